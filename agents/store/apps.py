@@ -1,0 +1,7 @@
+from django.apps import AppConfig
+
+
+class StoreConfig(AppConfig):
+    name = "agents.store"
+    label = "store"
+    verbose_name = "Store"

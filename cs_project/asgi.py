@@ -1,0 +1,30 @@
+"""ASGI entry point: HTTP through Django, WebSockets through Channels."""
+
+import os
+import sys
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cs_project.settings.base")
+
+from cs_project.config import ConfigError  # noqa: E402
+
+try:
+    from django.core.asgi import get_asgi_application
+
+    django_asgi_app = get_asgi_application()
+    from cs_project.preflight import services_check
+
+    services_check()
+except ConfigError as exc:
+    sys.exit(f"error: {exc}")
+
+from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
+from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
+
+from cs_project.routing import websocket_urlpatterns  # noqa: E402
+
+application = ProtocolTypeRouter(
+    {
+        "http": django_asgi_app,
+        "websocket": AllowedHostsOriginValidator(URLRouter(websocket_urlpatterns)),
+    }
+)

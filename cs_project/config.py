@@ -1,0 +1,175 @@
+"""Read the service URLs and flags from the environment.
+
+Every error names the variable it came from and fits on one line, because it is what an operator
+sees instead of a traceback (manage.py, the ASGI app and the Celery app print it and exit).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import parse_qs, unquote, urlsplit
+
+
+class ConfigError(Exception):
+    """A setting is malformed or a configured service cannot be reached."""
+
+
+@dataclass(frozen=True)
+class DatabaseConfig:
+    name: str
+    user: str
+    password: str
+    host: str
+    port: str
+    options: Mapping[str, str]
+
+    def as_django(self) -> dict[str, Any]:
+        return {
+            "ENGINE": "django.db.backends.postgresql",
+            "NAME": self.name,
+            "USER": self.user,
+            "PASSWORD": self.password,
+            "HOST": self.host,
+            "PORT": self.port,
+            "OPTIONS": dict(self.options),
+            "CONN_MAX_AGE": 0,
+        }
+
+    def url(self, *, name: str | None = None) -> str:
+        """Rebuild a URL for this database (or another database on the same server)."""
+        auth = self.user + (f":{self.password}" if self.password else "")
+        query = ""
+        if self.host.startswith("/"):
+            host_part = ""
+            query = f"?host={self.host}"
+        else:
+            host_part = self.host + (f":{self.port}" if self.port else "")
+        return f"postgresql://{auth}@{host_part}/{name or self.name}{query}"
+
+
+_POSTGRES_SCHEMES = {"postgres", "postgresql", "pgsql"}
+_REDIS_SCHEMES = {"redis", "rediss", "unix"}
+
+
+def parse_database_url(url: str, *, variable: str = "DATABASE_URL") -> DatabaseConfig:
+    """Parse a postgres URL; a Unix-socket directory goes in `?host=/path`."""
+    try:
+        parts = urlsplit(url.strip())
+        port = parts.port
+    except ValueError as exc:
+        raise ConfigError(f"{variable} is malformed ({exc}): {mask_url(url)}") from None
+    if parts.scheme not in _POSTGRES_SCHEMES:
+        raise ConfigError(
+            f"{variable} must start with postgresql:// (got {parts.scheme or 'no scheme'!r}): "
+            f"{mask_url(url)}"
+        )
+    name = unquote(parts.path.lstrip("/"))
+    if not name or "/" in name:
+        raise ConfigError(f"{variable} must name one database, as in postgresql://host/dbname")
+    query = {key: values[-1] for key, values in parse_qs(parts.query).items()}
+    host = query.pop("host", "") or unquote(parts.hostname or "")
+    if not host:
+        raise ConfigError(f"{variable} must name a host (or ?host=/socket/dir): {mask_url(url)}")
+    return DatabaseConfig(
+        name=name,
+        user=unquote(parts.username or ""),
+        password=unquote(parts.password or ""),
+        host=host,
+        port=str(port or ""),
+        options=query,
+    )
+
+
+def parse_redis_url(url: str, *, variable: str = "REDIS_URL") -> str:
+    """Validate a redis URL and return it normalised (no trailing database number)."""
+    try:
+        parts = urlsplit(url.strip())
+        parts.port  # noqa: B018 - raises on a non-numeric port
+    except ValueError as exc:
+        raise ConfigError(f"{variable} is malformed ({exc}): {mask_url(url)}") from None
+    if parts.scheme not in _REDIS_SCHEMES:
+        raise ConfigError(
+            f"{variable} must start with redis://, rediss:// or unix:// "
+            f"(got {parts.scheme or 'no scheme'!r}): {mask_url(url)}"
+        )
+    if parts.scheme != "unix" and not parts.hostname:
+        raise ConfigError(f"{variable} must name a host, as in redis://127.0.0.1:6379: {mask_url(url)}")
+    database = parts.path.strip("/")
+    if database and not database.isdigit():
+        raise ConfigError(f"{variable} database must be a number (got {database!r}): {mask_url(url)}")
+    if parts.scheme == "unix":
+        return f"unix://{parts.path}"
+    return f"{parts.scheme}://{parts.netloc}"
+
+
+def redis_db_url(base: str, db: int) -> str:
+    """The URL of one numbered Redis database on the server `base` points at."""
+    if base.startswith("unix://"):
+        return f"{base}?db={db}"
+    return f"{base}/{db}"
+
+
+def celery_broker_url(redis_url: str) -> str:
+    # kombu spells a Unix-socket Redis transport `redis+socket://`, not `unix://`.
+    if redis_url.startswith("unix://"):
+        path, _, query = redis_url.removeprefix("unix://").partition("?")
+        return f"redis+socket://{path}" + (f"?virtual_host={query.removeprefix('db=')}" if query else "")
+    return redis_url
+
+
+def mask_url(url: str) -> str:
+    """Hide the password of a URL so it can be printed."""
+    try:
+        parts = urlsplit(url)
+        if parts.password:
+            return url.replace(f":{parts.password}@", ":***@", 1)
+    except ValueError:
+        pass
+    return url
+
+
+def env_bool(name: str, default: bool, environ: Mapping[str, str] = os.environ) -> bool:
+    raw = environ.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    value = raw.strip().lower()
+    if value in {"1", "true", "yes", "on"}:
+        return True
+    if value in {"0", "false", "no", "off"}:
+        return False
+    raise ConfigError(f"{name} must be true or false (got {raw!r})")
+
+
+def env_list(name: str, default: list[str], environ: Mapping[str, str] = os.environ) -> list[str]:
+    raw = environ.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    return [item.strip() for item in raw.split(",") if item.strip()]
+
+
+def env_int(name: str, default: int, environ: Mapping[str, str] = os.environ) -> int:
+    raw = environ.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    try:
+        return int(raw)
+    except ValueError:
+        raise ConfigError(f"{name} must be a whole number (got {raw!r})") from None
+
+
+def env_url(name: str, environ: Mapping[str, str] = os.environ) -> str:
+    """An optional http(s) URL, e.g. OPENAI_BASE_URL; empty string when unset."""
+    raw = (environ.get(name) or "").strip()
+    if not raw:
+        return ""
+    try:
+        parts = urlsplit(raw)
+        parts.port  # noqa: B018 - raises on a non-numeric port
+    except ValueError as exc:
+        raise ConfigError(f"{name} is malformed ({exc}): {mask_url(raw)}") from None
+    if parts.scheme not in {"http", "https"} or not parts.hostname:
+        raise ConfigError(f"{name} must be an http:// or https:// URL: {mask_url(raw)}")
+    return raw.rstrip("/")

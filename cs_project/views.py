@@ -1,0 +1,1 @@
+def healthz(request): pass

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class TicketsConfig(AppConfig):
+    name = "tickets"
+    verbose_name = "Tickets"

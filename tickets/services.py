@@ -1,0 +1,91 @@
+"""The one home of ticket state changes: every change writes a TicketEvent."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django.utils import timezone
+
+from conversations.models import Conversation, Customer
+from tickets.models import Ticket, TicketEvent, TicketEventKind, TicketKind, TicketPriority
+from tickets.states import TicketStatus, transition_allowed
+
+# Time to first response by priority; a complaint or callback starts at high priority.
+SLA_BY_PRIORITY = {
+    TicketPriority.URGENT: timedelta(hours=1),
+    TicketPriority.HIGH: timedelta(hours=4),
+    TicketPriority.NORMAL: timedelta(hours=24),
+    TicketPriority.LOW: timedelta(hours=72),
+}
+
+
+class TicketTransitionError(Exception):
+    """The move is not in ALLOWED_TRANSITIONS."""
+
+    def __init__(self, from_: str, to: str) -> None:
+        super().__init__(f"a ticket cannot go from {from_} to {to}")
+        self.from_ = from_
+        self.to = to
+
+
+def ticket_create(
+    *,
+    kind: TicketKind | str,
+    subject: str,
+    customer: Customer | None = None,
+    conversation: Conversation | None = None,
+    order_ref: str = "",
+    payload: dict[str, Any] | None = None,
+    priority: TicketPriority | str = TicketPriority.NORMAL,
+    actor: AbstractBaseUser | None = None,
+) -> Ticket:
+    now = timezone.now()
+    with transaction.atomic():
+        ticket = Ticket.objects.create(
+            kind=kind,
+            subject=subject[:200],
+            customer=customer,
+            conversation=conversation,
+            order_ref=order_ref,
+            payload=payload or {},
+            priority=priority,
+            sla_due_at=now + SLA_BY_PRIORITY[TicketPriority(priority)],
+        )
+        TicketEvent.objects.create(
+            ticket=ticket, kind=TicketEventKind.CREATED, to_status=ticket.status, actor=actor  # type: ignore[misc]
+        )
+    return ticket
+
+
+def ticket_transition(
+    *, ticket_id: int, from_: TicketStatus | str, to: TicketStatus | str, actor: AbstractBaseUser | None = None, note: str = ""
+) -> bool:
+    """Move a ticket from `from_` to `to`; False if it was no longer in `from_` (lost a race).
+
+    Raises TicketTransitionError for a move the table forbids. Compare-and-set: two concurrent
+    calls with the same `from_` produce one change and one TicketEvent.
+    """
+    if not transition_allowed(from_, to):
+        raise TicketTransitionError(str(from_), str(to))
+    now = timezone.now()
+    changes: dict[str, Any] = {"status": to, "updated_at": now}
+    if to == TicketStatus.RESOLVED:
+        changes["resolved_at"] = now
+    elif to in (TicketStatus.IN_PROGRESS, TicketStatus.OPEN):
+        changes["resolved_at"] = None
+    with transaction.atomic():
+        num_updated = Ticket.objects.filter(id=ticket_id, status=from_).update(**changes)
+        if num_updated != 1:
+            return False
+        TicketEvent.objects.create(
+            ticket_id=ticket_id,
+            kind=TicketEventKind.STATUS_CHANGED,
+            from_status=str(from_),
+            to_status=str(to),
+            actor=actor,  # type: ignore[misc]
+            note=note,
+        )
+    return True
