@@ -34,7 +34,7 @@ class DatabaseConfig:
             "PASSWORD": self.password,
             "HOST": self.host,
             "PORT": self.port,
-            "OPTIONS": dict(self.options),
+            "OPTIONS": {"connect_timeout": 5, **self.options},
             "CONN_MAX_AGE": 0,
         }
 

@@ -1,0 +1,61 @@
+from django.contrib import admin
+
+from conversations.models import Conversation, Customer, IntentRecord, Message, WorkflowState
+
+
+@admin.register(Customer)
+class CustomerAdmin(admin.ModelAdmin):
+    list_display = ["external_id", "display_name", "email", "phone", "locale", "verified", "created_at"]
+    list_filter = ["verified", "locale"]
+    search_fields = ["external_id", "name", "first_name", "last_name", "email", "phone"]
+
+
+class MessageInline(admin.TabularInline):
+    model = Message
+    fields = ["created_at", "sender", "text", "internal"]
+    readonly_fields = ["created_at"]
+    extra = 0
+    show_change_link = True
+
+
+@admin.register(Conversation)
+class ConversationAdmin(admin.ModelAdmin):
+    list_display = [
+        "id", "customer", "status", "assigned_staff", "language", "current_intent",
+        "failed_attempts", "turn_count", "updated_at",
+    ]
+    list_filter = ["status", "language", "channel", "assigned_staff"]
+    search_fields = ["id", "customer__external_id", "customer__name", "customer__email", "current_intent"]
+    list_select_related = ["customer", "assigned_staff"]
+    raw_id_fields = ["customer"]
+    date_hierarchy = "created_at"
+    inlines = [MessageInline]
+
+
+@admin.register(Message)
+class MessageAdmin(admin.ModelAdmin):
+    list_display = ["id", "conversation", "sender", "short_text", "internal", "created_at"]
+    list_filter = ["sender", "internal"]
+    search_fields = ["text", "conversation__id", "conversation__customer__external_id"]
+    raw_id_fields = ["conversation", "author"]
+    list_select_related = ["conversation"]
+
+    @admin.display(description="text")
+    def short_text(self, obj: Message) -> str:
+        return obj.text[:80]
+
+
+@admin.register(IntentRecord)
+class IntentRecordAdmin(admin.ModelAdmin):
+    list_display = ["id", "conversation", "name", "confidence", "level", "emotion_score", "created_at"]
+    list_filter = ["level", "name"]
+    search_fields = ["name", "conversation__id", "message__text"]
+    raw_id_fields = ["conversation", "message"]
+
+
+@admin.register(WorkflowState)
+class WorkflowStateAdmin(admin.ModelAdmin):
+    list_display = ["id", "conversation", "kind", "step", "status", "expires_at", "updated_at"]
+    list_filter = ["kind", "status"]
+    search_fields = ["conversation__id", "conversation__customer__external_id", "step"]
+    raw_id_fields = ["conversation"]

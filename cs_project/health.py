@@ -1,0 +1,73 @@
+"""What /healthz reports: each service the product needs, checked for real, with its version."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import redis
+from django.conf import settings
+from django.db import DatabaseError, connection
+
+from cs_project.celery import app as celery_app
+from knowledge.embeddings import embeddings_status
+
+
+def _postgres() -> dict[str, Any]:
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SHOW server_version")
+            version = cursor.fetchone()[0]
+            cursor.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'")
+            row = cursor.fetchone()
+    except DatabaseError as exc:
+        connection.close()  # a broken connection must not be reused by the next request
+        return {"ok": False, "error": str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__}
+    if row is None:
+        return {"ok": False, "version": version, "error": "pgvector extension is not installed (run migrate)"}
+    return {"ok": True, "version": version, "pgvector": row[0]}
+
+
+def _redis() -> dict[str, Any]:
+    try:
+        client = redis.Redis.from_url(settings.REDIS_URL, socket_timeout=1, socket_connect_timeout=1)
+        client.ping()
+        version = client.info("server").get("redis_version", "")
+    except redis.RedisError as exc:
+        return {"ok": False, "error": str(exc)}
+    return {"ok": True, "version": version}
+
+
+def _celery() -> dict[str, Any]:
+    try:
+        with celery_app.connection_for_write() as conn:
+            conn.ensure_connection(max_retries=1, timeout=2)
+            # limit=1: return as soon as one worker answers instead of waiting the whole timeout.
+            replies = celery_app.control.ping(timeout=1.5, limit=1, connection=conn)
+    except Exception as exc:  # noqa: BLE001 - kombu raises transport-specific errors
+        return {"ok": False, "error": f"broker unreachable: {exc}"}
+    workers = sorted(name for reply in replies for name in reply)
+    if not workers:
+        return {"ok": False, "error": "no worker replied to ping"}
+    return {"ok": True, "workers": workers}
+
+
+def _embeddings() -> dict[str, Any]:
+    status = embeddings_status()
+    report: dict[str, Any] = {"ok": status.loaded, "loaded": status.loaded, "backend": status.backend}
+    if status.dimensions is not None:
+        report["dimensions"] = status.dimensions
+    if status.error:
+        report["error"] = status.error
+    return report
+
+
+def health_report() -> dict[str, Any]:
+    """Check every part; `down` names the ones that failed (empty when all are healthy)."""
+    parts = {
+        "postgres": _postgres(),
+        "redis": _redis(),
+        "celery": _celery(),
+        "embeddings": _embeddings(),
+    }
+    down = [name for name, part in parts.items() if not part["ok"]]
+    return {"status": "down" if down else "ok", "down": down, **parts}

