@@ -8,9 +8,12 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cs_project.settings.base")
 from cs_project.config import ConfigError  # noqa: E402
 
 try:
+    from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
     from django.core.asgi import get_asgi_application
 
-    django_asgi_app = get_asgi_application()
+    # Static files (the admin's CSS and JS, the widget script) are served by the app itself, so a
+    # self-hosted install needs no separate web server; a CDN or proxy in front may cache them.
+    django_asgi_app = ASGIStaticFilesHandler(get_asgi_application())
     from cs_project.preflight import services_check
 
     services_check()

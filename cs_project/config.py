@@ -95,13 +95,15 @@ def parse_redis_url(url: str, *, variable: str = "REDIS_URL") -> str:
             f"{variable} must start with redis://, rediss:// or unix:// "
             f"(got {parts.scheme or 'no scheme'!r}): {mask_url(url)}"
         )
-    if parts.scheme != "unix" and not parts.hostname:
+    if parts.scheme == "unix":
+        if not parts.path:
+            raise ConfigError(f"{variable} must name a socket path, as in unix:///run/redis.sock")
+        return f"unix://{parts.path}"
+    if not parts.hostname:
         raise ConfigError(f"{variable} must name a host, as in redis://127.0.0.1:6379: {mask_url(url)}")
     database = parts.path.strip("/")
     if database and not database.isdigit():
         raise ConfigError(f"{variable} database must be a number (got {database!r}): {mask_url(url)}")
-    if parts.scheme == "unix":
-        return f"unix://{parts.path}"
     return f"{parts.scheme}://{parts.netloc}"
 
 

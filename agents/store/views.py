@@ -1,0 +1,43 @@
+from dataclasses import dataclass
+from decimal import Decimal
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.views.decorators.http import require_GET
+
+from agents.store.models import Product
+from agents.store.selectors import product_list_for_storefront, subsidy_rules_active
+
+
+@dataclass(frozen=True)
+class ProductCard:
+    product: Product
+    name: str
+    description: str
+    price_from: Decimal | None
+    subsidy: Decimal
+    in_stock: bool
+
+
+@require_GET
+def storefront(request: HttpRequest) -> HttpResponse:
+    """The demo store page the chat widget lives on; ?lang=zh|en picks the language."""
+    lang = request.GET.get("lang") or ("zh" if request.LANGUAGE_CODE.startswith("zh") else "en")
+    zh = lang == "zh"
+    rules = {rule.category: rule for rule in subsidy_rules_active()}
+    cards = []
+    for product in product_list_for_storefront():
+        variants = list(product.variants.all())
+        price_from = min((v.price for v in variants), default=None)
+        rule = rules.get(product.category)
+        cards.append(
+            ProductCard(
+                product=product,
+                name=(product.name_zh or product.name) if zh else product.name,
+                description=(product.description_zh or product.description) if zh else product.description,
+                price_from=price_from,
+                subsidy=rule.amount_for(price_from) if rule and price_from is not None else Decimal("0"),
+                in_stock=any(v.available and (v.stock is None or v.stock > 0) for v in variants),
+            )
+        )
+    return render(request, "store/index.html", {"cards": cards, "zh": zh, "lang": lang})

@@ -1,0 +1,156 @@
+"""The embedded services: one shared instance, reused with its data, recovered after a crash.
+
+Crash tests run their own instances under a temporary var dir, never the suite's shared one.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import psutil
+import psycopg
+import pytest
+import redis
+from django.conf import settings
+
+from cs_project import embedded
+from tests.conftest import BASE_DIR, subprocess_env
+
+
+def _postmaster_pid(var_dir: Path) -> int:
+    return int((var_dir / "postgres" / "postmaster.pid").read_text().split()[0])
+
+
+def _redis_pid(var_dir: Path) -> int:
+    return int((var_dir / "redis" / "redis.pid").read_text())
+
+
+def _wait_gone(pid: int) -> None:
+    deadline = time.monotonic() + 10
+    while psutil.pid_exists(pid) and psutil.Process(pid).status() != psutil.STATUS_ZOMBIE:
+        assert time.monotonic() < deadline, f"process {pid} did not exit"
+        time.sleep(0.05)
+
+
+@pytest.fixture
+def private_var(tmp_path: Path) -> Iterator[Path]:
+    var_dir = tmp_path / "var"
+    yield var_dir
+    embedded.redis_stop(var_dir)
+    embedded.postgres_stop(var_dir)
+
+
+@pytest.mark.skipif(settings.DATABASE_SOURCE != "embedded", reason="the suite runs on configured services")
+def test_embedded_services_are_shared_with_other_processes() -> None:
+    # given: the suite's settings found or started the embedded services
+    postgres_pid, redis_pid = _postmaster_pid(settings.VAR_DIR), _redis_pid(settings.VAR_DIR)
+
+    # when: another process (a management command) loads the settings
+    result = subprocess.run(
+        [sys.executable, "manage.py", "services"], cwd=BASE_DIR, env=subprocess_env(), capture_output=True, text=True,
+        timeout=60,
+    )
+
+    # then: it reached the same instances and started none of its own
+    assert result.returncode == 0, result.stderr
+    assert "postgres (embedded)" in result.stdout and "redis (embedded)" in result.stdout
+    assert (_postmaster_pid(settings.VAR_DIR), _redis_pid(settings.VAR_DIR)) == (postgres_pid, redis_pid)
+
+
+def test_postgres_ensure_starts_once_then_reuses(private_var: Path) -> None:
+    first = embedded.postgres_ensure(private_var)
+    pid = _postmaster_pid(private_var)
+
+    second = embedded.postgres_ensure(private_var)
+
+    assert first == second
+    assert _postmaster_pid(private_var) == pid
+    with psycopg.connect(first.url()) as conn:
+        assert conn.execute("SELECT current_database()").fetchone() == ("cs",)
+
+
+def test_postgres_recovers_from_a_crash_with_its_data(private_var: Path) -> None:
+    # given: a running instance holding a row
+    config = embedded.postgres_ensure(private_var)
+    with psycopg.connect(config.url(), autocommit=True) as conn:
+        conn.execute("CREATE TABLE survivor (name text)")
+        conn.execute("INSERT INTO survivor VALUES ('kept')")
+    pid = _postmaster_pid(private_var)
+
+    # when: the postmaster is killed, leaving its pid file behind
+    os.kill(pid, signal.SIGKILL)
+    _wait_gone(pid)
+    assert (private_var / "postgres" / "postmaster.pid").exists()
+    config = embedded.postgres_ensure(private_var)
+
+    # then: a new server runs on the same data
+    assert _postmaster_pid(private_var) != pid
+    with psycopg.connect(config.url()) as conn:
+        assert conn.execute("SELECT name FROM survivor").fetchall() == [("kept",)]
+
+
+def test_redis_recovers_from_a_crash_with_its_data(private_var: Path) -> None:
+    url = embedded.redis_ensure(private_var)
+    redis.Redis.from_url(url).set("survivor", "kept")
+    time.sleep(1.2)  # appendfsync everysec: the write is on disk after at most a second
+    pid = _redis_pid(private_var)
+
+    os.kill(pid, signal.SIGKILL)
+    _wait_gone(pid)
+    url_after = embedded.redis_ensure(private_var)
+
+    assert _redis_pid(private_var) != pid
+    assert url_after == url  # the port is kept, so URLs printed before stay valid
+    assert redis.Redis.from_url(url_after).get("survivor") == b"kept"
+
+
+def test_redis_keeps_its_data_across_a_clean_restart(private_var: Path) -> None:
+    url = embedded.redis_ensure(private_var)
+    redis.Redis.from_url(url).set("survivor", "kept")
+
+    assert embedded.redis_stop(private_var) is True
+    assert redis.Redis.from_url(embedded.redis_ensure(private_var)).get("survivor") == b"kept"
+
+
+def test_a_pid_file_pointing_at_an_unrelated_process_is_treated_as_stale(private_var: Path) -> None:
+    # given: a crash left a pid file whose number now belongs to some other process (this one)
+    embedded.redis_ensure(private_var)
+    embedded.redis_stop(private_var)
+    (private_var / "redis" / "redis.pid").write_text(f"{os.getpid()}\n")
+
+    # when
+    url = embedded.redis_ensure(private_var)
+
+    # then: a real server was started instead of trusting the pid file
+    assert _redis_pid(private_var) != os.getpid()
+    assert redis.Redis.from_url(url).ping()
+
+
+def test_a_leftover_lock_file_does_not_block_startup(private_var: Path) -> None:
+    private_var.mkdir(parents=True)
+    (private_var / ".embedded.lock").write_text("left by a crashed process")
+
+    assert redis.Redis.from_url(embedded.redis_ensure(private_var)).ping()
+
+
+def test_stop_started_here_leaves_alone_what_another_process_started(private_var: Path) -> None:
+    # given: another process started the service
+    subprocess.run(
+        [sys.executable, "-c", f"from pathlib import Path; from cs_project import embedded; "
+                               f"embedded.redis_ensure(Path({str(private_var)!r}))"],
+        cwd=BASE_DIR, check=True, timeout=60,
+    )
+    pid = _redis_pid(private_var)
+
+    # when: this process finds it running and later stops what it started itself
+    embedded.redis_ensure(private_var)
+    embedded.stop_started_here(private_var)
+
+    # then
+    assert psutil.pid_exists(pid)

@@ -1,0 +1,56 @@
+import pytest
+from django.db import DataError, connection, transaction
+
+from knowledge.models import Chunk, Document
+from tests.constraints import assert_rejected
+from tests.factories import DocumentFactory, KnowledgeBaseFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def test_document_checksum_is_unique_per_knowledge_base() -> None:
+    document = DocumentFactory(checksum="a" * 64)
+    DocumentFactory(checksum="a" * 64)  # another knowledge base may hold the same content
+
+    assert_rejected(
+        lambda: DocumentFactory(knowledge_base=document.knowledge_base, checksum="a" * 64), "document_checksum_unique"
+    )
+
+
+def test_document_rejects_unknown_status_language_and_version_zero() -> None:
+    kb = KnowledgeBaseFactory()
+
+    assert_rejected(lambda: DocumentFactory(knowledge_base=kb, status="lost"), "document_status_valid")
+    assert_rejected(lambda: DocumentFactory(knowledge_base=kb, language="fr"), "document_language_valid")
+    assert_rejected(lambda: DocumentFactory(knowledge_base=kb, version=0), "document_version_gte_1")
+    Document.objects.create(knowledge_base=kb, source="a.md", title="A", checksum="1", version=1)
+    assert_rejected(
+        lambda: Document.objects.create(knowledge_base=kb, source="a.md", title="A", checksum="2", version=1),
+        "document_source_version_unique",
+    )
+
+
+def test_chunk_search_vector_is_generated_from_segmented_text() -> None:
+    document = DocumentFactory()
+    chunk = Chunk.objects.create(document=document, position=0, text="退货政策", search_text="退货 政策")
+
+    found = Chunk.objects.filter(search_vector="退货").values_list("pk", flat=True)
+
+    assert list(found) == [chunk.pk]
+
+
+def test_chunk_indexes_are_gin_and_hnsw_cosine() -> None:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'knowledge_chunk'")
+        indexes = dict(cursor.fetchall())
+
+    assert "USING gin (search_vector)" in indexes["chunk_search_vector_gin"]
+    assert "USING hnsw (embedding vector_cosine_ops)" in indexes["chunk_embedding_hnsw"]
+
+
+def test_chunk_embedding_has_384_dimensions() -> None:
+    document = DocumentFactory()
+
+    with pytest.raises(DataError, match="expected 384 dimensions"), transaction.atomic():
+        Chunk.objects.create(document=document, position=0, text="x", search_text="x", embedding=[0.1] * 3)
+    assert not Chunk.objects.exists()
