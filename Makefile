@@ -12,6 +12,8 @@ run: $(INSTALLED)
 	$(PY) manage.py serve
 
 test: $(INSTALLED)
+	$(PY) -m ruff check .
+	$(VENV)/bin/lint-imports --no-cache
 	$(PY) -m pytest $(PYTEST_ARGS)
 
 install: $(INSTALLED)
@@ -25,6 +27,7 @@ $(INSTALLED): pyproject.toml
 
 lint: $(INSTALLED)
 	$(PY) -m ruff check .
+	$(VENV)/bin/lint-imports --no-cache
 
 # Stop the embedded Postgres and Redis (make run stops the ones it started by itself).
 stop: $(INSTALLED)

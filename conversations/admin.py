@@ -21,8 +21,15 @@ class MessageInline(admin.TabularInline):
 @admin.register(Conversation)
 class ConversationAdmin(admin.ModelAdmin):
     list_display = [
-        "id", "customer", "status", "assigned_staff", "language", "current_intent",
-        "failed_attempts", "turn_count", "updated_at",
+        "id",
+        "customer",
+        "status",
+        "assigned_staff",
+        "language",
+        "current_intent",
+        "failed_attempts",
+        "turn_count",
+        "updated_at",
     ]
     list_filter = ["status", "language", "channel", "assigned_staff"]
     search_fields = ["id", "customer__external_id", "customer__name", "customer__email", "current_intent"]

@@ -148,9 +148,7 @@ class IntentRecord(models.Model):
     """One recognised intent of one customer message, with the level that decided it."""
 
     conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="intent_records")
-    message = models.ForeignKey(
-        Message, null=True, blank=True, on_delete=models.CASCADE, related_name="intent_records"
-    )
+    message = models.ForeignKey(Message, null=True, blank=True, on_delete=models.CASCADE, related_name="intent_records")
     name = models.CharField(max_length=64)
     confidence = models.FloatField()
     level = models.CharField(max_length=16, choices=IntentLevel.choices)

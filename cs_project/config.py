@@ -63,8 +63,7 @@ def parse_database_url(url: str, *, variable: str = "DATABASE_URL") -> DatabaseC
         raise ConfigError(f"{variable} is malformed ({exc}): {mask_url(url)}") from None
     if parts.scheme not in _POSTGRES_SCHEMES:
         raise ConfigError(
-            f"{variable} must start with postgresql:// (got {parts.scheme or 'no scheme'!r}): "
-            f"{mask_url(url)}"
+            f"{variable} must start with postgresql:// (got {parts.scheme or 'no scheme'!r}): {mask_url(url)}"
         )
     name = unquote(parts.path.lstrip("/"))
     if not name or "/" in name:

@@ -39,7 +39,7 @@ def _redis() -> dict[str, Any]:
 
 def _celery() -> dict[str, Any]:
     try:
-        with celery_app.connection_for_write() as conn:
+        with celery_app.connection_for_write(url=settings.CELERY_BROKER_URL) as conn:
             conn.ensure_connection(max_retries=1, timeout=2)
             # limit=1: return as soon as one worker answers instead of waiting the whole timeout.
             replies = celery_app.control.ping(timeout=1.5, limit=1, connection=conn)

@@ -8,7 +8,6 @@ from django.db.models import Q
 from pgvector.django import HnswIndex, VectorField
 
 
-
 class Language(models.TextChoices):
     # Same values as conversations' Language; knowledge is a leaf app and imports no other app.
     EN = "en", "English"
@@ -52,7 +51,9 @@ class Document(models.Model):
     class Meta:
         ordering = ["knowledge_base", "source", "-version"]
         constraints = [
-            models.UniqueConstraint(fields=["knowledge_base", "source", "version"], name="document_source_version_unique"),
+            models.UniqueConstraint(
+                fields=["knowledge_base", "source", "version"], name="document_source_version_unique"
+            ),
             models.UniqueConstraint(fields=["knowledge_base", "checksum"], name="document_checksum_unique_per_kb"),
             models.CheckConstraint(condition=Q(status__in=DocumentStatus.values), name="document_status_valid"),
             models.CheckConstraint(condition=Q(language__in=Language.values), name="document_language_valid"),

@@ -75,7 +75,14 @@ class OrderFactory(factory.django.DjangoModelFactory):
     external_id = factory.Sequence(lambda n: f"#O{n:06d}")
     customer = factory.SubFactory(CustomerFactory)
     status = "pending"
-    address = {"address1": "1 Main St", "address2": "", "city": "Austin", "state": "TX", "country": "USA", "zip": "78701"}
+    address = {
+        "address1": "1 Main St",
+        "address2": "",
+        "city": "Austin",
+        "state": "TX",
+        "country": "USA",
+        "zip": "78701",
+    }
     placed_at = factory.LazyFunction(lambda: timezone.now() - timedelta(days=1))
 
 

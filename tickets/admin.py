@@ -23,7 +23,10 @@ def _transition_action(to: TicketStatus):  # type: ignore[no-untyped-def]
         moved, refused = 0, []
         for ticket in queryset:
             if transition_allowed(ticket.status, to) and ticket_transition(
-                ticket_id=ticket.pk, from_=ticket.status, to=to, actor=request.user  # type: ignore[arg-type]
+                ticket_id=ticket.pk,
+                from_=ticket.status,
+                to=to,
+                actor=request.user,  # type: ignore[arg-type]
             ):
                 moved += 1
             else:
@@ -41,7 +44,17 @@ def _transition_action(to: TicketStatus):  # type: ignore[no-untyped-def]
 
 @admin.register(Ticket)
 class TicketAdmin(admin.ModelAdmin):
-    list_display = ["reference", "kind", "subject", "status", "priority", "customer", "order_ref", "sla_due_at", "created_at"]
+    list_display = [
+        "reference",
+        "kind",
+        "subject",
+        "status",
+        "priority",
+        "customer",
+        "order_ref",
+        "sla_due_at",
+        "created_at",
+    ]
     list_filter = ["status", "kind", "priority", "assignee"]
     search_fields = ["id", "subject", "order_ref", "customer__external_id", "customer__email"]
     list_select_related = ["customer"]

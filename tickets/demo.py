@@ -19,11 +19,26 @@ SUPPORT_PERMISSIONS = {
 }
 
 CANNED_RESPONSES = [
-    ("greeting", "en", "Greeting", "Hi, this is {agent} from the support team. I have read your conversation so far - let me take it from here."),
+    (
+        "greeting",
+        "en",
+        "Greeting",
+        "Hi, this is {agent} from the support team. I have read your conversation so far - let me take it from here.",
+    ),
     ("greeting", "zh", "问候", "您好，我是客服{agent}，已经看过您之前的对话，接下来由我为您处理。"),
-    ("order-number", "en", "Ask for the order number", "Could you send me the order number? You can find it in the confirmation email."),
+    (
+        "order-number",
+        "en",
+        "Ask for the order number",
+        "Could you send me the order number? You can find it in the confirmation email.",
+    ),
     ("order-number", "zh", "询问订单号", "麻烦您提供一下订单号，可以在下单确认邮件或“我的订单”中找到。"),
-    ("return-policy", "en", "Return policy", "Delivered items can be returned within 7 days of delivery for any reason, in their original condition."),
+    (
+        "return-policy",
+        "en",
+        "Return policy",
+        "Delivered items can be returned within 7 days of delivery for any reason, in their original condition.",
+    ),
     ("return-policy", "zh", "退货政策", "商品签收后 7 天内支持无理由退货，请保持商品及包装完好。"),
     ("apology", "en", "Apology", "I am sorry about the trouble this has caused. I will make sure it is sorted out."),
     ("apology", "zh", "致歉", "给您带来不便，非常抱歉，我会尽快帮您处理好。"),

@@ -85,7 +85,9 @@ class TicketEvent(models.Model):
 
     class Meta:
         ordering = ["created_at", "id"]
-        constraints = [models.CheckConstraint(condition=Q(kind__in=TicketEventKind.values), name="ticket_event_kind_valid")]
+        constraints = [
+            models.CheckConstraint(condition=Q(kind__in=TicketEventKind.values), name="ticket_event_kind_valid")
+        ]
 
     def __str__(self) -> str:
         if self.kind == TicketEventKind.STATUS_CHANGED:

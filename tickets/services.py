@@ -55,13 +55,21 @@ def ticket_create(
             sla_due_at=now + SLA_BY_PRIORITY[TicketPriority(priority)],
         )
         TicketEvent.objects.create(
-            ticket=ticket, kind=TicketEventKind.CREATED, to_status=ticket.status, actor=actor  # type: ignore[misc]
+            ticket=ticket,
+            kind=TicketEventKind.CREATED,
+            to_status=ticket.status,
+            actor=actor,  # type: ignore[misc]
         )
     return ticket
 
 
 def ticket_transition(
-    *, ticket_id: int, from_: TicketStatus | str, to: TicketStatus | str, actor: AbstractBaseUser | None = None, note: str = ""
+    *,
+    ticket_id: int,
+    from_: TicketStatus | str,
+    to: TicketStatus | str,
+    actor: AbstractBaseUser | None = None,
+    note: str = "",
 ) -> bool:
     """Move a ticket from `from_` to `to`; False if it was no longer in `from_` (lost a race).
 

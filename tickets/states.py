@@ -19,9 +19,7 @@ ALLOWED_TRANSITIONS: dict[TicketStatus, frozenset[TicketStatus]] = {
     TicketStatus.IN_PROGRESS: frozenset(
         {TicketStatus.WAITING_CUSTOMER, TicketStatus.RESOLVED, TicketStatus.CANCELLED, TicketStatus.OPEN}
     ),
-    TicketStatus.WAITING_CUSTOMER: frozenset(
-        {TicketStatus.IN_PROGRESS, TicketStatus.RESOLVED, TicketStatus.CANCELLED}
-    ),
+    TicketStatus.WAITING_CUSTOMER: frozenset({TicketStatus.IN_PROGRESS, TicketStatus.RESOLVED, TicketStatus.CANCELLED}),
     TicketStatus.RESOLVED: frozenset({TicketStatus.CLOSED, TicketStatus.IN_PROGRESS}),
     TicketStatus.CLOSED: frozenset(),
     TicketStatus.CANCELLED: frozenset(),

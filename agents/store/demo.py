@@ -105,7 +105,12 @@ PRODUCTS: list[dict[str, Any]] = [
         "tags": ["study", "entertainment", "business"],
         "description": "11.6-inch 144 Hz tablet for study and work, with pen support.",
         "description_zh": "11.6 英寸 144Hz 平板，学习办公两相宜，支持手写笔。",
-        "specs": {"screen": "11.6-inch 144 Hz LCD", "battery_mah": 9510, "processor": "Dimensity 8350", "weight_g": 533},
+        "specs": {
+            "screen": "11.6-inch 144 Hz LCD",
+            "battery_mah": 9510,
+            "processor": "Dimensity 8350",
+            "weight_g": 533,
+        },
         "variants": [
             ("V-PAD3-GRY-128", {"color": "Space Grey", "color_zh": "深空灰", "storage": "8GB+128GB"}, "2599.00", 40),
             ("V-PAD3-GRY-256", {"color": "Space Grey", "color_zh": "深空灰", "storage": "12GB+256GB"}, "2999.00", 15),
@@ -141,10 +146,21 @@ CUSTOMERS: list[dict[str, Any]] = [
         "email": "li.wei@example.com",
         "phone": "13800138000",
         "locale": Language.ZH,
-        "address": {"address1": "南山区科技园路 8 号", "address2": "2 栋 1203", "city": "深圳", "state": "广东",
-                    "country": "中国", "zip": "518057"},
+        "address": {
+            "address1": "南山区科技园路 8 号",
+            "address2": "2 栋 1203",
+            "city": "深圳",
+            "state": "广东",
+            "country": "中国",
+            "zip": "518057",
+        },
         "payment_methods": [
-            {"external_id": "credit_card_demo_li", "kind": PaymentKind.CREDIT_CARD, "brand": "visa", "last_four": "4242"},
+            {
+                "external_id": "credit_card_demo_li",
+                "kind": PaymentKind.CREDIT_CARD,
+                "brand": "visa",
+                "last_four": "4242",
+            },
             {"external_id": "gift_card_demo_li", "kind": PaymentKind.GIFT_CARD, "balance": Decimal("200.00")},
         ],
     },
@@ -156,11 +172,22 @@ CUSTOMERS: list[dict[str, Any]] = [
         "email": "emma.wilson@example.com",
         "phone": "+14155550142",
         "locale": Language.EN,
-        "address": {"address1": "500 Howard Street", "address2": "Apt 4B", "city": "San Francisco", "state": "CA",
-                    "country": "USA", "zip": "94105"},
+        "address": {
+            "address1": "500 Howard Street",
+            "address2": "Apt 4B",
+            "city": "San Francisco",
+            "state": "CA",
+            "country": "USA",
+            "zip": "94105",
+        },
         "payment_methods": [
             {"external_id": "paypal_demo_emma", "kind": PaymentKind.PAYPAL},
-            {"external_id": "credit_card_demo_emma", "kind": PaymentKind.CREDIT_CARD, "brand": "mastercard", "last_four": "5100"},
+            {
+                "external_id": "credit_card_demo_emma",
+                "kind": PaymentKind.CREDIT_CARD,
+                "brand": "mastercard",
+                "last_four": "5100",
+            },
         ],
     },
     {
@@ -171,8 +198,14 @@ CUSTOMERS: list[dict[str, Any]] = [
         "email": "zhang.min@example.com",
         "phone": "13912345678",
         "locale": Language.ZH,
-        "address": {"address1": "朝阳区建国路 88 号", "address2": "", "city": "北京", "state": "北京",
-                    "country": "中国", "zip": "100022"},
+        "address": {
+            "address1": "朝阳区建国路 88 号",
+            "address2": "",
+            "city": "北京",
+            "state": "北京",
+            "country": "中国",
+            "zip": "100022",
+        },
         "payment_methods": [
             {"external_id": "gift_card_demo_zhang", "kind": PaymentKind.GIFT_CARD, "balance": Decimal("1000.00")},
         ],
@@ -208,7 +241,9 @@ _PICKED_UP = ("picked_up", "Shenzhen Nanshan", "Parcel picked up", "快件已揽
 _HUB = ("in_transit", "Guangzhou hub", "Arrived at the sorting hub", "已到达广州转运中心")
 
 
-def _delivered_shipment(tracking_id: str, carrier: str, delivered_days_ago: int, city: str, city_zh: str) -> DemoShipment:
+def _delivered_shipment(
+    tracking_id: str, carrier: str, delivered_days_ago: int, city: str, city_zh: str
+) -> DemoShipment:
     shipped = delivered_days_ago + 2
     return DemoShipment(
         tracking_id=tracking_id,
@@ -227,47 +262,106 @@ def _delivered_shipment(tracking_id: str, carrier: str, delivered_days_ago: int,
 ORDERS: list[DemoOrder] = [
     DemoOrder("#D1001", "demo_li_wei", OrderStatus.PENDING, 0, ("V-X9-BLK-256",), "credit_card_demo_li"),
     DemoOrder(
-        "#D1002", "demo_li_wei", OrderStatus.PROCESSED, 2, ("V-X8-WHT-256", "V-ENCO-WHT"), "credit_card_demo_li",
+        "#D1002",
+        "demo_li_wei",
+        OrderStatus.PROCESSED,
+        2,
+        ("V-X8-WHT-256", "V-ENCO-WHT"),
+        "credit_card_demo_li",
         shipment=DemoShipment(
-            tracking_id="SF1234567890", carrier="SF Express", shipped_days_ago=1, eta_in_days=1,
+            tracking_id="SF1234567890",
+            carrier="SF Express",
+            shipped_days_ago=1,
+            eta_in_days=1,
             events=((1, *_PICKED_UP), (0.5, *_HUB)),
         ),
     ),
     DemoOrder(
-        "#D1003", "demo_li_wei", OrderStatus.DELIVERED, 5, ("V-ENCO-WHT",), "gift_card_demo_li",
-        delivered_days_ago=3, shipment=_delivered_shipment("SF2234567891", "SF Express", 3, "深圳南山区", "深圳南山区"),
+        "#D1003",
+        "demo_li_wei",
+        OrderStatus.DELIVERED,
+        5,
+        ("V-ENCO-WHT",),
+        "gift_card_demo_li",
+        delivered_days_ago=3,
+        shipment=_delivered_shipment("SF2234567891", "SF Express", 3, "深圳南山区", "深圳南山区"),
     ),
     DemoOrder(
-        "#D1004", "demo_li_wei", OrderStatus.DELIVERED, 25, ("V-PAD3-GRY-128",), "credit_card_demo_li",
-        delivered_days_ago=20, shipment=_delivered_shipment("SF3234567892", "SF Express", 20, "深圳南山区", "深圳南山区"),
+        "#D1004",
+        "demo_li_wei",
+        OrderStatus.DELIVERED,
+        25,
+        ("V-PAD3-GRY-128",),
+        "credit_card_demo_li",
+        delivered_days_ago=20,
+        shipment=_delivered_shipment("SF3234567892", "SF Express", 20, "深圳南山区", "深圳南山区"),
     ),
     DemoOrder(
-        "#D2001", "demo_emma_wilson", OrderStatus.DELIVERED, 4, ("V-X9-WHT-256",), "paypal_demo_emma",
-        delivered_days_ago=2, shipment=_delivered_shipment("1Z999AA10123456784", "UPS", 2, "San Francisco, CA", "旧金山"),
+        "#D2001",
+        "demo_emma_wilson",
+        OrderStatus.DELIVERED,
+        4,
+        ("V-X9-WHT-256",),
+        "paypal_demo_emma",
+        delivered_days_ago=2,
+        shipment=_delivered_shipment("1Z999AA10123456784", "UPS", 2, "San Francisco, CA", "旧金山"),
     ),
     DemoOrder(
-        "#D2002", "demo_emma_wilson", OrderStatus.PROCESSED, 3, ("V-PAD3-GRY-256",), "credit_card_demo_emma",
+        "#D2002",
+        "demo_emma_wilson",
+        OrderStatus.PROCESSED,
+        3,
+        ("V-PAD3-GRY-256",),
+        "credit_card_demo_emma",
         shipment=DemoShipment(
-            tracking_id="1Z999AA10123456785", carrier="UPS", shipped_days_ago=2, eta_in_days=2,
-            events=((2, "picked_up", "Oakland, CA", "Picked up", "已揽收"),
-                    (1, "in_transit", "Sacramento, CA", "In transit", "运输中")),
+            tracking_id="1Z999AA10123456785",
+            carrier="UPS",
+            shipped_days_ago=2,
+            eta_in_days=2,
+            events=(
+                (2, "picked_up", "Oakland, CA", "Picked up", "已揽收"),
+                (1, "in_transit", "Sacramento, CA", "In transit", "运输中"),
+            ),
         ),
     ),
     DemoOrder(
-        "#D2003", "demo_emma_wilson", OrderStatus.CANCELLED, 10, ("V-X8-BLK-256",), "paypal_demo_emma",
-        action_details=(("cancel_reason", "ordered by mistake"),), refunded=True,
+        "#D2003",
+        "demo_emma_wilson",
+        OrderStatus.CANCELLED,
+        10,
+        ("V-X8-BLK-256",),
+        "paypal_demo_emma",
+        action_details=(("cancel_reason", "ordered by mistake"),),
+        refunded=True,
     ),
     DemoOrder(
-        "#D2004", "demo_emma_wilson", OrderStatus.PENDING_ITEM_MODIFIED, 1, ("V-X8-BLK-256",), "credit_card_demo_emma",
+        "#D2004",
+        "demo_emma_wilson",
+        OrderStatus.PENDING_ITEM_MODIFIED,
+        1,
+        ("V-X8-BLK-256",),
+        "credit_card_demo_emma",
     ),
     DemoOrder(
-        "#D3001", "demo_zhang_min", OrderStatus.RETURN_REQUESTED, 9, ("V-ENCO-WHT",), "gift_card_demo_zhang",
-        delivered_days_ago=6, shipment=_delivered_shipment("YT5550001111", "YTO Express", 6, "北京朝阳区", "北京朝阳区"),
+        "#D3001",
+        "demo_zhang_min",
+        OrderStatus.RETURN_REQUESTED,
+        9,
+        ("V-ENCO-WHT",),
+        "gift_card_demo_zhang",
+        delivered_days_ago=6,
+        shipment=_delivered_shipment("YT5550001111", "YTO Express", 6, "北京朝阳区", "北京朝阳区"),
         action_details=(("return_items", ["V-ENCO-WHT"]), ("return_payment_method_id", "gift_card_demo_zhang")),
     ),
     DemoOrder(
-        "#D3002", "demo_zhang_min", OrderStatus.EXCHANGE_REQUESTED, 8, ("V-X8-WHT-256",), "gift_card_demo_zhang",
-        delivered_days_ago=5, shipment=_delivered_shipment("YT5550002222", "YTO Express", 5, "北京朝阳区", "北京朝阳区"),
+        "#D3002",
+        "demo_zhang_min",
+        OrderStatus.EXCHANGE_REQUESTED,
+        8,
+        ("V-X8-WHT-256",),
+        "gift_card_demo_zhang",
+        delivered_days_ago=5,
+        shipment=_delivered_shipment("YT5550002222", "YTO Express", 5, "北京朝阳区", "北京朝阳区"),
         action_details=(
             ("exchange_items", ["V-X8-WHT-256"]),
             ("exchange_new_items", ["V-X8-BLK-256"]),
@@ -295,7 +389,13 @@ def _seed_catalogue(reset: bool) -> None:
         else:
             product, _ = Product.objects.get_or_create(external_id=data["external_id"], defaults=fields)
         for external_id, options, price, stock in data["variants"]:
-            defaults = {"product": product, "options": options, "price": Decimal(price), "stock": stock, "available": True}
+            defaults = {
+                "product": product,
+                "options": options,
+                "price": Decimal(price),
+                "stock": stock,
+                "available": True,
+            }
             if reset:
                 Variant.objects.update_or_create(external_id=external_id, defaults=defaults)
             else:
@@ -342,14 +442,21 @@ def _seed_order(demo: DemoOrder, anchor: datetime) -> None:
     order.items.all().delete()
     order.fulfillments.all().delete()
     order.transactions.all().delete()
-    variants = {v.external_id: v for v in Variant.objects.filter(external_id__in=demo.variants).select_related("product")}
+    variants = {
+        v.external_id: v for v in Variant.objects.filter(external_id__in=demo.variants).select_related("product")
+    }
     total = Decimal("0")
     for position, variant_id in enumerate(demo.variants):
         variant = variants[variant_id]
         total += variant.price
         OrderItem.objects.create(
-            order=order, variant=variant, product=variant.product, name=variant.product.name,
-            options=variant.options, price=variant.price, position=position,
+            order=order,
+            variant=variant,
+            product=variant.product,
+            name=variant.product.name,
+            options=variant.options,
+            price=variant.price,
+            position=position,
         )
     method = PaymentMethod.objects.get(external_id=demo.payment_method)
     PaymentTransaction.objects.create(order=order, kind="payment", amount=total, payment_method=method, position=0)
@@ -367,8 +474,12 @@ def _seed_order(demo: DemoOrder, anchor: datetime) -> None:
         )
         TrackingEvent.objects.bulk_create(
             TrackingEvent(
-                fulfillment=fulfillment, occurred_at=_ago(anchor, days), status=status,
-                location=location, description=description, description_zh=description_zh,
+                fulfillment=fulfillment,
+                occurred_at=_ago(anchor, days),
+                status=status,
+                location=location,
+                description=description,
+                description_zh=description_zh,
             )
             for days, status, location, description, description_zh in shipment.events
         )
@@ -384,7 +495,9 @@ def store_seed_demo(*, reset: bool = False) -> None:
     with transaction.atomic():
         _seed_catalogue(reset)
         _seed_customers(reset)
-        existing = set(Order.objects.filter(external_id__in=[o.external_id for o in ORDERS]).values_list("external_id", flat=True))
+        existing = set(
+            Order.objects.filter(external_id__in=[o.external_id for o in ORDERS]).values_list("external_id", flat=True)
+        )
         for demo in ORDERS:
             if reset or demo.external_id not in existing:
                 _seed_order(demo, anchor)

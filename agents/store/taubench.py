@@ -117,7 +117,10 @@ def _section(data: Mapping[str, Any], name: str, id_key: str) -> dict[str, Mappi
 
 def _validate_address(value: Any, where: str) -> dict[str, str]:
     address = _require(value, ADDRESS_KEYS, where)
-    return {key: _text(address[key], f"{where}.{key}", allow_empty=key == "address2" or key == "state") for key in ADDRESS_KEYS}
+    return {
+        key: _text(address[key], f"{where}.{key}", allow_empty=key == "address2" or key == "state")
+        for key in ADDRESS_KEYS
+    }
 
 
 def _validate_product(key: str, record: Mapping[str, Any]) -> None:
@@ -354,7 +357,9 @@ def _reset_variants(product: Product, variants: Mapping[str, Mapping[str, Any]],
     stale = Variant.objects.filter(product=product).exclude(external_id__in=variants)
     in_use = stale.filter(order_items__isnull=False).values_list("external_id", flat=True).first()
     if in_use:
-        raise StoreImportError(f"{where}: variant {in_use!r} is missing from the file but orders in the store refer to it")
+        raise StoreImportError(
+            f"{where}: variant {in_use!r} is missing from the file but orders in the store refer to it"
+        )
     stale.delete()
     moved = Variant.objects.filter(external_id__in=variants).exclude(product=product).first()
     if moved is not None:
@@ -431,7 +436,9 @@ def _load_references(orders: dict[str, Mapping[str, Any]]) -> _References:
     user_ids = {record["user_id"] for record in orders.values()}
     method_ids = {p["payment_method_id"] for record in orders.values() for p in record["payment_history"]}
     return _References(
-        variants={v.external_id: v for v in Variant.objects.filter(external_id__in=variant_ids).select_related("product")},
+        variants={
+            v.external_id: v for v in Variant.objects.filter(external_id__in=variant_ids).select_related("product")
+        },
         customers={c.external_id: c for c in Customer.objects.filter(external_id__in=user_ids)},
         payment_methods={
             m.external_id: m
@@ -454,7 +461,9 @@ def _import_orders(orders: dict[str, Mapping[str, Any]], summary: ImportSummary)
             continue
         customer = refs.customers.get(record["user_id"])
         if customer is None:
-            raise StoreImportError(f"{where}.user_id: unknown user {record['user_id']!r} (not in the file nor the store)")
+            raise StoreImportError(
+                f"{where}.user_id: unknown user {record['user_id']!r} (not in the file nor the store)"
+            )
         fields = {
             "customer": customer,
             "status": record["status"],
@@ -474,7 +483,8 @@ def _import_orders(orders: dict[str, Mapping[str, Any]], summary: ImportSummary)
             variant = refs.variants.get(item["item_id"])
             if variant is None:
                 raise StoreImportError(
-                    f"{where}.items[{position}].item_id: unknown item {item['item_id']!r} (not in the file nor the store)"
+                    f"{where}.items[{position}].item_id: unknown item {item['item_id']!r} "
+                    "(not in the file nor the store)"
                 )
             if variant.product.external_id != item["product_id"]:
                 raise StoreImportError(

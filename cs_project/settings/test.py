@@ -1,8 +1,8 @@
 """Test settings: the same real services, on Redis databases the running demo never touches."""
 
+from cs_project.config import celery_broker_url, redis_db_url
 from cs_project.settings.base import *  # noqa: F403
 from cs_project.settings.base import REDIS_URL
-from cs_project.config import celery_broker_url, redis_db_url
 
 REDIS_DB_BROKER = 10
 REDIS_DB_CACHE = 11

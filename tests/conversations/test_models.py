@@ -25,7 +25,9 @@ def test_customer_locale_must_be_zh_or_en() -> None:
 def test_conversation_rejects_unknown_status_and_negative_counters() -> None:
     customer = CustomerFactory()
 
-    assert_rejected(lambda: Conversation.objects.create(customer=customer, status="snoozed"), "conversation_status_valid")
+    assert_rejected(
+        lambda: Conversation.objects.create(customer=customer, status="snoozed"), "conversation_status_valid"
+    )
     assert_rejected(lambda: Conversation.objects.create(customer=customer, failed_attempts=-1), "failed_attempts")
     assert_rejected(lambda: Conversation.objects.create(customer=customer, turn_count=-3), "turn_count")
 
@@ -34,16 +36,24 @@ def test_human_owned_conversation_needs_staff_and_closed_one_a_close_time() -> N
     customer = CustomerFactory()
     staff = User.objects.create_user("bob", is_staff=True)
 
-    assert_rejected(lambda: Conversation.objects.create(customer=customer, status="human"), "conversation_human_has_staff")
-    assert_rejected(lambda: Conversation.objects.create(customer=customer, status="closed"), "conversation_closed_has_closed_at")
+    assert_rejected(
+        lambda: Conversation.objects.create(customer=customer, status="human"), "conversation_human_has_staff"
+    )
+    assert_rejected(
+        lambda: Conversation.objects.create(customer=customer, status="closed"), "conversation_closed_has_closed_at"
+    )
     assert Conversation.objects.create(customer=customer, status="human", assigned_staff=staff).pk
 
 
 def test_message_sender_must_be_known_and_agent_messages_need_an_author() -> None:
     conversation = ConversationFactory()
 
-    assert_rejected(lambda: Message.objects.create(conversation=conversation, sender="robot", text="hi"), "message_sender_valid")
-    assert_rejected(lambda: Message.objects.create(conversation=conversation, sender="agent", text="hi"), "message_agent_has_author")
+    assert_rejected(
+        lambda: Message.objects.create(conversation=conversation, sender="robot", text="hi"), "message_sender_valid"
+    )
+    assert_rejected(
+        lambda: Message.objects.create(conversation=conversation, sender="agent", text="hi"), "message_agent_has_author"
+    )
 
 
 def test_message_client_id_is_unique_per_conversation_only_when_set() -> None:
@@ -89,6 +99,8 @@ def test_only_one_active_workflow_per_conversation() -> None:
         "workflow_one_active_per_conversation",
     )
     assert_rejected(
-        lambda: WorkflowState.objects.create(conversation=conversation, kind="teleport", expires_at=expires, status="completed"),
+        lambda: WorkflowState.objects.create(
+            conversation=conversation, kind="teleport", expires_at=expires, status="completed"
+        ),
         "workflow_kind_valid",
     )

@@ -53,7 +53,11 @@ def test_embedded_services_are_shared_with_other_processes() -> None:
 
     # when: another process (a management command) loads the settings
     result = subprocess.run(
-        [sys.executable, "manage.py", "services"], cwd=BASE_DIR, env=subprocess_env(), capture_output=True, text=True,
+        [sys.executable, "manage.py", "services"],
+        cwd=BASE_DIR,
+        env=subprocess_env(),
+        capture_output=True,
+        text=True,
         timeout=60,
     )
 
@@ -142,9 +146,15 @@ def test_a_leftover_lock_file_does_not_block_startup(private_var: Path) -> None:
 def test_stop_started_here_leaves_alone_what_another_process_started(private_var: Path) -> None:
     # given: another process started the service
     subprocess.run(
-        [sys.executable, "-c", f"from pathlib import Path; from cs_project import embedded; "
-                               f"embedded.redis_ensure(Path({str(private_var)!r}))"],
-        cwd=BASE_DIR, check=True, timeout=60,
+        [
+            sys.executable,
+            "-c",
+            f"from pathlib import Path; from cs_project import embedded; "
+            f"embedded.redis_ensure(Path({str(private_var)!r}))",
+        ],
+        cwd=BASE_DIR,
+        check=True,
+        timeout=60,
     )
     pid = _redis_pid(private_var)
 

@@ -49,7 +49,9 @@ def test_unreachable_postgres_is_one_line_naming_database_url() -> None:
     assert result.returncode != 0
     assert "Traceback" not in result.stderr
     assert result.stderr.strip().splitlines() == [result.stderr.strip()]
-    assert result.stderr.startswith("error: DATABASE_URL: cannot reach Postgres at postgresql://postgres@127.0.0.1:9/cs")
+    assert result.stderr.startswith(
+        "error: DATABASE_URL: cannot reach Postgres at postgresql://postgres@127.0.0.1:9/cs"
+    )
 
 
 def test_unreachable_redis_is_one_line_naming_redis_url() -> None:

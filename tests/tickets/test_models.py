@@ -1,8 +1,8 @@
 import pytest
 
-from tickets.models import CannedResponse, EscalationCard, Ticket, TicketEvent
 from tests.constraints import assert_rejected
 from tests.factories import ConversationFactory
+from tickets.models import CannedResponse, EscalationCard, Ticket, TicketEvent
 
 pytestmark = pytest.mark.django_db
 

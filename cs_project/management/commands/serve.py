@@ -41,12 +41,13 @@ class Command(BaseCommand):
             for name, argv in commands.items()
         }
         base = f"http://{host}:{port}"
+        login = f"{settings.DEMO_STAFF_USERNAME} / {settings.DEMO_STAFF_PASSWORD}"
         self.stdout.write(
             "\n".join(
                 [
                     "",
                     f"  demo store : {base}/",
-                    f"  admin      : {base}/admin/   (login {settings.DEMO_STAFF_USERNAME} / {settings.DEMO_STAFF_PASSWORD})",
+                    f"  admin      : {base}/admin/   (login {login})",
                     f"  health     : {base}/healthz",
                     "  Ctrl-C stops everything.",
                     "",

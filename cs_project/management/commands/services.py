@@ -16,8 +16,11 @@ class Command(BaseCommand):
     def handle(self, *args: Any, action: str, **options: Any) -> None:
         if action == "stop":
             # Loading the settings may just have started them; stopping is what was asked either way.
-            stopped = [name for name, stop in (("redis", embedded.redis_stop), ("postgres", embedded.postgres_stop))
-                       if stop(settings.VAR_DIR)]
+            stopped = [
+                name
+                for name, stop in (("redis", embedded.redis_stop), ("postgres", embedded.postgres_stop))
+                if stop(settings.VAR_DIR)
+            ]
             self.stdout.write(f"stopped: {', '.join(stopped) or 'nothing was running'}")
             return
         self.stdout.write(f"postgres ({settings.DATABASE_SOURCE}): {mask_url(settings.DATABASE_URL)}")

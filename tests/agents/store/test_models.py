@@ -38,15 +38,21 @@ def test_order_item_and_transaction_amounts_cannot_be_negative() -> None:
     method = PaymentMethodFactory(customer=order.customer)
 
     assert_rejected(
-        lambda: OrderItem.objects.create(order=order, variant=variant, product=variant.product, name="x", price=Decimal("-5")),
+        lambda: OrderItem.objects.create(
+            order=order, variant=variant, product=variant.product, name="x", price=Decimal("-5")
+        ),
         "order_item_price_gte_0",
     )
     assert_rejected(
-        lambda: PaymentTransaction.objects.create(order=order, kind="payment", amount=Decimal("-1"), payment_method=method),
+        lambda: PaymentTransaction.objects.create(
+            order=order, kind="payment", amount=Decimal("-1"), payment_method=method
+        ),
         "transaction_amount_gte_0",
     )
     assert_rejected(
-        lambda: PaymentTransaction.objects.create(order=order, kind="chargeback", amount=Decimal("1"), payment_method=method),
+        lambda: PaymentTransaction.objects.create(
+            order=order, kind="chargeback", amount=Decimal("1"), payment_method=method
+        ),
         "transaction_kind_valid",
     )
 
@@ -63,7 +69,9 @@ def test_gift_cards_and_only_gift_cards_carry_a_non_negative_balance() -> None:
         "payment_balance_iff_gift_card",
     )
     assert_rejected(
-        lambda: PaymentMethod.objects.create(external_id="g2", customer=customer, kind="gift_card", balance=Decimal("-3")),
+        lambda: PaymentMethod.objects.create(
+            external_id="g2", customer=customer, kind="gift_card", balance=Decimal("-3")
+        ),
         "payment_balance_gte_0",
     )
     assert_rejected(

@@ -22,7 +22,9 @@ class Command(BaseCommand):
         except UnicodeDecodeError as exc:
             raise CommandError(f"{path} is not UTF-8 text: {exc.reason}") from None
         except json.JSONDecodeError as exc:
-            raise CommandError(f"{path} is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}") from None
+            raise CommandError(
+                f"{path} is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}"
+            ) from None
         try:
             summary = store_import_taubench(data=data)
         except StoreImportError as exc:
