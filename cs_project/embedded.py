@@ -28,7 +28,7 @@ DATABASE_NAME = "cs"
 
 # What this process started, so that the command that owns the run (`manage.py serve`, the test
 # session) can stop exactly that on exit and leave alone what another process started.
-_started_here: set[str] = set()
+_started_here: set[tuple[Path, str]] = set()
 
 
 @dataclass(frozen=True)
@@ -101,7 +101,7 @@ def postgres_ensure(var_dir: Path) -> DatabaseConfig:
             running = _postgres_running(pgdata)
             if running is None:
                 raise ConfigError(f"embedded Postgres did not start; see {pgdata / 'log'}")
-            _started_here.add("postgres")
+            _started_here.add((var_dir.resolve(), "postgres"))
         _, socket_dir = running
         config = DatabaseConfig(
             name=DATABASE_NAME, user="postgres", password="", host=str(socket_dir), port="", options={}
@@ -174,6 +174,9 @@ def _free_port() -> int:
 
 def _port_free(port: int) -> bool:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        # As redis-server does: connections of a killed server linger in TIME_WAIT, which must
+        # not make its port look taken.
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             sock.bind(("127.0.0.1", port))
         except OSError:
@@ -206,7 +209,7 @@ def redis_ensure(var_dir: Path) -> str:
         running = _redis_running(redis_dir)
         if running is None:
             running = _redis_start(redis_dir)
-            _started_here.add("redis")
+            _started_here.add((var_dir.resolve(), "redis"))
     return running.url
 
 
@@ -217,6 +220,11 @@ def _redis_start(redis_dir: Path) -> EmbeddedRedis:
     (redis_dir / "redis.pid").unlink(missing_ok=True)
     # Keep the port of the previous run when it is still free, so URLs printed earlier stay valid.
     port = _read_pid(redis_dir / "port")
+    if port is not None and not _port_free(port):
+        # Right after a crash the kernel may hold the dead server's socket for a moment.
+        deadline = time.monotonic() + 2
+        while not _port_free(port) and time.monotonic() < deadline:
+            time.sleep(0.1)
     if port is None or not _port_free(port):
         port = _free_port()
     (redis_dir / "port").write_text(f"{port}\n")
@@ -265,15 +273,12 @@ def redis_stop(var_dir: Path) -> bool:
 
 
 def stop_started_here(var_dir: Path) -> list[str]:
-    """Stop the embedded services this process started; return their names."""
+    """Stop the embedded services under `var_dir` that this process started; return their names."""
+    var_dir = var_dir.resolve()
     stopped = []
-    if "redis" in _started_here and redis_stop(var_dir):
-        stopped.append("redis")
-    if "postgres" in _started_here and postgres_stop(var_dir):
-        stopped.append("postgres")
-    _started_here.clear()
+    for name, stop in (("redis", redis_stop), ("postgres", postgres_stop)):
+        if (var_dir, name) in _started_here:
+            _started_here.discard((var_dir, name))
+            if stop(var_dir):
+                stopped.append(name)
     return stopped
-
-
-def started_here() -> frozenset[str]:
-    return frozenset(_started_here)

@@ -164,3 +164,19 @@ def test_stop_started_here_leaves_alone_what_another_process_started(private_var
 
     # then
     assert psutil.pid_exists(pid)
+
+
+def test_stop_started_here_stops_only_what_this_process_started_in_that_var_dir(tmp_path: Path) -> None:
+    first, second = tmp_path / "first", tmp_path / "second"
+    try:
+        embedded.redis_ensure(first)
+        embedded.redis_ensure(second)
+        pid = _redis_pid(second)
+
+        assert embedded.stop_started_here(second) == ["redis"]
+        _wait_gone(pid)
+        assert embedded.stop_started_here(second) == []
+        assert embedded.stop_started_here(first) == ["redis"]
+    finally:
+        embedded.redis_stop(first)
+        embedded.redis_stop(second)
