@@ -28,8 +28,21 @@ def test_conversation_rejects_unknown_status_and_negative_counters() -> None:
     assert_rejected(
         lambda: Conversation.objects.create(customer=customer, status="snoozed"), "conversation_status_valid"
     )
-    assert_rejected(lambda: Conversation.objects.create(customer=customer, failed_attempts=-1), "failed_attempts")
-    assert_rejected(lambda: Conversation.objects.create(customer=customer, turn_count=-3), "turn_count")
+    assert_rejected(
+        lambda: Conversation.objects.create(customer=customer, failed_attempts=-1), "conversation_failed_attempts_gte_0"
+    )
+    assert_rejected(
+        lambda: Conversation.objects.create(customer=customer, turn_count=-3), "conversation_turn_count_gte_0"
+    )
+
+
+def test_conversation_channel_and_language_must_be_known() -> None:
+    customer = CustomerFactory()
+
+    assert_rejected(lambda: Conversation.objects.create(customer=customer, channel="fax"), "conversation_channel_valid")
+    assert_rejected(
+        lambda: Conversation.objects.create(customer=customer, language="de"), "conversation_language_valid"
+    )
 
 
 def test_human_owned_conversation_needs_staff_and_closed_one_a_close_time() -> None:
@@ -103,4 +116,10 @@ def test_only_one_active_workflow_per_conversation() -> None:
             conversation=conversation, kind="teleport", expires_at=expires, status="completed"
         ),
         "workflow_kind_valid",
+    )
+    assert_rejected(
+        lambda: WorkflowState.objects.create(
+            conversation=conversation, kind="repair", expires_at=expires, status="paused"
+        ),
+        "workflow_status_valid",
     )

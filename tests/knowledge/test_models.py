@@ -13,7 +13,8 @@ def test_document_checksum_is_unique_per_knowledge_base() -> None:
     DocumentFactory(checksum="a" * 64)  # another knowledge base may hold the same content
 
     assert_rejected(
-        lambda: DocumentFactory(knowledge_base=document.knowledge_base, checksum="a" * 64), "document_checksum_unique"
+        lambda: DocumentFactory(knowledge_base=document.knowledge_base, checksum="a" * 64),
+        "document_checksum_unique_per_kb",
     )
 
 
@@ -37,6 +38,16 @@ def test_chunk_search_vector_is_generated_from_segmented_text() -> None:
     found = Chunk.objects.filter(search_vector="退货").values_list("pk", flat=True)
 
     assert list(found) == [chunk.pk]
+
+
+def test_chunk_position_is_unique_per_document() -> None:
+    document = DocumentFactory()
+    Chunk.objects.create(document=document, position=0, text="a", search_text="a")
+
+    assert_rejected(
+        lambda: Chunk.objects.create(document=document, position=0, text="b", search_text="b"),
+        "chunk_position_unique_per_document",
+    )
 
 
 def test_chunk_indexes_are_gin_and_hnsw_cosine() -> None:

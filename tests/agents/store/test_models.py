@@ -86,7 +86,9 @@ def test_a_customer_has_at_most_one_default_address() -> None:
     Address.objects.create(customer=customer, is_default=True, **fields)
     Address.objects.create(customer=customer, is_default=False, **fields)
 
-    assert_rejected(lambda: Address.objects.create(customer=customer, is_default=True, **fields), "address_one_default")
+    assert_rejected(
+        lambda: Address.objects.create(customer=customer, is_default=True, **fields), "address_one_default_per_customer"
+    )
 
 
 def test_subsidy_rule_checks_rate_amount_and_period() -> None:
@@ -97,6 +99,10 @@ def test_subsidy_rule_checks_rate_amount_and_period() -> None:
     assert_rejected(
         lambda: SubsidyRule.objects.create(name="c", rate=Decimal("0.1"), category="phone", max_amount=Decimal("-1")),
         "subsidy_max_amount_gte_0",
+    )
+    assert_rejected(
+        lambda: SubsidyRule.objects.create(name="e", rate=Decimal("0.1"), max_price=Decimal("-1"), **base),
+        "subsidy_max_price_gte_0",
     )
     assert_rejected(
         lambda: SubsidyRule.objects.create(

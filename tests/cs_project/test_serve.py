@@ -1,0 +1,129 @@
+"""`manage.py serve` (what `make run` starts): everything up, Ctrl-C stops it all, data kept."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import psutil
+import psycopg
+import pytest
+from django.conf import settings
+
+from cs_project import embedded
+from cs_project.config import parse_database_url
+from cs_project.embedded import _free_port
+from tests.conftest import BASE_DIR, subprocess_env
+
+
+@pytest.fixture
+def isolated_env(tmp_path: Path) -> Iterator[dict[str, str]]:
+    """A scratch database and a private Redis, so the run touches neither the demo nor the suite."""
+    config = parse_database_url(settings.DATABASE_URL)
+    name = f"cs_serve_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(config.url(name="postgres"), autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    var_dir = tmp_path / "var"
+    redis_url = embedded.redis_ensure(var_dir)
+    yield subprocess_env(
+        DJANGO_SETTINGS_MODULE="cs_project.settings.base",
+        DATABASE_URL=config.url(name=name),
+        REDIS_URL=redis_url,
+        CS_VAR_DIR=str(var_dir),
+        WORKER_CONCURRENCY="1",
+    )
+    embedded.redis_stop(var_dir)
+    with psycopg.connect(config.url(name="postgres"), autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def _get_json(url: str) -> tuple[int, dict[str, object]]:
+    try:
+        with urllib.request.urlopen(url, timeout=5) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read())
+
+
+def _serve_until_healthy(env: dict[str, str], port: int) -> tuple[subprocess.Popen[str], dict[str, object]]:
+    process = subprocess.Popen(
+        [sys.executable, "manage.py", "serve", "--port", str(port)],
+        cwd=BASE_DIR,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        assert process.poll() is None, process.stdout.read() if process.stdout else ""
+        try:
+            status, body = _get_json(f"http://127.0.0.1:{port}/healthz")
+        except (urllib.error.URLError, ConnectionError):
+            time.sleep(0.5)
+            continue
+        if status == 200:
+            return process, body
+        time.sleep(0.5)
+    process.kill()
+    pytest.fail("serve did not become healthy")
+
+
+def _interrupt(process: subprocess.Popen[str]) -> str:
+    process.send_signal(signal.SIGINT)
+    output, _ = process.communicate(timeout=60)
+    return output
+
+
+def _processes_of_run(var_dir: str) -> list[str]:
+    """Command lines of processes started with this run's environment (the server and its children)."""
+    found = []
+    for process in psutil.process_iter(["cmdline"]):
+        try:
+            if process.environ().get("CS_VAR_DIR") == var_dir:
+                found.append(" ".join(process.info["cmdline"] or []))
+        except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
+            continue
+    return found
+
+
+def test_serve_starts_everything_and_ctrl_c_stops_it_keeping_the_data(isolated_env: dict[str, str]) -> None:
+    port = _free_port()
+
+    # when: the first run comes up
+    process, health = _serve_until_healthy(isolated_env, port)
+
+    # then: every part answers, and the demo store is there
+    assert health["status"] == "ok"
+    page = urllib.request.urlopen(f"http://127.0.0.1:{port}/?lang=zh", timeout=5).read().decode()
+    assert "Find X9" in page
+    assert urllib.request.urlopen(f"http://127.0.0.1:{port}/static/admin/css/base.css", timeout=5).status == 200
+    with psycopg.connect(isolated_env["DATABASE_URL"], autocommit=True) as conn:
+        conn.execute("UPDATE store_order SET status = 'cancelled' WHERE external_id = '#D1001'")
+
+    # when: Ctrl-C
+    output = _interrupt(process)
+
+    # then: it printed where things are, and stopped every process it started
+    assert process.returncode == 0, output
+    assert f"demo store : http://127.0.0.1:{port}/" in output
+    assert f"admin      : http://127.0.0.1:{port}/admin/" in output
+    assert "login staff / staff-demo-123" in output
+    assert "stopped: web, worker, beat" in output
+    assert _processes_of_run(isolated_env["CS_VAR_DIR"]) == []
+
+    # when: it runs a second time; then: the data of the first run is still there
+    process, health = _serve_until_healthy(isolated_env, port)
+    _interrupt(process)
+    with psycopg.connect(isolated_env["DATABASE_URL"]) as conn:
+        status = conn.execute("SELECT status FROM store_order WHERE external_id = '#D1001'").fetchone()
+        orders = conn.execute("SELECT count(*) FROM store_order").fetchone()
+    assert status == ("cancelled",)
+    assert orders == (10,)
