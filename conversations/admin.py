@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from conversations.models import Conversation, Customer, IntentRecord, Message, WorkflowState
+from conversations.models import ApiKey, Conversation, Customer, IntentRecord, Message, WorkflowState
 
 
 @admin.register(Customer)
@@ -66,3 +66,16 @@ class WorkflowStateAdmin(admin.ModelAdmin):
     list_filter = ["kind", "status"]
     search_fields = ["conversation__id", "conversation__customer__external_id", "step"]
     raw_id_fields = ["conversation"]
+
+
+@admin.register(ApiKey)
+class ApiKeyAdmin(admin.ModelAdmin):
+    """Keys are created with `manage.py create_api_key NAME` (the secret is shown once)."""
+
+    list_display = ["name", "prefix", "created_at", "last_used_at", "revoked_at"]
+    list_filter = ["revoked_at"]
+    search_fields = ["name", "prefix"]
+    readonly_fields = ["prefix", "key_hash", "created_at", "last_used_at"]
+
+    def has_add_permission(self, request: object) -> bool:
+        return False

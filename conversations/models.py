@@ -180,6 +180,7 @@ class WorkflowKind(models.TextChoices):
     CANCEL_ORDER = "cancel_order", "Cancel order"
     MODIFY_ORDER = "modify_order", "Modify order"
     VERIFY = "verify", "Verify identity"
+    CALLBACK = "callback", "Callback contact"  # no staff online: collecting an email or phone
 
 
 class WorkflowStatus(models.TextChoices):
@@ -217,3 +218,21 @@ class WorkflowState(models.Model):
 
     def __str__(self) -> str:
         return f"{self.get_kind_display()} ({self.status}, step {self.step or '-'})"
+
+
+class ApiKey(models.Model):
+    """An integrator's key for the REST API; only a hash of the secret is stored."""
+
+    name = models.CharField(max_length=100)
+    prefix = models.CharField(max_length=12, unique=True, help_text="Shown in lists to tell keys apart.")
+    key_hash = models.CharField(max_length=64, unique=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["name"]
+        verbose_name = "API key"
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.prefix}…)"

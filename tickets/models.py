@@ -44,6 +44,9 @@ class Ticket(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="tickets"
     )
     sla_due_at = models.DateTimeField(null=True, blank=True)
+    # Set by automated creators (a subtask, a workflow) so that a retried step finds its ticket
+    # instead of opening a second one.
+    source_key = models.CharField(max_length=100, null=True, blank=True, unique=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
     resolved_at = models.DateTimeField(null=True, blank=True)

@@ -10,7 +10,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from conversations.models import Conversation, Customer
-from tickets.models import Ticket, TicketEvent, TicketEventKind, TicketKind, TicketPriority
+from tickets.models import EscalationCard, Ticket, TicketEvent, TicketEventKind, TicketKind, TicketPriority
 from tickets.states import TicketStatus, transition_allowed
 
 # Time to first response by priority; a complaint or callback starts at high priority.
@@ -41,10 +41,17 @@ def ticket_create(
     payload: dict[str, Any] | None = None,
     priority: TicketPriority | str = TicketPriority.NORMAL,
     actor: AbstractBaseUser | None = None,
+    source_key: str | None = None,
 ) -> Ticket:
+    """Open a ticket. With `source_key`, a second call with the same key returns the first ticket."""
     now = timezone.now()
+    if source_key is not None:
+        existing = Ticket.objects.filter(source_key=source_key).first()
+        if existing is not None:
+            return existing
     with transaction.atomic():
         ticket = Ticket.objects.create(
+            source_key=source_key,
             kind=kind,
             subject=subject[:200],
             customer=customer,
@@ -97,3 +104,30 @@ def ticket_transition(
             note=note,
         )
     return True
+
+
+def escalation_card_create(
+    *,
+    conversation: Conversation,
+    reason: str,
+    summary: str,
+    intents: list[dict[str, Any]],
+    emotion_trajectory: list[float],
+    slots: dict[str, Any],
+    order_ids: list[str],
+    last_messages: list[dict[str, Any]],
+    suggested_reply: str,
+    ticket: Ticket | None = None,
+) -> EscalationCard:
+    return EscalationCard.objects.create(
+        conversation=conversation,
+        ticket=ticket,
+        reason=reason,
+        summary=summary,
+        intents=intents,
+        emotion_trajectory=emotion_trajectory,
+        slots=slots,
+        order_ids=order_ids,
+        last_messages=last_messages,
+        suggested_reply=suggested_reply,
+    )

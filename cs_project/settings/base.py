@@ -91,7 +91,6 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
 CELERY_TASK_DEFAULT_QUEUE = "cs"
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
-CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {}
 CELERY_TIMEZONE = "UTC"
 
 # --- models (LLM, embeddings) ------------------------------------------------------------------
@@ -142,6 +141,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "tickets.middleware.StaffPresenceMiddleware",
 ]
 
 ROOT_URLCONF = "cs_project.urls"
@@ -181,6 +181,11 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_AUTHENTICATION_CLASSES": ["conversations.api_keys.ApiKeyAuthentication"],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "EXCEPTION_HANDLER": "cs_project.api.api_exception_handler",
+    "UNAUTHENTICATED_USER": None,
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Customer service API",
@@ -198,3 +203,18 @@ LOGGING = {
 
 DEMO_STAFF_USERNAME = "staff"
 DEMO_STAFF_PASSWORD = "staff-demo-123"
+
+# --- engine ----------------------------------------------------------------------------------
+
+LLM_MAX_RETRIES = env_int("LLM_MAX_RETRIES", 2)
+# Price per 1,000 tokens, for the cost recorded on each turn (0 = not tracked).
+LLM_PRICE_INPUT_PER_1K = float(os.environ.get("LLM_PRICE_INPUT_PER_1K", "0") or 0)
+LLM_PRICE_OUTPUT_PER_1K = float(os.environ.get("LLM_PRICE_OUTPUT_PER_1K", "0") or 0)
+MAX_MESSAGE_CHARS = env_int("MAX_MESSAGE_CHARS", 2000)
+SUBTASK_TIMEOUT_S = env_int("SUBTASK_TIMEOUT_S", 20)
+INTENT_CACHE_TTL_S = 30 * 60
+# How long a staff member counts as online after their last request in the console.
+STAFF_ONLINE_WINDOW_S = 120
+CELERY_BEAT_SCHEDULE = {
+    "turn-sweep": {"task": "agents.tasks.turn_sweep_task", "schedule": 30.0},
+}

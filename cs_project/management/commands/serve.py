@@ -27,6 +27,7 @@ class Command(BaseCommand):
     def handle(self, *args: Any, host: str, port: int, **options: Any) -> None:
         call_command("migrate", interactive=False, verbosity=0)
         call_command("seed_demo")
+        call_command("sync_exemplars")
         python = sys.executable
         manage = str(settings.BASE_DIR / "manage.py")
         commands = {

@@ -1,0 +1,163 @@
+"""The dialog node: merge subtask results into one reply, polish it with the LLM when configured,
+and give the LLM a layered summary of the history instead of the whole transcript."""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from agents.intents.taxonomy import Intent
+from agents.llm.client import LLMResult, LLMUnavailable, llm_chat, llm_enabled
+from agents.llm.prompts import reply_polish_messages
+from agents.models import TurnRun
+from agents.pii import mask_pii
+from conversations.models import Message, Sender
+
+logger = logging.getLogger(__name__)
+
+RECENT_MESSAGES = 6
+_CJK = re.compile(r"[\u3400-\u9fff]")
+_WORD = re.compile(r"[A-Za-z0-9]+")
+
+INTENT_LABELS: dict[str, dict[str, str]] = {
+    Intent.ORDER_QUERY: {"en": "Check an order", "zh": "查询订单"},
+    Intent.LOGISTICS_QUERY: {"en": "Track a delivery", "zh": "查询物流"},
+    Intent.INVENTORY_CHECK: {"en": "Check stock", "zh": "查询库存"},
+    Intent.PRICE_QUERY: {"en": "Ask a price", "zh": "询问价格"},
+    Intent.PARAMS_QUERY: {"en": "Product specs", "zh": "产品参数"},
+    Intent.PRODUCT_COMPARE: {"en": "Compare products", "zh": "产品对比"},
+    Intent.PRODUCT_RECOMMEND: {"en": "Get a recommendation", "zh": "推荐产品"},
+    Intent.RETURN: {"en": "Return an item", "zh": "退货退款"},
+    Intent.EXCHANGE: {"en": "Exchange an item", "zh": "换货"},
+    Intent.REPAIR: {"en": "Repair a device", "zh": "维修"},
+    Intent.INVOICE: {"en": "Get an invoice", "zh": "开发票"},
+    Intent.CANCEL_ORDER: {"en": "Cancel an order", "zh": "取消订单"},
+    Intent.MODIFY_ORDER: {"en": "Change an order", "zh": "修改订单"},
+    Intent.USAGE_TUTORIAL: {"en": "How do I…", "zh": "使用教程"},
+    Intent.FAULT_DIAGNOSIS: {"en": "Something isn't working", "zh": "故障排查"},
+    Intent.POLICY_INQUIRY: {"en": "Store policies", "zh": "政策咨询"},
+    Intent.FAQ: {"en": "Common questions", "zh": "常见问题"},
+    Intent.COMPLAINT: {"en": "Make a complaint", "zh": "投诉"},
+    Intent.HUMAN_REQUEST: {"en": "Talk to a person", "zh": "转人工"},
+}
+DEFAULT_CHOICES = [Intent.ORDER_QUERY, Intent.LOGISTICS_QUERY, Intent.RETURN, Intent.HUMAN_REQUEST]
+
+
+def estimate_tokens(text: str) -> int:
+    """Rough token count: one per Chinese character, 1.3 per English word (for budgeting only)."""
+    return len(_CJK.findall(text)) + round(len(_WORD.findall(text)) * 1.3)
+
+
+@dataclass(frozen=True)
+class HistoryContext:
+    text: str
+    tokens_full: int
+    tokens_used: int
+
+
+def history_context(*, conversation_id: int, before_message_id: int) -> HistoryContext:
+    """Recent messages verbatim, older turns reduced to one line each (intent and key entities)."""
+    messages = list(
+        Message.objects.filter(conversation_id=conversation_id, id__lt=before_message_id, internal=False)
+        .order_by("-id")
+        .values("id", "sender", "text")[:200]
+    )[::-1]
+    full = "\n".join(f"{m['sender']}: {m['text']}" for m in messages)
+    recent, older = messages[-RECENT_MESSAGES:], messages[:-RECENT_MESSAGES]
+    lines: list[str] = []
+    if older:
+        older_ids = [m["id"] for m in older if m["sender"] == Sender.CUSTOMER]
+        topics = []
+        for intents, entities in (
+            TurnRun.objects.filter(message_id__in=older_ids).order_by("id").values_list("intents", "entities")
+        ):
+            names = ",".join(i["name"] for i in intents[:2]) or "unclear"
+            keys = [*entities.get("order_ids", []), *entities.get("products", [])][:3]
+            topics.append(f"{names}({', '.join(keys)})" if keys else names)
+        lines.append(f"Earlier ({len(older)} messages): " + "; ".join(topics or ["small talk"]))
+    lines.extend(
+        f"{'Customer' if m['sender'] == Sender.CUSTOMER else m['sender'].title()}: {m['text']}" for m in recent
+    )
+    text = mask_pii("\n".join(lines))
+    return HistoryContext(text=text, tokens_full=estimate_tokens(full), tokens_used=estimate_tokens(text))
+
+
+@dataclass
+class Reply:
+    text: str
+    sources: list[dict[str, Any]] = field(default_factory=list)
+    awaiting: dict[str, Any] | None = None
+    quick_replies: list[str] = field(default_factory=list)
+    knowledge: bool = False
+    llm_usage: list[LLMResult] = field(default_factory=list)
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "text": self.text,
+            "sources": self.sources,
+            "awaiting": self.awaiting,
+            "quick_replies": self.quick_replies,
+        }
+
+
+def reply_merge(results: list[dict[str, Any]]) -> Reply:
+    """One reply from the subtasks' results, in subtask order, citations de-duplicated."""
+    texts, sources, quick = [], [], []
+    awaiting = None
+    seen_sources: set[tuple[Any, ...]] = set()
+    for result in results:
+        if result.get("text"):
+            texts.append(result["text"].strip())
+        for source in result.get("sources") or []:
+            key = (source.get("title"), source.get("url"), source.get("chunk_id"))
+            if key not in seen_sources:
+                seen_sources.add(key)
+                sources.append(source)
+        awaiting = awaiting or result.get("awaiting")
+        quick.extend(q for q in result.get("quick_replies") or [] if q not in quick)
+    return Reply(
+        text="\n\n".join(dict.fromkeys(texts)),
+        sources=sources,
+        awaiting=awaiting,
+        quick_replies=quick[:4],
+        knowledge=any(r.get("knowledge") for r in results),
+    )
+
+
+def reply_polish(reply: Reply, *, language: str, history: str, customer_text: str, on_delta: Any = None) -> Reply:
+    """Rewrite the merged reply with the LLM, streaming deltas; knowledge answers stay extractive.
+
+    Falls back to the merged text when no LLM is configured or the call fails.
+    """
+    if reply.knowledge or reply.awaiting or not reply.text or not llm_enabled():
+        return reply
+    messages = reply_polish_messages(draft=reply.text, language=language, context=history, customer_text=customer_text)
+    try:
+        result = llm_chat(messages, tier="main", on_delta=on_delta, temperature=0.3)
+    except LLMUnavailable as exc:
+        logger.info("reply polish skipped: %s", exc)
+        return reply
+    reply.llm_usage.append(result)
+    if result.text.strip():
+        reply.text = result.text.strip()
+    return reply
+
+
+def clarify_reply(*, language: str, candidates: list[str], injection: bool) -> Reply:
+    """One clarifying question with the likely intents as quick replies (confidence < 0.5)."""
+    choices = [c for c in candidates if c in INTENT_LABELS][:3] or [c.value for c in DEFAULT_CHOICES]
+    if injection:
+        text = (
+            "我只能协助处理本店的商品、订单和售后问题。请问有什么可以帮您？"
+            if language == "zh"
+            else "I can only help with our products, your orders and after-sales service. What can I do for you?"
+        )
+    else:
+        text = (
+            "抱歉，我没有完全理解您的意思。您是想："
+            if language == "zh"
+            else "Sorry, I'm not sure I understood. Did you mean one of these?"
+        )
+    return Reply(text=text, quick_replies=[INTENT_LABELS[c][language] for c in choices])

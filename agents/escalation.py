@@ -1,0 +1,110 @@
+"""The escalate node: an escalation card with everything a person needs, the chat queued for staff,
+and a callback ticket instead of a dead end when nobody is online."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agents.dialog import INTENT_LABELS
+from agents.models import TurnRun
+from agents.pii import mask_pii
+from conversations.models import Conversation, Customer, Message, WorkflowState, WorkflowStatus
+from tickets.models import EscalationCard, EscalationReason
+
+LAST_MESSAGES = 8
+TRAJECTORY_TURNS = 10
+
+_REASON_LINES = {
+    EscalationReason.REQUESTED: "asked for a human",
+    EscalationReason.EMOTION: "is upset",
+    EscalationReason.REPEATED_FAILURE: "was not helped by the bot twice in a row",
+    EscalationReason.LOW_CONFIDENCE: "could not be understood by the bot",
+    EscalationReason.POLICY: "needs something outside the bot's policy",
+    EscalationReason.ERROR: "hit a system error",
+}
+
+
+def _suggested_reply(*, reason: str, language: str, name: str, topic: str) -> str:
+    greeting_zh = f"{name}您好" if name else "您好"
+    greeting_en = f"Hi {name}" if name else "Hi"
+    if language == "zh":
+        opening = {
+            EscalationReason.EMOTION: "，非常抱歉给您带来不好的体验，我是人工客服，接下来由我亲自为您处理",
+            EscalationReason.REPEATED_FAILURE: "，抱歉刚才没能帮到您，我是人工客服，已经看过您之前的对话",
+        }.get(reason, "，我是人工客服，已经看过您之前的对话")
+        return f"{greeting_zh}{opening}。关于{topic}，我马上为您处理。"
+    opening = {
+        EscalationReason.EMOTION: ", I'm so sorry about your experience. I'm a member of the support team and I'll "
+        "handle this personally",
+        EscalationReason.REPEATED_FAILURE: ", sorry the assistant couldn't help. I'm from the support team and I've "
+        "read the conversation",
+    }.get(reason, ", I'm from the support team and I've read the conversation so far")
+    return f"{greeting_en}{opening}. Let me take care of your {topic} right away."
+
+
+def escalation_card_data(
+    *, turn: TurnRun, conversation: Conversation, customer: Customer, reason: str
+) -> dict[str, Any]:
+    """The card's fields, built from the conversation's recent turns and messages; PII masked."""
+    turns = list(
+        TurnRun.objects.filter(conversation=conversation, id__lte=turn.pk)
+        .order_by("-id")
+        .values("id", "intents", "entities", "emotion_score", "created_at")[:TRAJECTORY_TURNS]
+    )[::-1]
+    intents = [
+        {"turn_id": t["id"], "intents": [i["name"] for i in t["intents"]], "at": t["created_at"].isoformat()}
+        for t in turns
+    ]
+    emotion_trajectory = [round(t["emotion_score"], 3) for t in turns if t["emotion_score"] is not None]
+    order_ids: list[str] = []
+    for t in turns:
+        order_ids.extend(o for o in t["entities"].get("order_ids", []) if o not in order_ids)
+    workflow = WorkflowState.objects.filter(conversation=conversation).order_by("-updated_at").first()
+    slots: dict[str, Any] = {}
+    if workflow is not None and workflow.status in (WorkflowStatus.ACTIVE, WorkflowStatus.CANCELLED):
+        slots = {"workflow": workflow.kind, "status": workflow.status, **workflow.slots}
+        if isinstance(workflow.slots.get("order_id"), str) and workflow.slots["order_id"] not in order_ids:
+            order_ids.append(workflow.slots["order_id"])
+    messages = list(
+        Message.objects.filter(conversation=conversation, internal=False)
+        .order_by("-id")
+        .values("sender", "text", "created_at")[:LAST_MESSAGES]
+    )[::-1]
+    last_messages = [
+        {"sender": m["sender"], "text": mask_pii(m["text"]), "at": m["created_at"].isoformat()} for m in messages
+    ]
+    top = turn.top_intent
+    topic_en = INTENT_LABELS.get(top, {}).get("en", "request").lower()
+    topic_zh = INTENT_LABELS.get(top, {}).get("zh", "您的问题")
+    name = customer.display_name if customer.name or customer.first_name else ""
+    seen_intents = list(dict.fromkeys(i for entry in intents for i in entry["intents"]))
+    summary = (
+        f"{customer.display_name} ({customer.external_id}{', verified' if customer.verified else ''}) "
+        f"{_REASON_LINES[EscalationReason(reason)]}. "
+        f"Topics: {', '.join(seen_intents) or 'none recognised'}. "
+        + (f"Orders: {', '.join(order_ids)}. " if order_ids else "")
+        + (f"Emotion: {emotion_trajectory[-1]:.2f} (0 = very negative). " if emotion_trajectory else "")
+        + f'Last message: "{mask_pii(turn.message.text)[:300]}"'
+    )
+    return {
+        "reason": reason,
+        "summary": summary,
+        "intents": intents,
+        "emotion_trajectory": emotion_trajectory,
+        "slots": slots,
+        "order_ids": order_ids,
+        "last_messages": last_messages,
+        "suggested_reply": _suggested_reply(
+            reason=reason, language=turn.language, name=name, topic=topic_zh if turn.language == "zh" else topic_en
+        ),
+    }
+
+
+def escalated_event(card: EscalationCard) -> dict[str, Any]:
+    return {
+        "type": "escalated",
+        "conversation_id": card.conversation_id,
+        "card_id": card.pk,
+        "reason": card.reason,
+        "summary": card.summary,
+    }

@@ -1,0 +1,1 @@
+"""Intent recognition: rules, cache, LLM and the offline classifier; entities; emotion."""

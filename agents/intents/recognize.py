@@ -1,0 +1,141 @@
+"""Three-level intent recognition (seed 000), plus entities and emotion for every message.
+
+1. Rule fast path: human requests and bare greetings/thanks/bye, no model call.
+2. Intent cache: normalised text → intents, 30 minutes, only results with confidence ≥ 0.7.
+3. LLM JSON classification (small or main model by complexity), falling back to the offline
+   classifier (exemplar nearest neighbours + priority keyword rules) when the LLM is not
+   configured, fails, times out or answers with bad JSON.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.conf import settings
+from django.core.cache import cache
+
+from agents.intents.emotion import EMOTION_SENSITIVE_THRESHOLD, emotion_score, is_offensive
+from agents.intents.entities import Catalogue, extract_entities
+from agents.intents.offline import IntentScore, Neighbours, classify_offline
+from agents.intents.rules import is_prompt_injection, normalise, rule_fast_path
+from agents.intents.taxonomy import Intent
+from agents.llm.client import LLMResult, LLMUnavailable, llm_chat, llm_enabled
+from agents.llm.prompts import intent_classification_messages, parse_json_object
+from agents.llm.router import tier_for
+from conversations.models import IntentLevel
+
+logger = logging.getLogger(__name__)
+
+CACHE_MIN_CONFIDENCE = 0.7
+RULE_CONFIDENCE = 0.95
+_CACHE_VERSION = "v1"
+
+
+@dataclass
+class Recognition:
+    intents: list[IntentScore]
+    entities: dict[str, Any]
+    emotion_score: float
+    level: str
+    cache_hit: bool = False
+    flags: list[str] = field(default_factory=list)
+    llm_usage: list[LLMResult] = field(default_factory=list)
+
+    @property
+    def top(self) -> IntentScore:
+        return self.intents[0]
+
+    def as_json(self) -> list[dict[str, Any]]:
+        return [{"name": s.intent.value, "confidence": round(s.confidence, 3), "text": s.text} for s in self.intents]
+
+
+def _cache_key(text: str) -> str:
+    return f"intent:{_CACHE_VERSION}:{hashlib.sha256(normalise(text).encode()).hexdigest()}"
+
+
+def intent_cache_get(text: str) -> list[IntentScore] | None:
+    raw = cache.get(_cache_key(text))
+    if not raw:
+        return None
+    try:
+        return [IntentScore(intent=Intent(i["name"]), confidence=float(i["confidence"]), text=i["text"]) for i in raw]
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def intent_cache_put(text: str, intents: list[IntentScore]) -> bool:
+    """Store only confident results: a cached guess would be repeated for 30 minutes."""
+    if not intents or intents[0].confidence < CACHE_MIN_CONFIDENCE:
+        return False
+    payload = [{"name": s.intent.value, "confidence": s.confidence, "text": s.text} for s in intents]
+    cache.set(_cache_key(text), payload, timeout=settings.INTENT_CACHE_TTL_S)
+    return True
+
+
+def _llm_classify(text: str) -> tuple[list[IntentScore], LLMResult]:
+    """Raises LLMUnavailable or ValueError (bad JSON, unknown intent): the caller falls back."""
+    result = llm_chat(intent_classification_messages(text), tier=tier_for(text), json_mode=True)
+    data = parse_json_object(result.text)
+    entries = data.get("intents")
+    if not isinstance(entries, list) or not entries:
+        raise ValueError("no intents in the answer")
+    scores: list[IntentScore] = []
+    for entry in entries:
+        if not isinstance(entry, dict):
+            raise ValueError("an intent entry is not an object")
+        intent = Intent(entry["intent"])  # ValueError for a name we don't know
+        confidence = float(entry.get("confidence", 0.0))
+        if not 0.0 <= confidence <= 1.0:
+            raise ValueError(f"confidence {confidence} outside 0..1")
+        if intent not in {s.intent for s in scores}:
+            scores.append(IntentScore(intent=intent, confidence=confidence, text=str(entry.get("text") or text)))
+    return scores, result
+
+
+def _with_emotion(intents: list[IntentScore], text: str, score: float) -> list[IntentScore]:
+    """Offensive or very negative messages are emotion_sensitive whatever else they ask (seed 000)."""
+    if any(s.intent == Intent.EMOTION_SENSITIVE for s in intents):
+        return intents
+    if is_offensive(text) or score < EMOTION_SENSITIVE_THRESHOLD:
+        return [IntentScore(intent=Intent.EMOTION_SENSITIVE, confidence=0.9, text=text), *intents]
+    return intents
+
+
+def recognize(text: str, *, catalogue: Catalogue | None = None, neighbours: Neighbours | None = None) -> Recognition:
+    """Intents (best first), entities, emotion and the level that decided, for one message."""
+    entities = extract_entities(text, catalogue or Catalogue())
+    score = emotion_score(text)
+    flags = ["prompt_injection"] if is_prompt_injection(text) else []
+
+    ruled = rule_fast_path(text)
+    if ruled is not None:
+        intents = [IntentScore(intent=ruled, confidence=RULE_CONFIDENCE, text=text)]
+        if ruled != Intent.HUMAN_REQUEST:
+            intents = _with_emotion(intents, text, score)
+        return Recognition(intents, entities, score, IntentLevel.RULE, flags=flags)
+
+    cached = intent_cache_get(text)
+    if cached is not None:
+        return Recognition(cached, entities, score, IntentLevel.CACHE, cache_hit=True, flags=flags)
+
+    usage: list[LLMResult] = []
+    intents: list[IntentScore] | None = None
+    level = IntentLevel.CLASSIFIER
+    if llm_enabled():
+        try:
+            intents, result = _llm_classify(text)
+            usage.append(result)
+            level = IntentLevel.LLM
+        except (LLMUnavailable, ValueError, KeyError, TypeError) as exc:
+            logger.info("LLM intent classification fell back to the offline classifier: %s", exc)
+            intents = None
+    if intents is None:
+        from agents.intents.exemplar_index import neighbours as exemplar_neighbours
+
+        intents = classify_offline(text, neighbours or exemplar_neighbours)
+    intents = _with_emotion(intents, text, score)
+    intent_cache_put(text, intents)
+    return Recognition(intents, entities, score, level, flags=flags, llm_usage=usage)

@@ -1,0 +1,31 @@
+"""Is a message an answer to the slot the bot asked for, or a new topic? (pure)"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+_YES_NO = re.compile(
+    r"^\s*(?:yes|yeah|yep|y|sure|ok|okay|confirm|no|nope|n|cancel|是|是的|好|好的|可以|确认|对|没问题|不|不是|不要|否|取消)\b",
+    re.IGNORECASE,
+)
+_ENTITY_SLOTS = {
+    "order_id": ("order_ids",),
+    "email": ("email",),
+    "phone": ("phone",),
+    "contact": ("email", "phone"),
+    "imei": ("imei",),
+    "zip": ("zip",),
+    "phone_last4": ("last4", "phone"),
+    "address": ("zip",),
+}
+
+
+def is_slot_answer(slot: str, text: str, entities: dict[str, Any], *, other_intent_confidence: float) -> bool:
+    """True when `text` answers `slot`. Free-text slots (reason, description, …) accept anything that is
+    not confidently a different request."""
+    if slot == "confirm":
+        return bool(_YES_NO.match(text))
+    if slot in _ENTITY_SLOTS:
+        return any(entities.get(key) for key in _ENTITY_SLOTS[slot]) or other_intent_confidence < 0.7
+    return other_intent_confidence < 0.7

@@ -1,0 +1,1 @@
+"""The LLM behind an OpenAI-compatible API: client, circuit breaker, model router, prompts."""

@@ -1,0 +1,80 @@
+"""Prompt builders: pure functions from data to chat messages.
+
+- The customer's text always travels as a user message inside delimiters, never in the system
+  prompt, so "ignore previous instructions" stays something a customer said.
+- Classification asks for JSON only and lists every intent with a one-line meaning, so a small
+  model can do it.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from agents.intents.taxonomy import Intent
+
+INTENT_MEANINGS = {
+    Intent.ORDER_QUERY: "status or details of an order, or of a refund",
+    Intent.LOGISTICS_QUERY: "where a parcel is, tracking, delivery time",
+    Intent.INVENTORY_CHECK: "whether a product/colour/size is in stock",
+    Intent.PRICE_QUERY: "price of a product, incl. national subsidy (国补)",
+    Intent.PARAMS_QUERY: "specifications of a product",
+    Intent.PRODUCT_COMPARE: "comparison of two or more products",
+    Intent.PRODUCT_RECOMMEND: "which product to buy for a need or budget",
+    Intent.RETURN: "return an item / get a refund",
+    Intent.EXCHANGE: "exchange an item for another variant",
+    Intent.REPAIR: "repair a broken device, warranty repair",
+    Intent.INVOICE: "get or check an invoice (发票)",
+    Intent.CANCEL_ORDER: "cancel an order",
+    Intent.MODIFY_ORDER: "change items, address or payment of an order",
+    Intent.USAGE_TUTORIAL: "how to do something (account, ordering, phone features)",
+    Intent.FAULT_DIAGNOSIS: "something does not work (payment fails, device fault)",
+    Intent.POLICY_INQUIRY: "store policies: returns, cancellation fees, delivery options, warranty",
+    Intent.FAQ: "general questions: payment methods, contact, newsletter, reviews",
+    Intent.EMOTION_SENSITIVE: "the customer is furious, insulting or very upset",
+    Intent.COMPLAINT: "a formal complaint about service, staff or product",
+    Intent.CHITCHAT: "greetings, thanks, small talk",
+    Intent.HUMAN_REQUEST: "asks for a human agent",
+    Intent.OUT_OF_SCOPE: "nothing to do with the store",
+}
+
+
+def intent_classification_messages(text: str) -> list[dict[str, Any]]:
+    intents = "\n".join(f"- {intent.value}: {meaning}" for intent, meaning in INTENT_MEANINGS.items())
+    system = (
+        "You classify customer messages for an online phone store (Chinese or English).\n"
+        f"Intents:\n{intents}\n"
+        "A message may contain several requests: return one entry per request, in the order they appear.\n"
+        'Answer with JSON only: {"intents": [{"intent": "<name>", "confidence": <0..1>, "text": "<the part of '
+        'the message>"}]}'
+    )
+    return [
+        {"role": "system", "content": system},
+        {"role": "user", "content": f"<message>\n{text}\n</message>"},
+    ]
+
+
+def reply_polish_messages(*, draft: str, language: str, context: str, customer_text: str) -> list[dict[str, Any]]:
+    target = "Simplified Chinese" if language == "zh" else "English"
+    system = (
+        "You are the customer-service assistant of an online phone store. Rewrite the draft reply so it reads "
+        f"naturally and warmly in {target}. Keep every fact, number, order id and link exactly; add no facts, "
+        "no promises, no questions the draft does not ask. Reply with the rewritten text only."
+    )
+    user = f"Conversation so far:\n{context}\n\nCustomer: {customer_text}\n\nDraft reply:\n{draft}"
+    return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+
+
+def parse_json_object(raw: str) -> dict[str, Any]:
+    """The JSON object in a model's answer (tolerating a ```json fence); ValueError if there is none."""
+    text = raw.strip()
+    if text.startswith("```"):
+        text = text.strip("`")
+        text = text[text.find("{") :] if "{" in text else text
+    start, end = text.find("{"), text.rfind("}")
+    if start < 0 or end <= start:
+        raise ValueError("no JSON object in the answer")
+    value = json.loads(text[start : end + 1])
+    if not isinstance(value, dict):
+        raise ValueError("the answer is not a JSON object")
+    return value

@@ -1,0 +1,485 @@
+"""The flow of a turn (seed 000), in one place:
+
+    intent ─► route ─┬─► escalate ────────────────► end
+                     ├─► clarify (confidence < 0.5) ─► end
+                     └─► agent (parallel subtasks) ─┬─► escalate ─► end
+                                                    └─► dialog ───► end
+
+`turn_advance` runs the step for the turn's current status and continues until the turn waits for
+its subtasks or ends. Each step does its slow work (models, specialists) outside any transaction,
+then commits its rows together with a compare-and-set transition, so running a step twice writes
+nothing the second time: no second reply, subtask, ticket or card.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F
+
+from agents import dialog
+from agents.escalation import escalated_event, escalation_card_data
+from agents.intents.catalogue import catalogue_get
+from agents.intents.recognize import Recognition, recognize
+from agents.intents.switch import is_slot_answer
+from agents.intents.taxonomy import Intent, specialists_for
+from agents.llm.client import LLMResult
+from agents.models import RouteDecision, Subtask, TurnRun
+from agents.services import bot_message_send, turn_transition
+from agents.specialists.emotion import soothing_line
+from agents.specialists.human import callback_confirmed_line, handoff_line, nobody_online_line
+from agents.states import SubtaskStatus, TurnStatus
+from conversations.models import (
+    Conversation,
+    ConversationStatus,
+    IntentRecord,
+    WorkflowKind,
+    WorkflowState,
+    WorkflowStatus,
+)
+from conversations.realtime import (
+    send_conversation_event_now,
+    send_conversation_event_on_commit,
+    send_staff_event_on_commit,
+)
+from conversations.services import conversation_lock, conversation_wait_for_human
+from tickets.models import EscalationReason, TicketKind, TicketPriority
+from tickets.presence import staff_online_count
+from tickets.services import escalation_card_create, ticket_create
+
+logger = logging.getLogger(__name__)
+
+CLARIFY_BELOW = 0.5
+CALLBACK_TIMEOUT_MINUTES = 60 * 24
+
+
+def turn_advance(turn_id: int) -> str:
+    """Run steps until the turn waits for subtasks or ends; return the status it stopped in."""
+    steps = {
+        TurnStatus.RECEIVED: _step_recognize,
+        TurnStatus.RECOGNIZED: _step_route,
+        TurnStatus.MERGING: _step_reply,
+    }
+    while True:
+        turn = TurnRun.objects.select_related("message", "conversation__customer").get(pk=turn_id)
+        step = steps.get(TurnStatus(turn.status))
+        if step is None:
+            return turn.status
+        try:
+            moved = step(turn)
+        except Exception as exc:  # noqa: BLE001 - any bug must end in an apology, never silence
+            logger.exception("turn %s failed in %s", turn_id, turn.status)
+            _fail(turn, exc)
+            return TurnStatus.FAILED
+        if not moved:  # another run of this step won the race; it carries on from here
+            return TurnRun.objects.values_list("status", flat=True).get(pk=turn_id)
+
+
+# --- intent --------------------------------------------------------------------------------
+
+
+def _usage_fields(usage: list[LLMResult]) -> dict[str, Any]:
+    if not usage:
+        return {}
+    return {
+        "llm_calls": F("llm_calls") + len(usage),
+        "llm_prompt_tokens": F("llm_prompt_tokens") + sum(u.prompt_tokens for u in usage),
+        "llm_completion_tokens": F("llm_completion_tokens") + sum(u.completion_tokens for u in usage),
+        "llm_cost": F("llm_cost") + sum((u.cost for u in usage), Decimal("0")),
+    }
+
+
+def _step_recognize(turn: TurnRun) -> bool:
+    recognition = recognize(turn.message.text, catalogue=catalogue_get())
+    flags = list(recognition.flags)
+    with transaction.atomic():
+        workflow = _active_workflow(turn.conversation_id, exclude_kind=WorkflowKind.CALLBACK)
+        switched = workflow is not None and _is_intent_switch(workflow, recognition)
+        if not turn_transition(
+            turn_id=turn.pk,
+            from_=TurnStatus.RECEIVED,
+            to=TurnStatus.RECOGNIZED,
+            reason=f"{recognition.level}: {recognition.top.intent.value} {recognition.top.confidence:.2f}",
+            intents=recognition.as_json(),
+            entities=recognition.entities,
+            emotion_score=recognition.emotion_score,
+            intent_level=recognition.level,
+            intent_cache_hit=recognition.cache_hit,
+            flags=[*flags, "intent_switch"] if switched else flags,
+            **_usage_fields(recognition.llm_usage),
+        ):
+            return False
+        if switched:
+            # The abandoned topic's slots are reset; the row stays as history of what was collected.
+            WorkflowState.objects.filter(pk=workflow.pk, status=WorkflowStatus.ACTIVE).update(
+                status=WorkflowStatus.CANCELLED, step=""
+            )
+        IntentRecord.objects.bulk_create(
+            IntentRecord(
+                conversation_id=turn.conversation_id,
+                message_id=turn.message_id,
+                name=score.intent.value,
+                confidence=round(min(max(score.confidence, 0.0), 1.0), 4),
+                level=recognition.level,
+                entities=recognition.entities,
+                emotion_score=min(max(recognition.emotion_score, 0.0), 1.0),
+            )
+            for score in recognition.intents
+        )
+        Conversation.objects.filter(pk=turn.conversation_id).update(current_intent=recognition.top.intent.value)
+    return True
+
+
+def _active_workflow(conversation_id: int, *, exclude_kind: str | None = None) -> WorkflowState | None:
+    workflows = WorkflowState.objects.filter(conversation_id=conversation_id, status=WorkflowStatus.ACTIVE)
+    if exclude_kind:
+        workflows = workflows.exclude(kind=exclude_kind)
+    return workflows.first()
+
+
+_WORKFLOW_INTENT = {
+    WorkflowKind.RETURN: Intent.RETURN,
+    WorkflowKind.EXCHANGE: Intent.EXCHANGE,
+    WorkflowKind.REPAIR: Intent.REPAIR,
+    WorkflowKind.INVOICE: Intent.INVOICE,
+    WorkflowKind.CANCEL_ORDER: Intent.CANCEL_ORDER,
+    WorkflowKind.MODIFY_ORDER: Intent.MODIFY_ORDER,
+}
+
+
+def _is_intent_switch(workflow: WorkflowState, recognition: Recognition) -> bool:
+    """Not an answer to the awaited slot, and confidently about something else."""
+    top = recognition.top
+    if top.intent == _WORKFLOW_INTENT.get(WorkflowKind(workflow.kind)) or top.intent == Intent.CHITCHAT:
+        return False
+    if top.intent in (Intent.HUMAN_REQUEST, Intent.EMOTION_SENSITIVE, Intent.OUT_OF_SCOPE):
+        return False
+    return not is_slot_answer(
+        workflow.step, recognition.top.text, recognition.entities, other_intent_confidence=top.confidence
+    )
+
+
+# --- route ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RouteChoice:
+    route: RouteDecision
+    reason: str = ""  # EscalationReason for ESCALATE
+
+
+def route_decide(*, intents: list[dict[str, Any]], failed_attempts: int, rule_human: bool = False) -> RouteChoice:
+    """The conditional edge after `route` (seed 000), by priority:
+    human request > emotion_sensitive > failed_attempts ≥ threshold > confidence < 0.5 > agent."""
+    names = [i["name"] for i in intents]
+    if rule_human or Intent.HUMAN_REQUEST in names:
+        return RouteChoice(RouteDecision.ESCALATE, EscalationReason.REQUESTED)
+    if Intent.EMOTION_SENSITIVE in names:
+        return RouteChoice(RouteDecision.ESCALATE, EscalationReason.EMOTION)
+    if failed_attempts >= settings.ESCALATE_FAILED_THRESHOLD:
+        return RouteChoice(RouteDecision.ESCALATE, EscalationReason.REPEATED_FAILURE)
+    if not intents or intents[0]["confidence"] < CLARIFY_BELOW or names[0] == Intent.OUT_OF_SCOPE:
+        return RouteChoice(RouteDecision.CLARIFY)
+    return RouteChoice(RouteDecision.AGENT)
+
+
+def _step_route(turn: TurnRun) -> bool:
+    conversation = turn.conversation
+    if conversation.status == ConversationStatus.WAITING_HUMAN:
+        return _callback_collect(turn)
+    choice = route_decide(intents=turn.intents, failed_attempts=conversation.failed_attempts)
+    if choice.route == RouteDecision.ESCALATE:
+        return _escalate(turn, from_=TurnStatus.RECOGNIZED, reason=choice.reason)
+    if choice.route == RouteDecision.CLARIFY:
+        return _clarify(turn)
+    return _fan_out(turn)
+
+
+def _fan_out(turn: TurnRun) -> bool:
+    from agents.tasks import subtask_execute_task
+
+    with transaction.atomic():
+        if not turn_transition(
+            turn_id=turn.pk, from_=TurnStatus.RECOGNIZED, to=TurnStatus.FANNED_OUT, route=RouteDecision.AGENT
+        ):
+            return False
+        subtasks = []
+        for entry in turn.intents:
+            for specialist in specialists_for(Intent(entry["name"])):
+                subtasks.append(
+                    Subtask(
+                        turn=turn,
+                        position=len(subtasks),
+                        specialist=specialist.value,
+                        intent=entry["name"],
+                        text=entry.get("text") or turn.message.text,
+                    )
+                )
+        created = Subtask.objects.bulk_create(subtasks)
+        for subtask in created:
+            subtask_execute_task.delay_on_commit(subtask.pk)
+    # Stays FANNED_OUT: the last subtask to finish moves the turn on.
+    return False
+
+
+def _clarify(turn: TurnRun) -> bool:
+    """Ask one clarifying question; it counts as an unresolved turn."""
+    reply = dialog.clarify_reply(
+        language=turn.language,
+        candidates=[i["name"] for i in turn.intents if i["name"] != Intent.OUT_OF_SCOPE],
+        injection="prompt_injection" in turn.flags,
+    )
+    with transaction.atomic():
+        conversation = conversation_lock(turn.conversation_id)
+        failed = conversation.failed_attempts + 1
+        if failed >= settings.ESCALATE_FAILED_THRESHOLD:
+            Conversation.objects.filter(pk=conversation.pk).update(failed_attempts=failed)
+            return _escalate_locked(
+                turn, conversation, from_=TurnStatus.RECOGNIZED, reason=EscalationReason.LOW_CONFIDENCE
+            )
+        return _send_reply(
+            turn, reply, from_=TurnStatus.RECOGNIZED, route=RouteDecision.CLARIFY, failed_attempts=failed
+        )
+
+
+# --- agent → dialog | escalate ----------------------------------------------------------------
+
+
+def _step_reply(turn: TurnRun) -> bool:
+    subtasks = list(turn.subtasks.order_by("position"))
+    results = [s.result if s.status == SubtaskStatus.DONE else {} for s in subtasks]
+    # Unresolved: a placeholder or knowledge-miss result, a failure or a timeout (seed 000).
+    unresolved = any(s.status != SubtaskStatus.DONE or not s.result.get("resolved", False) for s in subtasks)
+    failed = turn.conversation.failed_attempts + 1 if unresolved else 0
+    if failed >= settings.ESCALATE_FAILED_THRESHOLD:
+        with transaction.atomic():
+            conversation = conversation_lock(turn.conversation_id)
+            Conversation.objects.filter(pk=conversation.pk).update(failed_attempts=failed)
+            return _escalate_locked(
+                turn, conversation, from_=TurnStatus.MERGING, reason=EscalationReason.REPEATED_FAILURE
+            )
+    reply = dialog.reply_merge([r for r in results if r])
+    if not reply.text:
+        reply.text = _apology(turn.language)
+    history = dialog.history_context(conversation_id=turn.conversation_id, before_message_id=turn.message_id)
+    reply = dialog.reply_polish(
+        reply,
+        language=turn.language,
+        history=history.text,
+        customer_text=turn.message.text,
+        on_delta=lambda delta: send_conversation_event_now(
+            turn.conversation_id, {"type": "reply.delta", "turn_id": turn.pk, "delta": delta}
+        ),
+    )
+    with transaction.atomic():
+        return _send_reply(
+            turn,
+            reply,
+            from_=TurnStatus.MERGING,
+            route=RouteDecision.AGENT,
+            failed_attempts=failed,
+            history_tokens_full=history.tokens_full,
+            history_tokens_used=history.tokens_used,
+            **_usage_fields(reply.llm_usage),
+        )
+
+
+def _send_reply(
+    turn: TurnRun, reply: dialog.Reply, *, from_: str, route: str, failed_attempts: int, **fields: Any
+) -> bool:
+    """Write the bot message and end the turn (inside atomic()); SKIPPED if a human took over."""
+    message = bot_message_send(
+        conversation_id=turn.conversation_id,
+        text=reply.text,
+        sources=reply.sources,
+        metadata={"turn_id": turn.pk, "awaiting": reply.awaiting, "quick_replies": reply.quick_replies},
+    )
+    if message is None:
+        return turn_transition(turn_id=turn.pk, from_=from_, to=TurnStatus.SKIPPED, reason="a human took over")
+    if not turn_transition(
+        turn_id=turn.pk,
+        from_=from_,
+        to=TurnStatus.DONE,
+        reason=route,
+        route=route,
+        reply=reply.as_json(),
+        reply_message=message,
+        **fields,
+    ):
+        transaction.set_rollback(True)  # lost the race: the message above must not stay
+        return False
+    Conversation.objects.filter(pk=turn.conversation_id).update(failed_attempts=failed_attempts)
+    send_conversation_event_on_commit(turn.conversation_id, _reply_done(turn.pk, message.pk, reply))
+    return True
+
+
+def _reply_done(turn_id: int, message_id: int | None, reply: dialog.Reply) -> dict[str, Any]:
+    return {"type": "reply.done", "turn_id": turn_id, "message_id": message_id, **reply.as_json()}
+
+
+# --- escalate ----------------------------------------------------------------------------------
+
+
+def _escalate(turn: TurnRun, *, from_: str, reason: str) -> bool:
+    with transaction.atomic():
+        conversation = conversation_lock(turn.conversation_id)
+        return _escalate_locked(turn, conversation, from_=from_, reason=reason)
+
+
+def _escalate_locked(turn: TurnRun, conversation: Conversation, *, from_: str, reason: str) -> bool:
+    """Card, queue, customer-facing line, and a callback when nobody is online (inside atomic())."""
+    if conversation.status == ConversationStatus.HUMAN:
+        return turn_transition(turn_id=turn.pk, from_=from_, to=TurnStatus.SKIPPED, reason="a human owns the chat")
+    language = turn.language
+    lines = [soothing_line(language, turn.emotion_score or 0.5)] if reason == EscalationReason.EMOTION else []
+    awaiting = None
+    callback_ticket = None
+    if staff_online_count() > 0:
+        lines.append(handoff_line(language))
+    else:
+        customer = conversation.customer
+        contact = customer.email or customer.phone
+        if contact:
+            callback_ticket = _callback_ticket(conversation, contact=contact, source_key=f"turn:{turn.pk}:callback")
+            lines.append(callback_confirmed_line(language, _masked_contact(contact), callback_ticket.reference))
+        else:
+            lines.append(nobody_online_line(language))
+            awaiting = {"slot": "contact", "prompt": lines[-1], "choices": []}
+    data = escalation_card_data(turn=turn, conversation=conversation, customer=conversation.customer, reason=reason)
+    reply = dialog.Reply(text="\n\n".join(lines), awaiting=awaiting)
+    message = bot_message_send(
+        conversation_id=conversation.pk, text=reply.text, metadata={"turn_id": turn.pk, "awaiting": awaiting}
+    )
+    if not turn_transition(
+        turn_id=turn.pk,
+        from_=from_,
+        to=TurnStatus.ESCALATED,
+        reason=reason,
+        route=RouteDecision.ESCALATE,
+        escalation_reason=reason,
+        reply=reply.as_json(),
+        reply_message=message,
+    ):
+        transaction.set_rollback(True)
+        return False
+    card = escalation_card_create(conversation=conversation, ticket=callback_ticket, **data)
+    conversation_wait_for_human(conversation=conversation)
+    if awaiting is not None:
+        WorkflowState.objects.filter(conversation=conversation, status=WorkflowStatus.ACTIVE).update(
+            status=WorkflowStatus.CANCELLED
+        )
+        WorkflowState.objects.create(
+            conversation=conversation,
+            kind=WorkflowKind.CALLBACK,
+            step="contact",
+            slots={"card_id": card.pk},
+            expires_at=turn.created_at + _callback_timeout(),
+        )
+    send_staff_event_on_commit(escalated_event(card))
+    send_conversation_event_on_commit(conversation.pk, _reply_done(turn.pk, message.pk if message else None, reply))
+    return True
+
+
+def _callback_timeout() -> Any:
+    from datetime import timedelta
+
+    return timedelta(minutes=CALLBACK_TIMEOUT_MINUTES)
+
+
+def _masked_contact(contact: str) -> str:
+    from agents.pii import mask_pii
+
+    return mask_pii(contact)
+
+
+def _callback_ticket(conversation: Conversation, *, contact: str, source_key: str) -> Any:
+    return ticket_create(
+        kind=TicketKind.CALLBACK,
+        subject=f"Call back {conversation.customer.display_name}",
+        customer=conversation.customer,
+        conversation=conversation,
+        payload={"contact": contact},
+        priority=TicketPriority.HIGH,
+        source_key=source_key,
+    )
+
+
+def _callback_collect(turn: TurnRun) -> bool:
+    """Waiting for a human with nobody online: take the email or phone the customer leaves."""
+    entities = turn.entities
+    contact = entities.get("email") or entities.get("phone")
+    language = turn.language
+    with transaction.atomic():
+        conversation = conversation_lock(turn.conversation_id)
+        workflow = _active_workflow(conversation.pk)
+        if workflow is None or workflow.kind != WorkflowKind.CALLBACK:
+            return turn_transition(
+                turn_id=turn.pk, from_=TurnStatus.RECOGNIZED, to=TurnStatus.SKIPPED, reason="waiting for a human"
+            )
+        if not contact:
+            reply = dialog.Reply(
+                text=nobody_online_line(language),
+                awaiting={"slot": "contact", "prompt": nobody_online_line(language), "choices": []},
+            )
+            return _send_reply(
+                turn,
+                reply,
+                from_=TurnStatus.RECOGNIZED,
+                route=RouteDecision.CALLBACK,
+                failed_attempts=conversation.failed_attempts,
+            )
+        ticket = _callback_ticket(conversation, contact=contact, source_key=f"workflow:{workflow.pk}:callback")
+        WorkflowState.objects.filter(pk=workflow.pk).update(
+            status=WorkflowStatus.COMPLETED, slots={**workflow.slots, "contact": contact, "ticket_id": ticket.pk}
+        )
+        reply = dialog.Reply(text=callback_confirmed_line(language, _masked_contact(contact), ticket.reference))
+        return _send_reply(
+            turn,
+            reply,
+            from_=TurnStatus.RECOGNIZED,
+            route=RouteDecision.CALLBACK,
+            failed_attempts=conversation.failed_attempts,
+        )
+
+
+# --- failure ----------------------------------------------------------------------------------
+
+
+def _apology(language: str) -> str:
+    return (
+        "抱歉，系统出了点问题，没能处理您的消息。请稍后再试，或回复“转人工”。"
+        if language == "zh"
+        else "Sorry, something went wrong on our side and I couldn't handle that. Please try again, or say "
+        '"human" to reach a person.'
+    )
+
+
+def _fail(turn: TurnRun, exc: Exception) -> None:
+    """End the turn with an apology (flagged for staff) whatever step it was in."""
+    status = TurnRun.objects.values_list("status", flat=True).get(pk=turn.pk)
+    if status not in (TurnStatus.RECEIVED, TurnStatus.RECOGNIZED, TurnStatus.FANNED_OUT, TurnStatus.MERGING):
+        return
+    reply = dialog.Reply(text=_apology(turn.language))
+    with transaction.atomic():
+        message = bot_message_send(
+            conversation_id=turn.conversation_id, text=reply.text, metadata={"turn_id": turn.pk, "error": True}
+        )
+        if turn_transition(
+            turn_id=turn.pk,
+            from_=status,
+            to=TurnStatus.FAILED,
+            reason=type(exc).__name__,
+            error=f"{type(exc).__name__}: {exc}"[:2000],
+            reply=reply.as_json(),
+            reply_message=message,
+        ):
+            send_conversation_event_on_commit(
+                turn.conversation_id, _reply_done(turn.pk, message.pk if message else None, reply)
+            )
+        else:
+            transaction.set_rollback(True)

@@ -1,0 +1,194 @@
+"""The engine's state changes: the customer-message use case, turn transitions, subtask results.
+
+Every turn transition is a compare-and-set on the turn's status plus a TurnEvent, in one
+transaction with the rows the step writes; a step that runs twice loses the race the second time
+and writes nothing.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from agents.models import Subtask, TurnEvent, TurnRun
+from agents.states import TERMINAL, SubtaskStatus, TurnStatus, transition_allowed
+from conversations.language import detect_language
+from conversations.models import (
+    Conversation,
+    ConversationStatus,
+    Language,
+    Message,
+    Sender,
+    WorkflowKind,
+    WorkflowState,
+    WorkflowStatus,
+)
+from conversations.services import conversation_lock, message_create
+
+
+class TurnTransitionError(Exception):
+    """The move is not in ALLOWED_TRANSITIONS."""
+
+
+@dataclass(frozen=True)
+class MessageRejected(Exception):
+    """A message the engine will not process; `reply` is the polite answer in the customer's language."""
+
+    code: str
+    reply: str
+
+    def __str__(self) -> str:
+        return self.code
+
+
+def turn_transition(*, turn_id: int, from_: str, to: str, reason: str = "", **fields: Any) -> bool:
+    """Move a turn from `from_` to `to`, writing a TurnEvent; False if it was no longer in `from_`.
+
+    Must run inside the transaction of the step whose rows it commits with.
+    """
+    if not transition_allowed(from_, to):
+        raise TurnTransitionError(f"a turn cannot go from {from_} to {to}")
+    now = timezone.now()
+    if to in TERMINAL:
+        fields["finished_at"] = now
+    num_updated = TurnRun.objects.filter(id=turn_id, status=from_).update(status=to, **fields)
+    if num_updated != 1:
+        return False
+    last = TurnEvent.objects.filter(turn_id=turn_id).order_by("-id").values_list("created_at", flat=True).first()
+    started = last or TurnRun.objects.values_list("created_at", flat=True).get(pk=turn_id)
+    TurnEvent.objects.create(
+        turn_id=turn_id,
+        from_status=from_,
+        to_status=to,
+        reason=reason[:200],
+        duration_ms=(now - started).total_seconds() * 1000,
+    )
+    return True
+
+
+def _rejection(text: str, language: str) -> MessageRejected | None:
+    stripped = text.strip()
+    if not stripped:
+        return MessageRejected(
+            "empty",
+            "请输入您的问题，我随时为您服务。"
+            if language == Language.ZH
+            else "Please type a message - I'm here to help.",
+        )
+    if len(stripped) > settings.MAX_MESSAGE_CHARS:
+        limit = settings.MAX_MESSAGE_CHARS
+        return MessageRejected(
+            "too_long",
+            f"消息太长了（最多 {limit} 个字），请精简后再发送。"
+            if language == Language.ZH
+            else f"That message is too long (at most {limit} characters). Could you shorten it?",
+        )
+    return None
+
+
+def _bot_listens(conversation: Conversation) -> bool:
+    """The bot answers unless a person owns the chat, or one is awaited and no callback is being taken."""
+    if conversation.status == ConversationStatus.HUMAN:
+        return False
+    if conversation.status == ConversationStatus.WAITING_HUMAN:
+        return WorkflowState.objects.filter(
+            conversation=conversation, kind=WorkflowKind.CALLBACK, status=WorkflowStatus.ACTIVE
+        ).exists()
+    return True
+
+
+def customer_message_handle(*, conversation_id: int, text: str, client_id: str = "") -> TurnRun:
+    """Store the customer's message first, then start a turn for it (or stay silent for a human).
+
+    1. Reject empty and over-long text with a polite MessageRejected (nothing stored).
+    2. Under the conversation lock: a `client_id` seen before returns that message's turn (a resend).
+    3. Store the message, count the turn, reopen a closed conversation.
+    4. Create the turn; SKIPPED at once when a human owns the chat, else queue it after commit.
+    """
+    from agents.tasks import turn_advance_task
+
+    language = detect_language(text, default=Language.EN)
+    rejection = _rejection(text, language)
+    if rejection is not None:
+        raise rejection
+    with transaction.atomic():
+        conversation = conversation_lock(conversation_id)
+        if client_id:
+            existing = TurnRun.objects.filter(message__conversation=conversation, message__client_id=client_id).first()
+            if existing is not None:
+                return existing
+        if conversation.status == ConversationStatus.CLOSED:
+            conversation.status = ConversationStatus.BOT
+            conversation.closed_at = None
+        language = detect_language(text, default=conversation.language)
+        message = message_create(
+            conversation=conversation, sender=Sender.CUSTOMER, text=text.strip(), client_id=client_id
+        )
+        Conversation.objects.filter(pk=conversation.pk).update(
+            status=conversation.status,
+            closed_at=conversation.closed_at,
+            language=language,
+            turn_count=F("turn_count") + 1,
+            updated_at=timezone.now(),
+        )
+        turn = TurnRun.objects.create(conversation=conversation, message=message, language=language)
+        if not _bot_listens(conversation):
+            turn_transition(
+                turn_id=turn.pk, from_=TurnStatus.RECEIVED, to=TurnStatus.SKIPPED, reason="a human owns the chat"
+            )
+            turn.status = TurnStatus.SKIPPED
+        else:
+            turn_advance_task.delay_on_commit(turn.pk)
+    return turn
+
+
+def subtask_record_result(
+    *, subtask_id: int, status: str, result: dict[str, Any] | None = None, error: str = "", started: float | None = None
+) -> bool:
+    """Store a subtask's outcome; the last one to finish moves the turn to MERGING.
+
+    Locks the turn row, so two subtasks finishing together agree on who was last. Returns False
+    (writing nothing) when the subtask already has a result or the turn moved on.
+    """
+    from agents.tasks import turn_advance_task
+
+    subtask = Subtask.objects.only("turn_id").get(pk=subtask_id)
+    with transaction.atomic():
+        turn = TurnRun.objects.select_for_update(no_key=True).only("status").get(pk=subtask.turn_id)
+        if turn.status != TurnStatus.FANNED_OUT:
+            return False
+        latency = (time.perf_counter() - started) * 1000 if started is not None else None
+        updated = Subtask.objects.filter(pk=subtask_id, status=SubtaskStatus.PENDING).update(
+            status=status, result=result or {}, error=error[:2000], finished_at=timezone.now(), latency_ms=latency
+        )
+        if updated != 1:
+            return False
+        if not Subtask.objects.filter(turn_id=turn.pk, status=SubtaskStatus.PENDING).exists():
+            if turn_transition(
+                turn_id=turn.pk, from_=TurnStatus.FANNED_OUT, to=TurnStatus.MERGING, reason="all subtasks finished"
+            ):
+                turn_advance_task.delay_on_commit(turn.pk)
+    return True
+
+
+def bot_message_send(
+    *,
+    conversation_id: int,
+    text: str,
+    sources: list[dict[str, Any]] | None = None,
+    metadata: dict[str, Any] | None = None,
+) -> Message | None:
+    """Send a bot message unless a human took the chat meanwhile (checked under the row lock).
+
+    Must be called inside atomic(); returns None when the bot must stay silent.
+    """
+    conversation = conversation_lock(conversation_id)
+    if conversation.status == ConversationStatus.HUMAN:
+        return None
+    return message_create(conversation=conversation, sender=Sender.BOT, text=text, sources=sources, metadata=metadata)

@@ -1,0 +1,41 @@
+"""The specialist registry: the engine looks a subtask's specialist up here by name.
+
+Business, workflow and knowledge specialists register themselves the same way. A subtask whose
+specialist is not registered gets the "not available" result, which counts as unresolved, so
+after two such turns the customer is handed to a person instead of going round in circles.
+"""
+
+from __future__ import annotations
+
+from agents.specialists.base import Specialist, SpecialistContext, SpecialistResult, localized
+
+SPECIALISTS: dict[str, type[Specialist]] = {}
+
+
+def register(cls: type[Specialist]) -> type[Specialist]:
+    SPECIALISTS[cls.name] = cls
+    return cls
+
+
+class NotAvailable(Specialist):
+    name = "not_available"
+
+    def run(self, ctx: SpecialistContext) -> SpecialistResult:
+        return SpecialistResult(
+            text=localized(
+                ctx.language,
+                en='I can\'t take care of that myself. A colleague from our team can - just say "human" '
+                "and I'll bring one in.",
+                zh="这个问题我暂时无法直接处理，我们的人工客服可以帮您——回复“转人工”即可为您转接。",
+            ),
+            resolved=False,
+            data={"not_available": True},
+        )
+
+
+def specialist_get(name: str) -> Specialist:
+    return SPECIALISTS.get(name, NotAvailable)()
+
+
+# Import for their @register side effect.
+from agents.specialists import chitchat, complaint, emotion, human  # noqa: E402, F401

@@ -1,0 +1,65 @@
+"""What every specialist is: a name, a `run` from context to result, and a typed error."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+
+@dataclass(frozen=True)
+class SpecialistContext:
+    turn_id: int
+    subtask_id: int
+    conversation_id: int
+    customer_id: int
+    language: str  # "zh" or "en": the language to answer in
+    intent: str
+    text: str  # the clause this subtask serves
+    message_text: str  # the whole customer message
+    entities: dict[str, Any]
+    emotion_score: float
+    history: str = ""  # layered summary of the conversation so far
+
+
+@dataclass(frozen=True)
+class SpecialistResult:
+    text: str
+    # False when the specialist could not answer (the "not available" placeholder or a knowledge
+    # miss): the turn then counts as unresolved and the failure counter goes up (seed 000).
+    resolved: bool = True
+    sources: tuple[dict[str, Any], ...] = ()
+    awaiting: dict[str, Any] | None = None  # {"slot", "prompt", "choices"}
+    quick_replies: tuple[str, ...] = ()
+    data: dict[str, Any] = field(default_factory=dict)
+    knowledge: bool = False  # answers from the knowledge base are not rewritten by the LLM
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "text": self.text,
+            "resolved": self.resolved,
+            "sources": list(self.sources),
+            "awaiting": self.awaiting,
+            "quick_replies": list(self.quick_replies),
+            "data": self.data,
+            "knowledge": self.knowledge,
+        }
+
+
+class SpecialistError(Exception):
+    """A specialist failed. Permanent errors are recorded at once; transient ones are retried."""
+
+    def __init__(self, message: str, *, permanent: bool = True) -> None:
+        super().__init__(message)
+        self.permanent = permanent
+
+
+class Specialist(ABC):
+    name: ClassVar[str]
+
+    @abstractmethod
+    def run(self, ctx: SpecialistContext) -> SpecialistResult: ...
+
+
+def localized(language: str, *, en: str, zh: str) -> str:
+    return zh if language == "zh" else en

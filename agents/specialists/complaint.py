@@ -1,0 +1,36 @@
+"""A complaint becomes a high-priority complaint ticket the customer can quote."""
+
+from __future__ import annotations
+
+from agents.specialists import register
+from agents.specialists.base import Specialist, SpecialistContext, SpecialistResult, localized
+from conversations.models import Conversation
+from tickets.models import TicketKind, TicketPriority
+from tickets.services import ticket_create
+
+
+@register
+class Complaint(Specialist):
+    name = "complaint"
+
+    def run(self, ctx: SpecialistContext) -> SpecialistResult:
+        conversation = Conversation.objects.select_related("customer").get(pk=ctx.conversation_id)
+        order_ids = list(ctx.entities.get("order_ids") or [])
+        ticket = ticket_create(
+            kind=TicketKind.COMPLAINT,
+            subject=ctx.message_text[:200],
+            customer=conversation.customer,
+            conversation=conversation,
+            order_ref=order_ids[0] if order_ids else "",
+            payload={"message": ctx.message_text, "entities": ctx.entities, "emotion_score": ctx.emotion_score},
+            priority=TicketPriority.HIGH,
+            # One subtask, one ticket, however often the subtask is retried.
+            source_key=f"subtask:{ctx.subtask_id}",
+        )
+        text = localized(
+            ctx.language,
+            en=f"I'm sorry about this. I've filed your complaint as ticket {ticket.reference}; our customer care "
+            "team will get back to you within 4 hours.",
+            zh=f"非常抱歉给您带来不好的体验。已为您登记投诉工单 {ticket.reference}，客户关怀团队会在 4 小时内联系您。",
+        )
+        return SpecialistResult(text=text, data={"ticket_id": ticket.pk, "ticket": ticket.reference})

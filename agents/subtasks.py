@@ -1,0 +1,104 @@
+"""Running one subtask, and recovering turns whose subtasks or steps never finished."""
+
+from __future__ import annotations
+
+import logging
+import time
+from datetime import timedelta
+
+from celery.exceptions import SoftTimeLimitExceeded
+from django.conf import settings
+from django.utils import timezone
+
+from agents.models import Subtask, TurnRun
+from agents.services import subtask_record_result
+from agents.specialists import specialist_get
+from agents.specialists.base import SpecialistContext, SpecialistError
+from agents.states import SubtaskStatus, TurnStatus
+
+logger = logging.getLogger(__name__)
+
+
+def subtask_execute(*, subtask_id: int) -> bool:
+    """Run the subtask's specialist (outside any transaction) and record the outcome.
+
+    A subtask that already has a result is not run again. A failing or hanging specialist is
+    recorded as failed / timed out, and the other subtasks still answer.
+    """
+    subtask = Subtask.objects.select_related("turn__message", "turn__conversation").get(pk=subtask_id)
+    turn = subtask.turn
+    if subtask.status != SubtaskStatus.PENDING or turn.status != TurnStatus.FANNED_OUT:
+        return False
+    ctx = SpecialistContext(
+        turn_id=turn.pk,
+        subtask_id=subtask.pk,
+        conversation_id=turn.conversation_id,
+        customer_id=turn.conversation.customer_id,
+        language=turn.language,
+        intent=subtask.intent,
+        text=subtask.text,
+        message_text=turn.message.text,
+        entities=turn.entities,
+        emotion_score=turn.emotion_score if turn.emotion_score is not None else 0.5,
+    )
+    started = time.perf_counter()
+    try:
+        result = specialist_get(subtask.specialist).run(ctx)
+    except SoftTimeLimitExceeded:
+        # Raised inside the worker by the task's soft_time_limit (SUBTASK_TIMEOUT_S).
+        return subtask_record_result(
+            subtask_id=subtask.pk,
+            status=SubtaskStatus.TIMED_OUT,
+            error=f"no answer within {settings.SUBTASK_TIMEOUT_S} s",
+            started=started,
+        )
+    except SpecialistError as exc:
+        if not exc.permanent:
+            raise
+        return subtask_record_result(
+            subtask_id=subtask.pk, status=SubtaskStatus.FAILED, error=str(exc), started=started
+        )
+    except Exception as exc:  # noqa: BLE001 - one broken specialist must not sink the turn
+        logger.exception("subtask %s (%s) failed", subtask.pk, subtask.specialist)
+        return subtask_record_result(
+            subtask_id=subtask.pk, status=SubtaskStatus.FAILED, error=f"{type(exc).__name__}: {exc}", started=started
+        )
+    return subtask_record_result(
+        subtask_id=subtask.pk, status=SubtaskStatus.DONE, result=result.as_json(), started=started
+    )
+
+
+def subtask_record_failure(*, subtask_id: int, error: str) -> bool:
+    return subtask_record_result(subtask_id=subtask_id, status=SubtaskStatus.FAILED, error=error)
+
+
+def turn_sweep() -> dict[str, int]:
+    """Recover turns a dead worker left behind (run by beat every 30 s).
+
+    1. Subtasks pending for longer than the timeout are recorded as timed out, so their turn
+       merges what the others answered.
+    2. Turns stuck in a step for over a minute are queued again; the step's compare-and-set makes
+       the retry harmless if the first attempt is in fact still running.
+    """
+    from agents.tasks import turn_advance_task
+
+    now = timezone.now()
+    stale_subtasks = Subtask.objects.filter(
+        status=SubtaskStatus.PENDING,
+        turn__status=TurnStatus.FANNED_OUT,
+        created_at__lt=now - timedelta(seconds=settings.SUBTASK_TIMEOUT_S + 10),
+    ).values_list("pk", flat=True)
+    timed_out = sum(
+        subtask_record_result(subtask_id=pk, status=SubtaskStatus.TIMED_OUT, error="no worker finished it")
+        for pk in list(stale_subtasks)
+    )
+    stuck = list(
+        TurnRun.objects.filter(
+            status__in=[TurnStatus.RECEIVED, TurnStatus.RECOGNIZED, TurnStatus.MERGING],
+            created_at__lt=now - timedelta(seconds=60),
+            created_at__gt=now - timedelta(hours=1),
+        ).values_list("pk", flat=True)
+    )
+    for pk in stuck:
+        turn_advance_task.delay(pk)
+    return {"timed_out_subtasks": timed_out, "requeued_turns": len(stuck)}

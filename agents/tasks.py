@@ -1,0 +1,35 @@
+"""Celery tasks: thin wrappers over agents.pipeline / agents.subtasks, ids in, safe to run twice."""
+
+from __future__ import annotations
+
+from celery import Task, shared_task
+from django.conf import settings
+
+from agents.pipeline import turn_advance
+from agents.specialists.base import SpecialistError
+from agents.subtasks import subtask_execute, subtask_record_failure, turn_sweep
+
+TRANSIENT_RETRIES = 3
+
+
+@shared_task(acks_late=True)
+def turn_advance_task(turn_id: int) -> str:
+    return turn_advance(turn_id)
+
+
+@shared_task(
+    bind=True, acks_late=True, soft_time_limit=settings.SUBTASK_TIMEOUT_S, time_limit=settings.SUBTASK_TIMEOUT_S + 10
+)
+def subtask_execute_task(self: Task, subtask_id: int) -> None:
+    try:
+        subtask_execute(subtask_id=subtask_id)
+    except SpecialistError as exc:  # only transient errors get here
+        if self.request.retries >= TRANSIENT_RETRIES:
+            subtask_record_failure(subtask_id=subtask_id, error=str(exc))
+            return
+        raise self.retry(exc=exc, countdown=0.5 * 2**self.request.retries) from exc
+
+
+@shared_task
+def turn_sweep_task() -> dict[str, int]:
+    return turn_sweep()

@@ -1,0 +1,65 @@
+"""Integrator API keys: created once (the secret is shown once), stored as a SHA-256 hash."""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+
+from django.utils import timezone
+from rest_framework.authentication import BaseAuthentication, get_authorization_header
+from rest_framework.exceptions import AuthenticationFailed
+from rest_framework.request import Request
+
+from conversations.models import ApiKey
+
+KEY_PREFIX = "cs_"
+
+
+def _hash(raw: str) -> str:
+    return hashlib.sha256(raw.encode()).hexdigest()
+
+
+def api_key_create(*, name: str) -> tuple[ApiKey, str]:
+    """A new key and its secret; only the hash is stored, so the secret cannot be shown again."""
+    raw = KEY_PREFIX + secrets.token_urlsafe(32)
+    key = ApiKey.objects.create(name=name, prefix=raw[: len(KEY_PREFIX) + 8], key_hash=_hash(raw))
+    return key, raw
+
+
+def api_key_authenticate(raw: str) -> ApiKey | None:
+    key = ApiKey.objects.filter(key_hash=_hash(raw), revoked_at__isnull=True).first()
+    if key is not None:
+        ApiKey.objects.filter(pk=key.pk).update(last_used_at=timezone.now())
+    return key
+
+
+class Integrator:
+    """The DRF `request.user` of a call authenticated by an API key."""
+
+    is_authenticated = True
+    is_anonymous = False
+
+    def __init__(self, key: ApiKey) -> None:
+        self.key = key
+        self.pk = None
+
+    def __str__(self) -> str:
+        return f"integrator {self.key.name}"
+
+
+class ApiKeyAuthentication(BaseAuthentication):
+    """`Authorization: Bearer <key>`."""
+
+    def authenticate(self, request: Request) -> tuple[Integrator, ApiKey] | None:
+        header = get_authorization_header(request).decode(errors="replace").split()
+        if not header or header[0].lower() != "bearer":
+            return None
+        if len(header) != 2:
+            raise AuthenticationFailed("The Authorization header must be: Bearer <key>.")
+        key = api_key_authenticate(header[1])
+        if key is None:
+            raise AuthenticationFailed("Unknown or revoked API key.")
+        return Integrator(key), key
+
+    def authenticate_header(self, request: Request) -> str:
+        return 'Bearer realm="api"'

@@ -1,0 +1,122 @@
+"""State changes of customers, conversations and messages; each one publishes its event on commit."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django.utils import timezone
+
+from conversations.models import Channel, Conversation, ConversationStatus, Customer, Language, Message, Sender
+from conversations.realtime import (
+    message_payload,
+    send_conversation_event_on_commit,
+    send_staff_event_on_commit,
+)
+
+
+class ConversationStateError(Exception):
+    """The conversation is not in a state that allows this action."""
+
+
+def customer_get_or_create(*, external_id: str, name: str = "", locale: str = Language.EN) -> Customer:
+    customer, _ = Customer.objects.get_or_create(external_id=external_id, defaults={"name": name, "locale": locale})
+    return customer
+
+
+def conversation_start(*, customer: Customer, channel: str = Channel.WIDGET, language: str = "") -> Conversation:
+    return Conversation.objects.create(customer=customer, channel=channel, language=language or customer.locale)
+
+
+def message_create(
+    *,
+    conversation: Conversation,
+    sender: str,
+    text: str,
+    sources: list[dict[str, Any]] | None = None,
+    metadata: dict[str, Any] | None = None,
+    author: AbstractBaseUser | None = None,
+    client_id: str = "",
+    internal: bool = False,
+) -> Message:
+    """Store a message and announce it (internal notes only to staff) once the transaction commits."""
+    message = Message.objects.create(
+        conversation=conversation,
+        sender=sender,
+        text=text,
+        sources=sources or [],
+        metadata=metadata or {},
+        author=author,  # type: ignore[misc]
+        client_id=client_id,
+        internal=internal,
+    )
+    Conversation.objects.filter(pk=conversation.pk).update(last_message_at=message.created_at)
+    event = {"type": "message.created", "message": message_payload(message)}
+    if not internal:
+        send_conversation_event_on_commit(conversation.pk, event)
+    send_staff_event_on_commit(event)
+    return message
+
+
+def _status_change(conversation: Conversation, status: str, **fields: Any) -> None:
+    Conversation.objects.filter(pk=conversation.pk).update(status=status, updated_at=timezone.now(), **fields)
+    conversation.status = status
+    for name, value in fields.items():
+        setattr(conversation, name, value)
+    event = {"type": "status.changed", "conversation_id": conversation.pk, "status": status}
+    send_conversation_event_on_commit(conversation.pk, event)
+    send_staff_event_on_commit(event)
+
+
+def conversation_lock(conversation_id: int) -> Conversation:
+    """The conversation row, locked until the surrounding transaction ends."""
+    return Conversation.objects.select_for_update().get(pk=conversation_id)
+
+
+def conversation_wait_for_human(*, conversation: Conversation) -> None:
+    """Hand the chat to the staff queue. Must be called inside atomic() with the row locked."""
+    if conversation.status in (ConversationStatus.BOT, ConversationStatus.CLOSED):
+        _status_change(conversation, ConversationStatus.WAITING_HUMAN, closed_at=None)
+
+
+def conversation_take_over(*, conversation_id: int, staff: AbstractBaseUser) -> Conversation:
+    """A staff member owns the chat from now on; the bot stays silent until hand-back."""
+    with transaction.atomic():
+        conversation = conversation_lock(conversation_id)
+        if conversation.status == ConversationStatus.HUMAN and conversation.assigned_staff_id == staff.pk:
+            return conversation
+        if conversation.status == ConversationStatus.CLOSED:
+            raise ConversationStateError("a closed conversation cannot be taken over")
+        _status_change(conversation, ConversationStatus.HUMAN, assigned_staff=staff)
+        message_create(
+            conversation=conversation,
+            sender=Sender.SYSTEM,
+            text=f"{staff.get_full_name() or staff.get_username()} joined the conversation.",  # type: ignore[attr-defined]
+            metadata={"event": "taken_over", "staff_id": staff.pk},
+        )
+    return conversation
+
+
+def conversation_hand_back(*, conversation_id: int, staff: AbstractBaseUser) -> Conversation:
+    """Give the chat back to the bot, which resumes with the whole history and a fresh failure count."""
+    with transaction.atomic():
+        conversation = conversation_lock(conversation_id)
+        if conversation.status not in (ConversationStatus.HUMAN, ConversationStatus.WAITING_HUMAN):
+            raise ConversationStateError("only a conversation waiting for or owned by a human can be handed back")
+        _status_change(conversation, ConversationStatus.BOT, assigned_staff=None, failed_attempts=0)
+        message_create(
+            conversation=conversation,
+            sender=Sender.SYSTEM,
+            text="The assistant is back in the conversation.",
+            metadata={"event": "handed_back", "staff_id": staff.pk},
+        )
+    return conversation
+
+
+def conversation_close(*, conversation_id: int) -> Conversation:
+    with transaction.atomic():
+        conversation = conversation_lock(conversation_id)
+        if conversation.status != ConversationStatus.CLOSED:
+            _status_change(conversation, ConversationStatus.CLOSED, closed_at=timezone.now(), assigned_staff=None)
+    return conversation
