@@ -9,6 +9,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from django.conf import settings
@@ -17,6 +18,7 @@ from django.db import connection
 from cs_project import embedded
 from cs_project.celery import app as celery_app
 from cs_project.config import parse_database_url
+from tests.fake_openai import FakeOpenAI, fake_openai  # noqa: F401 - the fixture
 
 BASE_DIR = Path(settings.BASE_DIR)
 SHARED_DATA = BASE_DIR.parent / "shared" / "data"
@@ -44,7 +46,7 @@ def celery_worker(django_db_setup: None, django_db_blocker: pytest.FixtureReques
     with django_db_blocker.unblock():  # type: ignore[attr-defined]
         database_url = database_url_for_tests()
     process = subprocess.Popen(
-        [sys.executable, "manage.py", "worker", "--concurrency=2", "--loglevel=WARNING"],
+        [sys.executable, "manage.py", "worker", "--concurrency=4", "--loglevel=WARNING"],
         cwd=BASE_DIR,
         env=subprocess_env(DATABASE_URL=database_url, REDIS_URL=settings.REDIS_URL),
         start_new_session=True,
@@ -66,3 +68,103 @@ def celery_worker(django_db_setup: None, django_db_blocker: pytest.FixtureReques
 @pytest.fixture
 def sample_store_path() -> Path:
     return BASE_DIR / "tests" / "fixtures" / "taubench_sample.json"
+
+
+@pytest.fixture(autouse=True)
+def _clean_cache() -> Iterator[None]:
+    """Each test starts with an empty cache: no intent-cache hits, breaker closed, nobody online."""
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
+
+
+@pytest.fixture
+def llm_settings(fake_openai: "FakeOpenAI", settings: Any) -> "FakeOpenAI":
+    """The LLM switched on and pointed at the fake OpenAI-compatible server."""
+    settings.OPENAI_API_KEY = "test-key"
+    settings.OPENAI_BASE_URL = fake_openai.base_url
+    settings.LLM_MODEL = "main-model"
+    settings.LLM_SMALL_MODEL = "small-model"
+    settings.LLM_MAX_RETRIES = 0
+    settings.LLM_TIMEOUT_S = 2
+    return fake_openai
+
+
+class EventListener:
+    """Reads what arrives on the real Redis channel layer for one group."""
+
+    def __init__(self, group: str) -> None:
+        from asgiref.sync import async_to_sync
+        from channels.layers import get_channel_layer
+
+        self._layer = get_channel_layer()
+        self._sync = async_to_sync
+        self.group = group
+        self.channel = self._sync(self._layer.new_channel)()
+        self._sync(self._layer.group_add)(group, self.channel)
+
+    def events(self, *, timeout: float = 1.0, until: str | None = None) -> list[dict[str, Any]]:
+        import asyncio
+
+        async def collect() -> list[dict[str, Any]]:
+            found: list[dict[str, Any]] = []
+            while True:
+                try:
+                    message = await asyncio.wait_for(self._layer.receive(self.channel), timeout)
+                except TimeoutError:
+                    return found
+                found.append(message["event"])
+                if until is not None and message["event"].get("type") == until:
+                    return found
+
+        return self._sync(collect)()
+
+    def close(self) -> None:
+        self._sync(self._layer.group_discard)(self.group, self.channel)
+
+
+@pytest.fixture
+def listen() -> Iterator[Any]:
+    listeners: list[EventListener] = []
+
+    def start(group: str) -> EventListener:
+        listener = EventListener(group)
+        listeners.append(listener)
+        return listener
+
+    yield start
+    for listener in listeners:
+        listener.close()
+
+
+@pytest.fixture(scope="session")
+def exemplars(django_db_setup: None, django_db_blocker: Any) -> None:
+    """The shipped intent exemplars, committed once for the whole session."""
+    from agents.intents.exemplar_index import exemplars_sync
+
+    with django_db_blocker.unblock():
+        exemplars_sync()
+
+
+@pytest.fixture
+def customer_ada(db: None) -> Any:
+    from conversations.models import Customer
+
+    return Customer.objects.create(
+        external_id="ada_1815", name="Ada Lovelace", first_name="Ada", last_name="Lovelace", locale="en"
+    )
+
+
+@pytest.fixture
+def customer_li(db: None) -> Any:
+    from conversations.models import Customer
+
+    return Customer.objects.create(external_id="li_wei", name="李伟", locale="zh", email="", phone="")
+
+
+@pytest.fixture
+def staff_bob(db: None) -> Any:
+    from django.contrib.auth.models import User
+
+    return User.objects.create_user("bob", password="pw", is_staff=True, first_name="Bob")

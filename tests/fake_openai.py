@@ -372,8 +372,6 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))
         self.send_header("x-request-id", f"req_fake{self.server.fake._next_id()}")
-        if status >= 400:
-            self.send_header("x-should-retry", "false")
         self.end_headers()
         self.wfile.write(data)
         self.wfile.flush()

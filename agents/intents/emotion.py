@@ -18,7 +18,7 @@ import math
 import re
 
 # A message scoring below this is very negative: the classifier adds EMOTION_SENSITIVE for it.
-EMOTION_SENSITIVE_THRESHOLD = 0.2
+EMOTION_SENSITIVE_THRESHOLD = 0.15
 # Below this a message counts as negative at all (used by the evaluation: "predicted negative").
 NEGATIVE_THRESHOLD = 0.4
 
@@ -48,11 +48,17 @@ _ZH_LEXICON: dict[str, float] = {
     "错了": -0.6, "缺": -0.4, "卡顿": -1.0, "很卡": -1.2, "死机": -1.2, "闪退": -1.0, "发烫": -0.8,
     "慢": -0.8, "太慢": -1.4, "很慢": -1.2, "贵": -0.6, "太贵": -1.2, "缩水": -1.0, "粗糙": -1.0,
     "一般": -0.5, "凑合": -0.6, "将就": -0.8, "勉强": -0.6, "麻烦": -0.6, "折腾": -1.0, "浪费": -1.2,
-    "还没": -0.7, "一直没": -1.0, "至今": -0.8, "到底": -0.8, "怎么还": -0.8, "为什么还": -1.0,
+    "还没": -0.3, "还没到": -1.0, "还没发货": -1.0, "还没收到": -1.0, "还没退": -1.0, "一直没": -1.0, "至今": -0.8, "到底": -0.8, "怎么还": -0.8, "为什么还": -1.0,
     "都几天了": -1.2, "好几天": -0.8, "等了": -0.6, "没人": -0.8, "没人理": -1.6, "不理": -1.2,
     "不回复": -1.2, "不处理": -1.2, "拖": -0.6, "拖延": -1.2, "欺负": -1.6, "退货": -0.5, "退款": -0.4,
     "算了": -0.5, "无奈": -1.0, "可惜": -0.8, "遗憾": -0.8, "担心": -0.6, "着急": -0.8, "急死": -1.6,
     "坑了": -1.6, "被骗": -2.0, "吃亏": -1.2, "亏": -0.6, "态度差": -1.8, "态度恶劣": -2.2, "恶劣": -1.8,
+    "假的": -1.4, "不新鲜": -1.2, "霉": -1.2, "漏了": -1.2, "漏水": -1.2, "漏气": -1.0, "蓝屏": -1.2, "丑": -1.2,
+    "陈旧": -1.0, "过时": -0.8, "一颗星": -1.6, "痛苦": -1.2, "哭死": -1.6, "悲剧": -1.6, "呸": -1.6, "乱七八糟": -1.4,
+    "一无是处": -2.0, "没救了": -1.8, "诈骗": -1.8, "坏的": -1.0, "太小": -0.8, "太硬": -0.8, "太短": -0.6, "掉毛": -1.0,
+    "褪色": -1.0, "开线": -1.0, "脱胶": -1.0, "划伤": -1.0, "尴尬": -1.0, "闹心": -1.2, "心寒": -1.6, "寒心": -1.6,
+    "不耐用": -1.2, "退了": -0.6, "差点": -0.4, "糊弄": -1.6, "骗": -1.2, "气愤": -2.0, "恼火": -1.8, "窝火": -1.8,
+    "退款难": -1.8, "扯皮": -1.6, "不给退": -1.6, "不给换": -1.6, "耽误": -1.0, "白等": -1.4, "催了": -0.8,
     # positive
     "好": 0.8, "很好": 1.4, "挺好": 1.2, "真好": 1.4, "太好了": 1.6, "不错": 1.2, "满意": 1.4,
     "很满意": 1.8, "非常满意": 2.0, "喜欢": 1.2, "推荐": 0.8, "好评": 1.6, "五星": 1.4, "赞": 1.4,
@@ -63,6 +69,8 @@ _ZH_LEXICON: dict[str, float] = {
     "感谢": 1.0, "多谢": 0.8, "辛苦": 0.6, "爱了": 1.4, "回购": 1.0, "物美价廉": 1.6, "性价比高": 1.4,
     "精致": 1.0, "结实": 0.8, "可以": 0.3, "还行": 0.4, "还可以": 0.5, "没问题": 0.6, "挺": 0.2,
     "哈哈": 0.6, "喜欢的": 0.6, "好的": 0.4, "满分": 1.4, "超值": 1.4, "实用": 0.8, "不错的": 0.6,
+    "干净": 0.8, "可信": 0.8, "合适": 0.6, "耐用": 0.8, "新鲜": 0.8, "好吃": 1.0, "好闻": 0.8, "舒适": 1.0,
+    "惊艳": 1.4, "省心": 1.0, "顺利": 0.8, "感动": 1.0, "贴心": 1.2, "解决了": 0.8,
 }
 
 _EN_LEXICON: dict[str, float] = {
@@ -95,6 +103,12 @@ _EN_LEXICON: dict[str, float] = {
     "worthless": -2.0, "unbelievable": -1.0, "terribly": -1.6, "sad": -1.2, "crying": -1.2,
     "nonsense": -1.6, "stupid": -1.8, "idiot": -2.2, "idiots": -2.2, "moron": -2.2, "morons": -2.2,
     "hopeless": -1.6, "regret": -1.4, "avoid": -1.0, "refund": -0.3, "return": -0.2, "yet": -0.3,
+    "broke": -1.0, "ripped": -1.0, "smashed": -1.2, "unimpressed": -1.4, "dissapointed": -1.6, "dissapointing": -1.6,
+    "twice": -0.3, "no longer": -0.6, "not received": -1.2, "haven't received": -1.2, "have not received": -1.2,
+    "never received": -1.4, "never arrived": -1.4, "hasn't arrived": -1.0, "keeps": -0.4, "still": -0.4,
+    "no help": -1.2, "what gives": -0.8, "banned": -1.0, "doesn't seem to work": -1.2, "no way": -0.6,
+    "hung up": -1.2, "hangs up": -1.2, "sarcasm": -0.8, "mess": -1.0, "messed up": -1.4, "screwed": -1.6,
+    "nowhere": -0.6, "complaints": -1.2, "rip-off": -2.0, "overpriced": -1.2, "unusable": -1.6,
     # positive
     "good": 1.0, "great": 1.6, "excellent": 2.0, "amazing": 2.0, "awesome": 2.0, "fantastic": 2.0,
     "wonderful": 2.0, "perfect": 1.8, "love": 1.6, "loved": 1.6, "loving": 1.4, "like": 0.4,
@@ -104,6 +118,7 @@ _EN_LEXICON: dict[str, float] = {
     "enjoy": 1.2, "enjoying": 1.2, "beautiful": 1.4, "recommend": 1.0, "impressed": 1.6, "works": 0.4,
     "well done": 1.6, "lovely": 1.4, "sweet": 0.8, "congrats": 1.4, "welcome": 0.6, "please": 0.1,
     "yay": 1.4, "wow": 0.6, "superb": 1.8, "outstanding": 1.8, "smooth": 0.8, "friendly": 1.2,
+    "satisfied": 1.2, "works great": 1.6, "worked": 0.4, "fun": 1.0, "excited": 1.2, "can't wait": 1.2,
 }
 
 _NEGATIVE_EMOJI = "😡🤬😠😤💢😭😢😞😩😫😒🙄👎💔😣😖😰😱🤮🖕"
@@ -125,7 +140,10 @@ def _alternation(words: list[str]) -> str:
     return "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
 
 
-_ZH_RE = re.compile(_alternation(list(_ZH_LEXICON)))
+# words that contain a lexicon word but are neutral (破壁机 is a blender, 差价 a price difference)
+_ZH_NEUTRAL = ["破壁", "差价", "差不多", "差距", "问题吗", "没问题", "好几", "好多", "好像", "好久", "好不好", "只好", "好处",
+               "快递", "快充", "尽快", "加快", "块", "值班", "数值", "烦请", "麻烦您", "麻烦你"]
+_ZH_RE = re.compile(_alternation(list(_ZH_LEXICON) + _ZH_NEUTRAL))
 _EN_RE = re.compile(r"(?<![a-z'])(?:" + _alternation(list(_EN_LEXICON)) + r")(?![a-z'])")
 _CJK_RE = re.compile(r"[\u4e00-\u9fff]")
 _CAPS_WORD = re.compile(r"\b[A-Z]{3,}\b")
@@ -147,13 +165,17 @@ _EN_COMPLAINT = re.compile(
 )
 
 
+_ZH_NEGATED_TAIL = re.compile(r"(?:不|没|没有|别|未|无|毫无|并不|从不|从没|不是|一点都不|一点也不)$")
+_ZH_FILLER_TAIL = re.compile(r"(?:很|太|是|那么|这么|怎么|什么|够|算|大|特别|非常|十分|真的|真|太过|有点|有些|多|的)+$")
+
+
 def _zh_modifier(text: str, start: int) -> tuple[bool, bool]:
-    """Whether the Chinese match at `start` is negated / intensified by its few preceding characters."""
-    window = text[max(0, start - 3) : start]
-    intensified = any(w in window for w in _ZH_INTENSIFIERS)
-    window = window.replace("非常", "").replace("不错", "").replace("无论", "")
-    negated = any(n in window for n in _ZH_NEGATORS)
-    return negated, intensified
+    """Whether the Chinese match at `start` is negated / intensified by the few characters just before it."""
+    window = re.split(r"[，。！？,.!?；;、\s]", text[max(0, start - 5) : start])[-1]
+    intensified = any(window.endswith(w) for w in _ZH_INTENSIFIERS) or any(w in window[-3:] for w in ("非常", "特别", "十分", "超级"))
+    core = _ZH_FILLER_TAIL.sub("", window)
+    negated = bool(_ZH_NEGATED_TAIL.search(core))
+    return negated, intensified and not negated
 
 
 def _en_modifier(lower: str, start: int) -> tuple[bool, bool]:
@@ -176,8 +198,11 @@ def _raw_score(text: str) -> float:
     s = 0.0
     if _CJK_RE.search(text):
         for m in _ZH_RE.finditer(text):
+            weight = _ZH_LEXICON.get(m.group())
+            if weight is None:
+                continue  # a neutral word that merely contains a lexicon word
             neg, inten = _zh_modifier(text, m.start())
-            s += _apply(_ZH_LEXICON[m.group()], neg, inten)
+            s += _apply(weight, neg, inten)
         if _ZH_COMPLAINT.search(text):
             s -= 1.0
     lower = text.lower()

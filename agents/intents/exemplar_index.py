@@ -22,7 +22,6 @@ from knowledge.embeddings import embedder_get
 
 NEIGHBOURS_K = 10
 _sync_lock = threading.Lock()
-_synced = False
 
 
 def _cache_path() -> Path:
@@ -65,7 +64,6 @@ def shipped_exemplars() -> list[tuple[str, str, str]]:
 
 def exemplars_sync() -> int:
     """Make the shipped exemplars in the table match the code; return how many were added."""
-    global _synced
     shipped = shipped_exemplars()
     wanted = set(shipped)
     with _sync_lock, transaction.atomic():
@@ -91,18 +89,13 @@ def exemplars_sync() -> int:
                 ],
                 ignore_conflicts=True,
             )
-        _synced = True
     return len(new)
 
 
 def exemplars_ensure() -> None:
-    """Sync once per process if the table has no shipped exemplars (a fresh database)."""
-    global _synced
-    if _synced:
-        return
+    """Sync if the table has no shipped exemplars (a fresh or emptied database)."""
     if not IntentExemplar.objects.filter(source=ExemplarSource.SHIPPED).exists():
         exemplars_sync()
-    _synced = True
 
 
 def exemplar_add(*, intent: Intent | str, language: str, text: str) -> IntentExemplar:

@@ -42,13 +42,13 @@ def llm_enabled() -> bool:
     return bool(settings.OPENAI_API_KEY) and not breaker_is_open()
 
 
-_clients: dict[tuple[str, str, float], Any] = {}
+_clients: dict[tuple[str, str, float, int], Any] = {}
 
 
 def _client() -> Any:
     from openai import OpenAI
 
-    key = (settings.OPENAI_BASE_URL, settings.OPENAI_API_KEY, float(settings.LLM_TIMEOUT_S))
+    key = (settings.OPENAI_BASE_URL, settings.OPENAI_API_KEY, float(settings.LLM_TIMEOUT_S), settings.LLM_MAX_RETRIES)
     if key not in _clients:
         # The SDK retries timeouts, 429s and 5xx with exponential backoff; LLM_MAX_RETRIES bounds it.
         _clients[key] = OpenAI(

@@ -37,5 +37,16 @@ def specialist_get(name: str) -> Specialist:
     return SPECIALISTS.get(name, NotAvailable)()
 
 
-# Import for their @register side effect.
-from agents.specialists import chitchat, complaint, emotion, human  # noqa: E402, F401
+def _load_plugins() -> None:
+    """Import the built-in specialists, then SPECIALIST_MODULES (dotted paths) for their @register."""
+    from importlib import import_module
+
+    from django.conf import settings
+
+    for module in ["chitchat", "complaint", "emotion", "human"]:
+        import_module(f"agents.specialists.{module}")
+    for module in settings.SPECIALIST_MODULES:
+        import_module(module)
+
+
+_load_plugins()

@@ -89,7 +89,7 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
-CELERY_TASK_DEFAULT_QUEUE = "cs"
+CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_QUEUE", "") or "cs"
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 CELERY_TIMEZONE = "UTC"
 
@@ -212,6 +212,8 @@ LLM_PRICE_INPUT_PER_1K = float(os.environ.get("LLM_PRICE_INPUT_PER_1K", "0") or 
 LLM_PRICE_OUTPUT_PER_1K = float(os.environ.get("LLM_PRICE_OUTPUT_PER_1K", "0") or 0)
 MAX_MESSAGE_CHARS = env_int("MAX_MESSAGE_CHARS", 2000)
 SUBTASK_TIMEOUT_S = env_int("SUBTASK_TIMEOUT_S", 20)
+# Extra modules whose specialists @register themselves (a store's own agents plug in here).
+SPECIALIST_MODULES = env_list("SPECIALIST_MODULES", [])
 INTENT_CACHE_TTL_S = 30 * 60
 # How long a staff member counts as online after their last request in the console.
 STAFF_ONLINE_WINDOW_S = 120

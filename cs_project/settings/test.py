@@ -26,3 +26,6 @@ CELERY_BROKER_URL = celery_broker_url(redis_db_url(REDIS_URL, REDIS_DB_BROKER))
 CELERY_TASK_DEFAULT_QUEUE = "cs-test"
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+# Test-only specialists (a slow I/O one, a broken one), in the test process and its worker alike.
+SPECIALIST_MODULES = ["tests.agents.plugins"]

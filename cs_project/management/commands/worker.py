@@ -13,11 +13,13 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--concurrency", type=int, default=int(os.environ.get("WORKER_CONCURRENCY", "4")))
         parser.add_argument("--loglevel", default="INFO")
+        parser.add_argument("--hostname", default="", help="Node name, e.g. worker1@%%h.")
 
-    def handle(self, *args: Any, concurrency: int, loglevel: str, **options: Any) -> None:
+    def handle(self, *args: Any, concurrency: int, loglevel: str, hostname: str, **options: Any) -> None:
         app.worker_main(
             [
                 "worker",
+                *([f"--hostname={hostname}"] if hostname else []),
                 f"--loglevel={loglevel}",
                 f"--concurrency={concurrency}",
                 f"--queues={settings.CELERY_TASK_DEFAULT_QUEUE}",

@@ -1,0 +1,93 @@
+"""Shared set-up for benchmarks: a scratch database on the configured (or embedded) Postgres,
+a real Celery worker on it, and percentile helpers. Benchmarks print figures; they assert nothing."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+def django_setup(settings_module: str = "cs_project.settings.base", **env: str) -> None:
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", settings_module)
+    # A queue of its own, so a `make run` worker on the same Redis never takes the benchmark's tasks.
+    os.environ.setdefault("CELERY_QUEUE", "cs-bench")
+    os.environ.update(env)
+    import django
+
+    django.setup()
+
+
+@contextlib.contextmanager
+def scratch_database() -> Iterator[str]:
+    """Point this process at a new, migrated database; drop it afterwards. Yields its URL."""
+    import psycopg
+    from django.conf import settings
+    from django.core.management import call_command
+    from django.db import connections
+
+    from cs_project.config import parse_database_url
+
+    config = parse_database_url(settings.DATABASE_URL)
+    name = f"cs_bench_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(config.url(name="postgres"), autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    connections.close_all()
+    settings.DATABASES["default"]["NAME"] = name
+    try:
+        call_command("migrate", verbosity=0)
+        yield config.url(name=name)
+    finally:
+        connections.close_all()
+        with psycopg.connect(config.url(name="postgres"), autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@contextlib.contextmanager
+def worker(database_url: str, *, concurrency: int = 4, **env: str) -> Iterator[subprocess.Popen[bytes]]:
+    """A real Celery worker process on `database_url`, started and stopped around the block."""
+    from cs_project.celery import app
+
+    node = f"bench-{uuid.uuid4().hex[:6]}@{socket.gethostname()}"
+    process = subprocess.Popen(
+        [
+            sys.executable, str(ROOT / "manage.py"), "worker", f"--concurrency={concurrency}", "--loglevel=WARNING",
+            f"--hostname={node}",
+        ],
+        env={**os.environ, "DATABASE_URL": database_url, **env},
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 60
+    while not app.control.ping(destination=[node], timeout=0.5, limit=1):
+        if process.poll() is not None or time.monotonic() > deadline:
+            raise SystemExit("the Celery worker did not start")
+    try:
+        yield process
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)
+        process.wait(timeout=30)
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))]
+
+
+def summary(values_ms: list[float]) -> str:
+    return (
+        f"n={len(values_ms)}  p50={statistics.median(values_ms):7.1f} ms  p95={percentile(values_ms, 95):7.1f} ms  "
+        f"max={max(values_ms):7.1f} ms"
+    )

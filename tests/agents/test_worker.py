@@ -1,0 +1,100 @@
+"""End to end through a real Celery worker: the message goes in, the reply comes out on the channel layer."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+from django.db import transaction
+
+from agents.models import Subtask, TurnRun
+from agents.services import customer_message_handle
+from agents.states import TERMINAL, TurnStatus
+from agents.tasks import subtask_execute_task
+from conversations.models import Conversation, Customer, Message
+from conversations.realtime import conversation_group
+from conversations.services import conversation_start
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("celery_worker")]
+
+
+def _wait(turn_id: int, *, timeout: float = 30) -> TurnRun:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        turn = TurnRun.objects.get(pk=turn_id)
+        if turn.status in TERMINAL:
+            return turn
+        time.sleep(0.05)
+    raise AssertionError(f"turn {turn_id} did not finish: {TurnRun.objects.get(pk=turn_id).status}")
+
+
+@pytest.fixture
+def chat() -> Conversation:
+    customer = Customer.objects.create(external_id="worker_ada", name="Ada", locale="en")
+    return conversation_start(customer=customer)
+
+
+def test_a_message_is_answered_by_the_worker_with_exactly_one_reply_done(chat: Conversation, listen: Any) -> None:
+    events = listen(conversation_group(chat.pk))
+
+    turn = customer_message_handle(conversation_id=chat.pk, text="Hello!")
+    done = _wait(turn.pk)
+
+    assert done.status == TurnStatus.DONE
+    received = events.events(timeout=1.5)
+    types = [e["type"] for e in received]
+    assert types.count("reply.done") == 1
+    assert types.index("message.created") < types.index("reply.done")
+    reply = next(e for e in received if e["type"] == "reply.done")
+    assert reply["text"] == done.reply["text"] and reply["message_id"] == done.reply_message_id
+
+
+def test_chinese_message_is_answered_in_chinese_by_the_worker(chat: Conversation) -> None:
+    turn = customer_message_handle(conversation_id=chat.pk, text="你好，在吗")
+
+    assert "您好" in _wait(turn.pk).reply["text"]
+
+
+def _fan_out_by_hand(chat: Conversation, specialists: list[str]) -> TurnRun:
+    """A turn with the given subtasks, queued the way the agent node queues them."""
+    with transaction.atomic():
+        message = Message.objects.create(conversation=chat, sender="customer", text="three questions")
+        turn = TurnRun.objects.create(
+            conversation=chat, message=message, status=TurnStatus.FANNED_OUT,
+            intents=[{"name": "faq", "confidence": 0.9, "text": "three questions"}],
+        )
+        subtasks = Subtask.objects.bulk_create(
+            Subtask(turn=turn, position=i, specialist=name, intent="faq", text=f"q{i}")
+            for i, name in enumerate(specialists)
+        )
+        for subtask in subtasks:
+            subtask_execute_task.delay_on_commit(subtask.pk)
+    return turn
+
+
+def test_subtasks_run_in_parallel_and_the_last_one_advances_the_turn(chat: Conversation) -> None:
+    turn = _fan_out_by_hand(chat, ["slow_io", "slow_io", "slow_io"])
+
+    done = _wait(turn.pk)
+
+    assert done.status == TurnStatus.DONE
+    spans = [
+        (s.finished_at.timestamp() - s.latency_ms / 1000, s.finished_at.timestamp())
+        for s in Subtask.objects.filter(turn=turn)
+    ]
+    # all three were running at the same moment: no task waited for another
+    assert max(start for start, _ in spans) < min(end for _, end in spans)
+    assert done.reply["text"].count("answer to q") == 3
+
+
+def test_a_failing_subtask_is_recorded_and_the_others_answer(chat: Conversation) -> None:
+    turn = _fan_out_by_hand(chat, ["slow_io", "broken"])
+
+    done = _wait(turn.pk)
+
+    statuses = dict(Subtask.objects.filter(turn=turn).values_list("specialist", "status"))
+    assert statuses == {"slow_io": "done", "broken": "failed"}
+    assert "answer to q0" in done.reply["text"]
+    chat.refresh_from_db()
+    assert chat.failed_attempts == 1  # the failure leaves the turn unresolved
