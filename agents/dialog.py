@@ -133,7 +133,9 @@ def reply_polish(reply: Reply, *, language: str, history: str, customer_text: st
     """
     if reply.knowledge or reply.awaiting or not reply.text or not llm_enabled():
         return reply
-    messages = reply_polish_messages(draft=reply.text, language=language, context=history, customer_text=customer_text)
+    messages = reply_polish_messages(
+        draft=reply.text, language=language, context=history, customer_text=mask_pii(customer_text)
+    )
     try:
         result = llm_chat(messages, tier="main", on_delta=on_delta, temperature=0.3)
     except LLMUnavailable as exc:

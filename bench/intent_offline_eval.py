@@ -185,7 +185,8 @@ def eval_bitext(data: Path, cache: EmbeddingCache, neighbours: Neighbours, limit
     if errors:
         wrong = [(r, f, p) for r, g, f, p in zip(rows, gold, first, preds, strict=True) if g != f]
         confusion = Counter((BITEXT_MAP[r["intent"]].value, f) for r, f, _ in wrong)
-        print("    top confusions (gold -> predicted): " + ", ".join(f"{g}->{p} {n}" for (g, p), n in confusion.most_common(10)))
+        top = ", ".join(f"{g}->{p} {n}" for (g, p), n in confusion.most_common(10))
+        print(f"    top confusions (gold -> predicted): {top}")
         for r, _f, p in wrong[:errors]:
             shown = ", ".join(f"{s.intent.value}:{s.confidence:.2f}" for s in p)
             print(f"      [{r['intent']}] {r['utterance']!r} -> {shown}")

@@ -168,3 +168,13 @@ def staff_bob(db: None) -> Any:
     from django.contrib.auth.models import User
 
     return User.objects.create_user("bob", password="pw", is_staff=True, first_name="Bob")
+
+
+@pytest.fixture
+def no_queue(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tests that drive turns in-process keep them off the real queue (the session worker would race them)."""
+    from agents import tasks
+
+    for task in (tasks.turn_advance_task, tasks.subtask_execute_task):
+        monkeypatch.setattr(task, "delay_on_commit", lambda *args, **kwargs: None)
+        monkeypatch.setattr(task, "delay", lambda *args, **kwargs: None)

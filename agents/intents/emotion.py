@@ -48,14 +48,16 @@ _ZH_LEXICON: dict[str, float] = {
     "错了": -0.6, "缺": -0.4, "卡顿": -1.0, "很卡": -1.2, "死机": -1.2, "闪退": -1.0, "发烫": -0.8,
     "慢": -0.8, "太慢": -1.4, "很慢": -1.2, "贵": -0.6, "太贵": -1.2, "缩水": -1.0, "粗糙": -1.0,
     "一般": -0.5, "凑合": -0.6, "将就": -0.8, "勉强": -0.6, "麻烦": -0.6, "折腾": -1.0, "浪费": -1.2,
-    "还没": -0.3, "还没到": -1.0, "还没发货": -1.0, "还没收到": -1.0, "还没退": -1.0, "一直没": -1.0, "至今": -0.8, "到底": -0.8, "怎么还": -0.8, "为什么还": -1.0,
+    "还没": -0.3, "还没到": -1.0, "还没发货": -1.0, "还没收到": -1.0, "还没退": -1.0, "一直没": -1.0,
+    "至今": -0.8, "到底": -0.8, "怎么还": -0.8, "为什么还": -1.0,
     "都几天了": -1.2, "好几天": -0.8, "等了": -0.6, "没人": -0.8, "没人理": -1.6, "不理": -1.2,
     "不回复": -1.2, "不处理": -1.2, "拖": -0.6, "拖延": -1.2, "欺负": -1.6, "退货": -0.5, "退款": -0.4,
     "算了": -0.5, "无奈": -1.0, "可惜": -0.8, "遗憾": -0.8, "担心": -0.6, "着急": -0.8, "急死": -1.6,
     "坑了": -1.6, "被骗": -2.0, "吃亏": -1.2, "亏": -0.6, "态度差": -1.8, "态度恶劣": -2.2, "恶劣": -1.8,
     "假的": -1.4, "不新鲜": -1.2, "霉": -1.2, "漏了": -1.2, "漏水": -1.2, "漏气": -1.0, "蓝屏": -1.2, "丑": -1.2,
     "陈旧": -1.0, "过时": -0.8, "一颗星": -1.6, "痛苦": -1.2, "哭死": -1.6, "悲剧": -1.6, "呸": -1.6, "乱七八糟": -1.4,
-    "一无是处": -2.0, "没救了": -1.8, "诈骗": -1.8, "坏的": -1.0, "太小": -0.8, "太硬": -0.8, "太短": -0.6, "掉毛": -1.0,
+    "一无是处": -2.0, "没救了": -1.8, "诈骗": -1.8, "坏的": -1.0, "太小": -0.8, "太硬": -0.8, "太短": -0.6,
+    "掉毛": -1.0,
     "褪色": -1.0, "开线": -1.0, "脱胶": -1.0, "划伤": -1.0, "尴尬": -1.0, "闹心": -1.2, "心寒": -1.6, "寒心": -1.6,
     "不耐用": -1.2, "退了": -0.6, "差点": -0.4, "糊弄": -1.6, "骗": -1.2, "气愤": -2.0, "恼火": -1.8, "窝火": -1.8,
     "退款难": -1.8, "扯皮": -1.6, "不给退": -1.6, "不给换": -1.6, "耽误": -1.0, "白等": -1.4, "催了": -0.8,
@@ -125,7 +127,9 @@ _NEGATIVE_EMOJI = "😡🤬😠😤💢😭😢😞😩😫😒🙄👎💔😣�
 _POSITIVE_EMOJI = "😀😃😄😁😊🙂😍🥰😘👍👏🙏❤💕🎉✨🌹😆🤗👌💯"
 
 _ZH_NEGATORS = ("不", "没", "别", "未", "无", "勿")
-_ZH_INTENSIFIERS = ("非常", "太", "很", "特别", "超", "极其", "十分", "真", "巨", "贼", "好", "最", "超级", "实在", "简直")
+_ZH_INTENSIFIERS = (
+    "非常", "太", "很", "特别", "超", "极其", "十分", "真", "巨", "贼", "好", "最", "超级", "实在", "简直",
+)
 _EN_NEGATION = re.compile(
     r"\b(?:not|no|never|dont|don't|didnt|didn't|doesnt|doesn't|isnt|isn't|wasnt|wasn't|arent|aren't|"
     r"wont|won't|cant|can't|cannot|without|hardly|nothing|neither|nor)\b"
@@ -141,8 +145,10 @@ def _alternation(words: list[str]) -> str:
 
 
 # words that contain a lexicon word but are neutral (破壁机 is a blender, 差价 a price difference)
-_ZH_NEUTRAL = ["破壁", "差价", "差不多", "差距", "问题吗", "没问题", "好几", "好多", "好像", "好久", "好不好", "只好", "好处",
-               "快递", "快充", "尽快", "加快", "块", "值班", "数值", "烦请", "麻烦您", "麻烦你"]
+_ZH_NEUTRAL = [
+    "破壁", "差价", "差不多", "差距", "问题吗", "没问题", "好几", "好多", "好像", "好久", "好不好", "只好", "好处",
+    "快递", "快充", "尽快", "加快", "块", "值班", "数值", "烦请", "麻烦您", "麻烦你",
+]
 _ZH_RE = re.compile(_alternation(list(_ZH_LEXICON) + _ZH_NEUTRAL))
 _EN_RE = re.compile(r"(?<![a-z'])(?:" + _alternation(list(_EN_LEXICON)) + r")(?![a-z'])")
 _CJK_RE = re.compile(r"[\u4e00-\u9fff]")
@@ -172,7 +178,9 @@ _ZH_FILLER_TAIL = re.compile(r"(?:很|太|是|那么|这么|怎么|什么|够|�
 def _zh_modifier(text: str, start: int) -> tuple[bool, bool]:
     """Whether the Chinese match at `start` is negated / intensified by the few characters just before it."""
     window = re.split(r"[，。！？,.!?；;、\s]", text[max(0, start - 5) : start])[-1]
-    intensified = any(window.endswith(w) for w in _ZH_INTENSIFIERS) or any(w in window[-3:] for w in ("非常", "特别", "十分", "超级"))
+    intensified = any(window.endswith(w) for w in _ZH_INTENSIFIERS) or any(
+        w in window[-3:] for w in ("非常", "特别", "十分", "超级")
+    )
     core = _ZH_FILLER_TAIL.sub("", window)
     negated = bool(_ZH_NEGATED_TAIL.search(core))
     return negated, intensified and not negated
@@ -248,7 +256,8 @@ _ZH_OFFENSIVE = re.compile(
 _EN_OFFENSIVE = re.compile(
     r"(?:\bfuck(?:ing)? (?:you|off|this|that|u|ur|your|yall)\b|\bf\*+k|\bfuck\b|\bstfu\b|\bwtf\b|\bbullshit\b|"
     r"\bshit(?:ty)?\b|\bidiots?\b|\bmorons?\b|\bretard(?:ed|s)?\b|\bassholes?\b|\bbastards?\b|\bbitch(?:es)?\b|"
-    r"\bdumbass\b|\bscam(?:mers?|med|s)?\b|\b(?:are|a|bunch of) frauds?\b|\bfraudsters?\b|\bcrooks?\b|\bthie(?:f|ves)\b|\bliars?\b|"
+    r"\bdumbass\b|\bscam(?:mers?|med|s)?\b|\b(?:are|a|bunch of) frauds?\b|\bfraudsters?\b|\bcrooks?\b|"
+    r"\bthie(?:f|ves)\b|\bliars?\b|"
     r"\bpiss off\b|\bscrew you\b|\bshut up\b|\bgo to hell\b|\bgo die\b|"
     r"\b(?:you(?:'re| are)?|u r|ur|this|what a|such a) (?:so |really |fucking )?(?:stupid|dumb|useless|pathetic)\b|"
     r"\b(?:stupid|dumb|useless|worthless|pathetic) (?:bot|robot|ai|company|store|shop|service|people|staff)\b|"

@@ -1144,6 +1144,7 @@ EXEMPLARS: dict[Intent, dict[str, list[str]]] = {
             "屏幕上有个黑点",
             "听筒声音很小",
             "壳子和机身对不齐",
+            "新手机屏幕上有坏点",
         ],
     },
     Intent.POLICY_INQUIRY: {

@@ -48,6 +48,7 @@ SIM_FLOOR = 0.84  # best cosine at or below this: no evidence at all
 SIM_FULL = 0.92  # best cosine at or above this: full evidence
 OOS_SIMILARITY = 0.85  # best cosine below this and no keyword -> OUT_OF_SCOPE
 KW_LOW_SIM_PENALTY = 0.3  # a keyword hit in a message unlike any exemplar is less sure
+UNSURE_WITH_CHITCHAT = True
 CONFIDENT = 0.7  # the engine caches at and above this
 UNSURE = 0.5  # the engine asks a clarifying question below this
 CHITCHAT_KNN_MIN = 0.7  # a kNN-only chitchat vote below this counts as unclear (OUT_OF_SCOPE)
@@ -70,7 +71,9 @@ _EN_CONNECTOR = re.compile(
 )
 _SOFT_SPLIT = re.compile(rf"[，,]|(?<=[{_CJK}])\s+(?=[{_CJK}])")
 _CONTENT = re.compile(rf"[A-Za-z0-9{_CJK}]")
-_LEADING_JUNK = re.compile(r"^[\s,，、:：\-–—]*(?:(?:and|also|plus|then)\b\s*|还有\s*|那\s*(?=[{_CJK}]))?", re.IGNORECASE)
+_LEADING_JUNK = re.compile(
+    rf"^[\s,，、:：\-–—]*(?:(?:and|also|plus|then)\b\s*|还有\s*|那\s*(?=[{_CJK}]))?", re.IGNORECASE
+)
 
 
 def _is_short(fragment: str) -> bool:
@@ -151,12 +154,14 @@ _ZH_POLICY = (
     r"什么情况(?:下)?(?:可以|能|才能)?(?:退|换)|手续费|违约金|(?:配送|送货|快递)方式|支持哪些快递|送货上门|"
     r"自提|当日达|次日达|保修(?:多久|期|范围|包括|哪些)|运费谁|运费险|拆封.{0,4}(?:能|可以|还能)退|"
     r"激活.{0,6}(?:能|可以)?(?:退|七天)|七天无理由.{0,6}(?:规则|条件|吗|么|怎么算)|价格保护|价保|"
-    r"多少天(?:内)?(?:可以|能)?(?:退|换)|人为损坏|(?:能|可以)发顺丰|(?:取消订单|取消).{0,4}(?:收费|扣钱|要钱)"
+    r"多少天(?:内)?(?:可以|能)?(?:退|换)|(?:国补|补贴|特价|定制|激活|拆封|使用过|用过|赠品)(?:的|了)?(?:商品|产品|手机|订单)?"
+    r".{0,4}(?:能|可以|还能|支持)(?:退|换)|人为损坏|(?:能|可以)发顺丰|(?:取消订单|取消).{0,4}(?:收费|扣钱|要钱)"
 )
 _REFUND_STATUS = (
     r"\b(?:track\w*|status|progress|update[sd]?|news|anything new|follow(?:ing)? up|where(?:'s| is)|check\w*)\b"
     r".{0,30}\b(?:refund|reimbursement|money)|"
-    r"\brefund\w*\b.{0,25}\b(?:status|progress|update|yet|arrived?|processed|approved|issued|completed|on (?:its|the) way"
+    r"\brefund\w*\b.{0,25}\b(?:status|progress|update|yet|arrived?|processed|approved|issued|completed|"
+    r"on (?:its|the) way"
     r"|come through|show up|hit)\b|"
     r"\b(?:has|have|was|is|did)\b.{0,12}\b(?:refund|money)\b.{0,20}\b(?:been|processed|sent|returned|approved|issued"
     r"|on (?:its|the) way|arrived?|back)\b|\bwhen (?:will|do|does|can|should) i (?:get|receive|see) (?:my|the) refund|"
@@ -184,7 +189,8 @@ _RULES: list[_Rule] = [
     _Rule(
         Intent.HUMAN_REQUEST,
         _rx(
-            r"\b(?:talk|speak|chat|transfer|connect|put me through|pass me|get me|reach|call|contact|need|want)\b.{0,25}"
+            r"\b(?:talk|speak|chat|transfer|connect|put me through|pass me|get me|reach|call|contact|need|want)\b"
+            r".{0,25}"
             r"\b(?:human|real person|live (?:agent|rep|person|chat)|agent|representative|rep|operator|someone|"
             r"somebody|a person|staff member|manager|supervisor)\b|"
             r"^\s*(?:human|agent|operator|representative|live agent|real person)(?: please| pls)?\s*[.!]*\s*$|"
@@ -192,13 +198,16 @@ _RULES: list[_Rule] = [
             r"转人工|人工(?!智能|费|成本|降雨)|真人|客服专员|人工坐席|找.{0,3}经理|换个?人(?:来|回复|处理)?$"
         ),
         0.9,
-        unless=_rx(r"\bare you (?:a )?(?:human|real|person|bot|robot)|[你您]是(?:真人|人工|机器人)|是(?:真人|人工|机器人)吗"),
+        unless=_rx(
+            r"\bare you (?:a )?(?:human|real|person|bot|robot)|[你您]是(?:真人|人工|机器人)|是(?:真人|人工|机器人)吗"
+        ),
     ),
     _Rule(
         Intent.COMPLAINT,
         _rx(
             r"\b(?:complain\w*|complaints?|grievance|reclamation|claim against|consumer claim|file a claim|"
-            r"lodge a claim|escalate)\b|\b(?:file|lodge|make|submit|open|filing|lodging|making) an? (?!warranty)(?:\w+ )?claim\b|投诉|举报|12315|给(?:我)?(?:个|一个)说法|"
+            r"lodge a claim|escalate)\b|\b(?:file|lodge|make|submit|open|filing|lodging|making) an? (?!warranty)"
+            r"(?:\w+ )?claim\b|投诉|举报|12315|给(?:我)?(?:个|一个)说法|"
             r"要(?:个)?说法|向上级反映|反映.{0,6}问题"
         ),
         0.85,
@@ -217,7 +226,8 @@ _RULES: list[_Rule] = [
     _Rule(
         Intent.RETURN,
         _rx(
-            r"\b(?:refund\w*|money back|reimburs\w*|compensat\w*|send (?:it|this|them|the \w+) back|give (?:it|them) back|"
+            r"\b(?:refund\w*|money back|reimburs\w*|compensat\w*|send (?:it|this|them|the \w+) back|"
+            r"give (?:it|them) back|"
             r"take (?:it|them) back)\b|\breturn(?:ing)? (?:it|this|that|them|the|my|an?|items?|products?|"
             r"purchases?|orders?)\b|^\s*return\b|\b(?:a|start a|make a|process a) return\b|"
             r"退货|退款|退钱|退掉|退了|想退|要退|能退|可以退|申请退|办理退|退一下|给我退|退吗|把钱退|退回"
@@ -228,7 +238,7 @@ _RULES: list[_Rule] = [
         Intent.EXCHANGE,
         _rx(
             r"\b(?:exchange\w*|swap\w*|replacement|replace (?:it|my|the|this)|trade (?:it|this) for)\b|"
-            r"换货|换新|换一台|换台新|换个新|换一个新|调换|换(?:成|个|一个)(?:黑|白|蓝|绿|紫|银|红|粉|金|别的|其他|颜色|\d)"
+            r"换货|换新|换一台|换台新|换个新|换一个新|调换|换(?:成|个|一个)\s*(?:黑|白|蓝|绿|紫|银|红|粉|金|别的|其他|颜色|\d|[A-Za-z])"
         ),
         0.8,
         unless=_rx(r"\bexchange rate|\btrade-?in\b"),
@@ -242,7 +252,9 @@ _RULES: list[_Rule] = [
     _Rule(
         Intent.CANCEL_ORDER,
         _rx(r"\bcancel\w*|\bvoid (?:that|the|my) order|\bcall off\b|"
-            r"\b(?:don'?t|do not|no longer) want (?:to pay for )?(?:the|my|this|that|an?) (?:\w+ )?order\b|取消(?!订阅|关注|自动续费|收藏)|撤单|撤销订单"),
+            r"\b(?:don'?t|do not|no longer) want (?:to pay for )?(?:the|my|this|that|an?) (?:\w+ )?order\b|"
+            r"取消(?!订阅|关注|自动续费|收藏)|撤单|撤销订单"
+        ),
         0.85,
         unless=_rx(r"\bcancel\w*\b.{0,25}\b(?:account|acc?ount|profile|membership|subscription|user)\b|"
                    r"\bcancell?ation of (?:my|the|an?) (?:\w+ )?(?:account|profile)"),
@@ -357,12 +369,13 @@ _RULES: list[_Rule] = [
             r"freezing|dropping|disconnecting|rebooting|flickering)|\bcrash\w*|\bflicker\w*|\boverheat\w*|\blaggy\b|"
             r"\b(?:registration|sign-?up|signup|log-?in|login) (?:problem|issue|error|fail\w*|trouble)s?|"
             r"\b(?:help|assistance|support|problems?|issues?|errors?|questions?|troubles?|isuses)\b.{0,25}"
-            r"\b(?:registration|re+gistration|sign-?up|signup)\b|\b(?:issue|problem|trouble|error)s? (?:registering|signing up)|"
+            r"\b(?:registration|re+gistration|sign-?up|signup)\b|"
+            r"\b(?:issue|problem|trouble|error)s? (?:registering|signing up)|"
             r"\bverification code|\bboot loop|\bno sound\b|\bdead pixel|"
             r"(?:支付|付款|付钱)(?:失败|不了|不成功|报错|异常|一直)|付不了|扣款.{0,6}(?:没|未)|扣了钱|重复扣|"
             r"注册(?:不了|失败|不上|报错|提示)|验证码|登录不上|登不上|登录失败|充不进|充不上|充电(?:特别|很)?慢|开不了机|"
             r"黑屏|闪退|死机|自动重启|一直重启|卡顿|很卡|变卡|连不上|断连|老断|没声音|失灵|发烫|发热|花屏|绿线|闪屏|不亮|"
-            r"识别不了|信号(?:很)?差|掉电|乱点|听不到"
+            r"识别不了|信号(?:很)?差|掉电|乱点|听不到|坏点|亮点|漏光"
         ),
         0.8,
     ),
@@ -378,7 +391,8 @@ _RULES: list[_Rule] = [
             r"\b(?:forg[eo]t\w*|lost|reset|restore|recover\w*|retriev\w*|remember)\b.{0,25}\b(?:pass|key|keys|pin)\b|"
             r"\b(?:pass|key|pin) (?:retrieval|recovery|reset)|\b(?:user|account|profile) (?:data|details|info\w*)\b|"
             r"\bdetails on my (?:\w+ )?account|\bswitch\w*\b.{0,15}\b(?:users?|accounts?|profiles?)\b|"
-            r"\bregist(?:er|ering)\b|\b(?:not|don'?t) have an? (?:online |user )?account|\bnot (?:your|ur) (?:customer|client)|"
+            r"\bregist(?:er|ering)\b|\b(?:not|don'?t) have an? (?:online |user )?account|"
+            r"\bnot (?:your|ur) (?:customer|client)|"
             r"\bbuy(?:ing)? (?:an? |some |several |a few )?(?:items?|products?|things?)\b|"
             r"\bpersonal (?:info\w*|details|data)|\b(?:place|make|placing|making) (?:an? |the )?(?:order|purchase)|"
             r"\b(?:buy|purchase) (?:some|several|a few|a couple|items?|products?|something|stuff)|"
@@ -399,11 +413,13 @@ _RULES: list[_Rule] = [
     _Rule(
         Intent.FAQ,
         _rx(
-            r"\bpayment (?:methods?|options?|types?)|\bways to pay\b|\bpay (?:with|by|via|using) (?:alipay|wechat|paypal|"
+            r"\bpayment (?:methods?|options?|types?)|\bways to pay\b|"
+            r"\bpay (?:with|by|via|using) (?:alipay|wechat|paypal|"
             r"credit|debit|card|cash|apple pay|installments?)|\baccept\w*\b.{0,25}\b(?:cards?|paypal|alipay|wechat|"
             r"cash|payments?)|\binstall?ments?\b|"
             r"\b(?:cu\w*omer (?:serv\w*|supp\w*|care|ass?ist\w*)|support team|help ?desk|call center)\b|"
-            r"\b(?:phone|contact|hotline) number\b|\b(?:opening|business|store|office|working) hours\b|\bwhat time do you\b|"
+            r"\b(?:phone|contact|hotline) number\b|\b(?:opening|business|store|office|working) hours\b|"
+            r"\bwhat time do you\b|"
             r"\b(?:reviews?|feedback|rate (?:my|your|the|a)|rating|testimonial)\b|\bphysical stores?|\bstore address|"
             r"\bcontact (?:you|your company|the store)\b|"
             r"付款方式|支付方式|花呗|信用卡|分期|微信支付|支付宝|云闪付|数字人民币|货到付款|客服电话|官方电话|售后电话|联系客服|"
@@ -427,14 +443,16 @@ _CHITCHAT_ZH = (
     r"(?:你好|您好|哈喽|嗨|客服|在吗|在不在|在么|在嘛|在没|在不|在|有人吗|有人在吗|有没有人|谢谢|谢啦|多谢|感谢|谢了|好的|好滴|好哒|"
     r"好嘞|好咧|好吧|好了|好|嗯+|恩+|哦+|噢+|喔+|额+|呃+|行吧|行|可以|ok|okay|明白|了解|知道|收到|懂|辛苦|麻烦|哈+|呵呵|"
     r"嘿嘿|嘻嘻|拜拜|再见|晚安|早上好|下午好|晚上好|早|亲亲|亲|没事|没问题|没有问题|没别的|没有了|没了|没有呢|暂时没有|昂|暂时没有了|没有别的了|不用了|不用|算了|这样啊|是吗|"
-    r"是的|是啊|对的|对啊|对|真的吗|同意|不客气|客气|请稍等|稍等|等等|等一下|不好意思|打扰了|抱歉|[你您]是(?:机器人|真人|人工|谁)|"
+    r"是的|是啊|对的|对啊|对|真的吗|问题解决了|解决了|搞定了|可以了|同意|不客气|客气|请稍等|稍等|等等|等一下|不好意思|打扰了|抱歉|[你您]是(?:机器人|真人|人工|谁)|"
     r"你叫什么(?:名字)?|你真(?:聪明|棒)|想想|看看|试试|试一下|试下|找找|研究研究|研究一下|再说|那就这样|什么意思|啥意思|"
     r"你|您|那个|那|我|先|再|就|去|一下|吧|了|呢|啊|呀|哈|的|啦|嘛|么|吗|呐|哇|咯|喽|哟|暂时|其他|都|也|还|请问|请)"
 )
 _CHITCHAT_RE = re.compile(rf"^(?:{_CHITCHAT_EN}|{_CHITCHAT_ZH})+$", re.IGNORECASE)
 # platform emoticon codes ("#E-s12", WeChat's "[微笑]") count as emojis
 _EMOTICON_CODE = re.compile(r"#E-[A-Za-z]+(?:\d+|<num>)|\[[\u4e00-\u9fff]{1,4}\]")
-_STRIP_FOR_CHITCHAT = re.compile(r"[\s,，.。!！?？~～、…:：;；'\"“”()（）\[\]【】\-_#*^]+|[\U0001F300-\U0001FAFF\u2600-\u27BF]")
+_STRIP_FOR_CHITCHAT = re.compile(
+    r"[\s,，.。!！?？~～、…:：;；'\"“”()（）\[\]【】\-_#*^]+|[\U0001F300-\U0001FAFF\u2600-\u27BF]"
+)
 
 
 # A bare topic header, as menus send it: "售后咨询", "手机类-售前咨询", "收货后疑问解答"
@@ -546,7 +564,8 @@ def _classify_clause(clause: str, near: list[tuple[str, float]]) -> _ClauseResul
             conf = kw_conf - 0.25 * max(0.0, knn_conf - support) - KW_LOW_SIM_PENALTY * (1.0 - evidence)
         results.append((kw_intent, min(0.99, conf)))
     elif best_sim < OOS_SIMILARITY or knn_intent is Intent.OUT_OF_SCOPE:
-        results.append((Intent.OUT_OF_SCOPE, min(0.45, 0.3 + 0.2 * share if knn_intent is Intent.OUT_OF_SCOPE else 0.3)))
+        oos_conf = 0.3 + 0.2 * share if knn_intent is Intent.OUT_OF_SCOPE else 0.3
+        results.append((Intent.OUT_OF_SCOPE, min(0.45, oos_conf)))
     elif knn_intent is Intent.CHITCHAT and (knn_conf < CHITCHAT_KNN_MIN or best_sim < CHITCHAT_SIM_MIN):
         # a short message that merely resembles small talk: unclear rather than chitchat
         results.append((Intent.OUT_OF_SCOPE, 0.3))
@@ -583,8 +602,11 @@ def classify_offline(text: str, neighbours: Neighbours) -> list[IntentScore]:
     substantive = [s for s in scored if s.intent not in _SIDE]
     if substantive:
         sure = [s for s in substantive if s.confidence >= UNSURE]
+        chit = [s for s in scored if s.intent is Intent.CHITCHAT and s.confidence >= CONFIDENT]
         if sure:
             kept = sure
+        elif chit and UNSURE_WITH_CHITCHAT:
+            kept = [max(chit, key=lambda s: s.confidence)]
         else:
             kept = [max(substantive, key=lambda s: s.confidence)]
     else:

@@ -25,6 +25,7 @@ from agents.intents.taxonomy import Intent
 from agents.llm.client import LLMResult, LLMUnavailable, llm_chat, llm_enabled
 from agents.llm.prompts import intent_classification_messages, parse_json_object
 from agents.llm.router import tier_for
+from agents.pii import mask_pii
 from conversations.models import IntentLevel
 
 logger = logging.getLogger(__name__)
@@ -77,7 +78,7 @@ def intent_cache_put(text: str, intents: list[IntentScore]) -> bool:
 
 def _llm_classify(text: str) -> tuple[list[IntentScore], LLMResult]:
     """Raises LLMUnavailable or ValueError (bad JSON, unknown intent): the caller falls back."""
-    result = llm_chat(intent_classification_messages(text), tier=tier_for(text), json_mode=True)
+    result = llm_chat(intent_classification_messages(mask_pii(text)), tier=tier_for(text), json_mode=True)
     data = parse_json_object(result.text)
     entries = data.get("intents")
     if not isinstance(entries, list) or not entries:

@@ -19,7 +19,7 @@ from tests.agents.engine import run_turn
 from tickets.models import EscalationCard, Ticket
 from tickets.presence import staff_seen
 
-pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("exemplars")]
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("exemplars", "no_queue")]
 
 
 @pytest.fixture
