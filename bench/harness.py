@@ -62,7 +62,11 @@ def worker(database_url: str, *, concurrency: int = 4, **env: str) -> Iterator[s
     node = f"bench-{uuid.uuid4().hex[:6]}@{socket.gethostname()}"
     process = subprocess.Popen(
         [
-            sys.executable, str(ROOT / "manage.py"), "worker", f"--concurrency={concurrency}", "--loglevel=WARNING",
+            sys.executable,
+            str(ROOT / "manage.py"),
+            "worker",
+            f"--concurrency={concurrency}",
+            "--loglevel=WARNING",
             f"--hostname={node}",
         ],
         env={**os.environ, "DATABASE_URL": database_url, **env},

@@ -243,8 +243,10 @@ def eval_emotion(data: Path, threshold: float, zh_limit: int) -> None:
     prec, rec, acc = prf((r["is_complaint"] == "1" for r in rows), (s < threshold for s in scores))
     base = sum(r["is_complaint"] == "1" for r in rows) / len(rows)
     print(f"(d) emotion, predicted negative = emotion_score < {threshold}")
-    print(f"    complaint tweets ({len(rows)}, {base:.1%} complaints): precision {prec:.2%}  recall {rec:.2%}  "
-          f"accuracy {acc:.2%}   ({elapsed * 1000:.3f} ms/message)")
+    print(
+        f"    complaint tweets ({len(rows)}, {base:.1%} complaints): precision {prec:.2%}  recall {rec:.2%}  "
+        f"accuracy {acc:.2%}   ({elapsed * 1000:.3f} ms/message)"
+    )
     rows = list(csv.DictReader((data / "zh_review_sentiment" / "online_shopping_dev_half.csv").open()))
     rows = sample(rows, zh_limit, seed=11)
     start = time.perf_counter()
@@ -252,8 +254,10 @@ def eval_emotion(data: Path, threshold: float, zh_limit: int) -> None:
     elapsed = (time.perf_counter() - start) / len(rows)
     prec, rec, acc = prf((r["label"] == "0" for r in rows), (s < threshold for s in scores))
     base = sum(r["label"] == "0" for r in rows) / len(rows)
-    print(f"    zh shopping reviews ({len(rows)}, {base:.1%} negative): precision {prec:.2%}  recall {rec:.2%}  "
-          f"accuracy {acc:.2%}   ({elapsed * 1000:.3f} ms/message)")
+    print(
+        f"    zh shopping reviews ({len(rows)}, {base:.1%} negative): precision {prec:.2%}  recall {rec:.2%}  "
+        f"accuracy {acc:.2%}   ({elapsed * 1000:.3f} ms/message)"
+    )
 
 
 def main() -> None:

@@ -80,7 +80,7 @@ def _clean_cache() -> Iterator[None]:
 
 
 @pytest.fixture
-def llm_settings(fake_openai: "FakeOpenAI", settings: Any) -> "FakeOpenAI":
+def llm_settings(fake_openai: FakeOpenAI, settings: Any) -> FakeOpenAI:
     """The LLM switched on and pointed at the fake OpenAI-compatible server."""
     settings.OPENAI_API_KEY = "test-key"
     settings.OPENAI_BASE_URL = fake_openai.base_url

@@ -9,8 +9,12 @@ A message is split into clauses (`split_clauses`); each clause is classified by
   1. offensive language (`emotion.is_offensive`)        -> EMOTION_SENSITIVE, first
   2. priority keyword rules (`keyword_intents`), in tiers: ticket words (return / refund / complaint /
      after-sales ...), business words (order / price / stock / logistics ...), chitchat, knowledge
-  3. the kNN vote: softmax over the top-k cosines with temperature KNN_TEMPERATURE, damped when the best
-     cosine is low (e5 cosines live in a compressed 0.75-1.0 band)
+  3. the kNN vote: softmax over the top-k cosines with temperature KNN_TEMPERATURE; its confidence is the
+     winner's share damped by how close the best exemplar is (e5 cosines sit in a compressed band: below
+     SIM_FLOOR a neighbour says nothing, above SIM_FULL it counts fully). A keyword beats a disagreeing
+     vote, with less confidence. Without a keyword, a best cosine under OOS_SIMILARITY is OUT_OF_SCOPE,
+     and two kNN-only votes are distrusted: CHITCHAT needs a strong, close vote (short business messages
+     drift towards small talk) and EMOTION_SENSITIVE needs negative words (emotion_score)
 and a very negative clause (emotion_score < EMOTION_SENSITIVE_THRESHOLD) also yields EMOTION_SENSITIVE.
 Clauses are then merged: greetings / off-topic clauses are dropped next to a real request, duplicate
 intents keep their first position and best confidence.
@@ -48,11 +52,10 @@ SIM_FLOOR = 0.84  # best cosine at or below this: no evidence at all
 SIM_FULL = 0.92  # best cosine at or above this: full evidence
 OOS_SIMILARITY = 0.85  # best cosine below this and no keyword -> OUT_OF_SCOPE
 KW_LOW_SIM_PENALTY = 0.3  # a keyword hit in a message unlike any exemplar is less sure
-UNSURE_WITH_CHITCHAT = True
 CONFIDENT = 0.7  # the engine caches at and above this
 UNSURE = 0.5  # the engine asks a clarifying question below this
 CHITCHAT_KNN_MIN = 0.7  # a kNN-only chitchat vote below this counts as unclear (OUT_OF_SCOPE)
-CHITCHAT_SIM_MIN = 0.92  # ... and so does one whose best cosine is below this
+CHITCHAT_SIM_MIN = 0.915  # ... and so does one whose best cosine is below this
 EMOTION_KNN_MAX_SCORE = 0.4  # a kNN-only EMOTION_SENSITIVE vote needs an emotion_score below this
 
 # --- clause splitting ------------------------------------------------------------------------------------
@@ -82,37 +85,51 @@ def _is_short(fragment: str) -> bool:
     return cjk + words < 3 if cjk else words < 3
 
 
+def _cut(text: str, spans: list[tuple[int, int]], pattern: re.Pattern[str]) -> list[tuple[int, int]]:
+    """Each span cut at the matches of `pattern` (the matches themselves dropped)."""
+    out = []
+    for start, end in spans:
+        last = start
+        for m in pattern.finditer(text[start:end]):
+            out.append((last, start + m.start()))
+            last = start + m.end()
+        out.append((last, end))
+    return out
+
+
 def split_clauses(text: str) -> list[str]:
     """Split a message into clauses: sentence punctuation, connectors (并且/然后/顺便/and also/plus ...),
     then commas (a fragment too short to stand alone stays with its neighbour). A bare "and"/"和" between
-    two names does not split ("compare X8 and X9" is one clause)."""
-    clauses: list[str] = []
-    for sentence in _HARD_SPLIT.split(text):
-        for part in _EN_CONNECTOR.split(sentence):
-            for piece in _ZH_CONNECTOR.split(part):
-                fragments = [f.strip() for f in _SOFT_SPLIT.split(piece)]
-                fragments = [f for f in fragments if _CONTENT.search(f)]
-                merged: list[str] = []
-                pending = ""
-                for frag in fragments:
-                    if not pending and _standalone_chitchat(frag):
-                        merged.append(frag)  # "您好，..." / "好的，..." stand alone
-                        continue
-                    frag = (pending + " " + frag).strip() if pending else frag
-                    pending = ""
-                    if _is_short(frag):
-                        pending = frag
-                    else:
-                        merged.append(frag)
-                if pending:
-                    if merged and _is_short(pending) and not _standalone_chitchat(pending):
-                        merged[-1] = merged[-1] + " " + pending
-                    else:
-                        merged.append(pending)
-                clauses.extend(merged)
+    two names does not split ("compare X8 and X9" is one clause). Clauses are substrings of `text`."""
+    spans = _cut(text, [(0, len(text))], _HARD_SPLIT)
+    spans = _cut(text, spans, _EN_CONNECTOR)
+    spans = _cut(text, spans, _ZH_CONNECTOR)
+    clauses: list[tuple[int, int]] = []
+    for piece in spans:
+        fragments = [f for f in _cut(text, [piece], _SOFT_SPLIT) if _CONTENT.search(text[f[0] : f[1]])]
+        merged: list[tuple[int, int]] = []
+        pending: tuple[int, int] | None = None
+        for frag in fragments:
+            if pending is None and _standalone_chitchat(text[frag[0] : frag[1]]):
+                merged.append(frag)  # "您好，..." / "好的，..." stand alone
+                continue
+            if pending is not None:
+                frag = (pending[0], frag[1])
+                pending = None
+            if _is_short(text[frag[0] : frag[1]]):
+                pending = frag
+            else:
+                merged.append(frag)
+        if pending is not None:
+            short_tail = _is_short(text[pending[0] : pending[1]])
+            if merged and short_tail and not _standalone_chitchat(text[pending[0] : pending[1]]):
+                merged[-1] = (merged[-1][0], pending[1])
+            else:
+                merged.append(pending)
+        clauses.extend(merged)
     cleaned = []
-    for clause in clauses:
-        clause = _LEADING_JUNK.sub("", clause).strip(" ,，、")
+    for start, end in clauses:
+        clause = _LEADING_JUNK.sub("", text[start:end].strip()).strip(" ,，、")
         if _CONTENT.search(clause):
             cleaned.append(clause)
     return cleaned or ([text.strip()] if text.strip() else [])
@@ -443,7 +460,7 @@ _CHITCHAT_ZH = (
     r"(?:你好|您好|哈喽|嗨|客服|在吗|在不在|在么|在嘛|在没|在不|在|有人吗|有人在吗|有没有人|谢谢|谢啦|多谢|感谢|谢了|好的|好滴|好哒|"
     r"好嘞|好咧|好吧|好了|好|嗯+|恩+|哦+|噢+|喔+|额+|呃+|行吧|行|可以|ok|okay|明白|了解|知道|收到|懂|辛苦|麻烦|哈+|呵呵|"
     r"嘿嘿|嘻嘻|拜拜|再见|晚安|早上好|下午好|晚上好|早|亲亲|亲|没事|没问题|没有问题|没别的|没有了|没了|没有呢|暂时没有|昂|暂时没有了|没有别的了|不用了|不用|算了|这样啊|是吗|"
-    r"是的|是啊|对的|对啊|对|真的吗|问题解决了|解决了|搞定了|可以了|同意|不客气|客气|请稍等|稍等|等等|等一下|不好意思|打扰了|抱歉|[你您]是(?:机器人|真人|人工|谁)|"
+    r"是的|是啊|对的|对啊|对|真的吗|问题解决了|解决了|搞定了|可以了|晕|打错了|打错字了|为什么|为啥|怎么说|需要|不需要|如上|醉了|服了|无语了|无语|同意|不客气|客气|请稍等|稍等|等等|等一下|不好意思|打扰了|抱歉|[你您]是(?:机器人|真人|人工|谁)|"
     r"你叫什么(?:名字)?|你真(?:聪明|棒)|想想|看看|试试|试一下|试下|找找|研究研究|研究一下|再说|那就这样|什么意思|啥意思|"
     r"你|您|那个|那|我|先|再|就|去|一下|吧|了|呢|啊|呀|哈|的|啦|嘛|么|吗|呐|哇|咯|喽|哟|暂时|其他|都|也|还|请问|请)"
 )
@@ -537,13 +554,12 @@ def knn_vote(neighbours: list[tuple[str, float]]) -> list[tuple[Intent, float]]:
 
 @dataclass(frozen=True)
 class _ClauseResult:
-    intents: list[tuple[Intent, float]]  # best first
+    intents: list[tuple[Intent, float]]  # in reply order
     text: str
-    keyword: bool
 
 
 def _classify_clause(clause: str, near: list[tuple[str, float]]) -> _ClauseResult:
-    best_sim = near[0][1] if near else 0.0
+    best_sim = max((sim for _, sim in near), default=0.0)
     evidence = _evidence(best_sim)
     votes = knn_vote(near)
     knn_intent, share = votes[0] if votes else (Intent.OUT_OF_SCOPE, 0.0)
@@ -582,7 +598,7 @@ def _classify_clause(clause: str, near: list[tuple[str, float]]) -> _ClauseResul
             results = [(Intent.EMOTION_SENSITIVE, 0.8)]
         elif main is not Intent.COMPLAINT:
             results.append((Intent.EMOTION_SENSITIVE, 0.75))
-    return _ClauseResult(results, clause, bool(keywords) or offensive)
+    return _ClauseResult(results, clause)
 
 
 _SIDE = (Intent.CHITCHAT, Intent.OUT_OF_SCOPE)
@@ -602,11 +618,8 @@ def classify_offline(text: str, neighbours: Neighbours) -> list[IntentScore]:
     substantive = [s for s in scored if s.intent not in _SIDE]
     if substantive:
         sure = [s for s in substantive if s.confidence >= UNSURE]
-        chit = [s for s in scored if s.intent is Intent.CHITCHAT and s.confidence >= CONFIDENT]
         if sure:
             kept = sure
-        elif chit and UNSURE_WITH_CHITCHAT:
-            kept = [max(chit, key=lambda s: s.confidence)]
         else:
             kept = [max(substantive, key=lambda s: s.confidence)]
     else:

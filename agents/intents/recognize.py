@@ -97,10 +97,18 @@ def _llm_classify(text: str) -> tuple[list[IntentScore], LLMResult]:
 
 
 def _with_emotion(intents: list[IntentScore], text: str, score: float) -> list[IntentScore]:
-    """Offensive or very negative messages are emotion_sensitive whatever else they ask (seed 000)."""
+    """Offensive or very negative messages are emotion_sensitive whatever else they ask (seed 000).
+
+    Except a complaint that is negative without being offensive: being unhappy is what a complaint
+    is, and the complaint specialist answers it with an apology and a high-priority ticket, which a
+    person picks up anyway. Escalating it instead would lose the ticket.
+    """
+    offensive = is_offensive(text)
+    if any(s.intent == Intent.COMPLAINT for s in intents) and not offensive:
+        return [s for s in intents if s.intent != Intent.EMOTION_SENSITIVE]
     if any(s.intent == Intent.EMOTION_SENSITIVE for s in intents):
         return intents
-    if is_offensive(text) or score < EMOTION_SENSITIVE_THRESHOLD:
+    if offensive or score < EMOTION_SENSITIVE_THRESHOLD:
         return [IntentScore(intent=Intent.EMOTION_SENSITIVE, confidence=0.9, text=text), *intents]
     return intents
 

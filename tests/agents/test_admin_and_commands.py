@@ -26,7 +26,9 @@ def admin_client_logged_in(client: Client) -> Client:
     return client
 
 
-def test_turn_trace_shows_node_path_level_subtasks_and_tokens(admin_client_logged_in: Client, customer_ada: Any) -> None:
+def test_turn_trace_shows_node_path_level_subtasks_and_tokens(
+    admin_client_logged_in: Client, customer_ada: Any
+) -> None:
     chat = conversation_start(customer=customer_ada)
     turn = run_turn(chat, "I want to file a formal complaint about your store")
 

@@ -47,7 +47,9 @@ def test_the_reply_is_polished_and_streamed_as_reply_delta_events(
     assert received[-1]["type"] == "reply.done"
 
 
-def test_token_usage_and_cost_are_recorded_per_turn(chat: Conversation, llm_settings: FakeOpenAI, settings: Any) -> None:
+def test_token_usage_and_cost_are_recorded_per_turn(
+    chat: Conversation, llm_settings: FakeOpenAI, settings: Any
+) -> None:
     settings.LLM_PRICE_INPUT_PER_1K = 0.5
     settings.LLM_PRICE_OUTPUT_PER_1K = 1.5
     _intent_then(llm_settings, "complaint", "Sorry about that.")
@@ -98,7 +100,9 @@ def test_layered_history_summarises_older_turns_and_counts_tokens(chat: Conversa
     assert 0 < context.tokens_used < context.tokens_full
 
 
-def test_llm_classification_request_is_json_mode_with_every_intent(chat: Conversation, llm_settings: FakeOpenAI) -> None:
+def test_llm_classification_request_is_json_mode_with_every_intent(
+    chat: Conversation, llm_settings: FakeOpenAI
+) -> None:
     _intent_then(llm_settings, "complaint", "ok")
 
     run_turn(chat, "I want to complain about the courier who left my parcel in the rain")

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from agents.intents.recognize import intent_cache_get, intent_cache_put, recognize
 from agents.intents.offline import IntentScore
+from agents.intents.recognize import intent_cache_get, intent_cache_put, recognize
 from agents.intents.taxonomy import Intent
 from agents.llm.breaker import MIN_CALLS, breaker_is_open
 from agents.llm.client import LLMUnavailable, llm_chat
@@ -21,7 +21,8 @@ pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("exemplars")]
 
 
 @pytest.mark.parametrize(
-    "text", ["转人工", "人工客服", "我要联系人工", "找人工", "talk to a human", "I want a real person", "speak to an agent"]
+    "text",
+    ["转人工", "人工客服", "我要联系人工", "找人工", "talk to a human", "I want a real person", "speak to an agent"],
 )
 def test_human_requests_take_the_rule_fast_path_without_a_model_call(text: str, llm_settings: FakeOpenAI) -> None:
     recognition = recognize(text)

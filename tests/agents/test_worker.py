@@ -61,7 +61,9 @@ def _fan_out_by_hand(chat: Conversation, specialists: list[str]) -> TurnRun:
     with transaction.atomic():
         message = Message.objects.create(conversation=chat, sender="customer", text="three questions")
         turn = TurnRun.objects.create(
-            conversation=chat, message=message, status=TurnStatus.FANNED_OUT,
+            conversation=chat,
+            message=message,
+            status=TurnStatus.FANNED_OUT,
             intents=[{"name": "faq", "confidence": 0.9, "text": "three questions"}],
         )
         subtasks = Subtask.objects.bulk_create(

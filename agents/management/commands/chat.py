@@ -9,6 +9,7 @@ import sys
 import time
 from typing import Any
 
+from celery import current_app as celery_app
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 
@@ -17,7 +18,6 @@ from agents.services import MessageRejected, customer_message_handle
 from agents.states import TERMINAL
 from conversations.models import Channel
 from conversations.services import conversation_start, customer_get_or_create
-from cs_project.celery import app as celery_app
 
 
 class Command(BaseCommand):

@@ -1,0 +1,450 @@
+"""The offline intent classifier, the emotion scorer and the shipped exemplars: pure functions, no database.
+
+The kNN side is exercised with a fake `neighbours` function, so these tests need no embedding model.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import pytest
+
+from agents.intents.emotion import (
+    EMOTION_SENSITIVE_THRESHOLD,
+    NEGATIVE_THRESHOLD,
+    emotion_score,
+    is_offensive,
+)
+from agents.intents.exemplars import EXEMPLARS
+from agents.intents.offline import (
+    CONFIDENT,
+    UNSURE,
+    IntentScore,
+    classify_offline,
+    keyword_intents,
+    knn_vote,
+    split_clauses,
+)
+from agents.intents.taxonomy import Intent
+
+# --- a fake kNN -------------------------------------------------------------------------------------------
+
+Fake = Callable[[list[str]], list[list[tuple[str, float]]]]
+
+
+def fake_neighbours(table: dict[str, Intent], *, k: int = 10, calls: list[list[str]] | None = None) -> Fake:
+    """Texts containing a key of `table` get k close exemplars of its intent; anything else gets far, mixed ones."""
+
+    def neighbours(texts: list[str]) -> list[list[tuple[str, float]]]:
+        if calls is not None:
+            calls.append(list(texts))
+        out = []
+        for text in texts:
+            hit = next((intent for key, intent in table.items() if key.lower() in text.lower()), None)
+            if hit is None:
+                mixed = [Intent.FAQ, Intent.PRICE_QUERY, Intent.REPAIR, Intent.CHITCHAT, Intent.INVOICE]
+                out.append([(mixed[i % len(mixed)].value, 0.80 - 0.002 * i) for i in range(k)])
+            else:
+                out.append([(hit.value, 0.95 - 0.002 * i) for i in range(k)])
+        return out
+
+    return neighbours
+
+
+def intents_of(scores: list[IntentScore]) -> list[Intent]:
+    return [s.intent for s in scores]
+
+
+# --- split_clauses ----------------------------------------------------------------------------------------
+
+
+def test_split_compare_and_price_into_two_clauses() -> None:
+    clauses = split_clauses("对比 Find X8 和 X9 的区别，并告诉我 X9 国补后多少钱")
+    assert clauses == ["对比 Find X8 和 X9 的区别", "告诉我 X9 国补后多少钱"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "compare X8 and X9",
+        "what's the difference between the Find X8 and the Find X9",
+        "Find X8 和 X9 哪个好",
+        "does it also support 5G",
+        "Enco X3 和 Pad 3 一起买多少钱",
+    ],
+)
+def test_a_bare_and_between_names_does_not_split(text: str) -> None:
+    assert split_clauses(text) == [text]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("我要退货，顺便开张发票", ["我要退货", "开张发票"]),
+        ("X9 有货吗？多少钱？", ["X9 有货吗", "多少钱"]),
+        ("I want to cancel my order and get a refund", ["I want to cancel my order", "get a refund"]),
+        ("where is my package? also, can I get an invoice", ["where is my package", "can I get an invoice"]),
+        ("查一下物流，另外我想换个颜色", ["查一下物流", "我想换个颜色"]),
+        ("price of the X9, plus is it waterproof", ["price of the X9", "is it waterproof"]),
+        ("您好，我想退货", ["您好", "我想退货"]),
+    ],
+)
+def test_split_on_punctuation_and_connectors(text: str, expected: list[str]) -> None:
+    assert split_clauses(text) == expected
+
+
+def test_split_keeps_short_fragments_with_their_neighbour() -> None:
+    assert split_clauses("X9, 256GB, blue, in stock?") == ["X9, 256GB, blue, in stock"]
+
+
+def test_split_empty_and_punctuation_only() -> None:
+    assert split_clauses("") == []
+    assert split_clauses("   ") == []
+    assert split_clauses("？？？") == ["？？？"]
+
+
+# --- keyword_intents -----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "intent"),
+    [
+        ("我要退货", Intent.RETURN),
+        ("I want my money back", Intent.RETURN),
+        ("退款到哪了", Intent.ORDER_QUERY),
+        ("track my refund", Intent.ORDER_QUERY),
+        ("what is your refund policy", Intent.POLICY_INQUIRY),
+        ("七天无理由退货有什么规则", Intent.POLICY_INQUIRY),
+        ("is there a cancellation fee", Intent.POLICY_INQUIRY),
+        ("cancel my order", Intent.CANCEL_ORDER),
+        ("取消订单", Intent.CANCEL_ORDER),
+        ("unsubscribe me from the newsletter", Intent.FAQ),
+        ("what payment methods do you accept", Intent.FAQ),
+        ("转人工", Intent.HUMAN_REQUEST),
+        ("let me talk to a human agent", Intent.HUMAN_REQUEST),
+        ("我要投诉快递员", Intent.COMPLAINT),
+        ("I want to file a complaint", Intent.COMPLAINT),
+        ("屏幕碎了能修吗", Intent.REPAIR),
+        ("我要开企业专票", Intent.INVOICE),
+        ("I need an invoice", Intent.INVOICE),
+        ("我要换货", Intent.EXCHANGE),
+        ("收货地址填错了", Intent.MODIFY_ORDER),
+        ("change my shipping address", Intent.MODIFY_ORDER),
+        ("我的快递到哪了", Intent.LOGISTICS_QUERY),
+        ("where is my package", Intent.LOGISTICS_QUERY),
+        ("Find X9 有货吗", Intent.INVENTORY_CHECK),
+        ("X9 国补后多少钱", Intent.PRICE_QUERY),
+        ("how much is the Pad 3", Intent.PRICE_QUERY),
+        ("对比一下 X8 和 X9", Intent.PRODUCT_COMPARE),
+        ("does the X9 support wireless charging", Intent.PARAMS_QUERY),
+        ("推荐一款拍照好的手机", Intent.PRODUCT_RECOMMEND),
+        ("my card keeps getting declined", Intent.FAULT_DIAGNOSIS),
+        ("I can't register", Intent.FAULT_DIAGNOSIS),
+        ("手机充不进电", Intent.FAULT_DIAGNOSIS),
+        ("how do I delete my account", Intent.USAGE_TUTORIAL),
+        ("忘记密码了", Intent.USAGE_TUTORIAL),
+        ("hi", Intent.CHITCHAT),
+        ("好的，谢谢", Intent.CHITCHAT),
+        ("你是机器人吗", Intent.CHITCHAT),
+        ("售后咨询", Intent.CHITCHAT),
+    ],
+)
+def test_keyword_intent_first(text: str, intent: Intent) -> None:
+    found = keyword_intents(text)
+    assert found, text
+    assert found[0][0] is intent
+    assert 0.0 < found[0][1] <= 1.0
+
+
+def test_offensive_comes_first() -> None:
+    found = keyword_intents("垃圾客服，我要退货")
+    assert [i for i, _ in found][:2] == [Intent.EMOTION_SENSITIVE, Intent.RETURN]
+    assert keyword_intents("you idiots lost my package")[0][0] is Intent.EMOTION_SENSITIVE
+
+
+def test_ticket_words_beat_business_words() -> None:
+    # refund (ticket) outranks order (business); repair outranks price
+    assert keyword_intents("I want a refund for my order")[0][0] is Intent.RETURN
+    assert keyword_intents("how much does a screen repair cost")[0][0] is Intent.REPAIR
+
+
+def test_are_you_a_human_is_small_talk_not_a_transfer() -> None:
+    assert Intent.HUMAN_REQUEST not in [i for i, _ in keyword_intents("are you a human?")]
+    assert Intent.HUMAN_REQUEST not in [i for i, _ in keyword_intents("你是真人吗")]
+
+
+def test_chitchat_only_for_a_whole_clause() -> None:
+    assert keyword_intents("好的谢谢")[0][0] is Intent.CHITCHAT
+    assert Intent.CHITCHAT not in [i for i, _ in keyword_intents("好的，我没有收到货")]
+    assert Intent.CHITCHAT not in [i for i, _ in keyword_intents("thanks, where is my order")]
+
+
+def test_no_keyword_for_plain_off_topic_text() -> None:
+    assert keyword_intents("what's the capital of France") == []
+    assert keyword_intents("今天天气不错") == []
+
+
+# --- emotion ------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text", ["我想查一下订单", "what's the price of the X9", "", "Find X9"])
+def test_neutral_is_about_half(text: str) -> None:
+    assert 0.4 <= emotion_score(text) <= 0.6
+
+
+@pytest.mark.parametrize("text", ["质量很好，非常满意", "thank you so much, great service!", "物流很快，好评"])
+def test_positive(text: str) -> None:
+    assert emotion_score(text) > 0.65
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["质量太差了", "服务很差，非常失望", "this is terrible", "worst purchase ever", "还没到，都好几天了"],
+)
+def test_negative(text: str) -> None:
+    assert emotion_score(text) < NEGATIVE_THRESHOLD
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "气死我了！！！你们什么破服务",
+        "I'm furious, this is absolutely unacceptable!!!",
+        "THIS IS RIDICULOUS I WANT MY MONEY BACK",
+        "垃圾客服",
+        "you people are idiots",
+    ],
+)
+def test_very_negative_crosses_the_sensitive_threshold(text: str) -> None:
+    assert emotion_score(text) < EMOTION_SENSITIVE_THRESHOLD
+
+
+def test_negation_flips() -> None:
+    assert emotion_score("不好") < 0.5 < emotion_score("好")
+    assert emotion_score("不满意") < 0.5 < emotion_score("满意")
+    assert emotion_score("not good") < 0.5 < emotion_score("good")
+    assert emotion_score("bad") < emotion_score("not bad")
+    assert emotion_score("没有问题") >= 0.5
+
+
+def test_negation_does_not_leak_from_unrelated_characters() -> None:
+    # 特别 contains 别, 还没用 is "not used yet": neither negates what follows
+    assert emotion_score("特别实惠") > 0.6
+    assert emotion_score("到货了还没用，是正品") > 0.5
+
+
+def test_intensifiers_punctuation_caps_and_emojis() -> None:
+    assert emotion_score("非常差") < emotion_score("差")
+    assert emotion_score("very bad") < emotion_score("bad")
+    assert emotion_score("太慢了！！！") < emotion_score("太慢了")
+    assert emotion_score("到底什么时候发货？？？") < emotion_score("什么时候发货")
+    assert emotion_score("WHERE IS MY ORDER") < emotion_score("where is my order")
+    assert emotion_score("收到了 😡") < 0.5 < emotion_score("收到了 😊")
+
+
+def test_complaint_phrases() -> None:
+    assert emotion_score("等了十天了还没发货") < 0.4
+    assert emotion_score("I've been waiting for two weeks and still nothing") < 0.4
+
+
+def test_score_range_and_determinism() -> None:
+    texts = ["", "好", "差" * 50, "!!!" * 20, "terrible " * 40, "great " * 40, "😡" * 10, "ABC DEF GHI"]
+    for text in texts:
+        score = emotion_score(text)
+        assert 0.0 <= score <= 1.0
+        assert emotion_score(text) == score
+
+
+def test_emotion_is_fast() -> None:
+    messages = ["我的订单怎么还没到，都三天了！！！", "thanks, the Find X9 arrived and it's great", "退款进度"] * 400
+    start = time.perf_counter()
+    for message in messages:
+        emotion_score(message)
+        is_offensive(message)
+    assert (time.perf_counter() - start) / len(messages) < 0.001
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["垃圾客服", "你们是骗子", "傻逼", "滚", "你妈的", "you idiot", "wtf is this", "this is a scam", "fuck you",
+     "what a stupid bot", "screw you"],
+)
+def test_offensive(text: str) -> None:
+    assert is_offensive(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["怎么滚动截屏", "手机发烫，像滚烫的水", "垃圾桶图标在哪", "USB 接口坏了", "I need to reset my damn password",
+     "the screen will die soon?", "我想退货", "is this a genuine product", "破壁机有吗", ""],
+)
+def test_not_offensive(text: str) -> None:
+    assert not is_offensive(text)
+
+
+def test_thresholds_are_ordered() -> None:
+    assert 0.0 < EMOTION_SENSITIVE_THRESHOLD < NEGATIVE_THRESHOLD < 0.5
+
+
+# --- kNN vote -------------------------------------------------------------------------------------------------
+
+
+def test_knn_vote_shares_sum_to_one_and_rank() -> None:
+    votes = knn_vote([("return", 0.95), ("return", 0.94), ("exchange", 0.93), ("faq", 0.85)])
+    assert votes[0][0] is Intent.RETURN
+    assert abs(sum(share for _, share in votes) - 1.0) < 1e-9
+    assert knn_vote([]) == []
+
+
+def test_knn_vote_ignores_unknown_labels() -> None:
+    votes = knn_vote([("not_an_intent", 0.99), ("faq", 0.9)])
+    assert [i for i, _ in votes] == [Intent.FAQ]
+
+
+# --- classify_offline -----------------------------------------------------------------------------------------
+
+TABLE = {
+    "对比": Intent.PRODUCT_COMPARE,
+    "多少钱": Intent.PRICE_QUERY,
+    "退货": Intent.RETURN,
+    "发票": Intent.INVOICE,
+    "package": Intent.LOGISTICS_QUERY,
+    "refund": Intent.RETURN,
+    "hello": Intent.CHITCHAT,
+    "你好": Intent.CHITCHAT,
+    "usb-c": Intent.PARAMS_QUERY,
+    "weather": Intent.OUT_OF_SCOPE,
+}
+
+
+def test_multi_intent_in_order_of_appearance() -> None:
+    result = classify_offline("对比 Find X8 和 X9 的区别，并告诉我 X9 国补后多少钱", fake_neighbours(TABLE))
+    assert intents_of(result) == [Intent.PRODUCT_COMPARE, Intent.PRICE_QUERY]
+    assert result[0].text == "对比 Find X8 和 X9 的区别"
+    assert result[1].text == "告诉我 X9 国补后多少钱"
+    assert all(s.confidence >= CONFIDENT for s in result)
+
+
+def test_clauses_go_to_neighbours_in_one_batch() -> None:
+    calls: list[list[str]] = []
+    classify_offline("我要退货，顺便开张发票", fake_neighbours(TABLE, calls=calls))
+    assert calls == [["我要退货", "开张发票"]]
+
+
+def test_duplicate_intents_merge() -> None:
+    result = classify_offline("我要退货。退货怎么寄回？", fake_neighbours(TABLE))
+    assert intents_of(result) == [Intent.RETURN]
+    assert result[0].text == "我要退货"
+
+
+def test_greeting_next_to_a_request_is_dropped() -> None:
+    assert intents_of(classify_offline("你好，我要退货", fake_neighbours(TABLE))) == [Intent.RETURN]
+    assert intents_of(classify_offline("hello! where is my package?", fake_neighbours(TABLE))) == [
+        Intent.LOGISTICS_QUERY
+    ]
+
+
+def test_greeting_alone_is_chitchat() -> None:
+    result = classify_offline("你好", fake_neighbours(TABLE))
+    assert intents_of(result) == [Intent.CHITCHAT]
+    assert result[0].confidence >= CONFIDENT
+
+
+def test_nothing_matches_is_out_of_scope_with_low_confidence() -> None:
+    result = classify_offline("what is the capital of France", fake_neighbours(TABLE))
+    assert intents_of(result) == [Intent.OUT_OF_SCOPE]
+    assert result[0].confidence < UNSURE
+
+
+def test_close_off_topic_exemplars_give_out_of_scope() -> None:
+    result = classify_offline("what's the weather like in Paris", fake_neighbours(TABLE))
+    assert intents_of(result) == [Intent.OUT_OF_SCOPE]
+
+
+def test_knn_only_match_is_confident_when_neighbours_agree() -> None:
+    result = classify_offline("does it charge over usb-c", fake_neighbours(TABLE))
+    assert intents_of(result) == [Intent.PARAMS_QUERY]
+    assert result[0].confidence >= CONFIDENT
+
+
+def test_ambiguous_neighbours_are_unsure() -> None:
+    def split_vote(texts: list[str]) -> list[list[tuple[str, float]]]:
+        labels = ["faq", "policy_inquiry"] * 5
+        return [[(label, 0.88) for label in labels] for _ in texts]
+
+    result = classify_offline("something vague about the thing", split_vote)
+    assert len(result) == 1
+    assert result[0].confidence < UNSURE
+
+
+def test_keyword_wins_over_disagreeing_neighbours_but_less_sure() -> None:
+    def always_faq(texts: list[str]) -> list[list[tuple[str, float]]]:
+        return [[("faq", 0.93 - 0.001 * i) for i in range(10)] for _ in texts]
+
+    agree = classify_offline("我要退货", fake_neighbours(TABLE))[0]
+    disagree = classify_offline("我要退货", always_faq)[0]
+    assert agree.intent is disagree.intent is Intent.RETURN
+    assert disagree.confidence < agree.confidence
+    assert agree.confidence >= CONFIDENT
+
+
+def test_offensive_message_is_emotion_sensitive_first() -> None:
+    result = classify_offline("垃圾客服，我要退货", fake_neighbours(TABLE))
+    assert intents_of(result) == [Intent.EMOTION_SENSITIVE, Intent.RETURN]
+
+
+def test_very_negative_message_adds_emotion_sensitive() -> None:
+    result = classify_offline("气死我了！！！太过分了，我要退货", fake_neighbours(TABLE))
+    assert Intent.EMOTION_SENSITIVE in intents_of(result)
+    assert Intent.RETURN in intents_of(result)
+
+
+def test_refund_status_is_an_order_query_even_when_neighbours_say_return() -> None:
+    result = classify_offline("where is my refund? it's been a week", fake_neighbours(TABLE))
+    assert result[0].intent is Intent.ORDER_QUERY
+
+
+def test_always_at_least_one_result_with_valid_fields() -> None:
+    nb = fake_neighbours(TABLE)
+    for text in ["", "?", "😀", "a", "订单", "x" * 2000]:
+        result = classify_offline(text, nb)
+        assert result
+        for score in result:
+            assert isinstance(score.intent, Intent)
+            assert 0.0 <= score.confidence <= 1.0
+            assert isinstance(score.text, str)
+
+
+def test_empty_neighbour_lists_do_not_crash() -> None:
+    result = classify_offline("some text", lambda texts: [[] for _ in texts])
+    assert intents_of(result) == [Intent.OUT_OF_SCOPE]
+
+
+# --- exemplars --------------------------------------------------------------------------------------------------
+
+
+def test_every_intent_has_exemplars_in_both_languages() -> None:
+    for intent in Intent:
+        if intent is Intent.OUT_OF_SCOPE:
+            continue
+        assert intent in EXEMPLARS, intent
+        assert set(EXEMPLARS[intent]) == {"en", "zh"}, intent
+        for language, texts in EXEMPLARS[intent].items():
+            assert 20 <= len(texts) <= 150, (intent, language, len(texts))
+
+
+def test_exemplars_are_clean_and_unambiguous() -> None:
+    seen: dict[str, Intent] = {}
+    for intent, by_language in EXEMPLARS.items():
+        for texts in by_language.values():
+            assert len(texts) == len(set(texts)), intent
+            for text in texts:
+                assert text == text.strip() and text, (intent, text)
+                assert seen.setdefault(text, intent) is intent, f"{text!r} under {seen[text]} and {intent}"
+
+
+def test_chinese_exemplars_are_chinese() -> None:
+    for intent, by_language in EXEMPLARS.items():
+        for text in by_language["zh"]:
+            assert any("\u4e00" <= ch <= "\u9fff" for ch in text), (intent, text)
