@@ -201,6 +201,12 @@ def _step_route(turn: TurnRun) -> bool:
 
 
 def _fan_out(turn: TurnRun) -> bool:
+    """One subtask per (intent, specialist); each runs as its own Celery task.
+
+    A lone subtask runs right here instead (seed 000: "a single subtask runs synchronously,
+    avoiding thread pool overhead"): the same rows and compare-and-set steps, minus two queue hops.
+    """
+    from agents.subtasks import subtask_execute
     from agents.tasks import subtask_execute_task
 
     with transaction.atomic():
@@ -221,8 +227,12 @@ def _fan_out(turn: TurnRun) -> bool:
                     )
                 )
         created = Subtask.objects.bulk_create(subtasks)
-        for subtask in created:
-            subtask_execute_task.delay_on_commit(subtask.pk)
+        if len(created) > 1:
+            for subtask in created:
+                subtask_execute_task.delay_on_commit(subtask.pk)
+    if len(created) == 1:
+        subtask_execute(subtask_id=created[0].pk, advance=False)
+        return True  # MERGING now: carry on to the reply in this same run
     # Stays FANNED_OUT: the last subtask to finish moves the turn on.
     return False
 

@@ -149,7 +149,13 @@ def customer_message_handle(*, conversation_id: int, text: str, client_id: str =
 
 
 def subtask_record_result(
-    *, subtask_id: int, status: str, result: dict[str, Any] | None = None, error: str = "", started: float | None = None
+    *,
+    subtask_id: int,
+    status: str,
+    result: dict[str, Any] | None = None,
+    error: str = "",
+    started: float | None = None,
+    advance: bool = True,
 ) -> bool:
     """Store a subtask's outcome; the last one to finish moves the turn to MERGING.
 
@@ -170,8 +176,11 @@ def subtask_record_result(
         if updated != 1:
             return False
         if not Subtask.objects.filter(turn_id=turn.pk, status=SubtaskStatus.PENDING).exists():
-            if turn_transition(
-                turn_id=turn.pk, from_=TurnStatus.FANNED_OUT, to=TurnStatus.MERGING, reason="all subtasks finished"
+            if (
+                turn_transition(
+                    turn_id=turn.pk, from_=TurnStatus.FANNED_OUT, to=TurnStatus.MERGING, reason="all subtasks finished"
+                )
+                and advance
             ):
                 turn_advance_task.delay_on_commit(turn.pk)
     return True

@@ -19,11 +19,12 @@ from agents.states import SubtaskStatus, TurnStatus
 logger = logging.getLogger(__name__)
 
 
-def subtask_execute(*, subtask_id: int) -> bool:
+def subtask_execute(*, subtask_id: int, advance: bool = True) -> bool:
     """Run the subtask's specialist (outside any transaction) and record the outcome.
 
     A subtask that already has a result is not run again. A failing or hanging specialist is
-    recorded as failed / timed out, and the other subtasks still answer.
+    recorded as failed / timed out, and the other subtasks still answer. `advance=False` leaves
+    queueing the reply step to the caller (the agent node running a lone subtask itself).
     """
     subtask = Subtask.objects.select_related("turn__message", "turn__conversation").get(pk=subtask_id)
     turn = subtask.turn
@@ -51,6 +52,7 @@ def subtask_execute(*, subtask_id: int) -> bool:
             status=SubtaskStatus.TIMED_OUT,
             error=f"no answer within {settings.SUBTASK_TIMEOUT_S} s",
             started=started,
+            advance=advance,
         )
     except SpecialistError as exc:
         if not exc.permanent:
@@ -61,10 +63,14 @@ def subtask_execute(*, subtask_id: int) -> bool:
     except Exception as exc:  # noqa: BLE001 - one broken specialist must not sink the turn
         logger.exception("subtask %s (%s) failed", subtask.pk, subtask.specialist)
         return subtask_record_result(
-            subtask_id=subtask.pk, status=SubtaskStatus.FAILED, error=f"{type(exc).__name__}: {exc}", started=started
+            subtask_id=subtask.pk,
+            status=SubtaskStatus.FAILED,
+            error=f"{type(exc).__name__}: {exc}",
+            started=started,
+            advance=advance,
         )
     return subtask_record_result(
-        subtask_id=subtask.pk, status=SubtaskStatus.DONE, result=result.as_json(), started=started
+        subtask_id=subtask.pk, status=SubtaskStatus.DONE, result=result.as_json(), started=started, advance=advance
     )
 
 

@@ -12,7 +12,8 @@ from agents.subtasks import subtask_execute, subtask_record_failure, turn_sweep
 TRANSIENT_RETRIES = 3
 
 
-@shared_task(acks_late=True)
+# A lone subtask runs inside this task (see pipeline._fan_out), so the soft limit covers it too.
+@shared_task(acks_late=True, soft_time_limit=settings.TURN_STEP_TIMEOUT_S, time_limit=settings.TURN_STEP_TIMEOUT_S + 10)
 def turn_advance_task(turn_id: int) -> str:
     return turn_advance(turn_id)
 

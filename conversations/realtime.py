@@ -26,29 +26,61 @@ def conversation_group(conversation_id: int) -> str:
     return f"conversation.{conversation_id}"
 
 
-def _send(group: str, event: Event | dict[str, Any]) -> None:
+def _publish(batch: list[tuple[str, dict[str, Any]]]) -> None:
+    """Send (group, event) pairs in order, in one trip into the channel layer's event loop."""
     layer = get_channel_layer()
-    if layer is None:
+    if layer is None or not batch:
         return
     # Round-trip through JSON so that a payload that would not survive the wire fails here, loudly.
-    payload = json.loads(json.dumps(event, ensure_ascii=False))
+    payloads = [(group, json.loads(json.dumps(event, ensure_ascii=False))) for group, event in batch]
+
+    async def send_all() -> None:
+        for group, payload in payloads:
+            await layer.group_send(group, {"type": "conversation.event", "event": payload})
+
     try:
-        async_to_sync(layer.group_send)(group, {"type": "conversation.event", "event": payload})
+        async_to_sync(send_all)()
     except Exception:  # noqa: BLE001 - a lost live event must never fail the turn; clients reload history
-        logger.exception("could not publish %s to %s", payload.get("type"), group)
+        logger.exception("could not publish %d event(s)", len(payloads))
+
+
+def _send_on_commit(group: str, event: Event | dict[str, Any]) -> None:
+    """Queue an event for when the current transaction commits, batched with the others.
+
+    One on_commit callback per transaction carries every event of that transaction, so a turn
+    enters the event loop once instead of once per event. A rolled-back transaction drops its
+    callback and with it its batch.
+    """
+    connection = transaction.get_connection()
+    if connection.in_atomic_block:
+        # Only a batch opened in this very block (same savepoints): an inner block that rolls
+        # back must take its own events with it.
+        current = set(connection.savepoint_ids)
+        for savepoints, callback, _ in connection.run_on_commit:
+            batch = getattr(callback, "event_batch", None)
+            if batch is not None and savepoints == current:
+                batch.append((group, dict(event)))
+                return
+    batch: list[tuple[str, dict[str, Any]]] = [(group, dict(event))]
+
+    def flush() -> None:
+        _publish(batch)
+
+    flush.event_batch = batch  # type: ignore[attr-defined]
+    transaction.on_commit(flush)
 
 
 def send_conversation_event_on_commit(conversation_id: int, event: Event | dict[str, Any]) -> None:
-    transaction.on_commit(lambda: _send(conversation_group(conversation_id), event))
+    _send_on_commit(conversation_group(conversation_id), event)
 
 
 def send_staff_event_on_commit(event: Event | dict[str, Any]) -> None:
-    transaction.on_commit(lambda: _send(STAFF_GROUP, event))
+    _send_on_commit(STAFF_GROUP, event)
 
 
 def send_conversation_event_now(conversation_id: int, event: Event | dict[str, Any]) -> None:
     """For events that describe no database row (streamed reply deltas, typing)."""
-    _send(conversation_group(conversation_id), event)
+    _publish([(conversation_group(conversation_id), dict(event))])
 
 
 def message_payload(message: Message) -> dict[str, Any]:

@@ -35,7 +35,10 @@ class DatabaseConfig:
             "HOST": self.host,
             "PORT": self.port,
             "OPTIONS": {"connect_timeout": 5, **self.options},
-            "CONN_MAX_AGE": 0,
+            # Workers and ASGI threads keep their connection instead of paying for a new one per
+            # task or request; the health check replaces one the server dropped.
+            "CONN_MAX_AGE": 300,
+            "CONN_HEALTH_CHECKS": True,
         }
 
     def url(self, *, name: str | None = None) -> str:

@@ -212,6 +212,7 @@ LLM_PRICE_INPUT_PER_1K = float(os.environ.get("LLM_PRICE_INPUT_PER_1K", "0") or 
 LLM_PRICE_OUTPUT_PER_1K = float(os.environ.get("LLM_PRICE_OUTPUT_PER_1K", "0") or 0)
 MAX_MESSAGE_CHARS = env_int("MAX_MESSAGE_CHARS", 2000)
 SUBTASK_TIMEOUT_S = env_int("SUBTASK_TIMEOUT_S", 20)
+TURN_STEP_TIMEOUT_S = env_int("TURN_STEP_TIMEOUT_S", 60)
 # Extra modules whose specialists @register themselves (a store's own agents plug in here).
 SPECIALIST_MODULES = env_list("SPECIALIST_MODULES", [])
 INTENT_CACHE_TTL_S = 30 * 60

@@ -328,9 +328,10 @@ def test_bot_never_replies_while_a_human_owns_the_chat(chat: Conversation, staff
 
 
 def test_takeover_between_subtasks_and_reply_silences_the_bot(chat: Conversation, staff_bob: Any) -> None:
-    # given: a turn whose subtasks are done
-    turn = customer_message_handle(conversation_id=chat.pk, text="Hello!")
+    # given: a turn with two subtasks (so they are queued, not run inline), both done
+    turn = customer_message_handle(conversation_id=chat.pk, text="对比 Find X8 和 X9 的区别，并告诉我 X9 国补后多少钱")
     turn_advance(turn.pk)
+    assert Subtask.objects.filter(turn=turn).count() == 2
     for subtask in Subtask.objects.filter(turn=turn):
         subtask_execute(subtask_id=subtask.pk)
 
@@ -459,3 +460,12 @@ def test_a_crashing_step_ends_in_an_apology_not_silence(chat: Conversation, monk
     assert turn.status == TurnStatus.FAILED
     assert "Sorry, something went wrong" in turn.reply["text"]
     assert "classifier exploded" in turn.error
+
+
+def test_a_lone_subtask_runs_inline_in_the_same_step(chat: Conversation) -> None:
+    turn = customer_message_handle(conversation_id=chat.pk, text="Hello!")
+
+    status = turn_advance(turn.pk)
+
+    assert status == TurnStatus.DONE
+    assert Subtask.objects.get(turn=turn).status == "done"
