@@ -11,7 +11,7 @@ from agents.models import IntentExemplar, Subtask, TurnEvent, TurnRun
 
 class TurnEventInline(admin.TabularInline):
     model = TurnEvent
-    fields = ["created_at", "from_status", "to_status", "duration_ms", "reason"]
+    fields = ["created_at", "from_status", "to_status", "reason"]
     readonly_fields = fields
     extra = 0
     can_delete = False
@@ -125,11 +125,11 @@ class TurnRunAdmin(admin.ModelAdmin):
 
     @admin.display(description="node path")
     def trace(self, obj: TurnRun) -> str:
-        steps = format_html_join(
-            " → ",
-            "<span title='{}'>{} <small>({} ms)</small></span>",
-            ((e.reason, e.to_status, f"{e.duration_ms:.0f}") for e in obj.events.all()),
-        )
+        rows, previous = [], obj.created_at
+        for event in obj.events.all():
+            rows.append((event.reason, event.to_status, f"{(event.created_at - previous).total_seconds() * 1000:.0f}"))
+            previous = event.created_at
+        steps = format_html_join(" → ", "<span title='{}'>{} <small>({} ms)</small></span>", rows)
         subtasks = format_html_join(
             "",
             "<li>{} / {}: {} in {} ms</li>",

@@ -126,12 +126,14 @@ def reply_merge(results: list[dict[str, Any]]) -> Reply:
     )
 
 
-def reply_polish(reply: Reply, *, language: str, history: str, customer_text: str, on_delta: Any = None) -> Reply:
-    """Rewrite the merged reply with the LLM, streaming deltas; knowledge answers stay extractive.
+def polish_wanted(reply: Reply) -> bool:
+    """Knowledge answers stay extractive and slot prompts stay exact; the rest is polished when an LLM is on."""
+    return bool(reply.text) and not reply.knowledge and not reply.awaiting and llm_enabled()
 
-    Falls back to the merged text when no LLM is configured or the call fails.
-    """
-    if reply.knowledge or reply.awaiting or not reply.text or not llm_enabled():
+
+def reply_polish(reply: Reply, *, language: str, history: str, customer_text: str, on_delta: Any = None) -> Reply:
+    """Rewrite the merged reply with the LLM, streaming deltas; falls back to it when the call fails."""
+    if not polish_wanted(reply):
         return reply
     messages = reply_polish_messages(
         draft=reply.text, language=language, context=history, customer_text=mask_pii(customer_text)

@@ -67,13 +67,12 @@ class TurnRun(models.Model):
 
 
 class TurnEvent(models.Model):
-    """Audit row: one per status change of a turn, with the time spent in the step."""
+    """Audit row: one per status change of a turn. A step took from the previous row to this one."""
 
     turn = models.ForeignKey(TurnRun, on_delete=models.CASCADE, related_name="events")
     from_status = models.CharField(max_length=16)
     to_status = models.CharField(max_length=16)
     reason = models.CharField(max_length=200, blank=True)
-    duration_ms = models.FloatField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

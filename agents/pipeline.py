@@ -276,16 +276,19 @@ def _step_reply(turn: TurnRun) -> bool:
     reply = dialog.reply_merge([r for r in results if r])
     if not reply.text:
         reply.text = _apology(turn.language)
-    history = dialog.history_context(conversation_id=turn.conversation_id, before_message_id=turn.message_id)
-    reply = dialog.reply_polish(
-        reply,
-        language=turn.language,
-        history=history.text,
-        customer_text=turn.message.text,
-        on_delta=lambda delta: send_conversation_event_now(
-            turn.conversation_id, {"type": "reply.delta", "turn_id": turn.pk, "delta": delta}
-        ),
-    )
+    history_tokens: dict[str, int] = {}
+    if dialog.polish_wanted(reply):
+        history = dialog.history_context(conversation_id=turn.conversation_id, before_message_id=turn.message_id)
+        history_tokens = {"history_tokens_full": history.tokens_full, "history_tokens_used": history.tokens_used}
+        reply = dialog.reply_polish(
+            reply,
+            language=turn.language,
+            history=history.text,
+            customer_text=turn.message.text,
+            on_delta=lambda delta: send_conversation_event_now(
+                turn.conversation_id, {"type": "reply.delta", "turn_id": turn.pk, "delta": delta}
+            ),
+        )
     with transaction.atomic():
         return _send_reply(
             turn,
@@ -293,8 +296,7 @@ def _step_reply(turn: TurnRun) -> bool:
             from_=TurnStatus.MERGING,
             route=RouteDecision.AGENT,
             failed_attempts=failed,
-            history_tokens_full=history.tokens_full,
-            history_tokens_used=history.tokens_used,
+            **history_tokens,
             **_usage_fields(reply.llm_usage),
         )
 

@@ -54,21 +54,12 @@ def turn_transition(*, turn_id: int, from_: str, to: str, reason: str = "", **fi
     """
     if not transition_allowed(from_, to):
         raise TurnTransitionError(f"a turn cannot go from {from_} to {to}")
-    now = timezone.now()
     if to in TERMINAL:
-        fields["finished_at"] = now
+        fields["finished_at"] = timezone.now()
     num_updated = TurnRun.objects.filter(id=turn_id, status=from_).update(status=to, **fields)
     if num_updated != 1:
         return False
-    last = TurnEvent.objects.filter(turn_id=turn_id).order_by("-id").values_list("created_at", flat=True).first()
-    started = last or TurnRun.objects.values_list("created_at", flat=True).get(pk=turn_id)
-    TurnEvent.objects.create(
-        turn_id=turn_id,
-        from_status=from_,
-        to_status=to,
-        reason=reason[:200],
-        duration_ms=(now - started).total_seconds() * 1000,
-    )
+    TurnEvent.objects.create(turn_id=turn_id, from_status=from_, to_status=to, reason=reason[:200])
     return True
 
 
@@ -164,9 +155,9 @@ def subtask_record_result(
     """
     from agents.tasks import turn_advance_task
 
-    subtask = Subtask.objects.only("turn_id").get(pk=subtask_id)
+    turn_id = Subtask.objects.values_list("turn_id", flat=True).get(pk=subtask_id)
     with transaction.atomic():
-        turn = TurnRun.objects.select_for_update(no_key=True).only("status").get(pk=subtask.turn_id)
+        turn = TurnRun.objects.select_for_update(no_key=True).only("status").get(pk=turn_id)
         if turn.status != TurnStatus.FANNED_OUT:
             return False
         latency = (time.perf_counter() - started) * 1000 if started is not None else None

@@ -40,7 +40,7 @@ def main() -> None:
         call_command("sync_exemplars", verbosity=0)
         with worker(url):
             results = asyncio.run(_run(args.turns))
-    print(f"offline turn latency, message in → reply.done out ({args.turns} turns per kind after {WARM_UP} warm-up turns):")
+    print(f"offline turn, message in → reply.done out ({args.turns} turns per kind after {WARM_UP} warm-up turns):")
     everything: list[float] = []
     for kind, values in results.items():
         everything.extend(values)
