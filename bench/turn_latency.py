@@ -16,16 +16,20 @@ import time
 from harness import django_setup, scratch_database, summary, worker
 
 WARM_UP = 8  # turns per kind not measured: every worker process loads its models once
+FAQ = [
+    "What payment methods do you accept?",
+    "你们支持哪些支付方式？",
+    "what is your return policy",
+    "退货政策是怎样的",
+]
 MESSAGES = {
     "greeting (rule)": ["Hello!", "你好", "thanks a lot", "谢谢"],
-    "faq/policy (classifier)": [
-        "What payment methods do you accept?",
-        "你们支持哪些支付方式？",
-        "what is your return policy",
-        "退货政策是怎样的",
-    ],
+    "faq/policy (intent cache)": FAQ,
+    "faq/policy (classifier)": FAQ,
     "order query (classifier)": ["Where is my order #D1002?", "我的订单 #D1002 到哪了", "order status #D2001"],
 }
+# Kinds whose intent-cache entry is deleted before every turn, so the level under test decides.
+UNCACHED = {"greeting (rule)", "faq/policy (classifier)", "order query (classifier)"}
 
 
 def main() -> None:
@@ -51,7 +55,9 @@ def main() -> None:
 async def _run(turns: int) -> dict[str, list[float]]:
     from asgiref.sync import sync_to_async
     from channels.layers import get_channel_layer
+    from django.core.cache import cache
 
+    from agents.intents.recognize import _cache_key
     from agents.services import customer_message_handle
     from conversations.models import Customer
     from conversations.realtime import conversation_group
@@ -66,8 +72,11 @@ async def _run(turns: int) -> dict[str, list[float]]:
             conversation = await sync_to_async(conversation_start)(customer=customer)
             channel = await layer.new_channel()
             await layer.group_add(conversation_group(conversation.pk), channel)
+            text = texts[i % len(texts)]
+            if kind in UNCACHED:
+                await sync_to_async(cache.delete)(_cache_key(text))  # make the classifier decide every time
             started = time.perf_counter()
-            await sync_to_async(customer_message_handle)(conversation_id=conversation.pk, text=texts[i % len(texts)])
+            await sync_to_async(customer_message_handle)(conversation_id=conversation.pk, text=text)
             while True:
                 message = await asyncio.wait_for(layer.receive(channel), 30)
                 if message["event"]["type"] == "reply.done":
