@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from datetime import timedelta
 from decimal import Decimal
 from typing import Any
 
@@ -30,6 +31,7 @@ from agents.intents.switch import is_slot_answer
 from agents.intents.taxonomy import Intent, specialists_for
 from agents.llm.client import LLMResult
 from agents.models import RouteDecision, Subtask, TurnRun
+from agents.pii import mask_pii
 from agents.services import bot_message_send, turn_transition
 from agents.specialists.emotion import soothing_line
 from agents.specialists.human import callback_confirmed_line, handoff_line, nobody_online_line
@@ -48,14 +50,15 @@ from conversations.realtime import (
     send_staff_event_on_commit,
 )
 from conversations.services import conversation_lock, conversation_wait_for_human
-from tickets.models import EscalationReason, TicketKind, TicketPriority
+from tickets.models import EscalationReason, Ticket, TicketKind, TicketPriority
 from tickets.presence import staff_online_count
 from tickets.services import escalation_card_create, ticket_create
 
 logger = logging.getLogger(__name__)
 
 CLARIFY_BELOW = 0.5
-CALLBACK_TIMEOUT_MINUTES = 60 * 24
+# A contact request stays open for a day: the customer may come back to the tab much later.
+CALLBACK_TIMEOUT = timedelta(days=1)
 
 
 def turn_advance(turn_id: int) -> str:
@@ -358,7 +361,7 @@ def _escalate_locked(turn: TurnRun, conversation: Conversation, *, from_: str, r
         contact = customer.email or customer.phone
         if contact:
             callback_ticket = _callback_ticket(conversation, contact=contact, source_key=f"turn:{turn.pk}:callback")
-            lines.append(callback_confirmed_line(language, _masked_contact(contact), callback_ticket.reference))
+            lines.append(callback_confirmed_line(language, mask_pii(contact), callback_ticket.reference))
         else:
             lines.append(nobody_online_line(language))
             awaiting = {"slot": "contact", "prompt": lines[-1], "choices": []}
@@ -390,26 +393,14 @@ def _escalate_locked(turn: TurnRun, conversation: Conversation, *, from_: str, r
             kind=WorkflowKind.CALLBACK,
             step="contact",
             slots={"card_id": card.pk},
-            expires_at=turn.created_at + _callback_timeout(),
+            expires_at=turn.created_at + CALLBACK_TIMEOUT,
         )
     send_staff_event_on_commit(escalated_event(card))
     send_conversation_event_on_commit(conversation.pk, _reply_done(turn.pk, message.pk if message else None, reply))
     return True
 
 
-def _callback_timeout() -> Any:
-    from datetime import timedelta
-
-    return timedelta(minutes=CALLBACK_TIMEOUT_MINUTES)
-
-
-def _masked_contact(contact: str) -> str:
-    from agents.pii import mask_pii
-
-    return mask_pii(contact)
-
-
-def _callback_ticket(conversation: Conversation, *, contact: str, source_key: str) -> Any:
+def _callback_ticket(conversation: Conversation, *, contact: str, source_key: str) -> Ticket:
     return ticket_create(
         kind=TicketKind.CALLBACK,
         subject=f"Call back {conversation.customer.display_name}",
@@ -449,7 +440,7 @@ def _callback_collect(turn: TurnRun) -> bool:
         WorkflowState.objects.filter(pk=workflow.pk).update(
             status=WorkflowStatus.COMPLETED, slots={**workflow.slots, "contact": contact, "ticket_id": ticket.pk}
         )
-        reply = dialog.Reply(text=callback_confirmed_line(language, _masked_contact(contact), ticket.reference))
+        reply = dialog.Reply(text=callback_confirmed_line(language, mask_pii(contact), ticket.reference))
         return _send_reply(
             turn,
             reply,

@@ -124,6 +124,30 @@ def celery_broker_url(redis_url: str) -> str:
     return redis_url
 
 
+def redis_services(
+    redis_url: str, *, broker_db: int, cache_db: int, channels_db: int, key_prefix: str
+) -> dict[str, Any]:
+    """CACHES, CHANNEL_LAYERS and CELERY_BROKER_URL on one Redis server, one numbered database each,
+    so a FLUSHDB of the cache never drops queued tasks."""
+    return {
+        "CACHES": {
+            "default": {
+                "BACKEND": "django_redis.cache.RedisCache",
+                "LOCATION": redis_db_url(redis_url, cache_db),
+                "OPTIONS": {"SOCKET_CONNECT_TIMEOUT": 2, "SOCKET_TIMEOUT": 2},
+                "KEY_PREFIX": key_prefix,
+            }
+        },
+        "CHANNEL_LAYERS": {
+            "default": {
+                "BACKEND": "channels_redis.core.RedisChannelLayer",
+                "CONFIG": {"hosts": [redis_db_url(redis_url, channels_db)], "capacity": 1000, "expiry": 60},
+            }
+        },
+        "CELERY_BROKER_URL": celery_broker_url(redis_db_url(redis_url, broker_db)),
+    }
+
+
 def mask_url(url: str) -> str:
     """Hide the password of a URL so it can be printed."""
     try:

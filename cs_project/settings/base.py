@@ -12,14 +12,13 @@ from pathlib import Path
 
 from cs_project import embedded
 from cs_project.config import (
-    celery_broker_url,
     env_bool,
     env_int,
     env_list,
     env_url,
     parse_database_url,
     parse_redis_url,
-    redis_db_url,
+    redis_services,
 )
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
@@ -61,28 +60,11 @@ else:
     REDIS_URL = embedded.redis_ensure(VAR_DIR)
     REDIS_SOURCE = "embedded"
 
-# One Redis server, one numbered database per use, so a FLUSHDB of the cache never drops queued
-# tasks. The test settings move all three to other numbers.
-REDIS_DB_BROKER = 0
-REDIS_DB_CACHE = 1
-REDIS_DB_CHANNELS = 2
-
-CACHES = {
-    "default": {
-        "BACKEND": "django_redis.cache.RedisCache",
-        "LOCATION": redis_db_url(REDIS_URL, REDIS_DB_CACHE),
-        "OPTIONS": {"SOCKET_CONNECT_TIMEOUT": 2, "SOCKET_TIMEOUT": 2},
-        "KEY_PREFIX": "cs",
-    }
-}
-CHANNEL_LAYERS = {
-    "default": {
-        "BACKEND": "channels_redis.core.RedisChannelLayer",
-        "CONFIG": {"hosts": [redis_db_url(REDIS_URL, REDIS_DB_CHANNELS)], "capacity": 1000, "expiry": 60},
-    }
-}
-
-CELERY_BROKER_URL = celery_broker_url(redis_db_url(REDIS_URL, REDIS_DB_BROKER))
+# Broker, cache and channel layer on databases 0, 1 and 2; the test settings use 10-12.
+_redis = redis_services(REDIS_URL, broker_db=0, cache_db=1, channels_db=2, key_prefix="cs")
+CACHES = _redis["CACHES"]
+CHANNEL_LAYERS = _redis["CHANNEL_LAYERS"]
+CELERY_BROKER_URL = _redis["CELERY_BROKER_URL"]
 CELERY_RESULT_BACKEND = None  # results live on our own rows, never in a Celery backend
 CELERY_TASK_ACKS_LATE = True  # a worker that dies mid-task leaves it queued for another
 CELERY_TASK_REJECT_ON_WORKER_LOST = True

@@ -1,28 +1,13 @@
 """Test settings: the same real services, on Redis databases the running demo never touches."""
 
-from cs_project.config import celery_broker_url, redis_db_url
+from cs_project.config import redis_services
 from cs_project.settings.base import *  # noqa: F403
 from cs_project.settings.base import REDIS_URL
 
-REDIS_DB_BROKER = 10
-REDIS_DB_CACHE = 11
-REDIS_DB_CHANNELS = 12
-
-CACHES = {
-    "default": {
-        "BACKEND": "django_redis.cache.RedisCache",
-        "LOCATION": redis_db_url(REDIS_URL, REDIS_DB_CACHE),
-        "OPTIONS": {"SOCKET_CONNECT_TIMEOUT": 2, "SOCKET_TIMEOUT": 2},
-        "KEY_PREFIX": "cs-test",
-    }
-}
-CHANNEL_LAYERS = {
-    "default": {
-        "BACKEND": "channels_redis.core.RedisChannelLayer",
-        "CONFIG": {"hosts": [redis_db_url(REDIS_URL, REDIS_DB_CHANNELS)], "capacity": 1000, "expiry": 60},
-    }
-}
-CELERY_BROKER_URL = celery_broker_url(redis_db_url(REDIS_URL, REDIS_DB_BROKER))
+_redis = redis_services(REDIS_URL, broker_db=10, cache_db=11, channels_db=12, key_prefix="cs-test")
+CACHES = _redis["CACHES"]
+CHANNEL_LAYERS = _redis["CHANNEL_LAYERS"]
+CELERY_BROKER_URL = _redis["CELERY_BROKER_URL"]
 CELERY_TASK_DEFAULT_QUEUE = "cs-test"
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
