@@ -6,11 +6,13 @@ never hears of a message it cannot load. Streamed deltas describe no row and go 
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
+import os
+import threading
 from typing import Any
 
-from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.db import transaction
 
@@ -26,6 +28,32 @@ def conversation_group(conversation_id: int) -> str:
     return f"conversation.{conversation_id}"
 
 
+class _LayerLoop:
+    """One event loop per process, in a daemon thread, that every publish runs on.
+
+    `async_to_sync` would start a fresh loop per call, and channels_redis keeps its connection
+    pool per loop, so each event would open a new Redis connection. Created lazily and again
+    after a fork (Celery's prefork children must not use the parent's thread).
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._pid = 0
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def get(self) -> asyncio.AbstractEventLoop:
+        with self._lock:
+            if self._loop is None or self._pid != os.getpid():
+                loop = asyncio.new_event_loop()
+                threading.Thread(target=loop.run_forever, name="channel-layer", daemon=True).start()
+                self._loop, self._pid = loop, os.getpid()
+            return self._loop
+
+
+_layer_loop = _LayerLoop()
+PUBLISH_TIMEOUT_S = 5
+
+
 def _publish(batch: list[tuple[str, dict[str, Any]]]) -> None:
     """Send (group, event) pairs in order, in one trip into the channel layer's event loop."""
     layer = get_channel_layer()
@@ -39,7 +67,8 @@ def _publish(batch: list[tuple[str, dict[str, Any]]]) -> None:
             await layer.group_send(group, {"type": "conversation.event", "event": payload})
 
     try:
-        async_to_sync(send_all)()
+        # Waiting for the result keeps events in order and lets a failure be logged here.
+        asyncio.run_coroutine_threadsafe(send_all(), _layer_loop.get()).result(timeout=PUBLISH_TIMEOUT_S)
     except Exception:  # noqa: BLE001 - a lost live event must never fail the turn; clients reload history
         logger.exception("could not publish %d event(s)", len(payloads))
 
