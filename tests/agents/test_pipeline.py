@@ -469,3 +469,66 @@ def test_a_lone_subtask_runs_inline_in_the_same_step(chat: Conversation) -> None
 
     assert status == TurnStatus.DONE
     assert Subtask.objects.get(turn=turn).status == "done"
+
+
+def test_clarify_step_twice_sends_one_question(chat: Conversation) -> None:
+    from agents.pipeline import _clarify, _step_recognize
+
+    turn = customer_message_handle(conversation_id=chat.pk, text="asdkjh qwe zzz")
+    _step_recognize(TurnRun.objects.select_related("message", "conversation").get(pk=turn.pk))
+    recognized = TurnRun.objects.select_related("message", "conversation").get(pk=turn.pk)
+
+    assert _clarify(recognized) is True
+    assert _clarify(recognized) is False
+    assert Message.objects.filter(conversation=chat, sender="bot").count() == 1
+    chat.refresh_from_db()
+    assert chat.failed_attempts == 1
+
+
+def test_sweep_times_out_subtasks_no_worker_finished_and_the_turn_still_answers(chat: Conversation) -> None:
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from agents.subtasks import turn_sweep
+
+    # given: a fanned-out turn whose subtasks were lost with their worker
+    turn = customer_message_handle(conversation_id=chat.pk, text="对比 Find X8 和 X9 的区别，并告诉我 X9 国补后多少钱")
+    turn_advance(turn.pk)
+    Subtask.objects.filter(turn=turn).update(created_at=timezone.now() - timedelta(minutes=5))
+
+    # when
+    swept = turn_sweep()
+    turn_advance(turn.pk)
+
+    # then
+    assert swept["timed_out_subtasks"] == 2
+    assert set(Subtask.objects.filter(turn=turn).values_list("status", flat=True)) == {"timed_out"}
+    done = TurnRun.objects.get(pk=turn.pk)
+    assert done.status == TurnStatus.DONE and done.reply["text"]
+
+
+def test_sweep_requeues_turns_stuck_in_a_step(chat: Conversation, monkeypatch: Any) -> None:
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from agents import tasks
+    from agents.subtasks import turn_sweep
+
+    queued: list[int] = []
+    monkeypatch.setattr(tasks.turn_advance_task, "delay", lambda turn_id: queued.append(turn_id))
+    turn = customer_message_handle(conversation_id=chat.pk, text="hello")
+    TurnRun.objects.filter(pk=turn.pk).update(created_at=timezone.now() - timedelta(minutes=3))
+
+    assert turn_sweep()["requeued_turns"] == 1
+    assert queued == [turn.pk]
+
+
+def test_a_second_unclear_message_escalates_for_low_confidence(chat_zh: Conversation) -> None:
+    run_turn(chat_zh, "asdkjh qwe zzz")
+
+    turn = run_turn(chat_zh, "zzz qqq ppp")
+
+    assert turn.status == TurnStatus.ESCALATED and turn.escalation_reason == "low_confidence"
+    assert EscalationCard.objects.get(conversation=chat_zh).reason == "low_confidence"
