@@ -302,7 +302,7 @@ _STORAGE_RE = re.compile(
 _STORAGE_GB = frozenset({16, 32, 64, 128, 256, 512, 1024, 2048})
 _STORAGE_TB = frozenset({1, 2})
 
-_SIZE_TOKEN = r"[2-4]XL|XXXL|XXL|XL|XS|S|M|L"
+_SIZE_TOKEN = r"[2-4]XL|X{3}L|XXL|XL|XS|S|M|L"
 _SIZE_WORDS = {"small": "S", "medium": "M", "large": "L", "extra large": "XL", "extra-large": "XL"}
 _SIZE_CONTEXT_RE = re.compile(
     r"(?:(?<![A-Za-z])size|尺码|码数|码子|大小)[ ]*(?:(?:is|:|是|为|选|要)[ ]*)?"
