@@ -65,6 +65,11 @@ class Conversation(models.Model):
         related_name="assigned_conversations",
     )
     language = models.CharField(max_length=8, choices=Language.choices, default=Language.EN)
+    # The store customer this chat has proven to be (signed identity, or email / name + zip /
+    # order + phone in chat). Private data and writes are scoped to this customer only.
+    verified_customer = models.ForeignKey(
+        Customer, null=True, blank=True, on_delete=models.SET_NULL, related_name="verified_conversations"
+    )
     current_intent = models.CharField(max_length=64, blank=True)
     failed_attempts = models.PositiveSmallIntegerField(default=0)
     turn_count = models.PositiveIntegerField(default=0)

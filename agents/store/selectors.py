@@ -11,3 +11,15 @@ def product_list_for_storefront() -> QuerySet[Product]:
 
 def subsidy_rules_active() -> QuerySet[SubsidyRule]:
     return SubsidyRule.objects.filter(active=True)
+
+
+def product_resolve(name: str) -> Product | None:
+    """The product called `name` (its name, Chinese name or an alias, any case and spacing)."""
+    wanted = "".join(name.lower().split())
+    if not wanted:
+        return None
+    for product in Product.objects.prefetch_related("variants"):
+        names = [product.name, product.name_zh, *product.aliases]
+        if any("".join(n.lower().split()) == wanted for n in names if n):
+            return product
+    return None

@@ -1,0 +1,344 @@
+"""Write tools: each changes the store in one transaction and opens the ticket that follows it up."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from django.db import transaction
+
+from agents.store.models import Order, OrderStatus
+from agents.store.services import (
+    CANCEL_REASONS,
+    StoreError,
+    WriteResult,
+    customer_modify_default_address,
+    order_cancel,
+    order_exchange,
+    order_modify_address,
+    order_modify_items,
+    order_modify_payment,
+    order_return,
+)
+from agents.tools.base import ToolContext, ToolError, tool
+from agents.tools.orders import ORDER_ID
+from tickets.models import Ticket, TicketKind
+from tickets.services import ticket_create
+
+ITEM_IDS = {
+    "type": "array",
+    "items": {"type": "string", "minLength": 1, "maxLength": 64},
+    "minItems": 1,
+    "maxItems": 20,
+}
+PAYMENT_METHOD_ID = {"type": "string", "minLength": 1, "maxLength": 64}
+ADDRESS = {
+    "address1": {"type": "string", "minLength": 1, "maxLength": 200},
+    "address2": {"type": "string", "maxLength": 200},
+    "city": {"type": "string", "minLength": 1, "maxLength": 100},
+    "state": {"type": "string", "maxLength": 100},
+    "country": {"type": "string", "minLength": 1, "maxLength": 100},
+    "zip": {"type": "string", "minLength": 3, "maxLength": 20},
+}
+RETURN_INSTRUCTIONS = {
+    "en": "Pack the items with their accessories and send them within 3 days to: Returns Centre, 8 Keji Road, "
+    "Nanshan, Shenzhen 518057. A prepaid label is on its way by email.",
+    "zh": "请在 3 天内将商品连同配件寄回：深圳市南山区科技路 8 号 退货中心（518057），预付运单已发送至您的邮箱。",
+}
+_TAX_ID = re.compile(r"^[0-9A-Z]{15,20}$")
+
+
+def _write(
+    ctx: ToolContext, *, kind: str, order_id: str, subject: str, write: Any, payload: dict[str, Any]
+) -> tuple[WriteResult, Ticket]:
+    """Run a store write and open its ticket in one transaction; StoreError becomes ToolError."""
+    assert ctx.customer is not None
+    try:
+        with transaction.atomic():
+            result = write()
+            ticket = ticket_create(
+                kind=kind,
+                subject=subject,
+                customer=ctx.customer,
+                conversation_id=ctx.conversation_id,
+                order_ref=order_id,
+                payload={**payload, **result.details, "status": result.status},
+                source_key=f"{kind}:{order_id}:{result.status}",
+            )
+    except StoreError as exc:
+        raise ToolError(exc.code, str(exc)) from None
+    return result, ticket
+
+
+@tool(
+    name="cancel_pending_order",
+    description="Cancel a pending order. Reason: 'no longer needed' or 'ordered by mistake'. Refunds every payment.",
+    parameters={
+        "properties": {"order_id": ORDER_ID, "reason": {"type": "string", "enum": list(CANCEL_REASONS)}},
+        "required": ["order_id", "reason"],
+    },
+    kind="write",
+    private=True,
+)
+def cancel_pending_order(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    result, ticket = _write(
+        ctx,
+        kind=TicketKind.CANCEL,
+        order_id=args["order_id"],
+        subject=f"Cancelled {args['order_id']}",
+        write=lambda: order_cancel(customer=ctx.customer, order_id=args["order_id"], reason=args["reason"]),
+        payload={"reason": args["reason"]},
+    )
+    return {"order_id": result.order_id, "status": result.status, "ticket": ticket.reference}
+
+
+@tool(
+    name="modify_pending_order",
+    description="Change a pending order: its shipping address, its payment method, or items to other options of the "
+    "same product (items can be changed only once; a payment method pays or receives the difference).",
+    parameters={
+        "properties": {
+            "order_id": ORDER_ID,
+            "change": {"type": "string", "enum": ["address", "payment", "items"]},
+            "address": {
+                "type": "object",
+                "properties": ADDRESS,
+                "required": ["address1", "city", "country", "zip"],
+                "additionalProperties": False,
+            },
+            "payment_method_id": PAYMENT_METHOD_ID,
+            "item_ids": ITEM_IDS,
+            "new_item_ids": ITEM_IDS,
+        },
+        "required": ["order_id", "change"],
+    },
+    kind="write",
+    private=True,
+)
+def modify_pending_order(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    order_id, change = args["order_id"], args["change"]
+    needed = {
+        "address": ["address"],
+        "payment": ["payment_method_id"],
+        "items": ["item_ids", "new_item_ids", "payment_method_id"],
+    }
+    missing = [field for field in needed[change] if field not in args]
+    if missing:
+        raise ToolError("bad_arguments", f"Changing {change} needs {', '.join(missing)}.")
+    writes = {
+        "address": lambda: order_modify_address(customer=ctx.customer, order_id=order_id, address=args["address"]),
+        "payment": lambda: order_modify_payment(
+            customer=ctx.customer, order_id=order_id, payment_method_id=args["payment_method_id"]
+        ),
+        "items": lambda: order_modify_items(
+            customer=ctx.customer,
+            order_id=order_id,
+            item_ids=args["item_ids"],
+            new_item_ids=args["new_item_ids"],
+            payment_method_id=args["payment_method_id"],
+        ),
+    }
+    result, ticket = _write(
+        ctx,
+        kind=TicketKind.MODIFY,
+        order_id=order_id,
+        subject=f"Changed {change} of {order_id}",
+        write=writes[change],
+        payload={"change": change},
+    )
+    return {
+        "order_id": order_id,
+        "status": result.status,
+        "change": change,
+        **result.details,
+        "ticket": ticket.reference,
+    }
+
+
+@tool(
+    name="create_return_order",
+    description="Request the return of delivered items; the refund goes to the original payment method or a gift card.",
+    parameters={
+        "properties": {
+            "order_id": ORDER_ID,
+            "item_ids": ITEM_IDS,
+            "payment_method_id": PAYMENT_METHOD_ID,
+            "reason": {"type": "string", "maxLength": 500},
+        },
+        "required": ["order_id", "item_ids", "payment_method_id"],
+    },
+    kind="write",
+    private=True,
+)
+def create_return_order(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    result, ticket = _write(
+        ctx,
+        kind=TicketKind.RETURN,
+        order_id=args["order_id"],
+        subject=f"Return from {args['order_id']}",
+        write=lambda: order_return(
+            customer=ctx.customer,
+            order_id=args["order_id"],
+            item_ids=args["item_ids"],
+            payment_method_id=args["payment_method_id"],
+        ),
+        payload={"reason": args.get("reason", "")},
+    )
+    return {
+        "order_id": result.order_id,
+        "status": result.status,
+        "return_order_id": f"R-{ticket.pk:06d}",
+        "instructions": RETURN_INSTRUCTIONS["zh" if ctx.language == "zh" else "en"],
+        "ticket": ticket.reference,
+        **result.details,
+    }
+
+
+@tool(
+    name="create_exchange_order",
+    description="Request an exchange of delivered items for other options of the same products.",
+    parameters={
+        "properties": {
+            "order_id": ORDER_ID,
+            "item_ids": ITEM_IDS,
+            "new_item_ids": ITEM_IDS,
+            "payment_method_id": PAYMENT_METHOD_ID,
+        },
+        "required": ["order_id", "item_ids", "new_item_ids", "payment_method_id"],
+    },
+    kind="write",
+    private=True,
+)
+def create_exchange_order(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    result, ticket = _write(
+        ctx,
+        kind=TicketKind.EXCHANGE,
+        order_id=args["order_id"],
+        subject=f"Exchange from {args['order_id']}",
+        write=lambda: order_exchange(
+            customer=ctx.customer,
+            order_id=args["order_id"],
+            item_ids=args["item_ids"],
+            new_item_ids=args["new_item_ids"],
+            payment_method_id=args["payment_method_id"],
+        ),
+        payload={},
+    )
+    return {"order_id": result.order_id, "status": result.status, "ticket": ticket.reference, **result.details}
+
+
+def _repair_estimate(issue: str, warranty_status: str) -> int:
+    if warranty_status == "in_warranty":
+        return 0
+    text = issue.lower()
+    if any(word in text for word in ("screen", "display", "屏")):
+        return 899
+    if any(word in text for word in ("battery", "charg", "电池", "充电")):
+        return 299
+    return 199
+
+
+@tool(
+    name="create_repair_order",
+    description="Open a repair order for a device by IMEI: issue, warranty status, in-store or mail-in repair.",
+    parameters={
+        "properties": {
+            "imei": {"type": "string", "pattern": "^[0-9]{15}$"},
+            "issue_description": {"type": "string", "minLength": 2, "maxLength": 1000},
+            "warranty_status": {"type": "string", "enum": ["in_warranty", "out_of_warranty"]},
+            "repair_type": {"type": "string", "enum": ["in_store", "mail_in"]},
+            "order_id": ORDER_ID,
+        },
+        "required": ["imei", "issue_description", "warranty_status", "repair_type"],
+    },
+    kind="write",
+    private=True,
+)
+def create_repair_order(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    estimate = _repair_estimate(args["issue_description"], args["warranty_status"])
+    ticket = ticket_create(
+        kind=TicketKind.REPAIR,
+        subject=f"Repair {args['imei']}: {args['issue_description'][:120]}",
+        customer=ctx.customer,
+        conversation_id=ctx.conversation_id,
+        order_ref=args.get("order_id", ""),
+        payload={**args, "estimated_cost": estimate},
+        source_key=f"repair:{ctx.customer.pk if ctx.customer else 0}:{args['imei']}:{args['issue_description'][:60]}",
+    )
+    return {
+        "repair_order_id": f"RP-{ticket.pk:06d}",
+        "estimated_cost": estimate,
+        "repair_type": args["repair_type"],
+        "ticket": ticket.reference,
+    }
+
+
+@tool(
+    name="generate_invoice",
+    description="Issue an invoice for an order: personal, company, or special VAT invoice (needs the tax id).",
+    parameters={
+        "properties": {
+            "order_id": ORDER_ID,
+            "invoice_type": {"type": "string", "enum": ["personal", "company", "special"]},
+            "invoice_title": {"type": "string", "minLength": 1, "maxLength": 200},
+            "tax_id": {"type": "string", "maxLength": 20},
+        },
+        "required": ["order_id", "invoice_type", "invoice_title"],
+    },
+    kind="write",
+    private=True,
+)
+def generate_invoice(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    tax_id = (args.get("tax_id") or "").strip().upper()
+    if args["invoice_type"] == "special" and not _TAX_ID.match(tax_id):
+        raise ToolError("tax_id_required", "A special VAT invoice needs the company's 15-20 character tax id.")
+    order = Order.objects.filter(external_id=args["order_id"], customer=ctx.customer).first()
+    if order is None:
+        raise ToolError("order_not_found", f"No order {args['order_id']} was found on this account.")
+    if order.status in (OrderStatus.CANCELLED, OrderStatus.PENDING):
+        raise ToolError(
+            "wrong_status", f"Order {order.external_id} is {order.status}: it can be invoiced once shipped."
+        )
+    ticket = ticket_create(
+        kind=TicketKind.INVOICE,
+        subject=f"{args['invoice_type'].title()} invoice for {order.external_id}",
+        customer=ctx.customer,
+        conversation_id=ctx.conversation_id,
+        order_ref=order.external_id,
+        payload={**args, "tax_id": tax_id},
+        source_key=f"invoice:{order.external_id}:{args['invoice_type']}",
+    )
+    return {
+        "invoice_id": f"INV-{ticket.pk:06d}",
+        "order_id": order.external_id,
+        "invoice_type": args["invoice_type"],
+        "delivery": "e-invoice by email",
+        "ticket": ticket.reference,
+    }
+
+
+@tool(
+    name="modify_default_address",
+    description="Change the customer's default shipping address (orders already placed keep theirs).",
+    parameters={"properties": ADDRESS, "required": ["address1", "city", "country", "zip"]},
+    kind="write",
+    private=True,
+)
+def modify_default_address(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    try:
+        address = customer_modify_default_address(customer=ctx.customer, address=args)
+    except StoreError as exc:
+        raise ToolError(exc.code, str(exc)) from None
+    return {"address": address}
+
+
+@tool(
+    name="transfer_to_human",
+    description="Hand the conversation to a human agent when the request is outside what the tools can do.",
+    parameters={"properties": {"summary": {"type": "string", "maxLength": 1000}}},
+    kind="read",
+    private=False,
+)
+def transfer_to_human(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    # The engine escalates on this result (reason "policy"); the tool itself changes nothing.
+    return {"transfer": True, "summary": args.get("summary", "")}

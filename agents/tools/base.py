@@ -1,0 +1,125 @@
+"""What a tool is, and the one way to call one: `tool_call`.
+
+Seed 004's rules live here rather than in each tool:
+- the customer is never an argument: it is injected from the conversation (anti-IDOR); a schema
+  has no field for it and unknown arguments are refused;
+- private tools need a verified customer; write tools need one too;
+- read results are cached 5 minutes per customer, and any write by that customer invalidates them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import jsonschema
+from django.core.cache import cache
+
+from conversations.models import Customer
+
+READ_CACHE_TTL_S = 5 * 60
+
+
+class ToolError(Exception):
+    """A tool refused or failed; `code` is stable (fed back to the LLM and shown to tests)."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+    def as_json(self) -> dict[str, str]:
+        return {"error": self.code, "message": self.message}
+
+
+@dataclass(frozen=True)
+class ToolContext:
+    """Who is asking. Built by the engine from the conversation, never from tool arguments."""
+
+    conversation_id: int | None
+    customer: Customer | None  # the verified store customer, or None
+    language: str = "en"
+
+    @property
+    def verified(self) -> bool:
+        return self.customer is not None
+
+
+ToolFunc = Callable[[ToolContext, dict[str, Any]], dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class Tool:
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    kind: Literal["read", "write"]
+    private: bool  # needs a verified customer
+    func: ToolFunc
+
+    def openai_definition(self) -> dict[str, Any]:
+        return {
+            "type": "function",
+            "function": {"name": self.name, "description": self.description, "parameters": self.parameters},
+        }
+
+
+TOOLS: dict[str, Tool] = {}
+
+
+def tool(
+    *, name: str, description: str, parameters: dict[str, Any], kind: Literal["read", "write"], private: bool
+) -> Callable[[ToolFunc], ToolFunc]:
+    """Register the decorated function as a tool."""
+    schema = {"type": "object", "additionalProperties": False, **parameters}
+    jsonschema.Draft202012Validator.check_schema(schema)
+
+    def register(func: ToolFunc) -> ToolFunc:
+        TOOLS[name] = Tool(name, description, schema, kind, private or kind == "write", func)
+        return func
+
+    return register
+
+
+def _version_key(customer_id: int | None) -> str:
+    return f"tools:version:{customer_id or 'anonymous'}"
+
+
+def _cache_key(tool_: Tool, ctx: ToolContext, arguments: dict[str, Any]) -> str:
+    customer_id = ctx.customer.pk if ctx.customer else None
+    version = cache.get(_version_key(customer_id)) or 0
+    digest = hashlib.sha256(json.dumps(arguments, sort_keys=True, ensure_ascii=False).encode()).hexdigest()[:24]
+    # Anonymous reads (catalogue) are shared; private reads are keyed by the customer.
+    scope = customer_id if tool_.private else "public"
+    return f"tools:{scope}:{version}:{tool_.name}:{digest}"
+
+
+def tool_call(name: str, ctx: ToolContext, arguments: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Validate, authorise and run a tool; raises ToolError with a stable code."""
+    tool_ = TOOLS.get(name)
+    if tool_ is None:
+        raise ToolError("unknown_tool", f"There is no tool called {name!r}.")
+    arguments = dict(arguments or {})
+    try:
+        jsonschema.validate(arguments, tool_.parameters)
+    except jsonschema.ValidationError as exc:
+        where = ".".join(str(p) for p in exc.absolute_path)
+        raise ToolError("bad_arguments", f"{where + ': ' if where else ''}{exc.message}") from None
+    if tool_.private and not ctx.verified:
+        raise ToolError("verification_required", "The customer must be verified before this.")
+    if tool_.kind == "write":
+        result = tool_.func(ctx, arguments)
+        assert ctx.customer is not None  # write tools are private
+        cache.add(_version_key(ctx.customer.pk), 0, timeout=None)
+        cache.incr(_version_key(ctx.customer.pk))
+        return result
+    key = _cache_key(tool_, ctx, arguments)
+    cached = cache.get(key)
+    if cached is not None:
+        return {**cached, "cached": True}
+    result = tool_.func(ctx, arguments)
+    cache.set(key, result, timeout=READ_CACHE_TTL_S)
+    return result
