@@ -1,0 +1,306 @@
+"""Store questions answered from the store: prices (with the national subsidy), stock, specs,
+comparisons, recommendations, orders and deliveries.
+
+Offline, a deterministic plan maps intent + entities to tool calls and formats the answer in the
+customer's language. Private answers need a verified customer (see agents.verification).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from agents.intents.taxonomy import Intent
+from agents.specialists import register
+from agents.specialists.base import Specialist, SpecialistContext, SpecialistResult, localized
+from agents.tools import ToolContext, ToolError, tool_call
+from agents.verification import conversation_verify, verification_attempt, verified_customer
+from conversations.models import Conversation
+
+PRIVATE = {Intent.ORDER_QUERY, Intent.LOGISTICS_QUERY, Intent.RETURN, Intent.EXCHANGE}
+_SUBSIDY_WORDS = re.compile(r"国补|补贴|subsid", re.IGNORECASE)
+_CATEGORIES = {"phone": r"phone|手机", "earbuds": r"earbud|earphone|headphone|耳机", "tablet": r"tablet|pad|平板"}
+_TAGS = {
+    "camera": r"camera|photo|拍照|摄影|相机",
+    "gaming": r"gam|游戏|打游戏",
+    "light": r"light|thin|轻|薄",
+    "business": r"business|work|office|办公|商务",
+    "study": r"study|student|学习|学生|网课",
+    "music": r"music|音乐|听歌",
+}
+
+
+def _yuan(value: float) -> str:
+    return f"¥{value:,.0f}" if value == int(value) else f"¥{value:,.2f}"
+
+
+def _product_names(ctx: SpecialistContext) -> list[str]:
+    return list(ctx.entities.get("products") or [])
+
+
+def verification_prompt(language: str) -> str:
+    return localized(
+        language,
+        en="To look at your orders I first need to confirm it's you. Please send the email on your account, or your "
+        "first and last name with your zip code, or an order id with the last 4 digits of your phone number.",
+        zh="为保护您的隐私，查询订单前需要先核实身份：请提供账户邮箱，或姓名加邮编，或订单号加手机尾号后四位。",
+    )
+
+
+class _Answer(Exception):
+    """Raised by a planner step that has the final answer (keeps the plan code flat)."""
+
+    def __init__(self, result: SpecialistResult) -> None:
+        self.result = result
+
+
+@register
+class Business(Specialist):
+    name = "business_query"
+
+    def run(self, ctx: SpecialistContext) -> SpecialistResult:
+        conversation = Conversation.objects.select_related("customer", "verified_customer").get(pk=ctx.conversation_id)
+        customer = verified_customer(conversation)
+        if customer is None and Intent(ctx.intent) in PRIVATE:
+            attempt = verification_attempt(ctx.entities)
+            if attempt.customer is not None:
+                conversation_verify(conversation_id=conversation.pk, customer=attempt.customer)
+                customer = attempt.customer
+            else:
+                return SpecialistResult(
+                    text=verification_prompt(ctx.language),
+                    awaiting={"slot": "email", "prompt": verification_prompt(ctx.language), "choices": []},
+                    data={"verification_required": True, "failed_attempt": attempt.tried},
+                )
+        tools = ToolContext(conversation_id=ctx.conversation_id, customer=customer, language=ctx.language)
+        planners = {
+            Intent.PRICE_QUERY: self._price,
+            Intent.INVENTORY_CHECK: self._stock,
+            Intent.PARAMS_QUERY: self._specs,
+            Intent.PRODUCT_COMPARE: self._compare,
+            Intent.PRODUCT_RECOMMEND: self._recommend,
+            Intent.ORDER_QUERY: self._order,
+            Intent.LOGISTICS_QUERY: self._logistics,
+            Intent.RETURN: self._order,
+            Intent.EXCHANGE: self._order,
+        }
+        planner = planners.get(Intent(ctx.intent), self._search)
+        try:
+            return planner(ctx, tools)
+        except _Answer as answer:
+            return answer.result
+        except ToolError as exc:
+            return SpecialistResult(text=self._tool_error(ctx.language, exc), resolved=exc.code != "product_not_found")
+
+    # --- catalogue ----------------------------------------------------------------------------
+
+    def _need_product(self, ctx: SpecialistContext) -> list[str]:
+        names = _product_names(ctx)
+        if not names:
+            text = localized(
+                ctx.language,
+                en="Which product do you mean? For example Find X9 or Pad 3.",
+                zh="请问您想了解哪款商品？例如 Find X9、Pad 3。",
+            )
+            raise _Answer(SpecialistResult(text=text, quick_replies=("Find X8", "Find X9", "Pad 3")))
+        return names
+
+    def _price(self, ctx: SpecialistContext, tools: ToolContext) -> SpecialistResult:
+        lines = []
+        for name in self._need_product(ctx):
+            info = tool_call("get_price_info", tools, {"product": name, "apply_subsidy": True})
+            cheapest = info["variants"][0]
+            product = info["product"]["name_zh" if ctx.language == "zh" else "name"] or info["product"]["name"]
+            spread = len({v["price"] for v in info["variants"]}) > 1
+            if cheapest["subsidy"]:
+                lines.append(
+                    localized(
+                        ctx.language,
+                        en=f"{product}{' from' if spread else ''}: {_yuan(cheapest['price'])}; with the national "
+                        f"subsidy (−{_yuan(cheapest['subsidy'])}) you pay {_yuan(cheapest['final_price'])}.",
+                        zh=f"{product}{'起售价' if spread else '售价'} {_yuan(cheapest['price'])}，"
+                        f"国补立减 {_yuan(cheapest['subsidy'])}，到手价 {_yuan(cheapest['final_price'])}。",
+                    )
+                )
+            else:
+                lines.append(
+                    localized(
+                        ctx.language,
+                        en=f"{product}{' from' if spread else ''}: {_yuan(cheapest['price'])}"
+                        + (" (no national subsidy for this category)." if _SUBSIDY_WORDS.search(ctx.text) else "."),
+                        zh=f"{product}{'起售价' if spread else '售价'} {_yuan(cheapest['price'])}"
+                        + ("（该品类不参与国补）。" if _SUBSIDY_WORDS.search(ctx.text) else "。"),
+                    )
+                )
+        return SpecialistResult(text="\n".join(lines))
+
+    def _stock(self, ctx: SpecialistContext, tools: ToolContext) -> SpecialistResult:
+        options = ctx.entities.get("options") or {}
+        lines = []
+        for name in self._need_product(ctx):
+            args = {"product": name, **{k: v for k, v in options.items() if k in ("color", "storage")}}
+            info = tool_call("get_inventory_info", tools, args)
+            for variant in info["variants"]:
+                label = " / ".join(
+                    str(v) for k, v in variant["options"].items() if (k.endswith("_zh")) == (ctx.language == "zh")
+                ) or " / ".join(str(v) for v in variant["options"].values())
+                if variant["available"]:
+                    count = f" ({variant['stock']})" if variant["stock"] is not None else ""
+                    state = localized(ctx.language, en=f"in stock{count}", zh=f"有货{count}")
+                else:
+                    state = localized(ctx.language, en="out of stock", zh="暂时缺货")
+                lines.append(f"{info['product']['name']} {label}: {state}")
+        return SpecialistResult(text="\n".join(lines))
+
+    def _specs(self, ctx: SpecialistContext, tools: ToolContext) -> SpecialistResult:
+        table = self._table(ctx, tools, self._need_product(ctx))
+        return SpecialistResult(text=table)
+
+    def _compare(self, ctx: SpecialistContext, tools: ToolContext) -> SpecialistResult:
+        names = self._need_product(ctx)
+        if len(names) < 2:
+            text = localized(ctx.language, en="Which products should I compare?", zh="请问要对比哪几款商品？")
+            return SpecialistResult(text=text, quick_replies=("Find X8 vs Find X9",))
+        return SpecialistResult(text=self._table(ctx, tools, names))
+
+    def _table(self, ctx: SpecialistContext, tools: ToolContext, names: list[str]) -> str:
+        if len(names) == 1:
+            names = [names[0], names[0]]
+        data = tool_call("product_compare", tools, {"products": names}) if len(set(names)) > 1 else None
+        products = data["products"] if data else [self._one(tools, names[0])]
+        keys = data["spec_keys"] if data else sorted(k for k in products[0]["specs"] if not k.endswith("_zh"))
+        label = {"price_from": localized(ctx.language, en="price from", zh="起售价")}
+        header = "| | " + " | ".join(p["name"] for p in products) + " |"
+        rows = [header, "|" + "---|" * (len(products) + 1)]
+        rows.append(f"| {label['price_from']} | " + " | ".join(_yuan(p["price_from"]) for p in products) + " |")
+        for key in keys:
+            values = []
+            for product in products:
+                specs = product["specs"]
+                value = specs.get(f"{key}_zh") if ctx.language == "zh" and f"{key}_zh" in specs else specs.get(key, "-")
+                values.append(str(value))
+            rows.append(f"| {key.replace('_', ' ')} | " + " | ".join(values) + " |")
+        return "\n".join(rows)
+
+    @staticmethod
+    def _one(tools: ToolContext, name: str) -> dict[str, Any]:
+        from agents.store.selectors import product_resolve
+
+        product = product_resolve(name)
+        if product is None:
+            raise ToolError("product_not_found", f"No product called {name!r} is sold here.")
+        info = tool_call("get_price_info", tools, {"product": name})
+        return {"name": product.name, "price_from": info["variants"][0]["price"], "specs": product.specs}
+
+    def _recommend(self, ctx: SpecialistContext, tools: ToolContext) -> SpecialistResult:
+        amounts = [a["value"] for a in ctx.entities.get("amounts") or [] if a.get("value")]
+        args: dict[str, Any] = {}
+        if amounts:
+            args["budget_max"] = max(amounts)
+        category = next((c for c, pattern in _CATEGORIES.items() if re.search(pattern, ctx.text, re.IGNORECASE)), None)
+        if category:
+            args["category"] = category
+        tags = [tag for tag, pattern in _TAGS.items() if re.search(pattern, ctx.text, re.IGNORECASE)]
+        if tags:
+            args["tags"] = tags
+        picks = tool_call("product_recommend", tools, args)["recommendations"]
+        if not picks:
+            text = localized(
+                ctx.language,
+                en="Nothing in stock fits that budget right now. Would a slightly higher budget work?",
+                zh="目前没有符合该预算的有货商品，可以适当提高预算吗？",
+            )
+            return SpecialistResult(text=text, resolved=True)
+        lines = [localized(ctx.language, en="My suggestions:", zh="为您推荐：")]
+        for pick in picks:
+            name = (pick["name_zh"] or pick["name"]) if ctx.language == "zh" else pick["name"]
+            tagline = ", ".join(pick["tags"][:3])
+            lines.append(f"- {name}: {_yuan(pick['price_from'])}{' (' + tagline + ')' if tagline else ''}")
+        return SpecialistResult(text="\n".join(lines), data={"recommendations": [p["name"] for p in picks]})
+
+    def _search(self, ctx: SpecialistContext, tools: ToolContext) -> SpecialistResult:
+        found = tool_call(
+            "product_search", tools, {"query": " ".join(_product_names(ctx))} if _product_names(ctx) else {}
+        )
+        names = ", ".join(p["name"] for p in found["products"][:5])
+        return SpecialistResult(text=localized(ctx.language, en=f"We sell: {names}.", zh=f"在售商品：{names}。"))
+
+    # --- orders -------------------------------------------------------------------------------
+
+    def _order(self, ctx: SpecialistContext, tools: ToolContext) -> SpecialistResult:
+        order_ids = list(ctx.entities.get("order_ids") or [])
+        if not order_ids:
+            orders = tool_call("list_orders", tools, {})["orders"]
+            if not orders:
+                return SpecialistResult(
+                    text=localized(ctx.language, en="There are no orders on your account.", zh="您的账户下暂无订单。")
+                )
+            lines = [localized(ctx.language, en="Your orders:", zh="您的订单：")]
+            lines += [f"- {o['order_id']}: {o['status']} ({', '.join(o['items'])})" for o in orders[:5]]
+            return SpecialistResult(text="\n".join(lines), quick_replies=tuple(o["order_id"] for o in orders[:4]))
+        lines = []
+        for order_id in order_ids:
+            order = tool_call("get_order_info", tools, {"order_id": order_id})
+            items = ", ".join(f"{i['name']} ({_yuan(i['price'])})" for i in order["items"])
+            lines.append(
+                localized(
+                    ctx.language,
+                    en=f"Order {order['order_id']} is {order['status']}: {items}; total {_yuan(order['total'])}.",
+                    zh=f"订单 {order['order_id']} 状态：{order['status']}；商品：{items}；"
+                    f"合计 {_yuan(order['total'])}。",
+                )
+            )
+        return SpecialistResult(text="\n".join(lines))
+
+    def _logistics(self, ctx: SpecialistContext, tools: ToolContext) -> SpecialistResult:
+        tracking = list(ctx.entities.get("tracking_numbers") or [])
+        order_ids = list(ctx.entities.get("order_ids") or [])
+        if not tracking and not order_ids:
+            return self._order(ctx, tools)
+        args = {"tracking_number": tracking[0]} if tracking else {"order_id": order_ids[0]}
+        info = tool_call("get_logistics_info", tools, args)
+        if not info["shipments"]:
+            return SpecialistResult(
+                text=localized(
+                    ctx.language,
+                    en=f"Order {info['order_id']} is {info['order_status']} and has not shipped yet.",
+                    zh=f"订单 {info['order_id']} 当前状态为 {info['order_status']}，尚未发货。",
+                )
+            )
+        lines = []
+        for shipment in info["shipments"]:
+            latest = shipment["events"][0] if shipment["events"] else None
+            where = (
+                f"{latest['description_zh' if ctx.language == 'zh' else 'description']} ({latest['location']}, "
+                f"{latest['at'][:16].replace('T', ' ')})"
+                if latest
+                else localized(ctx.language, en="no scan yet", zh="暂无物流信息")
+            )
+            eta = shipment["estimated_arrival"]
+            lines.append(
+                localized(
+                    ctx.language,
+                    en=f"{shipment['carrier']} {', '.join(shipment['tracking_ids'])}: {where}."
+                    + (f" Estimated arrival {eta}." if eta else ""),
+                    zh=f"{shipment['carrier']} {', '.join(shipment['tracking_ids'])}：{where}。"
+                    + (f"预计 {eta} 送达。" if eta else ""),
+                )
+            )
+        return SpecialistResult(text="\n".join(lines))
+
+    @staticmethod
+    def _tool_error(language: str, exc: ToolError) -> str:
+        messages = {
+            "order_not_found": (
+                "I couldn't find that order on your account. Could you check the order id?",
+                "没有在您的账户下找到该订单，请核对订单号。",
+            ),
+            "tracking_not_found": (
+                "I couldn't find that tracking number on your account.",
+                "没有在您的账户下找到该运单号。",
+            ),
+            "product_not_found": ("We don't sell a product by that name.", "本店没有这款商品。"),
+            "variant_not_found": ("That product isn't available with those options.", "该商品没有这个规格。"),
+        }
+        en, zh = messages.get(exc.code, (exc.message, exc.message))
+        return zh if language == "zh" else en
