@@ -28,7 +28,7 @@ from agents.escalation import escalated_event, escalation_card_data
 from agents.intents.catalogue import catalogue_get
 from agents.intents.recognize import Recognition, recognize
 from agents.intents.switch import is_slot_answer
-from agents.intents.taxonomy import Intent, specialists_for
+from agents.intents.taxonomy import WORKFLOW_INTENTS, Intent, Specialist, specialists_for
 from agents.llm.client import LLMResult
 from agents.models import RouteDecision, Subtask, TurnRun
 from agents.pii import mask_pii
@@ -36,6 +36,8 @@ from agents.services import bot_message_send, turn_transition
 from agents.specialists.emotion import soothing_line
 from agents.specialists.human import callback_confirmed_line, handoff_line, nobody_online_line
 from agents.states import SubtaskStatus, TurnStatus
+from agents.workflows.definitions import WORKFLOWS
+from agents.workflows.runner import workflow_active
 from conversations.models import (
     Conversation,
     ConversationStatus,
@@ -101,7 +103,7 @@ def _step_recognize(turn: TurnRun) -> bool:
     recognition = recognize(turn.message.text, catalogue=catalogue_get())
     flags = list(recognition.flags)
     with transaction.atomic():
-        workflow = _active_workflow(turn.conversation_id, exclude_kind=WorkflowKind.CALLBACK)
+        workflow = workflow_active(turn.conversation_id)
         switched = workflow is not None and _is_intent_switch(workflow, recognition)
         if not turn_transition(
             turn_id=turn.pk,
@@ -138,33 +140,22 @@ def _step_recognize(turn: TurnRun) -> bool:
     return True
 
 
-def _active_workflow(conversation_id: int, *, exclude_kind: str | None = None) -> WorkflowState | None:
-    workflows = WorkflowState.objects.filter(conversation_id=conversation_id, status=WorkflowStatus.ACTIVE)
-    if exclude_kind:
-        workflows = workflows.exclude(kind=exclude_kind)
-    return workflows.first()
-
-
-_WORKFLOW_INTENT = {
-    WorkflowKind.RETURN: Intent.RETURN,
-    WorkflowKind.EXCHANGE: Intent.EXCHANGE,
-    WorkflowKind.REPAIR: Intent.REPAIR,
-    WorkflowKind.INVOICE: Intent.INVOICE,
-    WorkflowKind.CANCEL_ORDER: Intent.CANCEL_ORDER,
-    WorkflowKind.MODIFY_ORDER: Intent.MODIFY_ORDER,
-}
-
-
 def _is_intent_switch(workflow: WorkflowState, recognition: Recognition) -> bool:
-    """Not an answer to the awaited slot, and confidently about something else."""
+    """Another workflow, confidently asked for, and not an answer to the awaited slot.
+
+    Questions in the middle of a workflow are digressions instead: answered, then the workflow
+    prompt is repeated (see _fan_out).
+    """
     top = recognition.top
-    if top.intent == _WORKFLOW_INTENT.get(WorkflowKind(workflow.kind)) or top.intent == Intent.CHITCHAT:
+    if top.intent not in WORKFLOW_INTENTS or top.intent.value == _workflow_intent(workflow) or top.confidence < 0.7:
         return False
-    if top.intent in (Intent.HUMAN_REQUEST, Intent.EMOTION_SENSITIVE, Intent.OUT_OF_SCOPE):
-        return False
-    return not is_slot_answer(
-        workflow.step, recognition.top.text, recognition.entities, other_intent_confidence=top.confidence
-    )
+    return not is_slot_answer(workflow.step, top.text, recognition.entities, other_intent_confidence=top.confidence)
+
+
+def _workflow_intent(workflow: WorkflowState) -> str:
+    if workflow.kind == WorkflowKind.VERIFY:
+        return str(workflow.slots.get("intent", ""))
+    return WORKFLOWS[workflow.kind].intent.value
 
 
 # --- route ---------------------------------------------------------------------------------
@@ -198,12 +189,32 @@ def _step_route(turn: TurnRun) -> bool:
     choice = route_decide(intents=turn.intents, failed_attempts=conversation.failed_attempts)
     if choice.route == RouteDecision.ESCALATE:
         return _escalate(turn, from_=TurnStatus.RECOGNIZED, reason=choice.reason)
+    workflow = workflow_active(conversation.pk)
+    if workflow is not None:
+        # A paused workflow takes the message (a slot answer, a yes/no, a correction), whatever
+        # its classified intent; a confident question beside it is answered too (a digression).
+        return _fan_out(turn, intents=_digressions(turn, workflow), workflow_intent=_workflow_intent(workflow))
     if choice.route == RouteDecision.CLARIFY:
         return _clarify(turn)
-    return _fan_out(turn)
+    return _fan_out(turn, intents=turn.intents)
 
 
-def _fan_out(turn: TurnRun) -> bool:
+def _digressions(turn: TurnRun, workflow: WorkflowState) -> list[dict[str, Any]]:
+    """The questions to answer beside a paused workflow: none when the message is for the workflow."""
+    top = turn.intents[0] if turn.intents else None
+    own = _workflow_intent(workflow)
+    if (
+        top is None
+        or top["confidence"] < 0.7
+        or top["name"] in (own, Intent.CHITCHAT, Intent.OUT_OF_SCOPE)
+        or Intent(top["name"]) in WORKFLOW_INTENTS
+        or is_slot_answer(workflow.step, turn.message.text, turn.entities, other_intent_confidence=top["confidence"])
+    ):
+        return []
+    return [i for i in turn.intents if Intent(i["name"]) not in WORKFLOW_INTENTS and i["name"] != own]
+
+
+def _fan_out(turn: TurnRun, *, intents: list[dict[str, Any]], workflow_intent: str = "") -> bool:
     """One subtask per (intent, specialist); each runs as its own Celery task.
 
     A lone subtask runs right here instead (seed 000: "a single subtask runs synchronously,
@@ -217,9 +228,12 @@ def _fan_out(turn: TurnRun) -> bool:
             turn_id=turn.pk, from_=TurnStatus.RECOGNIZED, to=TurnStatus.FANNED_OUT, route=RouteDecision.AGENT
         ):
             return False
+        plan = [(entry, specialists_for(Intent(entry["name"]))) for entry in intents]
+        if workflow_intent:  # the paused workflow gets the message last, so its prompt ends the reply
+            plan.append(({"name": workflow_intent, "text": turn.message.text}, [Specialist.TICKET]))
         subtasks = []
-        for entry in turn.intents:
-            for specialist in specialists_for(Intent(entry["name"])):
+        for entry, specialists in plan:
+            for specialist in specialists:
                 subtasks.append(
                     Subtask(
                         turn=turn,
@@ -269,6 +283,10 @@ def _step_reply(turn: TurnRun) -> bool:
     # Unresolved: a placeholder or knowledge-miss result, a failure or a timeout (seed 000).
     unresolved = any(s.status != SubtaskStatus.DONE or not s.result.get("resolved", False) for s in subtasks)
     failed = turn.conversation.failed_attempts + 1 if unresolved else 0
+    asked = next((r["data"]["escalate"] for r in results if r and (r.get("data") or {}).get("escalate")), None)
+    if asked is not None:
+        # A specialist found the request outside its policy (e.g. verification failed three times).
+        return _escalate(turn, from_=TurnStatus.MERGING, reason=asked)
     if failed >= settings.ESCALATE_FAILED_THRESHOLD:
         with transaction.atomic():
             conversation = conversation_lock(turn.conversation_id)
@@ -419,8 +437,10 @@ def _callback_collect(turn: TurnRun) -> bool:
     language = turn.language
     with transaction.atomic():
         conversation = conversation_lock(turn.conversation_id)
-        workflow = _active_workflow(conversation.pk)
-        if workflow is None or workflow.kind != WorkflowKind.CALLBACK:
+        workflow = WorkflowState.objects.filter(
+            conversation_id=conversation.pk, kind=WorkflowKind.CALLBACK, status=WorkflowStatus.ACTIVE
+        ).first()
+        if workflow is None:
             return turn_transition(
                 turn_id=turn.pk, from_=TurnStatus.RECOGNIZED, to=TurnStatus.SKIPPED, reason="waiting for a human"
             )

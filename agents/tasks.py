@@ -8,6 +8,7 @@ from django.conf import settings
 from agents.pipeline import turn_advance
 from agents.specialists.base import SpecialistError
 from agents.subtasks import subtask_execute, subtask_record_failure, turn_sweep
+from agents.workflows.runner import workflows_expire
 
 TRANSIENT_RETRIES = 3
 
@@ -34,3 +35,8 @@ def subtask_execute_task(self: Task, subtask_id: int) -> None:
 @shared_task
 def turn_sweep_task() -> dict[str, int]:
     return turn_sweep()
+
+
+@shared_task
+def workflows_expire_task() -> int:
+    return workflows_expire()

@@ -75,7 +75,10 @@ def _clean_cache() -> Iterator[None]:
     """Each test starts with an empty cache: no intent-cache hits, breaker closed, nobody online."""
     from django.core.cache import cache
 
+    from agents.intents.catalogue import catalogue_forget
+
     cache.clear()
+    catalogue_forget()
     yield
 
 

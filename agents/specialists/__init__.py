@@ -43,7 +43,7 @@ def _load_plugins() -> None:
 
     from django.conf import settings
 
-    for module in ["business", "chitchat", "complaint", "emotion", "human"]:
+    for module in ["business", "chitchat", "complaint", "emotion", "human", "workflow"]:
         import_module(f"agents.specialists.{module}")
     for module in settings.SPECIALIST_MODULES:
         import_module(module)

@@ -61,12 +61,18 @@ class Business(Specialist):
     def run(self, ctx: SpecialistContext) -> SpecialistResult:
         conversation = Conversation.objects.select_related("customer", "verified_customer").get(pk=ctx.conversation_id)
         customer = verified_customer(conversation)
+        if customer is None and Intent(ctx.intent) in (Intent.RETURN, Intent.EXCHANGE):
+            # The workflow subtask running beside this one asks for verification itself.
+            return SpecialistResult(text="")
         if customer is None and Intent(ctx.intent) in PRIVATE:
             attempt = verification_attempt(ctx.entities)
             if attempt.customer is not None:
                 conversation_verify(conversation_id=conversation.pk, customer=attempt.customer)
                 customer = attempt.customer
             else:
+                from agents.workflows.runner import workflow_verify_start
+
+                workflow_verify_start(conversation_id=conversation.pk, intent=ctx.intent, text=ctx.message_text)
                 return SpecialistResult(
                     text=verification_prompt(ctx.language),
                     awaiting={"slot": "email", "prompt": verification_prompt(ctx.language), "choices": []},

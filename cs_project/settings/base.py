@@ -202,4 +202,5 @@ INTENT_CACHE_TTL_S = 30 * 60
 STAFF_ONLINE_WINDOW_S = 120
 CELERY_BEAT_SCHEDULE = {
     "turn-sweep": {"task": "agents.tasks.turn_sweep_task", "schedule": 30.0},
+    "workflows-expire": {"task": "agents.tasks.workflows_expire_task", "schedule": 60.0},
 }

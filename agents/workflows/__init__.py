@@ -1,0 +1,1 @@
+"""Workflows that collect slots, confirm, and write: return, exchange, repair, invoice, cancel, modify."""

@@ -1,0 +1,454 @@
+"""The workflows: which slots each needs, how they are read and checked, the summary the customer
+confirms, and the one write that follows a yes."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Any
+
+from django.utils import timezone
+
+from agents.intents.taxonomy import Intent
+from agents.store.models import Order, OrderStatus, PaymentMethod, Variant
+from agents.tools import ToolContext, tool_call
+from agents.workflows import slots as read
+from conversations.models import WorkflowKind
+
+RETURN_WINDOW = timedelta(days=7)
+
+
+class SlotInvalid(Exception):
+    """The customer's answer does not fit the slot; the message says why, in their language."""
+
+
+@dataclass
+class Ctx:
+    tools: ToolContext
+    language: str
+
+    def t(self, en: str, zh: str) -> str:
+        return zh if self.language == "zh" else en
+
+    def orders(self, *statuses: str) -> list[Order]:
+        return list(
+            Order.objects.filter(customer=self.tools.customer, status__in=statuses).order_by("-placed_at", "id")
+        )
+
+    def order(self, order_id: str) -> Order | None:
+        return Order.objects.filter(customer=self.tools.customer, external_id=order_id).first()
+
+    def items(self, order_id: str) -> list[dict[str, Any]]:
+        order = self.order(order_id)
+        if order is None:
+            return []
+        return [
+            {
+                "item_id": i.variant.external_id,
+                "product_id": i.product.external_id,
+                "name": i.name,
+                "name_zh": i.product.name_zh,
+                "options": i.options,
+                "price": float(i.price),
+            }
+            for i in order.items.select_related("variant", "product").order_by("position", "id")
+        ]
+
+    def payment_methods(self) -> list[dict[str, Any]]:
+        return [
+            {"id": m.external_id, "kind": m.kind, "label": str(m)}
+            for m in PaymentMethod.objects.filter(customer=self.tools.customer).order_by("external_id")
+        ]
+
+
+@dataclass
+class Workflow(ABC):
+    """A declared list of slots, read from messages, then one confirmed write."""
+
+    kind: str
+    intent: Intent
+    statuses: tuple[str, ...] = ()  # order statuses the order_id slot accepts
+    label: dict[str, str] = field(default_factory=dict)
+
+    @abstractmethod
+    def needed(self, s: dict[str, Any]) -> list[str]:
+        """The slots still missing, in the order they are asked for."""
+
+    @abstractmethod
+    def read(self, slot: str, ctx: Ctx, text: str, entities: dict[str, Any], s: dict[str, Any]) -> Any:
+        """The slot's value in this message, or None; SlotInvalid when it is there but not acceptable."""
+
+    @abstractmethod
+    def summary(self, ctx: Ctx, s: dict[str, Any]) -> str:
+        """What will be written, for the explicit yes/no."""
+
+    @abstractmethod
+    def perform(self, ctx: Ctx, s: dict[str, Any]) -> dict[str, Any]:
+        """The one write (a tool call)."""
+
+    @abstractmethod
+    def done(self, ctx: Ctx, s: dict[str, Any], result: dict[str, Any]) -> str:
+        """What the customer is told after the write."""
+
+    def choices(self, slot: str, ctx: Ctx, s: dict[str, Any]) -> list[str]:
+        return self.order_choices(ctx) if slot == "order_id" else []
+
+    # --- order_id is shared by most workflows ---------------------------------------------------
+
+    def read_order_id(self, ctx: Ctx, text: str, entities: dict[str, Any]) -> str | None:
+        for order_id in entities.get("order_ids") or []:
+            order = ctx.order(order_id)
+            if order is None:
+                raise SlotInvalid(
+                    ctx.t(f"I can't find order {order_id} on your account.", f"您的账户下没有订单 {order_id}。")
+                )
+            if self.statuses and order.status not in self.statuses:
+                raise SlotInvalid(
+                    ctx.t(
+                        f"Order {order_id} is {order.status}, so it can't be {self.label['en']}.",
+                        f"订单 {order_id} 当前状态为 {order.status}，无法{self.label['zh']}。",
+                    )
+                )
+            return order_id
+        return None
+
+    def order_choices(self, ctx: Ctx) -> list[str]:
+        return [o.external_id for o in ctx.orders(*self.statuses)][:6] if self.statuses else []
+
+
+def _prompts() -> dict[str, tuple[str, str]]:
+    return {
+        "order_id": ("Which order is it? Please send the order id.", "请问是哪个订单？请提供订单号。"),
+        "item_ids": (
+            "Which items of the order? Name them, or say 'all items'.",
+            "请问是订单中的哪些商品？可回复商品名称或“全部”。",
+        ),
+        "new_item_ids": (
+            "What should each item become? Tell me the new options (e.g. colour, size, storage).",
+            "请告诉我要换成的新规格（如颜色、尺码、存储容量）。",
+        ),
+        "payment_method_id": ("Which payment method should be used?", "请选择使用的支付方式。"),
+        "reason": (
+            "What is the reason: 'no longer needed' or 'ordered by mistake'?",
+            "取消原因是“不需要了”还是“买错了”？",
+        ),
+        "address": (
+            "What is the new address? Please write: street, [apartment,] city, state, zip, country.",
+            "请提供新地址，格式：街道, [门牌,] 城市, 省份, 邮编, 国家。",
+        ),
+        "change": (
+            "What would you like to change: the address, the payment method, or items?",
+            "请问要修改：地址、支付方式，还是商品规格？",
+        ),
+        "imei": (
+            "What is the device's IMEI (15 digits, dial *#06# to see it)?",
+            "请提供设备的 IMEI 号（15 位，可拨 *#06# 查看）。",
+        ),
+        "issue_description": ("What is wrong with the device?", "请描述设备出现的问题。"),
+        "warranty_status": ("Is the device still under warranty?", "设备是否还在保修期内？"),
+        "repair_type": ("Would you like to bring it to a store or mail it in?", "您希望到店维修还是寄修？"),
+        "invoice_type": (
+            "Which invoice: personal, company, or special VAT invoice?",
+            "请问开具哪种发票：个人普票、企业普票还是企业专票？",
+        ),
+        "invoice_title": ("What title should the invoice carry?", "请提供发票抬头。"),
+        "tax_id": (
+            "A special VAT invoice needs the company's tax id. What is it?",
+            "开具企业专票需要提供税号，请问税号是多少？",
+        ),
+    }
+
+
+PROMPTS = _prompts()
+FREE_TEXT_SLOTS = {"issue_description", "invoice_title"}
+
+
+class CancelOrder(Workflow):
+    def needed(self, s: dict[str, Any]) -> list[str]:
+        return [n for n in ("order_id", "reason") if n not in s]
+
+    def read(self, slot: str, ctx: Ctx, text: str, entities: dict[str, Any], s: dict[str, Any]) -> Any:
+        if slot == "order_id":
+            return self.read_order_id(ctx, text, entities)
+        if slot == "reason":
+            return read.read_choice(text, read.CANCEL_REASON_WORDS)
+        return None
+
+    def summary(self, ctx: Ctx, s: dict[str, Any]) -> str:
+        items = ", ".join(i["name"] for i in ctx.items(s["order_id"]))
+        return ctx.t(
+            f"Cancel order {s['order_id']} ({items}) because it is '{s['reason']}'. Every payment is refunded to the "
+            "method it came from (a gift card at once, cards in 5-7 business days).",
+            f"取消订单 {s['order_id']}（{items}），原因：{s['reason']}。款项原路退回（礼品卡即时到账，银行卡 5-7 个工作日）。",
+        )
+
+    def perform(self, ctx: Ctx, s: dict[str, Any]) -> dict[str, Any]:
+        return tool_call("cancel_pending_order", ctx.tools, {"order_id": s["order_id"], "reason": s["reason"]})
+
+    def done(self, ctx: Ctx, s: dict[str, Any], result: dict[str, Any]) -> str:
+        return ctx.t(
+            f"Done: order {s['order_id']} is cancelled and the refund is on its way ({result['ticket']}).",
+            f"已为您取消订单 {s['order_id']}，退款已发起（{result['ticket']}）。",
+        )
+
+
+class _ItemsWorkflow(Workflow):
+    """Shared by returns, exchanges and item changes: order → items → (new items) → payment method."""
+
+    new_items = False
+
+    def needed(self, s: dict[str, Any]) -> list[str]:
+        order = ["order_id", "item_ids", *(["new_item_ids"] if self.new_items else []), "payment_method_id"]
+        return [n for n in order if n not in s]
+
+    def read(self, slot: str, ctx: Ctx, text: str, entities: dict[str, Any], s: dict[str, Any]) -> Any:
+        if slot == "order_id":
+            return self.read_order_id(ctx, text, entities)
+        if "order_id" not in s:
+            return None
+        items = ctx.items(s["order_id"])
+        if slot == "item_ids":
+            return read.read_items(text, items)
+        if slot == "new_item_ids" and "item_ids" in s:
+            old = [next(i for i in items if i["item_id"] == item_id) for item_id in s["item_ids"]]
+            candidates: dict[str, list[dict[str, Any]]] = {}
+            for variant in Variant.objects.filter(
+                product__external_id__in={i["product_id"] for i in old}, available=True
+            ):
+                candidates.setdefault(variant.product.external_id, []).append(
+                    {"item_id": variant.external_id, "options": variant.options}
+                )
+            return read.read_new_items(text, old, candidates)
+        if slot == "payment_method_id":
+            original = (
+                Order.objects.get(external_id=s["order_id"])
+                .transactions.order_by("position", "id")
+                .values_list("payment_method__external_id", flat=True)
+                .first()
+            )
+            return read.read_payment_method(text, ctx.payment_methods(), original)
+        return None
+
+    def choices(self, slot: str, ctx: Ctx, s: dict[str, Any]) -> list[str]:
+        if slot == "order_id":
+            return self.order_choices(ctx)
+        if slot == "item_ids" and "order_id" in s:
+            return [i["name"] for i in ctx.items(s["order_id"])]
+        if slot == "payment_method_id":
+            return [m["id"] for m in ctx.payment_methods()]
+        return []
+
+    def _item_names(self, ctx: Ctx, s: dict[str, Any], key: str = "item_ids") -> str:
+        by_id = {i["item_id"]: i for i in ctx.items(s["order_id"])}
+        if key == "new_item_ids":
+            variants = {
+                v.external_id: v for v in Variant.objects.filter(external_id__in=s[key]).select_related("product")
+            }
+            return ", ".join(
+                f"{variants[v].product.name} ({', '.join(map(str, variants[v].options.values()))})" for v in s[key]
+            )
+        return ", ".join(f"{by_id[i]['name']} ({', '.join(map(str, by_id[i]['options'].values()))})" for i in s[key])
+
+
+class Return(_ItemsWorkflow):
+    def read(self, slot: str, ctx: Ctx, text: str, entities: dict[str, Any], s: dict[str, Any]) -> Any:
+        value = super().read(slot, ctx, text, entities, s)
+        if slot == "order_id" and value:
+            order = ctx.order(value)
+            # The no-reason window (seed 001) applies when the delivery date is known.
+            if order and order.delivered_at and timezone.now() - order.delivered_at > RETURN_WINDOW:
+                raise SlotInvalid(
+                    ctx.t(
+                        f"Order {value} was delivered more than 7 days ago, outside the no-reason return window.",
+                        f"订单 {value} 签收已超过 7 天，超出七天无理由退货期限。",
+                    )
+                )
+        return value
+
+    def summary(self, ctx: Ctx, s: dict[str, Any]) -> str:
+        return ctx.t(
+            f"Return from order {s['order_id']}: {self._item_names(ctx, s)}; refund to {s['payment_method_id']}.",
+            f"退货：订单 {s['order_id']} 中的 {self._item_names(ctx, s)}；退款至 {s['payment_method_id']}。",
+        )
+
+    def perform(self, ctx: Ctx, s: dict[str, Any]) -> dict[str, Any]:
+        return tool_call(
+            "create_return_order",
+            ctx.tools,
+            {"order_id": s["order_id"], "item_ids": s["item_ids"], "payment_method_id": s["payment_method_id"]},
+        )
+
+    def done(self, ctx: Ctx, s: dict[str, Any], result: dict[str, Any]) -> str:
+        return ctx.t(
+            f"Your return {result['return_order_id']} is registered. {result['instructions']}",
+            f"退货单 {result['return_order_id']} 已生成。{result['instructions']}",
+        )
+
+
+class Exchange(_ItemsWorkflow):
+    new_items = True
+
+    def summary(self, ctx: Ctx, s: dict[str, Any]) -> str:
+        return ctx.t(
+            f"Exchange in order {s['order_id']}: {self._item_names(ctx, s)} → {self._item_names(ctx, s, 'new_item_ids')}; "
+            f"any price difference via {s['payment_method_id']}.",
+            f"换货：订单 {s['order_id']} 中的 {self._item_names(ctx, s)} 换为 {self._item_names(ctx, s, 'new_item_ids')}；"
+            f"差价通过 {s['payment_method_id']} 结算。",
+        )
+
+    def perform(self, ctx: Ctx, s: dict[str, Any]) -> dict[str, Any]:
+        args = {k: s[k] for k in ("order_id", "item_ids", "new_item_ids", "payment_method_id")}
+        return tool_call("create_exchange_order", ctx.tools, args)
+
+    def done(self, ctx: Ctx, s: dict[str, Any], result: dict[str, Any]) -> str:
+        return ctx.t(
+            f"Your exchange is registered ({result['ticket']}); we'll email you how to send the items back.",
+            f"换货申请已提交（{result['ticket']}），寄回方式将通过邮件发送给您。",
+        )
+
+
+class ModifyOrder(_ItemsWorkflow):
+    def needed(self, s: dict[str, Any]) -> list[str]:
+        if "order_id" not in s:
+            return ["order_id"]
+        if "change" not in s:
+            return ["change"]
+        wanted = {
+            "address": ["address"],
+            "payment": ["payment_method_id"],
+            "items": ["item_ids", "new_item_ids", "payment_method_id"],
+        }[s["change"]]
+        return [n for n in wanted if n not in s]
+
+    def read(self, slot: str, ctx: Ctx, text: str, entities: dict[str, Any], s: dict[str, Any]) -> Any:
+        if slot == "change":
+            return read.read_choice(text, read.CHANGE_WORDS)
+        if slot == "address":
+            return read.read_address(text)
+        return super().read(slot, ctx, text, entities, s)
+
+    def summary(self, ctx: Ctx, s: dict[str, Any]) -> str:
+        if s["change"] == "address":
+            what = ", ".join(v for v in s["address"].values() if v)
+            return ctx.t(f"Ship order {s['order_id']} to: {what}.", f"订单 {s['order_id']} 改寄至：{what}。")
+        if s["change"] == "payment":
+            return ctx.t(
+                f"Pay order {s['order_id']} with {s['payment_method_id']}; the old payment is refunded.",
+                f"订单 {s['order_id']} 改用 {s['payment_method_id']} 支付，原支付款项退回。",
+            )
+        return ctx.t(
+            f"Change in order {s['order_id']}: {self._item_names(ctx, s)} → {self._item_names(ctx, s, 'new_item_ids')}; "
+            f"price difference via {s['payment_method_id']}. Items can be changed only once.",
+            f"修改订单 {s['order_id']}：{self._item_names(ctx, s)} 改为 {self._item_names(ctx, s, 'new_item_ids')}；"
+            f"差价通过 {s['payment_method_id']} 结算。商品规格只能修改一次。",
+        )
+
+    def perform(self, ctx: Ctx, s: dict[str, Any]) -> dict[str, Any]:
+        args: dict[str, Any] = {"order_id": s["order_id"], "change": s["change"]}
+        for key in ("address", "payment_method_id", "item_ids", "new_item_ids"):
+            if key in s:
+                args[key] = s[key]
+        return tool_call("modify_pending_order", ctx.tools, args)
+
+    def done(self, ctx: Ctx, s: dict[str, Any], result: dict[str, Any]) -> str:
+        return ctx.t(
+            f"Done: order {s['order_id']} is updated ({result['ticket']}).",
+            f"订单 {s['order_id']} 已修改（{result['ticket']}）。",
+        )
+
+
+class Repair(Workflow):
+    def needed(self, s: dict[str, Any]) -> list[str]:
+        return [n for n in ("imei", "issue_description", "warranty_status", "repair_type") if n not in s]
+
+    def read(self, slot: str, ctx: Ctx, text: str, entities: dict[str, Any], s: dict[str, Any]) -> Any:
+        if slot == "imei":
+            return entities.get("imei")
+        if slot == "warranty_status":
+            return read.read_choice(text, read.WARRANTY_WORDS)
+        if slot == "repair_type":
+            return read.read_choice(text, read.REPAIR_TYPE_WORDS)
+        if slot == "issue_description":
+            return text.strip()
+        return None
+
+    def summary(self, ctx: Ctx, s: dict[str, Any]) -> str:
+        return ctx.t(
+            f"Repair for IMEI {s['imei']}: {s['issue_description']} ({s['warranty_status'].replace('_', ' ')}, "
+            f"{s['repair_type'].replace('_', ' ')}).",
+            f"维修：IMEI {s['imei']}，问题：{s['issue_description']}（{'保内' if s['warranty_status'] == 'in_warranty' else '保外'}，"
+            f"{'到店' if s['repair_type'] == 'in_store' else '寄修'}）。",
+        )
+
+    def perform(self, ctx: Ctx, s: dict[str, Any]) -> dict[str, Any]:
+        return tool_call("create_repair_order", ctx.tools, {k: s[k] for k in self.needed({})})
+
+    def done(self, ctx: Ctx, s: dict[str, Any], result: dict[str, Any]) -> str:
+        cost = result["estimated_cost"]
+        return ctx.t(
+            f"Repair order {result['repair_order_id']} is open; estimated cost {'free' if not cost else f'¥{cost}'}.",
+            f"维修单 {result['repair_order_id']} 已创建，预估费用 {'免费' if not cost else f'¥{cost}'}。",
+        )
+
+
+class Invoice(Workflow):
+    def needed(self, s: dict[str, Any]) -> list[str]:
+        slots = ["order_id", "invoice_type", "invoice_title"]
+        if s.get("invoice_type") == "special":
+            slots.append("tax_id")
+        return [n for n in slots if n not in s]
+
+    def read(self, slot: str, ctx: Ctx, text: str, entities: dict[str, Any], s: dict[str, Any]) -> Any:
+        if slot == "order_id":
+            return self.read_order_id(ctx, text, entities)
+        if slot == "invoice_type":
+            return read.read_choice(text, read.INVOICE_TYPE_WORDS)
+        if slot == "tax_id":
+            return read.read_tax_id(text)
+        if slot == "invoice_title":
+            return text.strip()
+        return None
+
+    def summary(self, ctx: Ctx, s: dict[str, Any]) -> str:
+        tax = f", tax id {s['tax_id']}" if s.get("tax_id") else ""
+        return ctx.t(
+            f"{s['invoice_type'].title()} invoice for order {s['order_id']}, title '{s['invoice_title']}'{tax}.",
+            f"为订单 {s['order_id']} 开具发票（{s['invoice_type']}），抬头：{s['invoice_title']}"
+            + (f"，税号 {s['tax_id']}" if s.get("tax_id") else "")
+            + "。",
+        )
+
+    def perform(self, ctx: Ctx, s: dict[str, Any]) -> dict[str, Any]:
+        args = {k: s[k] for k in ("order_id", "invoice_type", "invoice_title", "tax_id") if k in s}
+        return tool_call("generate_invoice", ctx.tools, args)
+
+    def done(self, ctx: Ctx, s: dict[str, Any], result: dict[str, Any]) -> str:
+        return ctx.t(
+            f"Invoice {result['invoice_id']} will be emailed to you as an e-invoice.",
+            f"发票 {result['invoice_id']} 将以电子发票形式发送至您的邮箱。",
+        )
+
+
+WORKFLOWS: dict[str, Workflow] = {
+    WorkflowKind.CANCEL_ORDER: CancelOrder(
+        WorkflowKind.CANCEL_ORDER, Intent.CANCEL_ORDER, (OrderStatus.PENDING,), {"en": "cancelled", "zh": "取消"}
+    ),
+    WorkflowKind.RETURN: Return(
+        WorkflowKind.RETURN, Intent.RETURN, (OrderStatus.DELIVERED,), {"en": "returned", "zh": "退货"}
+    ),
+    WorkflowKind.EXCHANGE: Exchange(
+        WorkflowKind.EXCHANGE, Intent.EXCHANGE, (OrderStatus.DELIVERED,), {"en": "exchanged", "zh": "换货"}
+    ),
+    WorkflowKind.MODIFY_ORDER: ModifyOrder(
+        WorkflowKind.MODIFY_ORDER, Intent.MODIFY_ORDER, (OrderStatus.PENDING,), {"en": "changed", "zh": "修改"}
+    ),
+    WorkflowKind.REPAIR: Repair(WorkflowKind.REPAIR, Intent.REPAIR),
+    WorkflowKind.INVOICE: Invoice(
+        WorkflowKind.INVOICE,
+        Intent.INVOICE,
+        (OrderStatus.DELIVERED, OrderStatus.PROCESSED, OrderStatus.RETURN_REQUESTED, OrderStatus.EXCHANGE_REQUESTED),
+        {"en": "invoiced", "zh": "开票"},
+    ),
+}
+WORKFLOW_FOR_INTENT = {workflow.intent.value: kind for kind, workflow in WORKFLOWS.items()}

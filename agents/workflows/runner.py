@@ -1,0 +1,239 @@
+"""Drive one workflow by one message: verify, fill slots, confirm, write (seed 001's interrupt/resume).
+
+The state is a WorkflowState row, so a paused workflow survives any restart. Every message:
+1. a cancel word ends it; an expired one is closed and the message starts fresh;
+2. an unverified customer is verified first (email, name + zip, order + phone last 4; three
+   failures hand the chat to a person);
+3. every slot the message carries is filled (several at once, and corrections of filled ones);
+4. the next missing slot is asked for with `awaiting = {slot, prompt, choices}`;
+5. with all slots filled, the summary is confirmed with an explicit yes/no; only "yes" writes,
+   once: the row is completed in the same step, so a repeated "yes" finds nothing to do.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from agents.specialists.base import SpecialistContext, SpecialistResult, localized
+from agents.tools import ToolContext, ToolError
+from agents.verification import MAX_FAILED_ATTEMPTS, conversation_verify, verification_attempt, verified_customer
+from agents.workflows import slots as read
+from agents.workflows.definitions import FREE_TEXT_SLOTS, PROMPTS, WORKFLOW_FOR_INTENT, WORKFLOWS, Ctx, SlotInvalid
+from conversations.models import Conversation, WorkflowKind, WorkflowState, WorkflowStatus
+
+IDLE_TIMEOUT = timedelta(minutes=10)
+
+
+def workflow_active(conversation_id: int) -> WorkflowState | None:
+    """The paused workflow of a conversation (not a callback); an expired one is closed on the way."""
+    state = (
+        WorkflowState.objects.filter(conversation_id=conversation_id, status=WorkflowStatus.ACTIVE)
+        .exclude(kind=WorkflowKind.CALLBACK)
+        .first()
+    )
+    if state is not None and state.expires_at < timezone.now():
+        WorkflowState.objects.filter(pk=state.pk, status=WorkflowStatus.ACTIVE).update(status=WorkflowStatus.EXPIRED)
+        return None
+    return state
+
+
+def workflows_expire() -> int:
+    """Close workflows idle for longer than IDLE_TIMEOUT (Celery beat); return how many."""
+    return WorkflowState.objects.filter(status=WorkflowStatus.ACTIVE, expires_at__lt=timezone.now()).update(
+        status=WorkflowStatus.EXPIRED
+    )
+
+
+def _save(state: WorkflowState, *, step: str, slots: dict[str, Any], status: str = WorkflowStatus.ACTIVE) -> None:
+    WorkflowState.objects.filter(pk=state.pk).update(
+        step=step, slots=slots, status=status, expires_at=timezone.now() + IDLE_TIMEOUT, updated_at=timezone.now()
+    )
+
+
+def _ask(ctx: Ctx, workflow: Any, slot: str, s: dict[str, Any], prefix: str = "") -> SpecialistResult:
+    en, zh = PROMPTS[slot]
+    prompt = ctx.t(en, zh)
+    choices = workflow.choices(slot, ctx, s)
+    text = f"{prefix} {prompt}".strip()
+    return SpecialistResult(
+        text=text, awaiting={"slot": slot, "prompt": prompt, "choices": choices}, quick_replies=tuple(choices[:4])
+    )
+
+
+def _confirm(ctx: Ctx, workflow: Any, s: dict[str, Any], prefix: str = "") -> SpecialistResult:
+    question = ctx.t("Shall I go ahead? (yes/no)", "确认办理吗？（是/否）")
+    text = f"{prefix} {workflow.summary(ctx, s)} {question}".strip()
+    choices = [ctx.t("yes", "是"), ctx.t("no", "否")]
+    return SpecialistResult(
+        text=text, awaiting={"slot": "confirm", "prompt": question, "choices": choices}, quick_replies=tuple(choices)
+    )
+
+
+def workflow_handle(sctx: SpecialistContext) -> SpecialistResult:
+    """One message into the conversation's workflow (started from the intent if none is paused)."""
+    with transaction.atomic():
+        conversation = (
+            Conversation.objects.select_for_update()
+            .select_related("customer", "verified_customer")
+            .get(pk=sctx.conversation_id)
+        )
+        state = workflow_active(conversation.pk)
+        text = sctx.message_text
+        if state is not None and read.is_cancel(text):
+            _save(state, step="", slots=state.slots, status=WorkflowStatus.CANCELLED)
+            return SpecialistResult(
+                text=localized(
+                    sctx.language,
+                    en="Cancelled. Anything else I can help with?",
+                    zh="已取消当前操作，有什么可以帮您的吗？",
+                )
+            )
+        if state is None:
+            kind = WORKFLOW_FOR_INTENT.get(sctx.intent)
+            if kind is None:
+                return SpecialistResult(text="", resolved=True)
+            state = WorkflowState.objects.create(
+                conversation=conversation, kind=kind, slots={}, expires_at=timezone.now() + IDLE_TIMEOUT
+            )
+        return _advance(sctx, conversation, state)
+
+
+def workflow_verify_start(*, conversation_id: int, intent: str, text: str) -> None:
+    """Pause a private question until the customer is verified; it is answered right after."""
+    WorkflowState.objects.filter(conversation_id=conversation_id, status=WorkflowStatus.ACTIVE).exclude(
+        kind=WorkflowKind.CALLBACK
+    ).update(status=WorkflowStatus.CANCELLED)
+    WorkflowState.objects.create(
+        conversation_id=conversation_id,
+        kind=WorkflowKind.VERIFY,
+        step="email",
+        slots={"intent": intent, "text": text},
+        expires_at=timezone.now() + IDLE_TIMEOUT,
+    )
+
+
+def _resume_question(sctx: SpecialistContext, state: WorkflowState) -> SpecialistResult:
+    """Verified: answer the question that waited for it, with its own entities."""
+    from agents.intents.catalogue import catalogue_get
+    from agents.intents.entities import extract_entities
+    from agents.specialists.business import Business
+
+    _save(state, step="", slots=state.slots, status=WorkflowStatus.COMPLETED)
+    original = state.slots.get("text", "")
+    question = SpecialistContext(
+        **{
+            **sctx.__dict__,
+            "intent": state.slots.get("intent", sctx.intent),
+            "text": original,
+            "message_text": original,
+            "entities": {
+                **extract_entities(original, catalogue_get()),
+                **{k: v for k, v in sctx.entities.items() if k == "order_ids"},
+            },
+        }
+    )
+    answer = Business().run(question)
+    thanks = localized(sctx.language, en="Thank you, you're verified.", zh="身份已核实，谢谢。")
+    return SpecialistResult(text=f"{thanks} {answer.text}", sources=answer.sources, data=answer.data)
+
+
+def _advance(sctx: SpecialistContext, conversation: Conversation, state: WorkflowState) -> SpecialistResult:
+    s = dict(state.slots)
+    text, entities = sctx.message_text, sctx.entities
+    customer = verified_customer(conversation)
+    if customer is None:
+        attempt = verification_attempt(entities)
+        if attempt.customer is None:
+            failures = int(s.get("_verify_failures", 0)) + (1 if attempt.tried or state.step == "email" else 0)
+            if failures >= MAX_FAILED_ATTEMPTS:
+                _save(state, step="", slots=s, status=WorkflowStatus.CANCELLED)
+                return SpecialistResult(
+                    text=localized(
+                        sctx.language,
+                        en="I couldn't confirm your identity, so I'm passing you to a colleague who can help.",
+                        zh="暂时无法核实您的身份，正在为您转接人工客服。",
+                    ),
+                    resolved=False,
+                    data={"escalate": "policy"},
+                )
+            s["_verify_failures"] = failures
+            prompt = localized(
+                sctx.language,
+                en="First I need to confirm it's you: the email on your account, or your first and last name with "
+                "your zip code, or an order id with the last 4 digits of your phone.",
+                zh="办理前需要先核实身份：请提供账户邮箱，或姓名加邮编，或订单号加手机尾号后四位。",
+            )
+            if attempt.tried:
+                prompt = localized(sctx.language, en="That doesn't match an account. ", zh="没有匹配到账户。") + prompt
+            _save(state, step="email", slots=s)
+            return SpecialistResult(text=prompt, awaiting={"slot": "email", "prompt": prompt, "choices": []})
+        conversation_verify(conversation_id=conversation.pk, customer=attempt.customer)
+        customer = attempt.customer
+        if state.kind == WorkflowKind.VERIFY:
+            return _resume_question(sctx, state)
+    if state.kind == WorkflowKind.VERIFY:
+        return _resume_question(sctx, state)
+    workflow = WORKFLOWS[state.kind]
+    ctx = Ctx(
+        tools=ToolContext(conversation_id=conversation.pk, customer=customer, language=sctx.language),
+        language=sctx.language,
+    )
+
+    if state.step == "confirm":
+        answer = read.yes_no(text)
+        if answer is True:
+            try:
+                result = workflow.perform(ctx, s)
+            except ToolError as exc:
+                _save(state, step="", slots=s, status=WorkflowStatus.CANCELLED)
+                return SpecialistResult(
+                    text=ctx.t(f"I couldn't do that: {exc.message}", f"无法办理：{exc.message}"),
+                    resolved=True,
+                    data={"tool_error": exc.code},
+                )
+            _save(state, step="", slots={**s, "_result": result}, status=WorkflowStatus.COMPLETED)
+            return SpecialistResult(text=workflow.done(ctx, s, result), data={"written": state.kind, **result})
+        if answer is False:
+            _save(state, step="", slots=s, status=WorkflowStatus.CANCELLED)
+            return SpecialistResult(text=ctx.t("OK, I haven't changed anything.", "好的，未做任何更改。"))
+
+    filled, error = _fill(workflow, ctx, state, s, text, entities)
+    missing = workflow.needed(s)
+    if missing:
+        slot = missing[0]
+        prefix = error or ("" if filled or not state.step else ctx.t("To continue:", "继续办理："))
+        _save(state, step=slot, slots=s)
+        return _ask(ctx, workflow, slot, s, prefix)
+    prefix = "" if filled or state.step != "confirm" else ctx.t("Please answer yes or no.", "请回复“是”或“否”。")
+    _save(state, step="confirm", slots=s)
+    return _confirm(ctx, workflow, s, prefix or error)
+
+
+def _fill(
+    workflow: Any, ctx: Ctx, state: WorkflowState, s: dict[str, Any], text: str, entities: dict[str, Any]
+) -> tuple[bool, str]:
+    """Fill every slot this message carries; a new order id replaces the old one (a correction)."""
+    filled, error = False, ""
+    if "order_id" in s and entities.get("order_ids") and entities["order_ids"][0] != s["order_id"]:
+        for dependent in ("order_id", "item_ids", "new_item_ids", "payment_method_id", "change"):
+            s.pop(dependent, None)
+    for _ in range(6):  # slots unlock others (order → its items); a few passes settle it
+        progressed = False
+        for slot in workflow.needed(s):
+            if slot in FREE_TEXT_SLOTS and slot != state.step:
+                continue
+            try:
+                value = workflow.read(slot, ctx, text, entities, s)
+            except SlotInvalid as exc:
+                error = str(exc)
+                continue
+            if value:
+                s[slot] = value
+                filled = progressed = True
+        if not progressed:
+            break
+    return filled, error

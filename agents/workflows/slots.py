@@ -1,0 +1,185 @@
+"""Reading slot values out of a customer's message (pure functions over text, entities and options).
+
+Each reader returns the value it found, or None. Slot names are the public contract of
+ARCHITECTURE §4 (`awaiting.slot`).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable
+from typing import Any
+
+_YES = re.compile(
+    r"^\s*(?:yes|yeah|yep|y|sure|ok|okay|confirm(?:ed)?|go ahead|do it|please do|correct|right|"
+    r"是|是的|好|好的|可以|确认|确定|对|对的|没问题|行|嗯)(?:\W|$)",
+    re.IGNORECASE,
+)
+_NO = re.compile(r"^\s*(?:no|nope|n|don't|do not|not now|wait|否|不|不是|不要|不用|先不|等等)(?:\W|$)", re.IGNORECASE)
+CANCEL_WORDS = re.compile(
+    r"^\s*(?:取消|退出|算了|不办了|不用了|cancel|quit|exit|stop|never ?mind|forget it)\s*(?:吧|了)?\s*[.!。！]*\s*$",
+    re.IGNORECASE,
+)
+_PAYMENT_ID = re.compile(r"\b((?:credit_card|gift_card|paypal)_\d+)\b")
+_TAX_ID = re.compile(r"\b([0-9A-Z]{15,20})\b")
+_ALL_ITEMS = re.compile(r"\ball (?:the )?items\b|\beverything\b|全部|所有|都退|都换", re.IGNORECASE)
+
+
+def normalise(text: str) -> str:
+    return unicodedata.normalize("NFKC", text).lower()
+
+
+def yes_no(text: str) -> bool | None:
+    if _YES.match(normalise(text)):
+        return True
+    if _NO.match(normalise(text)):
+        return False
+    return None
+
+
+def is_cancel(text: str) -> bool:
+    return bool(CANCEL_WORDS.match(normalise(text)))
+
+
+def read_choice(text: str, choices: dict[str, Iterable[str]]) -> str | None:
+    """The choice one of whose words appears in the text (first listed wins)."""
+    clean = normalise(text)
+    for value, words in choices.items():
+        if any(word in clean for word in words):
+            return value
+    return None
+
+
+CANCEL_REASON_WORDS = {
+    "ordered by mistake": ("mistake", "by accident", "wrong", "买错", "下错", "拍错", "误"),
+    "no longer needed": (
+        "no longer",
+        "don't need",
+        "do not need",
+        "not needed",
+        "不需要",
+        "不要了",
+        "用不上",
+        "不想要",
+    ),
+}
+WARRANTY_WORDS = {
+    "out_of_warranty": ("out of warranty", "expired", "过保", "保外", "不在保"),
+    "in_warranty": ("in warranty", "under warranty", "within warranty", "保内", "在保"),
+}
+REPAIR_TYPE_WORDS = {
+    "in_store": ("store", "shop", "in person", "到店", "门店", "线下"),
+    "mail_in": ("mail", "post", "ship", "send it", "寄修", "邮寄", "快递"),
+}
+INVOICE_TYPE_WORDS = {
+    "special": ("special", "vat", "专票", "专用"),
+    "company": ("company", "business", "corporate", "企业", "公司", "单位"),
+    "personal": ("personal", "individual", "个人"),
+}
+CHANGE_WORDS = {
+    "address": ("address", "地址", "ship to", "收货"),
+    "payment": ("payment", "pay with", "card", "paypal", "支付", "付款"),
+    "items": ("item", "option", "color", "colour", "size", "storage", "颜色", "规格", "尺码", "款式", "换成"),
+}
+
+
+def read_payment_method(text: str, methods: list[dict[str, Any]], original: str | None) -> str | None:
+    """A payment method id by id, by kind when the account has one of that kind, or 'original'."""
+    found = _PAYMENT_ID.search(text)
+    ids = {m["id"] for m in methods}
+    if found and found.group(1) in ids:
+        return found.group(1)
+    clean = normalise(text)
+    if original and any(w in clean for w in ("original", "same card", "same payment", "原路", "原支付", "原来")):
+        return original
+    for kind, words in (
+        ("gift_card", ("gift card", "礼品卡")),
+        ("paypal", ("paypal",)),
+        ("credit_card", ("credit card", "信用卡", "银行卡")),
+    ):
+        if any(word in clean for word in words):
+            of_kind = [m["id"] for m in methods if m["kind"] == kind]
+            if len(of_kind) == 1:
+                return of_kind[0]
+    return None
+
+
+def read_tax_id(text: str) -> str | None:
+    found = _TAX_ID.search(unicodedata.normalize("NFKC", text).upper())
+    return found.group(1) if found else None
+
+
+def read_items(text: str, items: list[dict[str, Any]]) -> list[str] | None:
+    """Item ids of the order named in the text: by item id, by product name, or 'all items'."""
+    if _ALL_ITEMS.search(text):
+        return [item["item_id"] for item in items]
+    clean = normalise(text)
+    chosen = [item["item_id"] for item in items if item["item_id"] in text]
+    if not chosen:
+        for item in items:
+            names = {normalise(item["name"])}
+            if item.get("name_zh"):
+                names.add(normalise(item["name_zh"]))
+            if any(name and name in clean for name in names) and item["item_id"] not in chosen:
+                chosen.append(item["item_id"])
+    return chosen or None
+
+
+def _option_tokens(options: dict[str, Any]) -> list[str]:
+    return [normalise(str(v)) for k, v in options.items() if str(v).strip()]
+
+
+def read_new_items(
+    text: str, old: list[dict[str, Any]], candidates: dict[str, list[dict[str, Any]]]
+) -> list[str] | None:
+    """For each item being changed, the variant of the same product the text describes.
+
+    `candidates` maps a product id to its available variants ({item_id, options}). A variant is
+    named by its id, or by option values: the variant matching the most values mentioned wins,
+    and it must differ from the current one.
+    """
+    clean = normalise(text)
+    chosen: list[str] = []
+    for item in old:
+        variants = [v for v in candidates.get(item["product_id"], []) if v["item_id"] != item["item_id"]]
+        by_id = [v["item_id"] for v in variants if v["item_id"] in text]
+        if by_id:
+            chosen.append(by_id[0])
+            continue
+        current = set(_option_tokens(item["options"]))
+        scored = []
+        for variant in variants:
+            tokens = _option_tokens(variant["options"])
+            # Only the values that differ from the current item say which variant is wanted.
+            wanted = [t for t in tokens if t not in current]
+            score = sum(1 for t in wanted if t in clean)
+            misses = sum(1 for t in wanted if t not in clean)
+            scored.append((score, -misses, variant["item_id"]))
+        scored.sort(reverse=True)
+        if not scored or scored[0][0] == 0 or (len(scored) > 1 and scored[0][:2] == scored[1][:2]):
+            return None
+        chosen.append(scored[0][2])
+    return chosen
+
+
+def read_address(text: str) -> dict[str, str] | None:
+    """'address1, [address2,] city, state, zip, country' separated by commas (or Chinese commas)."""
+    parts = [p.strip() for p in re.split(r"[,，;；\n]", text) if p.strip()]
+    if len(parts) == 6:
+        address1, address2, city, state, zip_code, country = parts
+    elif len(parts) == 5:
+        address1, city, state, zip_code, country = parts
+        address2 = ""
+    else:
+        return None
+    if not re.search(r"\d", zip_code):
+        return None
+    return {
+        "address1": address1,
+        "address2": address2,
+        "city": city,
+        "state": state,
+        "country": country,
+        "zip": zip_code,
+    }
