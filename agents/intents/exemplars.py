@@ -911,6 +911,9 @@ EXEMPLARS: dict[Intent, dict[str, list[str]]] = {
     },
     Intent.MODIFY_ORDER: {
         "en": [
+            "pay for my order with a different card",
+            "switch the payment method of my order to my gift card",
+            "use paypal instead for the order that hasn't shipped",
             "change my order",
             "add an item to my order",
             "remove the case from my order",
@@ -940,6 +943,10 @@ EXEMPLARS: dict[Intent, dict[str, list[str]]] = {
             "my shipping address is outdated",
         ],
         "zh": [
+            "把订单的支付方式改成礼品卡",
+            "订单还没发货，想换一种付款方式",
+            "我想把这个订单改成用信用卡支付",
+            "修改订单的支付方式",
             "修改订单",
             "改地址",
             "收货地址填错了",

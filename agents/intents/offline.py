@@ -196,6 +196,16 @@ _RULES: list[_Rule] = [
     _Rule(Intent.POLICY_INQUIRY, _rx(_REFUND_POLICY + "|" + _ZH_POLICY), 0.85),
     _Rule(Intent.ORDER_QUERY, _rx(_REFUND_STATUS + "|" + _ZH_REFUND_STATUS), 0.85),
     _Rule(Intent.FAQ, _rx(r"newsletter|mailing list|\b(?:un)?subscri\w*|订阅|退订"), 0.85),
+    # Changing how an order is paid is an order change, not a question about payment methods.
+    _Rule(
+        Intent.MODIFY_ORDER,
+        _rx(
+            r"(?:改|换|修改|更换|变更).{0,8}(?:支付|付款)|(?:支付|付款)方式.{0,6}(?:改|换)|"
+            r"\b(?:change|switch|update)\b.{0,20}\bpayment\b.{0,30}\border\b|"
+            r"\border\b.{0,30}\b(?:change|switch)\b.{0,15}\bpayment\b"
+        ),
+        0.85,
+    ),
     _Rule(
         Intent.FAQ,
         _rx(r"\bp\w{1,3}ment (?:methods?|options?|types?)|\bways to pay\b|付款方式|支付方式"),

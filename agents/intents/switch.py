@@ -11,7 +11,8 @@ _YES_NO = re.compile(
 )
 _ENTITY_SLOTS = {
     "order_id": ("order_ids",),
-    "email": ("email",),
+    # The verification question accepts any of its proofs: email, name + zip, order + phone digits.
+    "email": ("email", "names", "zip", "last4", "phone"),
     "phone": ("phone",),
     "contact": ("email", "phone"),
     "imei": ("imei",),

@@ -34,11 +34,21 @@ class NotAvailable(Specialist):
 
 
 def specialist_get(name: str) -> Specialist:
+    if not _loaded:
+        _load_plugins()
     return SPECIALISTS.get(name, NotAvailable)()
 
 
+_loaded = False
+
+
 def _load_plugins() -> None:
-    """Import the built-in specialists, then SPECIALIST_MODULES (dotted paths) for their @register."""
+    """Import the built-in specialists, then SPECIALIST_MODULES (dotted paths), for their @register.
+
+    Done on first use rather than at import: specialists import the engine's modules, which in
+    turn import this registry.
+    """
+    global _loaded
     from importlib import import_module
 
     from django.conf import settings
@@ -47,6 +57,4 @@ def _load_plugins() -> None:
         import_module(f"agents.specialists.{module}")
     for module in settings.SPECIALIST_MODULES:
         import_module(module)
-
-
-_load_plugins()
+    _loaded = True

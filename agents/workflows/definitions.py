@@ -49,6 +49,7 @@ class Ctx:
                 "product_id": i.product.external_id,
                 "name": i.name,
                 "name_zh": i.product.name_zh,
+                "aliases": list(i.product.aliases),
                 "options": i.options,
                 "price": float(i.price),
             }

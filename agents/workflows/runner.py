@@ -77,7 +77,7 @@ def workflow_handle(sctx: SpecialistContext) -> SpecialistResult:
     """One message into the conversation's workflow (started from the intent if none is paused)."""
     with transaction.atomic():
         conversation = (
-            Conversation.objects.select_for_update()
+            Conversation.objects.select_for_update(of=("self",))
             .select_related("customer", "verified_customer")
             .get(pk=sctx.conversation_id)
         )

@@ -13,7 +13,7 @@ from typing import Any
 
 _YES = re.compile(
     r"^\s*(?:yes|yeah|yep|y|sure|ok|okay|confirm(?:ed)?|go ahead|do it|please do|correct|right|"
-    r"是|是的|好|好的|可以|确认|确定|对|对的|没问题|行|嗯)(?:\W|$)",
+    r"是|是的|好|好的|可以|确认|确定|对|对的|没问题|行)(?:\W|$)",
     re.IGNORECASE,
 )
 _NO = re.compile(r"^\s*(?:no|nope|n|don't|do not|not now|wait|否|不|不是|不要|不用|先不|等等)(?:\W|$)", re.IGNORECASE)
@@ -118,7 +118,7 @@ def read_items(text: str, items: list[dict[str, Any]]) -> list[str] | None:
     chosen = [item["item_id"] for item in items if item["item_id"] in text]
     if not chosen:
         for item in items:
-            names = {normalise(item["name"])}
+            names = {normalise(item["name"]), *(normalise(a) for a in item.get("aliases", ()) if len(a) > 2)}
             if item.get("name_zh"):
                 names.add(normalise(item["name_zh"]))
             if any(name and name in clean for name in names) and item["item_id"] not in chosen:

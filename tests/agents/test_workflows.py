@@ -1,0 +1,221 @@
+"""Workflows end to end, in zh and en: slots, verification, confirmation, the write, and the edges."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.core.management import call_command
+from django.utils import timezone
+
+from agents.store.models import Order, PaymentMethod
+from agents.workflows.runner import workflows_expire
+from conversations.models import Conversation, Customer, WorkflowState
+from conversations.services import conversation_start
+from tests.agents.engine import run_turn
+from tickets.models import Ticket
+
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("exemplars", "no_queue")]
+
+
+@pytest.fixture
+def store() -> None:
+    call_command("seed_demo", verbosity=0)
+
+
+@pytest.fixture
+def guest(store: None) -> Conversation:
+    return conversation_start(customer=Customer.objects.create(external_id="guest_wf"))
+
+
+@pytest.fixture
+def li(store: None) -> Conversation:
+    """李伟, already verified in this chat."""
+    chat = conversation_start(customer=Customer.objects.create(external_id="guest_li"), language="zh")
+    Conversation.objects.filter(pk=chat.pk).update(verified_customer=Customer.objects.get(external_id="demo_li_wei"))
+    chat.refresh_from_db()
+    return chat
+
+
+@pytest.fixture
+def emma(store: None) -> Conversation:
+    chat = conversation_start(customer=Customer.objects.create(external_id="guest_emma"))
+    Conversation.objects.filter(pk=chat.pk).update(verified_customer=Customer.objects.get(external_id="demo_emma_wilson"))
+    chat.refresh_from_db()
+    return chat
+
+
+def _awaiting(turn: object) -> str | None:
+    awaiting = turn.reply.get("awaiting")  # type: ignore[attr-defined]
+    return awaiting["slot"] if awaiting else None
+
+
+def test_cancel_in_english_verifies_collects_confirms_and_writes_once(guest: Conversation) -> None:
+    first = run_turn(guest, "I want to cancel an order")
+    assert _awaiting(first) == "email"
+
+    second = run_turn(guest, "My name is Emma Wilson and my zip code is 94105")
+    assert _awaiting(second) == "order_id"
+
+    third = run_turn(guest, "#D2004")  # its items were modified: it can no longer be cancelled
+    assert _awaiting(third) == "order_id" and "can't be cancelled" in third.reply["text"]
+    Order.objects.filter(external_id="#D2004").update(status="pending")
+
+    run_turn(guest, "#D2004")
+    reason = run_turn(guest, "I ordered it by mistake")
+    assert _awaiting(reason) == "confirm"
+    assert "Cancel order #D2004" in reason.reply["text"] and "ordered by mistake" in reason.reply["text"]
+
+    done = run_turn(guest, "yes")
+    assert "cancelled" in done.reply["text"]
+    assert Order.objects.get(external_id="#D2004").status == "cancelled"
+
+    again = run_turn(guest, "yes")
+    assert Order.objects.get(external_id="#D2004").transactions.filter(kind="refund").count() == 1
+    assert _awaiting(again) != "confirm" or "Cancel order" not in again.reply["text"]
+
+
+def test_return_in_chinese_with_several_slots_in_one_message(li: Conversation) -> None:
+    first = run_turn(li, "我要退货，订单 #D1003 里的 Enco X3 耳机，退到礼品卡")
+
+    assert _awaiting(first) == "confirm"
+    assert "退货：订单 #D1003" in first.reply["text"] and "gift_card_demo_li" in first.reply["text"]
+
+    done = run_turn(li, "是的")
+
+    order = Order.objects.get(external_id="#D1003")
+    assert order.status == "return requested"
+    assert order.action_details["return_payment_method_id"] == "gift_card_demo_li"
+    assert "退货单" in done.reply["text"] and Ticket.objects.filter(kind="return", order_ref="#D1003").count() == 1
+
+
+def test_a_return_outside_the_seven_day_window_is_refused(li: Conversation) -> None:
+    turn = run_turn(li, "我要退货，订单 #D1004")
+
+    assert "超过 7 天" in turn.reply["text"]
+    assert Order.objects.get(external_id="#D1004").status == "delivered"
+
+
+def test_exchange_keeps_the_product_and_changes_options(emma: Conversation) -> None:
+    run_turn(emma, "I'd like to exchange an item from order #D2001")
+    run_turn(emma, "the Find X9")
+    options = run_turn(emma, "I want it in Star Black with 16GB+512GB")
+    assert _awaiting(options) == "payment_method_id"
+
+    confirm = run_turn(emma, "use paypal")
+    assert _awaiting(confirm) == "confirm"
+    run_turn(emma, "yes please")
+
+    order = Order.objects.get(external_id="#D2001")
+    assert order.status == "exchange requested"
+    assert order.action_details["exchange_new_items"] == ["V-X9-BLK-512"]
+
+
+def test_modify_the_address_of_a_pending_order(li: Conversation) -> None:
+    run_turn(li, "我想修改订单 #D1001 的收货地址")
+    confirm = run_turn(li, "天河路 1 号, 3 楼, 广州, 广东, 510000, 中国")
+    assert _awaiting(confirm) == "confirm"
+
+    run_turn(li, "确认")
+
+    assert Order.objects.get(external_id="#D1001").address["city"] == "广州"
+
+
+def test_a_no_writes_nothing_and_an_unclear_answer_is_asked_again(li: Conversation) -> None:
+    run_turn(li, "我要取消订单 #D1001，不需要了")
+
+    unclear = run_turn(li, "嗯……让我想想别的")
+    assert _awaiting(unclear) == "confirm" and Order.objects.get(external_id="#D1001").status == "pending"
+
+    declined = run_turn(li, "不")
+    assert "未做任何更改" in declined.reply["text"]
+    assert Order.objects.get(external_id="#D1001").status == "pending"
+
+
+def test_a_correction_replaces_the_order(li: Conversation) -> None:
+    run_turn(li, "I want to return order #D1004")  # refused: out of the window
+    turn = run_turn(li, "no, the other order: #D1003")
+
+    state = WorkflowState.objects.get(conversation=li, status="active")
+    assert state.slots["order_id"] == "#D1003"
+    assert _awaiting(turn) == "item_ids"
+
+
+def test_a_digression_is_answered_then_the_prompt_repeats(li: Conversation) -> None:
+    run_turn(li, "我要退货，订单 #D1003")
+
+    turn = run_turn(li, "对了，Find X9 多少钱？")
+
+    assert "到手价 ¥3,499" in turn.reply["text"]
+    assert _awaiting(turn) == "item_ids"
+    assert WorkflowState.objects.get(conversation=li, status="active").kind == "return"
+
+
+def test_cancel_words_end_the_workflow(li: Conversation) -> None:
+    run_turn(li, "我要开发票")
+
+    turn = run_turn(li, "算了")
+
+    assert "已取消" in turn.reply["text"]
+    assert not WorkflowState.objects.filter(conversation=li, status="active").exists()
+
+
+def test_an_idle_workflow_expires_and_the_next_message_starts_fresh(li: Conversation) -> None:
+    run_turn(li, "I need an invoice for order #D1003")
+    WorkflowState.objects.filter(conversation=li).update(expires_at=timezone.now() - timedelta(minutes=1))
+
+    assert workflows_expire() == 1
+    turn = run_turn(li, "company")
+
+    assert WorkflowState.objects.get(conversation=li, kind="invoice").status == "expired"
+    assert _awaiting(turn) != "invoice_title"
+
+
+def test_a_paused_workflow_survives_a_restart(li: Conversation) -> None:
+    from agents.intents.catalogue import catalogue_forget
+    from django.core.cache import cache
+
+    run_turn(li, "I need a special VAT invoice for order #D1003")
+    cache.clear()
+    catalogue_forget()  # nothing in memory survives a restart; the row does
+
+    title = run_turn(li, "ACME Trading Ltd")
+    assert _awaiting(title) == "tax_id"
+    confirm = run_turn(li, "91440300MA5FXXXX1X")
+    assert _awaiting(confirm) == "confirm"
+    run_turn(li, "yes")
+
+    assert Ticket.objects.get(kind="invoice", order_ref="#D1003").payload["tax_id"] == "91440300MA5FXXXX1X"
+
+
+def test_repair_in_english(emma: Conversation) -> None:
+    run_turn(emma, "My phone screen cracked, I need a repair")
+    run_turn(emma, "IMEI 490154203237518")
+    issue = run_turn(emma, "The screen is cracked after a fall")
+    assert _awaiting(issue) == "warranty_status"
+    run_turn(emma, "it's out of warranty")
+    confirm = run_turn(emma, "I'll mail it in")
+    assert _awaiting(confirm) == "confirm"
+
+    done = run_turn(emma, "yes")
+
+    assert "¥899" in done.reply["text"]
+    assert Ticket.objects.get(kind="repair").payload["repair_type"] == "mail_in"
+
+
+def test_three_failed_verifications_escalate_for_policy(guest: Conversation) -> None:
+    run_turn(guest, "I want to cancel an order")
+    run_turn(guest, "my email is nobody@example.com")
+    run_turn(guest, "my email is someone@example.com")
+
+    turn = run_turn(guest, "my email is whoever@example.com")
+
+    assert turn.status == "escalated" and turn.escalation_reason == "policy"
+
+
+def test_gift_card_balance_is_checked_before_a_payment_change(li: Conversation) -> None:
+    run_turn(li, "我想把订单 #D1001 的支付方式改成礼品卡")
+    confirm = run_turn(li, "是")
+
+    assert "无法办理" in confirm.reply["text"] or _awaiting(confirm) == "confirm"
+    assert PaymentMethod.objects.get(external_id="gift_card_demo_li").balance == 200
