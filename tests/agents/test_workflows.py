@@ -172,8 +172,9 @@ def test_an_idle_workflow_expires_and_the_next_message_starts_fresh(li: Conversa
 
 
 def test_a_paused_workflow_survives_a_restart(li: Conversation) -> None:
-    from agents.intents.catalogue import catalogue_forget
     from django.core.cache import cache
+
+    from agents.intents.catalogue import catalogue_forget
 
     run_turn(li, "I need a special VAT invoice for order #D1003")
     cache.clear()
