@@ -1,16 +1,32 @@
-"""REST endpoints of the engine: /api/v1/nlu/parse."""
+"""REST endpoints of the engine: /api/v1/nlu/parse and conversations with their messages and turns."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
+from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
+from rest_framework.pagination import PageNumberPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from agents.intents.catalogue import catalogue_get
 from agents.intents.recognize import recognize
+from agents.models import TurnRun
+from agents.selectors import conversation_json, turn_json, turn_wait
+from agents.services import MessageRejected, conversation_start_for_integrator, customer_message_handle
+from agents.states import TERMINAL
+from conversations.models import Conversation, Message
+from conversations.realtime import message_payload
+
+
+def error_response(code: str, message: str, *, field: str = "", status: int = 400) -> Response:
+    """The API's error shape for errors found outside a serializer."""
+    error = {"code": code, "message": message, **({"field": field} if field else {})}
+    return Response({"error": error}, status=status)
 
 
 class NluParseApi(APIView):
@@ -53,3 +69,91 @@ class NluParseApi(APIView):
                 "flags": recognition.flags,
             }
         )
+
+
+# --- conversations -----------------------------------------------------------------------------
+
+
+class ConversationCreateApi(APIView):
+    class CustomerSerializer(serializers.Serializer):
+        external_id = serializers.CharField(max_length=128)
+        name = serializers.CharField(max_length=200, required=False, allow_blank=True)
+        email = serializers.EmailField(required=False, allow_blank=True)
+        phone = serializers.CharField(max_length=32, required=False, allow_blank=True)
+        verified = serializers.BooleanField(required=False, default=False)
+
+    class InputSerializer(serializers.Serializer):
+        customer = serializers.DictField()
+        locale = serializers.ChoiceField(choices=["zh", "en"], required=False, default="en")
+        channel = serializers.ChoiceField(choices=["api", "widget", "terminal"], required=False, default="api")
+
+        def validate_customer(self, value: dict[str, Any]) -> dict[str, Any]:
+            nested = ConversationCreateApi.CustomerSerializer(data=value)
+            if not nested.is_valid():
+                field, errors = next(iter(nested.errors.items()))
+                raise serializers.ValidationError({field: errors})
+            return dict(nested.validated_data)
+
+    @extend_schema(request=InputSerializer, summary="Start a conversation for a customer")
+    def post(self, request: Request) -> Response:
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        conversation = conversation_start_for_integrator(
+            customer=data.validated_data["customer"],
+            language=data.validated_data["locale"],
+            channel=data.validated_data["channel"],
+        )
+        return Response(conversation_json(conversation), status=201)
+
+
+class MessageCreateApi(APIView):
+    class InputSerializer(serializers.Serializer):
+        text = serializers.CharField(trim_whitespace=False, allow_blank=True, max_length=20000)
+        client_id = serializers.CharField(max_length=64, required=False, allow_blank=True, default="")
+
+    @extend_schema(request=InputSerializer, summary="Send a customer message; the reply comes back when ready")
+    def post(self, request: Request, conversation_id: int) -> Response:
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        conversation = get_object_or_404(Conversation, pk=conversation_id)
+        try:
+            turn = customer_message_handle(
+                conversation_id=conversation.pk,
+                text=data.validated_data["text"],
+                client_id=data.validated_data["client_id"],
+            )
+        except MessageRejected as rejected:
+            return error_response(rejected.code, rejected.reply, field="text")
+        finished = turn_wait(turn_id=turn.pk, timeout=settings.API_REPLY_TIMEOUT_S)
+        if finished is None:
+            return Response({"turn_id": turn.pk}, status=202)
+        return Response(turn_json(finished))
+
+
+class TurnDetailApi(APIView):
+    @extend_schema(summary="A turn's reply (202 while it is still running)")
+    def get(self, request: Request, conversation_id: int, turn_id: int) -> Response:
+        turn = get_object_or_404(TurnRun, pk=turn_id, conversation_id=conversation_id)
+        if turn.status not in TERMINAL:
+            return Response({"turn_id": turn.pk}, status=202)
+        return Response(turn_json(turn))
+
+
+class MessageListApi(APIView):
+    class Pagination(PageNumberPagination):
+        page_size = 50
+        max_page_size = 200
+        page_size_query_param = "page_size"
+
+    @extend_schema(summary="The conversation's transcript, oldest first, paginated")
+    def get(self, request: Request, conversation_id: int) -> Response:
+        conversation = get_object_or_404(Conversation, pk=conversation_id)
+        paginator = self.Pagination()
+        page = paginator.paginate_queryset(
+            Message.objects.filter(conversation=conversation, internal=False).order_by("id"), request, view=self
+        )
+        return paginator.get_paginated_response([message_payload(m) for m in page or []])
+
+
+class MessagesApi(MessageCreateApi, MessageListApi):
+    """/conversations/{id}/messages: GET the transcript, POST a customer message."""

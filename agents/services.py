@@ -192,3 +192,23 @@ def bot_message_send(
     if conversation.status == ConversationStatus.HUMAN:
         return None
     return message_create(conversation=conversation, sender=Sender.BOT, text=text, sources=sources, metadata=metadata)
+
+
+def conversation_start_for_integrator(*, customer: dict[str, Any], language: str, channel: str) -> Conversation:
+    """Upsert the integrator's customer by external id and open a conversation for them.
+
+    An integrator's API key is a signed identity: `verified: true` makes the customer verified,
+    so the bot can show them their orders without asking. It never un-verifies a customer.
+    """
+    from conversations.models import Customer
+    from conversations.services import conversation_start
+
+    with transaction.atomic():
+        record, _ = Customer.objects.get_or_create(external_id=customer["external_id"], defaults={"locale": language})
+        changes = {k: customer[k] for k in ("name", "email", "phone") if customer.get(k)}
+        if customer.get("verified"):
+            changes["verified"] = True
+        if changes:
+            Customer.objects.filter(pk=record.pk).update(**changes)
+            record.refresh_from_db()
+        return conversation_start(customer=record, channel=channel, language=language)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.http import Http404
-from rest_framework import exceptions, status
+from rest_framework import exceptions
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
@@ -39,12 +39,3 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response |
         error = {"code": "error", "message": str(exc)}
     response.data = {"error": error}
     return response
-
-
-def error_response(
-    code: str, message: str, *, http_status: int = status.HTTP_400_BAD_REQUEST, field: str = ""
-) -> Response:
-    error = {"code": code, "message": message}
-    if field:
-        error["field"] = field
-    return Response({"error": error}, status=http_status)

@@ -195,6 +195,8 @@ LLM_PRICE_OUTPUT_PER_1K = float(os.environ.get("LLM_PRICE_OUTPUT_PER_1K", "0") o
 MAX_MESSAGE_CHARS = env_int("MAX_MESSAGE_CHARS", 2000)
 SUBTASK_TIMEOUT_S = env_int("SUBTASK_TIMEOUT_S", 20)
 TURN_STEP_TIMEOUT_S = env_int("TURN_STEP_TIMEOUT_S", 60)
+# How long POST …/messages waits for the reply before answering 202 {turn_id} (poll the turn).
+API_REPLY_TIMEOUT_S = float(os.environ.get("API_REPLY_TIMEOUT_S", "15") or 15)
 # Extra modules whose specialists @register themselves (a store's own agents plug in here).
 SPECIALIST_MODULES = env_list("SPECIALIST_MODULES", [])
 INTENT_CACHE_TTL_S = 30 * 60

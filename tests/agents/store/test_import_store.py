@@ -249,3 +249,20 @@ def test_full_taubench_store_imports_round_trips_and_reimports_unchanged() -> No
     assert "products: 50 created" in first and "users: 500 created" in first and "orders: 1000 created" in first
     assert "orders: 0 created, 0 updated, 1000 unchanged" in second
     assert store_export_taubench() == reference
+
+
+def test_export_store_command_writes_the_file_or_stdout(tmp_path: Path, sample_store_path: Path, sample: dict[str, Any]) -> None:
+    from io import StringIO
+
+    _import(sample_store_path)
+    out = tmp_path / "out.json"
+
+    call_command("export_store", "--format", "taubench", "--output", str(out), stderr=StringIO())
+    assert json.loads(out.read_text()) == sample
+    import contextlib
+    import io
+
+    buffer = io.StringIO()
+    with contextlib.redirect_stdout(buffer):
+        call_command("export_store", "--format", "taubench")
+    assert json.loads(buffer.getvalue()) == sample

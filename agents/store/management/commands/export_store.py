@@ -12,7 +12,7 @@ class Command(BaseCommand):
     help = "Write the whole store in the τ-bench retail format (to a file, or to stdout)."
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("path", nargs="?", type=Path, help="Output file; stdout when omitted.")
+        parser.add_argument("--output", dest="path", type=Path, help="Output file; stdout when omitted.")
         parser.add_argument("--format", choices=["taubench"], default="taubench")
 
     def handle(self, *args: Any, path: Path | None, **options: Any) -> None:

@@ -1,0 +1,83 @@
+"""The conversation endpoints of /api/v1 against a real worker."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from django.test import Client
+
+from conversations.api_keys import api_key_create
+from conversations.models import Customer
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("celery_worker", "exemplars")]
+
+
+@pytest.fixture
+def api(client: Client) -> Any:
+    _, key = api_key_create(name="shop")
+
+    def call(method: str, path: str, body: Any = None) -> Any:
+        kwargs = {"HTTP_AUTHORIZATION": f"Bearer {key}"}
+        if body is not None:
+            kwargs.update(data=json.dumps(body), content_type="application/json")
+        return getattr(client, method)(f"/api/v1{path}", **kwargs)
+
+    return call
+
+
+def test_a_conversation_answers_a_message_with_the_reply_body(api: Any) -> None:
+    created = api("post", "/conversations", {"customer": {"external_id": "shop_42", "name": "Ada"}, "locale": "en"})
+    assert created.status_code == 201
+    conversation = created.json()
+
+    response = api("post", f"/conversations/{conversation['id']}/messages", {"text": "Hello!"})
+
+    assert response.status_code == 200
+    body = response.json()
+    assert body["reply"]["text"].startswith("Hello!") and body["reply"]["awaiting"] is None
+    assert body["intents"][0]["name"] == "chitchat" and body["status"] == "bot" and body["escalation"] is None
+    again = api("get", f"/conversations/{conversation['id']}/turns/{body['turn_id']}")
+    assert again.status_code == 200 and again.json()["reply"] == body["reply"]
+    transcript = api("get", f"/conversations/{conversation['id']}/messages").json()
+    assert [m["sender"] for m in transcript["results"]] == ["customer", "bot"] and transcript["count"] == 2
+
+
+def test_an_escalation_is_reported_with_its_card(api: Any) -> None:
+    conversation = api("post", "/conversations", {"customer": {"external_id": "shop_43", "email": "c@example.com"}}).json()
+
+    body = api("post", f"/conversations/{conversation['id']}/messages", {"text": "转人工"}).json()
+
+    assert body["status"] == "waiting_human" and body["escalation"]["reason"] == "requested"
+
+
+def test_signed_identity_from_the_api_marks_the_customer_verified(api: Any) -> None:
+    api("post", "/conversations", {"customer": {"external_id": "shop_44", "verified": True}})
+
+    assert Customer.objects.get(external_id="shop_44").verified is True
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "status", "code"),
+    [
+        ("/conversations", {"customer": {}}, 400, "invalid"),
+        ("/conversations", {"customer": {"external_id": "x", "email": "not-an-email"}}, 400, "invalid"),
+        ("/conversations/999999/messages", {"text": "hi"}, 404, "not_found"),
+    ],
+)
+def test_bad_requests_get_the_error_shape(api: Any, path: str, body: Any, status: int, code: str) -> None:
+    response = api("post", path, body)
+
+    assert response.status_code == status
+    assert response.json()["error"]["code"] == code
+
+
+def test_empty_and_over_long_messages_are_refused_politely(api: Any) -> None:
+    conversation = api("post", "/conversations", {"customer": {"external_id": "shop_45"}}).json()
+
+    empty = api("post", f"/conversations/{conversation['id']}/messages", {"text": "  "})
+    long = api("post", f"/conversations/{conversation['id']}/messages", {"text": "x" * 3000})
+
+    assert empty.status_code == 400 and empty.json()["error"] == {"code": "empty", "message": empty.json()["error"]["message"], "field": "text"}
+    assert long.status_code == 400 and long.json()["error"]["code"] == "too_long"
