@@ -64,7 +64,9 @@ class Operation:
 
     def address_text(self) -> str:
         a = self.address
-        return ", ".join(x for x in (a["address1"], a.get("address2", ""), a["city"], a["state"], a["zip"], a["country"]) if x)
+        return ", ".join(
+            x for x in (a["address1"], a.get("address2", ""), a["city"], a["state"], a["zip"], a["country"]) if x
+        )
 
     def answer(self, slot: str, identity: str) -> str | None:
         answers = {
@@ -74,7 +76,11 @@ class Operation:
             "new_item_ids": self.change_text,
             "payment_method_id": lambda: self.payment_method_id,
             "reason": lambda: self.reason,
-            "change": lambda: {"address": "the address", "payment": "the payment method", "modify_items": "the items"}.get(self.kind),
+            "change": lambda: {
+                "address": "the address",
+                "payment": "the payment method",
+                "modify_items": "the items",
+            }.get(self.kind),
             "address": lambda: self.address_text() if self.address else None,
         }
         return answers[slot]() if slot in answers else None
@@ -88,7 +94,11 @@ def parse_instruction(instruction: str) -> tuple[str, list[Operation]]:
     name = re.search(r"Your name is ([^.]+?) and", instruction)
     zip_code = re.search(r"zip code is (\d+)", instruction)
     email = re.search(r"email is (\S+?)\.\s", instruction)
-    identity = f"My email is {email.group(1)}" if email else f"My name is {name.group(1)} and my zip code is {zip_code.group(1)}"
+    identity = (
+        f"My email is {email.group(1)}"
+        if email
+        else f"My name is {name.group(1)} and my zip code is {zip_code.group(1)}"
+    )
     operations = []
     for chunk in _OPERATION.split(instruction)[1:]:
         if m := re.match(r"Cancel order (#W\d+) because ([a-z ]+)\.", chunk):
@@ -135,7 +145,13 @@ def replay(db: dict[str, Any], actions: list[dict[str, Any]]) -> dict[str, Any]:
         if name == "cancel_pending_order":
             refunds = []
             for payment in order["payment_history"]:
-                refunds.append({"transaction_type": "refund", "amount": payment["amount"], "payment_method_id": payment["payment_method_id"]})
+                refunds.append(
+                    {
+                        "transaction_type": "refund",
+                        "amount": payment["amount"],
+                        "payment_method_id": payment["payment_method_id"],
+                    }
+                )
                 method = user["payment_methods"][payment["payment_method_id"]]
                 if method["source"] == "gift_card":
                     method["balance"] = round(method["balance"] + payment["amount"], 2)
@@ -148,10 +164,13 @@ def replay(db: dict[str, Any], actions: list[dict[str, Any]]) -> dict[str, Any]:
             order["return_payment_method_id"] = args["payment_method_id"]
         elif name in ("exchange_delivered_order_items", "modify_pending_order_items"):
             old = {i["item_id"]: i for i in order["items"]}
-            difference = sum(db["products"][products[n]["product_id"]]["variants"][n]["price"] for n in args["new_item_ids"]) - sum(
-                old[i]["price"] for i in args["item_ids"]
-            )
+            difference = sum(
+                db["products"][products[n]["product_id"]]["variants"][n]["price"] for n in args["new_item_ids"]
+            ) - sum(old[i]["price"] for i in args["item_ids"])
             difference = round(difference, 2)
+            method = user["payment_methods"][args["payment_method_id"]]
+            if method["source"] == "gift_card" and method["balance"] < difference:
+                continue  # τ-bench refuses this action; the store stays as it was
             if name.startswith("exchange"):
                 order["status"] = "exchange requested"
                 order["exchange_items"] = sorted(args["item_ids"])
@@ -160,7 +179,11 @@ def replay(db: dict[str, Any], actions: list[dict[str, Any]]) -> dict[str, Any]:
                 order["exchange_price_difference"] = difference
             else:
                 order["payment_history"].append(
-                    {"transaction_type": "payment" if difference > 0 else "refund", "amount": abs(difference), "payment_method_id": args["payment_method_id"]}
+                    {
+                        "transaction_type": "payment" if difference > 0 else "refund",
+                        "amount": abs(difference),
+                        "payment_method_id": args["payment_method_id"],
+                    }
                 )
                 method = user["payment_methods"][args["payment_method_id"]]
                 if method["source"] == "gift_card":
@@ -174,10 +197,21 @@ def replay(db: dict[str, Any], actions: list[dict[str, Any]]) -> dict[str, Any]:
             order["address"] = {k: args[k] for k in ("address1", "address2", "city", "country", "state", "zip")}
         elif name == "modify_pending_order_payment":
             paid = order["payment_history"][0]
+            new = user["payment_methods"][args["payment_method_id"]]
+            if new["source"] == "gift_card" and new["balance"] < paid["amount"]:
+                continue  # τ-bench refuses this action; the store stays as it was
             order["payment_history"].extend(
                 [
-                    {"transaction_type": "payment", "amount": paid["amount"], "payment_method_id": args["payment_method_id"]},
-                    {"transaction_type": "refund", "amount": paid["amount"], "payment_method_id": paid["payment_method_id"]},
+                    {
+                        "transaction_type": "payment",
+                        "amount": paid["amount"],
+                        "payment_method_id": args["payment_method_id"],
+                    },
+                    {
+                        "transaction_type": "refund",
+                        "amount": paid["amount"],
+                        "payment_method_id": paid["payment_method_id"],
+                    },
                 ]
             )
             new = user["payment_methods"][args["payment_method_id"]]
@@ -194,7 +228,9 @@ def replay(db: dict[str, Any], actions: list[dict[str, Any]]) -> dict[str, Any]:
 
 def play(client: Any, identity: str, operations: list[Operation], transcript: list[str]) -> int:
     """Play the customer; return the number of customer messages sent."""
-    conversation = client.post("/api/v1/conversations", {"customer": {"external_id": "taubench_customer"}}, content_type="application/json").json()
+    conversation = client.post(
+        "/api/v1/conversations", {"customer": {"external_id": "taubench_customer"}}, content_type="application/json"
+    ).json()
     url = f"/api/v1/conversations/{conversation['id']}/messages"
     sent = 0
 
@@ -259,12 +295,16 @@ def main() -> None:
                 passed = actual == expected
                 if not passed and args.show_failures:
                     differing = [k for k in expected["orders"] if expected["orders"][k] != actual["orders"].get(k)]
-                    print(f"FAILED: {task['instruction'][:160]}\n  gold: {task['actions']}\n  orders differing: {differing}")
+                    print(
+                        f"FAILED: {task['instruction'][:160]}\n  gold: {task['actions']}\n  orders differing: {differing}"
+                    )
                     print("\n".join(transcript))
                 kinds = "+".join(sorted({a["name"] for a in task["actions"]}))
                 results.append((kinds, passed, turns))
     passed = sum(p for _, p, _ in results)
-    print(f"τ-bench retail, offline, scripted customer through /api/v1: {passed}/{len(results)} = {passed / len(results):.1%}")
+    print(
+        f"τ-bench retail, offline, scripted customer through /api/v1: {passed}/{len(results)} = {passed / len(results):.1%}"
+    )
     by_action: dict[str, list[bool]] = defaultdict(list)
     for task, (_, ok, _) in zip(tasks, results, strict=True):
         for name in {a["name"] for a in task["actions"]}:

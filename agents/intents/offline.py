@@ -202,7 +202,9 @@ _RULES: list[_Rule] = [
         _rx(
             r"(?:改|换|修改|更换|变更).{0,8}(?:支付|付款)|(?:支付|付款)方式.{0,6}(?:改|换)|"
             r"\b(?:change|switch|update)\b.{0,20}\bpayment\b.{0,30}\border\b|"
-            r"\border\b.{0,30}\b(?:change|switch)\b.{0,15}\bpayment\b"
+            r"\border\b.{0,30}\b(?:change|switch)\b.{0,15}\bpayment\b|"
+            r"\b(?:change|switch|update)\b.{0,10}\bpayment method\b.{0,10}\bto\b|"
+            r"\b(?:change|modify|swap|switch)\b.{0,12}\bitems?\b.{0,25}\b(?:pending )?orders?\b"
         ),
         0.85,
     ),

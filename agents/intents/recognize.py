@@ -32,7 +32,19 @@ logger = logging.getLogger(__name__)
 
 CACHE_MIN_CONFIDENCE = 0.7
 RULE_CONFIDENCE = 0.95
-_CACHE_VERSION = "v1"
+
+
+def _classifier_version() -> str:
+    """Changes whenever the shipped exemplars or the rules change, so cached intents never outlive them."""
+    import inspect
+
+    from agents.intents import exemplars, offline, rules
+
+    source = "".join(inspect.getsource(module) for module in (exemplars, offline, rules))
+    return hashlib.sha256(source.encode()).hexdigest()[:12]
+
+
+_CACHE_VERSION = _classifier_version()
 
 
 @dataclass

@@ -9,6 +9,9 @@ _YES_NO = re.compile(
     r"^\s*(?:yes|yeah|yep|y|sure|ok|okay|confirm|no|nope|n|cancel|是|是的|好|好的|可以|确认|对|没问题|不|不是|不要|否|取消)\b",
     re.IGNORECASE,
 )
+_PAYMENT = re.compile(
+    r"(?:credit_card|gift_card|paypal)_\d+|gift card|credit card|paypal|礼品卡|信用卡|原路", re.IGNORECASE
+)
 _ENTITY_SLOTS = {
     "order_id": ("order_ids",),
     # The verification question accepts any of its proofs: email, name + zip, order + phone digits.
@@ -25,8 +28,21 @@ _ENTITY_SLOTS = {
 def is_slot_answer(slot: str, text: str, entities: dict[str, Any], *, other_intent_confidence: float) -> bool:
     """True when `text` answers `slot`. Free-text slots (reason, description, …) accept anything that is
     not confidently a different request."""
+    from agents.workflows import slots as read
+
     if slot == "confirm":
         return bool(_YES_NO.match(text))
+    choices = {
+        "change": read.CHANGE_WORDS,
+        "reason": read.CANCEL_REASON_WORDS,
+        "warranty_status": read.WARRANTY_WORDS,
+        "repair_type": read.REPAIR_TYPE_WORDS,
+        "invoice_type": read.INVOICE_TYPE_WORDS,
+    }
+    if slot in choices and read.read_choice(text, choices[slot]):
+        return True
+    if slot == "payment_method_id" and _PAYMENT.search(text):
+        return True
     if slot in _ENTITY_SLOTS:
         return any(entities.get(key) for key in _ENTITY_SLOTS[slot]) or other_intent_confidence < 0.7
     return other_intent_confidence < 0.7

@@ -148,6 +148,10 @@ def _advance(sctx: SpecialistContext, conversation: Conversation, state: Workflo
     if customer is None:
         attempt = verification_attempt(entities)
         if attempt.customer is None:
+            if not attempt.tried:
+                # Keep what the customer already said (order, items, reason…): it is read once
+                # the account is known, so nothing has to be asked twice.
+                s.setdefault("_pending", []).append({"text": text, "entities": entities})
             failures = int(s.get("_verify_failures", 0)) + (1 if attempt.tried or state.step == "email" else 0)
             if failures >= MAX_FAILED_ATTEMPTS:
                 _save(state, step="", slots=s, status=WorkflowStatus.CANCELLED)
@@ -178,6 +182,7 @@ def _advance(sctx: SpecialistContext, conversation: Conversation, state: Workflo
     if state.kind == WorkflowKind.VERIFY:
         return _resume_question(sctx, state)
     workflow = WORKFLOWS[state.kind]
+    pending = s.pop("_pending", [])
     ctx = Ctx(
         tools=ToolContext(conversation_id=conversation.pk, customer=customer, language=sctx.language),
         language=sctx.language,
@@ -201,7 +206,10 @@ def _advance(sctx: SpecialistContext, conversation: Conversation, state: Workflo
             _save(state, step="", slots=s, status=WorkflowStatus.CANCELLED)
             return SpecialistResult(text=ctx.t("OK, I haven't changed anything.", "好的，未做任何更改。"))
 
+    for earlier in pending:
+        _fill(workflow, ctx, state, s, earlier["text"], earlier["entities"])
     filled, error = _fill(workflow, ctx, state, s, text, entities)
+    filled = filled or bool(pending)
     missing = workflow.needed(s)
     if missing:
         slot = missing[0]

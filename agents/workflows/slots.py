@@ -122,7 +122,7 @@ def read_items(text: str, items: list[dict[str, Any]]) -> list[str] | None:
             names = {normalise(item["name"]), *(normalise(a) for a in item.get("aliases", ()) if len(a) > 2)}
             if item.get("name_zh"):
                 names.add(normalise(item["name_zh"]))
-            if any(name and name in clean for name in names) and item["item_id"] not in chosen:
+            if any(name and _mentions(clean, name) for name in names) and item["item_id"] not in chosen:
                 chosen.append(item["item_id"])
     return chosen or None
 
@@ -131,16 +131,33 @@ def _option_tokens(options: dict[str, Any]) -> list[str]:
     return [normalise(str(v)) for k, v in options.items() if str(v).strip()]
 
 
+def _mentions(text: str, token: str) -> bool:
+    """`token` appears as a whole word or phrase ("no" is not in "none", "8gb" is not in "128gb")."""
+    return re.search(rf"(?<![\w.+-]){re.escape(token)}(?![\w+-])", text) is not None
+
+
+def _segment(text: str, name: str, names: list[str]) -> str:
+    """The part of the text about one item: from its name to the next item's name, after " to "."""
+    clean = normalise(text)
+    start = clean.find(normalise(name))
+    if start < 0:
+        return clean
+    ends = [clean.find(normalise(other), start + len(name)) for other in names if normalise(other) != normalise(name)]
+    end = min([e for e in ends if e > start] or [len(clean)])
+    segment = clean[start + len(name) : end]
+    return segment.split(" to ", 1)[1] if " to " in segment else segment
+
+
 def read_new_items(
     text: str, old: list[dict[str, Any]], candidates: dict[str, list[dict[str, Any]]]
 ) -> list[str] | None:
     """For each item being changed, the variant of the same product the text describes.
 
     `candidates` maps a product id to its available variants ({item_id, options}). A variant is
-    named by its id, or by option values: the variant matching the most values mentioned wins,
-    and it must differ from the current one.
+    named by its id, or by option values said about that item ("Kettle (1L) to 1.5L, glass"): the
+    variant matching the most new values wins, then the one changing least; a tie is no answer.
     """
-    clean = normalise(text)
+    names = [item["name"] for item in old]
     chosen: list[str] = []
     for item in old:
         variants = [v for v in candidates.get(item["product_id"], []) if v["item_id"] != item["item_id"]]
@@ -148,14 +165,13 @@ def read_new_items(
         if by_id:
             chosen.append(by_id[0])
             continue
+        about = _segment(text, item["name"], names)
         current = set(_option_tokens(item["options"]))
         scored = []
         for variant in variants:
-            tokens = _option_tokens(variant["options"])
-            # Only the values that differ from the current item say which variant is wanted.
-            wanted = [t for t in tokens if t not in current]
-            score = sum(1 for t in wanted if t in clean)
-            misses = sum(1 for t in wanted if t not in clean)
+            wanted = [t for t in _option_tokens(variant["options"]) if t not in current]
+            score = sum(1 for t in wanted if _mentions(about, t))
+            misses = sum(1 for t in wanted if not _mentions(about, t))
             scored.append((score, -misses, variant["item_id"]))
         scored.sort(reverse=True)
         if not scored or scored[0][0] == 0 or (len(scored) > 1 and scored[0][:2] == scored[1][:2]):
@@ -166,7 +182,9 @@ def read_new_items(
 
 def read_address(text: str) -> dict[str, str] | None:
     """'address1, [address2,] city, state, zip, country' separated by commas (or Chinese commas)."""
-    parts = [p.strip() for p in re.split(r"[,，;；\n]", text) if p.strip()]
+    parts = [p.strip().rstrip(".。") for p in re.split(r"[,，;；\n]", text) if p.strip()]
+    if parts and " to " in parts[0]:  # "Please change the address of order #W1 to 12 Main St, …"
+        parts[0] = parts[0].rsplit(" to ", 1)[1].strip()
     if len(parts) == 6:
         address1, address2, city, state, zip_code, country = parts
     elif len(parts) == 5:
