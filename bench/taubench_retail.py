@@ -58,8 +58,8 @@ class Operation:
     def change_text(self) -> str:
         parts = []
         for name, old, new in self.items:
-            if new:
-                parts.append(f"{name} ({', '.join(old.values())}) to {', '.join(new.values())}")
+            target = ", ".join(new.values()) if new else "keep it as it is"
+            parts.append(f"{name} ({', '.join(old.values())}) to {target}")
         return "; ".join(parts)
 
     def address_text(self) -> str:

@@ -966,10 +966,11 @@ _STEPS: tuple[Callable[[_Scan], None], ...] = (
     _extract_last4,
     _extract_zip,
     _extract_dates,
+    # Before products and options: "my name is Chen Brown" names a person, not a brown variant.
+    _extract_names,
     _extract_products,
     _extract_options,
     _extract_amounts,
-    _extract_names,
 )
 
 

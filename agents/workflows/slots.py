@@ -23,6 +23,7 @@ CANCEL_WORDS = re.compile(
 )
 _PAYMENT_ID = re.compile(r"\b((?:credit_card|gift_card|paypal)_\d+)\b")
 _TAX_ID = re.compile(r"\b([0-9A-Z]{15,20})\b")
+_KEEP = re.compile(r"\bkeep\b|\bas it is\b|\bas is\b|\bunchanged\b|\bthe same\b|不变|保持|不用换", re.IGNORECASE)
 _ALL_ITEMS = re.compile(r"\ball (?:the )?items\b|\beverything\b|全部|所有|都退|都换", re.IGNORECASE)
 
 
@@ -112,19 +113,38 @@ def read_tax_id(text: str) -> str | None:
 
 
 def read_items(text: str, items: list[dict[str, Any]]) -> list[str] | None:
-    """Item ids of the order named in the text: by item id, by product name, or 'all items'."""
+    """Item ids of the order named in the text: by item id, by product name (and its options when
+    the order holds several of that product), or 'all items'."""
     if _ALL_ITEMS.search(text):
         return [item["item_id"] for item in items]
-    clean = normalise(text)
     chosen = [item["item_id"] for item in items if item["item_id"] in text]
-    if not chosen:
-        for item in items:
-            names = {normalise(item["name"]), *(normalise(a) for a in item.get("aliases", ()) if len(a) > 2)}
-            if item.get("name_zh"):
-                names.add(normalise(item["name_zh"]))
-            if any(name and _mentions(clean, name) for name in names) and item["item_id"] not in chosen:
-                chosen.append(item["item_id"])
-    return chosen or None
+    if chosen:
+        return chosen
+    clean = normalise(text)
+    spellings = {
+        item["item_id"]: {
+            normalise(n) for n in (item["name"], item.get("name_zh"), *item.get("aliases", ())) if n and len(n) > 2
+        }
+        for item in items
+    }
+    occurrences = sorted(
+        (match.start(), match.end(), name)
+        for name in {n for names in spellings.values() for n in names}
+        for match in re.finditer(rf"(?<![\w]){re.escape(name)}(?![\w])", clean)
+    )
+    taken: list[dict[str, Any]] = []
+    for index, (_, end, name) in enumerate(occurrences):
+        segment = clean[end : occurrences[index + 1][0] if index + 1 < len(occurrences) else len(clean)]
+        candidates = [i for i in items if name in spellings[i["item_id"]] and i not in taken]
+        if not candidates:
+            continue
+        scored = [(sum(_mentions(segment, t) for t in _option_tokens(i["options"])), i) for i in candidates]
+        best = max(score for score, _ in scored)
+        if best == 0 and len(candidates) > 1:
+            taken.extend(candidates)  # "the helmets": every item of that product
+        else:
+            taken.append(next(i for score, i in scored if score == best))
+    return [i["item_id"] for i in taken] or None
 
 
 def _option_tokens(options: dict[str, Any]) -> list[str]:
@@ -166,6 +186,9 @@ def read_new_items(
             chosen.append(by_id[0])
             continue
         about = _segment(text, item["name"], names)
+        if _KEEP.search(about):
+            chosen.append(item["item_id"])  # listed, but to stay as it is
+            continue
         current = set(_option_tokens(item["options"]))
         scored = []
         for variant in variants:
