@@ -7,13 +7,16 @@ customer's language. Private answers need a verified customer (see agents.verifi
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
 from agents.intents.taxonomy import Intent
+from agents.llm.client import LLMUnavailable, llm_chat, llm_enabled
+from agents.pii import mask_pii
 from agents.specialists import register
 from agents.specialists.base import Specialist, SpecialistContext, SpecialistResult, localized
-from agents.tools import ToolContext, ToolError, tool_call
+from agents.tools import TOOLS, ToolContext, ToolError, tool_call
 from agents.verification import conversation_verify, verification_attempt, verified_customer
 from conversations.models import Conversation
 
@@ -45,6 +48,76 @@ def verification_prompt(language: str) -> str:
         "first and last name with your zip code, or an order id with the last 4 digits of your phone number.",
         zh="为保护您的隐私，查询订单前需要先核实身份：请提供账户邮箱，或姓名加邮编，或订单号加手机尾号后四位。",
     )
+
+
+# Seed 004's whitelist: the business agent reads; writes only happen in workflows, after a yes.
+READ_TOOLS = [
+    "product_search",
+    "get_inventory_info",
+    "get_price_info",
+    "product_compare",
+    "product_recommend",
+    "get_order_info",
+    "list_orders",
+    "get_logistics_info",
+]
+MAX_TOOL_STEPS = 4
+
+
+def tool_loop(ctx: SpecialistContext, tools: ToolContext) -> SpecialistResult:
+    """Let the LLM call read tools (call → result → answer), at most MAX_TOOL_STEPS rounds.
+
+    Tool errors go back to the model as results, so it can correct itself or explain. The customer
+    is injected into every call; an argument naming a customer is refused by the tool schema.
+    """
+    language = "Simplified Chinese" if ctx.language == "zh" else "English"
+    messages: list[dict[str, Any]] = [
+        {
+            "role": "system",
+            "content": "You are the customer-service assistant of an online store. Answer only from tool results; "
+            f"never invent prices, stock or order data. Reply in {language}, briefly.",
+        },
+        {"role": "user", "content": f"<message>\n{mask_pii(ctx.message_text)}\n</message>"},
+    ]
+    definitions = [TOOLS[name].openai_definition() for name in READ_TOOLS]
+    for _ in range(MAX_TOOL_STEPS):
+        result = llm_chat(messages, tier="main", tools=definitions)
+        if not result.tool_calls:
+            return SpecialistResult(text=result.text.strip(), data={"llm_tool_steps": len(messages) - 2})
+        messages.append(
+            {
+                "role": "assistant",
+                "content": result.text or None,
+                "tool_calls": [
+                    {"id": c["id"], "type": "function", "function": {"name": c["name"], "arguments": c["arguments"]}}
+                    for c in result.tool_calls
+                ],
+            }
+        )
+        for call in result.tool_calls:
+            messages.append(
+                {
+                    "role": "tool",
+                    "tool_call_id": call["id"],
+                    "content": json.dumps(_run_tool(call, tools), ensure_ascii=False),
+                }
+            )
+    raise LLMUnavailable(f"no answer after {MAX_TOOL_STEPS} tool rounds")
+
+
+def _run_tool(call: dict[str, Any], tools: ToolContext) -> dict[str, Any]:
+    if call["name"] not in READ_TOOLS:
+        return {"error": "not_allowed", "message": f"{call['name']} is not available here."}
+    try:
+        arguments = json.loads(call["arguments"] or "{}")
+    except json.JSONDecodeError:
+        return {"error": "bad_arguments", "message": "arguments are not valid JSON"}
+    if not isinstance(arguments, dict):
+        return {"error": "bad_arguments", "message": "arguments must be an object"}
+    try:
+        return tool_call(call["name"], tools, arguments)
+    except ToolError as exc:
+        return exc.as_json()
 
 
 class _Answer(Exception):
@@ -79,6 +152,11 @@ class Business(Specialist):
                     data={"verification_required": True, "failed_attempt": attempt.tried},
                 )
         tools = ToolContext(conversation_id=ctx.conversation_id, customer=customer, language=ctx.language)
+        if llm_enabled():
+            try:
+                return tool_loop(ctx, tools)
+            except LLMUnavailable:
+                pass  # the offline plan below answers instead
         planners = {
             Intent.PRICE_QUERY: self._price,
             Intent.INVENTORY_CHECK: self._stock,
