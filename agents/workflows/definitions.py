@@ -311,8 +311,10 @@ class Exchange(_ItemsWorkflow):
 
 class ModifyOrder(_ItemsWorkflow):
     def needed(self, s: dict[str, Any]) -> list[str]:
+        if s.get("change") == "default_address":  # the account's address: no order involved
+            return [] if "address" in s else ["address"]
         if "order_id" not in s:
-            return ["order_id"]
+            return ["change", "order_id"] if "change" not in s else ["order_id"]
         if "change" not in s:
             return ["change"]
         wanted = {
@@ -330,6 +332,9 @@ class ModifyOrder(_ItemsWorkflow):
         return super().read(slot, ctx, text, entities, s)
 
     def summary(self, ctx: Ctx, s: dict[str, Any]) -> str:
+        if s["change"] == "default_address":
+            what = ", ".join(v for v in s["address"].values() if v)
+            return ctx.t(f"Make {what} your default shipping address.", f"将默认收货地址改为：{what}。")
         if s["change"] == "address":
             what = ", ".join(v for v in s["address"].values() if v)
             return ctx.t(f"Ship order {s['order_id']} to: {what}.", f"订单 {s['order_id']} 改寄至：{what}。")
@@ -346,6 +351,8 @@ class ModifyOrder(_ItemsWorkflow):
         )
 
     def perform(self, ctx: Ctx, s: dict[str, Any]) -> dict[str, Any]:
+        if s["change"] == "default_address":
+            return {**tool_call("modify_default_address", ctx.tools, s["address"]), "ticket": "-"}
         args: dict[str, Any] = {"order_id": s["order_id"], "change": s["change"]}
         for key in ("address", "payment_method_id", "item_ids", "new_item_ids"):
             if key in s:
@@ -353,6 +360,8 @@ class ModifyOrder(_ItemsWorkflow):
         return tool_call("modify_pending_order", ctx.tools, args)
 
     def done(self, ctx: Ctx, s: dict[str, Any], result: dict[str, Any]) -> str:
+        if s["change"] == "default_address":
+            return ctx.t("Done: your default address is updated.", "默认收货地址已更新。")
         return ctx.t(
             f"Done: order {s['order_id']} is updated ({result['ticket']}).",
             f"订单 {s['order_id']} 已修改（{result['ticket']}）。",

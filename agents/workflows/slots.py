@@ -78,8 +78,10 @@ INVOICE_TYPE_WORDS = {
     "company": ("company", "business", "corporate", "企业", "公司", "单位"),
     "personal": ("personal", "individual", "个人"),
 }
-# Items first: a request to change items also names the card that pays the difference.
+# The account's default address first (it names no order), then items: a request to change items
+# also names the card that pays the difference.
 CHANGE_WORDS = {
+    "default_address": ("default address", "default shipping address", "account address", "默认地址", "默认收货地址"),
     "items": ("item", "option", "color", "colour", "size", "storage", "颜色", "规格", "尺码", "款式", "商品"),
     "address": ("address", "地址", "ship to", "收货"),
     "payment": ("payment", "pay with", "card", "paypal", "支付", "付款"),

@@ -220,3 +220,26 @@ def test_gift_card_balance_is_checked_before_a_payment_change(li: Conversation) 
 
     assert "无法办理" in confirm.reply["text"] or _awaiting(confirm) == "confirm"
     assert PaymentMethod.objects.get(external_id="gift_card_demo_li").balance == 200
+
+
+def test_modify_the_default_address_in_english(emma: Conversation) -> None:
+    first = run_turn(emma, "I want to change my default address")
+    assert _awaiting(first) == "address"
+
+    confirm = run_turn(emma, "77 Market Street, Unit 9, San Francisco, CA, 94103, USA")
+    assert _awaiting(confirm) == "confirm" and "default shipping address" in confirm.reply["text"]
+    run_turn(emma, "yes")
+
+    customer = Customer.objects.get(external_id="demo_emma_wilson")
+    assert customer.addresses.get(is_default=True).address1 == "77 Market Street"
+    assert Order.objects.get(external_id="#D2001").address["address1"] == "500 Howard Street"  # orders keep theirs
+
+
+def test_cancel_in_chinese_and_a_second_operation_without_verifying_again(li: Conversation) -> None:
+    run_turn(li, "帮我取消订单 #D1001，买错了")
+    run_turn(li, "确认")
+    assert Order.objects.get(external_id="#D1001").status == "cancelled"
+
+    confirm = run_turn(li, "另外我要给订单 #D1003 开个人发票，抬头写李伟")
+
+    assert _awaiting(confirm) in {"invoice_title", "confirm"}
