@@ -248,21 +248,22 @@ class Business(Specialist):
         return SpecialistResult(text=self._table(ctx, tools, names))
 
     def _table(self, ctx: SpecialistContext, tools: ToolContext, names: list[str]) -> str:
-        if len(names) == 1:
-            names = [names[0], names[0]]
-        data = tool_call("product_compare", tools, {"products": names}) if len(set(names)) > 1 else None
-        products = data["products"] if data else [self._one(tools, names[0])]
-        keys = data["spec_keys"] if data else sorted(k for k in products[0]["specs"] if not k.endswith("_zh"))
-        label = {"price_from": localized(ctx.language, en="price from", zh="起售价")}
-        header = "| | " + " | ".join(p["name"] for p in products) + " |"
-        rows = [header, "|" + "---|" * (len(products) + 1)]
-        rows.append(f"| {label['price_from']} | " + " | ".join(_yuan(p["price_from"]) for p in products) + " |")
+        """A markdown table: one column per product, a row per specification (one product: its specs)."""
+        if len(set(names)) > 1:
+            data = tool_call("product_compare", tools, {"products": names})
+            products, keys = data["products"], data["spec_keys"]
+        else:
+            products = [self._one(tools, names[0])]
+            keys = sorted(k for k in products[0]["specs"] if not k.endswith("_zh"))
+        price_label = localized(ctx.language, en="price from", zh="起售价")
+        rows = ["| | " + " | ".join(p["name"] for p in products) + " |", "|" + "---|" * (len(products) + 1)]
+        rows.append(f"| {price_label} | " + " | ".join(_yuan(p["price_from"]) for p in products) + " |")
         for key in keys:
             values = []
             for product in products:
                 specs = product["specs"]
-                value = specs.get(f"{key}_zh") if ctx.language == "zh" and f"{key}_zh" in specs else specs.get(key, "-")
-                values.append(str(value))
+                localized_key = f"{key}_zh" if ctx.language == "zh" and f"{key}_zh" in specs else key
+                values.append(str(specs.get(localized_key, "-")))
             rows.append(f"| {key.replace('_', ' ')} | " + " | ".join(values) + " |")
         return "\n".join(rows)
 
