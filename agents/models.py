@@ -52,9 +52,7 @@ class TurnRun(models.Model):
         indexes = [models.Index(fields=["status", "created_at"])]
         constraints = [
             models.CheckConstraint(condition=Q(status__in=TurnStatus.values), name="turn_status_valid"),
-            models.CheckConstraint(
-                condition=Q(route="") | Q(route__in=RouteDecision.values), name="turn_route_valid"
-            ),
+            models.CheckConstraint(condition=Q(route="") | Q(route__in=RouteDecision.values), name="turn_route_valid"),
             models.CheckConstraint(condition=Q(llm_cost__gte=0), name="turn_llm_cost_gte_0"),
         ]
 

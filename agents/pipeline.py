@@ -36,7 +36,7 @@ from agents.services import bot_message_send, turn_transition
 from agents.specialists.emotion import soothing_line
 from agents.specialists.human import callback_confirmed_line, handoff_line, nobody_online_line
 from agents.states import SubtaskStatus, TurnStatus
-from agents.workflows.definitions import WORKFLOWS
+from agents.workflows.definitions import FREE_TEXT_SLOTS, WORKFLOWS
 from agents.workflows.runner import workflow_active
 from conversations.models import (
     Conversation,
@@ -203,6 +203,8 @@ def _digressions(turn: TurnRun, workflow: WorkflowState) -> list[dict[str, Any]]
     """The questions to answer beside a paused workflow: none when the message is for the workflow."""
     top = turn.intents[0] if turn.intents else None
     own = _workflow_intent(workflow)
+    if workflow.step in FREE_TEXT_SLOTS:  # "describe the fault": whatever comes next is the answer
+        return []
     if (
         top is None
         or top["confidence"] < 0.7

@@ -280,13 +280,16 @@ _RULES: list[_Rule] = [
     ),
     _Rule(
         Intent.CANCEL_ORDER,
-        _rx(r"\bcancel\w*|\bvoid (?:that|the|my) order|\bcall off\b|"
+        _rx(
+            r"\bcancel\w*|\bvoid (?:that|the|my) order|\bcall off\b|"
             r"\b(?:don'?t|do not|no longer) want (?:to pay for )?(?:the|my|this|that|an?) (?:\w+ )?order\b|"
             r"取消(?!订阅|关注|自动续费|收藏)|撤单|撤销订单"
         ),
         0.85,
-        unless=_rx(r"\bcancel\w*\b.{0,25}\b(?:account|acc?ount|profile|membership|subscription|user)\b|"
-                   r"\bcancell?ation of (?:my|the|an?) (?:\w+ )?(?:account|profile)"),
+        unless=_rx(
+            r"\bcancel\w*\b.{0,25}\b(?:account|acc?ount|profile|membership|subscription|user)\b|"
+            r"\bcancell?ation of (?:my|the|an?) (?:\w+ )?(?:account|profile)"
+        ),
     ),
     _Rule(
         Intent.MODIFY_ORDER,

@@ -214,9 +214,9 @@ class _ItemsWorkflow(Workflow):
         if slot == "new_item_ids" and "item_ids" in s:
             old = [next(i for i in items if i["item_id"] == item_id) for item_id in s["item_ids"]]
             candidates: dict[str, list[dict[str, Any]]] = {}
-            for variant in Variant.objects.filter(
-                product__external_id__in={i["product_id"] for i in old}, available=True
-            ):
+            # In stock only (stock None = not tracked): an out-of-stock option cannot be chosen.
+            in_stock = Variant.objects.filter(product__external_id__in={i["product_id"] for i in old}, available=True)
+            for variant in in_stock.exclude(stock=0).select_related("product"):
                 candidates.setdefault(variant.product.external_id, []).append(
                     {"item_id": variant.external_id, "options": variant.options}
                 )

@@ -21,7 +21,7 @@ CANCEL_WORDS = re.compile(
     r"^\s*(?:取消|退出|算了|不办了|不用了|cancel|quit|exit|stop|never ?mind|forget it)\s*(?:吧|了)?\s*[.!。！]*\s*$",
     re.IGNORECASE,
 )
-_PAYMENT_ID = re.compile(r"\b((?:credit_card|gift_card|paypal)_\d+)\b")
+_PAYMENT_ID = re.compile(r"\b((?:credit_card|gift_card|paypal)_[A-Za-z0-9_]+)\b")
 _TAX_ID = re.compile(r"\b([0-9A-Z]{15,20})\b")
 _KEEP = re.compile(r"\bkeep\b|\bas it is\b|\bas is\b|\bunchanged\b|\bthe same\b|不变|保持|不用换", re.IGNORECASE)
 _ALL_ITEMS = re.compile(r"\ball (?:the )?items\b|\beverything\b|全部|所有|都退|都换", re.IGNORECASE)
@@ -154,7 +154,12 @@ def _option_tokens(options: dict[str, Any]) -> list[str]:
 
 
 def _mentions(text: str, token: str) -> bool:
-    """`token` appears as a whole word or phrase ("no" is not in "none", "8gb" is not in "128gb")."""
+    """`token` appears as a whole word or phrase ("no" is not in "none", "8gb" is not in "128gb").
+
+    Chinese has no spaces between words, so a Chinese token only needs to appear.
+    """
+    if any("\u3400" <= char <= "\u9fff" for char in token):
+        return token in text
     return re.search(rf"(?<![\w.+-]){re.escape(token)}(?![\w+-])", text) is not None
 
 

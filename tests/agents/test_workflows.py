@@ -40,7 +40,9 @@ def li(store: None) -> Conversation:
 @pytest.fixture
 def emma(store: None) -> Conversation:
     chat = conversation_start(customer=Customer.objects.create(external_id="guest_emma"))
-    Conversation.objects.filter(pk=chat.pk).update(verified_customer=Customer.objects.get(external_id="demo_emma_wilson"))
+    Conversation.objects.filter(pk=chat.pk).update(
+        verified_customer=Customer.objects.get(external_id="demo_emma_wilson")
+    )
     chat.refresh_from_db()
     return chat
 
@@ -243,3 +245,66 @@ def test_cancel_in_chinese_and_a_second_operation_without_verifying_again(li: Co
     confirm = run_turn(li, "另外我要给订单 #D1003 开个人发票，抬头写李伟")
 
     assert _awaiting(confirm) in {"invoice_title", "confirm"}
+
+
+def test_return_in_english_step_by_step(emma: Conversation) -> None:
+    Order.objects.filter(external_id="#D2001").update(delivered_at=timezone.now() - timedelta(days=1))
+    first = run_turn(emma, "I'd like to return something")
+    assert _awaiting(first) == "order_id"
+    items = run_turn(emma, "#D2001")
+    assert _awaiting(items) == "item_ids" and "Find X9" in items.reply["awaiting"]["choices"]
+    payment = run_turn(emma, "the Find X9")
+    assert _awaiting(payment) == "payment_method_id"
+    confirm = run_turn(emma, "back to the original payment method please")
+    assert _awaiting(confirm) == "confirm" and "paypal_demo_emma" in confirm.reply["text"]
+
+    run_turn(emma, "yes")
+
+    assert Order.objects.get(external_id="#D2001").status == "return requested"
+
+
+def test_exchange_in_chinese(emma: Conversation) -> None:
+    confirm = run_turn(emma, "我要换货：订单 #D2001 的 Find X9 换成星野黑 16GB+512GB，差价用 paypal 支付")
+
+    assert _awaiting(confirm) == "confirm" and "换货" in confirm.reply["text"]
+    done = run_turn(emma, "好的")
+    order = Order.objects.get(external_id="#D2001")
+    assert "换货申请已提交" in done.reply["text"]
+    assert order.status == "exchange requested" and order.action_details["exchange_new_items"] == ["V-X9-BLK-512"]
+
+
+def test_an_out_of_stock_option_is_not_offered_as_the_new_item(li: Conversation) -> None:
+    turn = run_turn(li, "订单 #D1003 的 Enco X3 耳机想换成黑色")
+
+    assert _awaiting(turn) == "new_item_ids"
+    assert Order.objects.get(external_id="#D1003").status == "delivered"
+
+
+def test_repair_in_chinese_with_everything_up_front(li: Conversation) -> None:
+    confirm = run_turn(li, "手机要维修，IMEI 490154203237518，充电充不进去，已经过保了，我想寄修")
+
+    assert _awaiting(confirm) in {"issue_description", "confirm"}, (
+        confirm.status,
+        confirm.escalation_reason,
+        confirm.intents,
+        confirm.reply,
+    )
+    if _awaiting(confirm) == "issue_description":
+        confirm = run_turn(li, "充电充不进去")
+    assert _awaiting(confirm) == "confirm"
+    done = run_turn(li, "是")
+    assert "¥299" in done.reply["text"]
+
+
+def test_modify_items_in_english_pays_the_difference(emma: Conversation) -> None:
+    Order.objects.filter(external_id="#D2004").update(status="pending")
+
+    confirm = run_turn(
+        emma,
+        "I want to change the items in my pending order #D2004: Find X8 to Pearl White. Use credit_card_demo_emma.",
+    )
+    assert _awaiting(confirm) == "confirm" and "only once" in confirm.reply["text"]
+    run_turn(emma, "yes")
+
+    order = Order.objects.get(external_id="#D2004")
+    assert order.status == "pending (item modified)" and order.items.get().variant.external_id == "V-X8-WHT-256"
