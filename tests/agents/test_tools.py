@@ -328,3 +328,42 @@ def test_repair_invoice_and_default_address(li: ToolContext) -> None:
 
 def test_transfer_to_human_is_a_tool_anyone_can_call(anonymous: ToolContext) -> None:
     assert tool_call("transfer_to_human", anonymous, {"summary": "wants a discount"})["transfer"] is True
+
+
+VALID_ARGS = {
+    "get_order_info": {"order_id": "#D1002"},
+    "list_orders": {},
+    "get_logistics_info": {"order_id": "#D1002"},
+    "cancel_pending_order": {"order_id": "#D1001", "reason": "ordered by mistake"},
+    "modify_pending_order": {"order_id": "#D1001", "change": "payment", "payment_method_id": "gift_card_demo_li"},
+    "create_return_order": {"order_id": "#D1003", "item_ids": ["V-ENCO-WHT"], "payment_method_id": "gift_card_demo_li"},
+    "create_exchange_order": {
+        "order_id": "#D1003",
+        "item_ids": ["V-ENCO-WHT"],
+        "new_item_ids": ["V-ENCO-BLK"],
+        "payment_method_id": "gift_card_demo_li",
+    },
+    "create_repair_order": {
+        "imei": "490154203237518",
+        "issue_description": "no sound",
+        "warranty_status": "in_warranty",
+        "repair_type": "in_store",
+    },
+    "generate_invoice": {"order_id": "#D1003", "invoice_type": "personal", "invoice_title": "Li Wei"},
+    "modify_default_address": {"address1": "1 Road", "city": "Shenzhen", "country": "China", "zip": "518000"},
+}
+
+
+@pytest.mark.parametrize("name", sorted(VALID_ARGS))
+def test_every_private_tool_refuses_an_unverified_customer(anonymous: ToolContext, name: str) -> None:
+    assert TOOLS[name].private
+    _refused(anonymous, name, VALID_ARGS[name], "verification_required")
+
+
+@pytest.mark.parametrize("name", sorted(n for n, a in VALID_ARGS.items() if "order_id" in a))
+def test_every_order_tool_treats_another_customers_order_as_missing(emma: ToolContext, name: str) -> None:
+    with pytest.raises(ToolError) as excinfo:
+        tool_call(name, emma, VALID_ARGS[name])
+
+    assert excinfo.value.code in {"order_not_found", "payment_method_not_found"}
+    assert not Ticket.objects.exists()
