@@ -1,9 +1,14 @@
-"""Seed the whole demo: store, staff login, canned responses."""
+"""Seed the whole demo: store, staff login, canned responses, help articles."""
+
+from pathlib import Path
 
 from django.db import transaction
 
 from agents.store.demo import store_seed_demo
+from knowledge.services import document_ingest
 from tickets.demo import canned_responses_seed, demo_staff_ensure
+
+DEMO_KB = Path(__file__).resolve().parent.parent / "knowledge" / "demo_kb"
 
 
 def demo_seed(*, reset: bool = False) -> None:
@@ -11,3 +16,6 @@ def demo_seed(*, reset: bool = False) -> None:
         store_seed_demo(reset=reset)
         demo_staff_ensure()
         canned_responses_seed()
+    # Unchanged articles are skipped by their content hash, so this is cheap on every start.
+    for path in sorted(DEMO_KB.iterdir()):
+        document_ingest(kb_name="demo", path=path, source=f"demo_kb/{path.name}")

@@ -53,7 +53,7 @@ def _load_plugins() -> None:
 
     from django.conf import settings
 
-    for module in ["business", "chitchat", "complaint", "emotion", "human", "workflow"]:
+    for module in ["business", "chitchat", "complaint", "emotion", "human", "knowledge", "workflow"]:
         import_module(f"agents.specialists.{module}")
     for module in settings.SPECIALIST_MODULES:
         import_module(module)

@@ -115,3 +115,23 @@ def test_unknown_product_is_answered_honestly(visitor: Conversation) -> None:
     turn: Any = run_turn(visitor, "How much is the Find X99 Ultra Max?")
 
     assert turn.reply["text"]
+
+
+def test_a_policy_question_is_answered_from_the_help_articles_with_a_citation(visitor: Conversation) -> None:
+    turn = run_turn(visitor, "What is your return policy?")
+
+    assert "within 7 days" in turn.reply["text"] and "[1]" in turn.reply["text"]
+    assert turn.reply["sources"] and turn.reply["sources"][0]["chunk_id"]
+    assert visitor.failed_attempts == 0
+
+
+def test_a_chinese_policy_question_is_answered_in_chinese(visitor: Conversation) -> None:
+    turn = run_turn(visitor, "国补有什么规则？")
+
+    assert "15%" in turn.reply["text"] and "500" in turn.reply["text"]
+
+
+def test_a_question_the_help_articles_do_not_cover_is_a_miss(visitor: Conversation) -> None:
+    turn = run_turn(visitor, "How do I set up the fingerprint sensor for bank apps?")
+
+    assert visitor.failed_attempts == 1 or turn.status == "escalated"

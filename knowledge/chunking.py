@@ -1,0 +1,69 @@
+"""Heading-aware chunking with overlap, cutting at Chinese and English sentence ends (pure)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import rjieba
+
+MAX_CHARS = 500
+OVERLAP_CHARS = 80
+_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
+_SENTENCE_END = re.compile(r"(?<=[。！？；!?;])|(?<=[.])\s+")
+
+
+@dataclass(frozen=True)
+class TextChunk:
+    heading: str  # "Returns › 7-day rule"
+    text: str
+
+
+def search_text(text: str) -> str:
+    """Words separated by spaces (rjieba for Chinese), lower case: what the 'simple' tsvector indexes."""
+    return " ".join(token for token in rjieba.cut_for_search(text.lower()) if token.strip())
+
+
+def _sentences(text: str) -> list[str]:
+    return [s.strip() for s in _SENTENCE_END.split(text) if s and s.strip()]
+
+
+def _pack(heading: str, body: str) -> list[TextChunk]:
+    chunks, current = [], ""
+    for sentence in _sentences(body):
+        if current and len(current) + len(sentence) + 1 > MAX_CHARS:
+            chunks.append(TextChunk(heading, current))
+            # Carry the end of the previous chunk over, so an answer cut in two is found whole.
+            current = (
+                current[-OVERLAP_CHARS:].split(" ", 1)[-1]
+                if " " in current[-OVERLAP_CHARS:]
+                else current[-OVERLAP_CHARS // 2 :]
+            )
+        joiner = "" if current.endswith(("。", "！", "？", "；")) else " "  # Chinese needs no spaces
+        current = f"{current}{joiner}{sentence}".strip() if current else sentence
+        while len(current) > MAX_CHARS * 2:  # one huge "sentence" (no punctuation): hard cut
+            chunks.append(TextChunk(heading, current[:MAX_CHARS]))
+            current = current[MAX_CHARS - OVERLAP_CHARS :]
+    if current:
+        chunks.append(TextChunk(heading, current))
+    return chunks
+
+
+def chunk_markdown(text: str, *, title: str = "") -> list[TextChunk]:
+    """Split by headings (keeping the heading path), then pack sentences into overlapping chunks."""
+    path: list[tuple[int, str]] = []
+    sections: list[tuple[str, list[str]]] = [(title, [])]
+    for line in text.splitlines():
+        match = _HEADING.match(line)
+        if match:
+            level = len(match.group(1))
+            path = [(lvl, name) for lvl, name in path if lvl < level] + [(level, match.group(2))]
+            sections.append((" › ".join(name for _, name in path), []))
+        else:
+            sections[-1][1].append(line)
+    chunks: list[TextChunk] = []
+    for heading, lines in sections:
+        body = re.sub(r"\s+", " ", "\n".join(lines)).strip()
+        if body:
+            chunks.extend(_pack(heading or title, body))
+    return chunks
