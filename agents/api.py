@@ -21,6 +21,7 @@ from agents.services import MessageRejected, conversation_start_for_integrator, 
 from agents.states import TERMINAL
 from conversations.models import Conversation, Message
 from conversations.realtime import message_payload
+from knowledge.selectors import chunk_search_hybrid
 
 
 def error_response(code: str, message: str, *, field: str = "", status: int = 400) -> Response:
@@ -157,3 +158,36 @@ class MessageListApi(APIView):
 
 class MessagesApi(MessageCreateApi, MessageListApi):
     """/conversations/{id}/messages: GET the transcript, POST a customer message."""
+
+
+class KbSearchApi(APIView):
+    class InputSerializer(serializers.Serializer):
+        q = serializers.CharField(max_length=500)
+        k = serializers.IntegerField(min_value=1, max_value=50, required=False, default=5)
+        kb = serializers.SlugField(max_length=64, required=False)
+        lang = serializers.ChoiceField(choices=["zh", "en"], required=False)
+
+    @extend_schema(parameters=[InputSerializer], summary="Hybrid search of the knowledge base")
+    def get(self, request: Request) -> Response:
+        data = self.InputSerializer(data=request.query_params)
+        data.is_valid(raise_exception=True)
+        params = data.validated_data
+        results, miss = chunk_search_hybrid(
+            query=params["q"], k=params["k"], kb=params.get("kb"), lang=params.get("lang")
+        )
+        return Response(
+            {
+                "results": [
+                    {
+                        "chunk_id": r.chunk_id,
+                        "document": r.document,
+                        "title": r.title,
+                        "heading": r.heading,
+                        "text": r.text,
+                        "score": r.score,
+                    }
+                    for r in results
+                ],
+                "miss": miss,
+            }
+        )

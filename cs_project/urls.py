@@ -2,12 +2,13 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from agents.api import ConversationCreateApi, MessagesApi, NluParseApi, TurnDetailApi
+from agents.api import ConversationCreateApi, KbSearchApi, MessagesApi, NluParseApi, TurnDetailApi
 from agents.store.views import storefront
 from cs_project.views import healthz
 
 api_v1 = [
     path("nlu/parse", NluParseApi.as_view(), name="nlu-parse"),
+    path("kb/search", KbSearchApi.as_view(), name="kb-search"),
     path("conversations", ConversationCreateApi.as_view(), name="conversation-create"),
     path("conversations/<int:conversation_id>/messages", MessagesApi.as_view(), name="conversation-messages"),
     path("conversations/<int:conversation_id>/turns/<int:turn_id>", TurnDetailApi.as_view(), name="turn-detail"),

@@ -129,3 +129,21 @@ def test_the_search_cache_is_invalidated_by_an_ingest(
     after, _ = chunk_search_hybrid(query="warranty period for phones", kb="help")
 
     assert [r.title for r in after][0] == "Warranty" and before[0].title != "Warranty"
+
+
+def test_kb_search_api_returns_results_and_refuses_bad_input(tmp_path: Path, client: object) -> None:
+    from conversations.api_keys import api_key_create
+
+    document_ingest(kb_name="help", path=_write(tmp_path, "returns.md", RETURNS_ZH))
+    _, key = api_key_create(name="kb")
+    auth = {"HTTP_AUTHORIZATION": f"Bearer {key}"}
+
+    ok = client.get("/api/v1/kb/search", {"q": "礼品卡退款", "kb": "help", "k": 2}, **auth)  # type: ignore[attr-defined]
+    bad = client.get("/api/v1/kb/search", {"q": "x", "k": 0}, **auth)  # type: ignore[attr-defined]
+    missing = client.get("/api/v1/kb/search", {}, **auth)  # type: ignore[attr-defined]
+
+    assert (
+        ok.status_code == 200 and ok.json()["results"][0]["heading"].endswith("退款时效") and ok.json()["miss"] is False
+    )
+    assert bad.status_code == 400 and bad.json()["error"]["field"] == "k"
+    assert missing.status_code == 400 and missing.json()["error"]["field"] == "q"
