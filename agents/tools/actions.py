@@ -51,7 +51,11 @@ _TAX_ID = re.compile(r"^[0-9A-Z]{15,20}$")
 def _write(
     ctx: ToolContext, *, kind: str, order_id: str, subject: str, write: Any, payload: dict[str, Any]
 ) -> tuple[WriteResult, Ticket]:
-    """Run a store write and open its ticket in one transaction; StoreError becomes ToolError."""
+    """Run a store write and open its ticket in one transaction; StoreError becomes ToolError.
+
+    The ticket needs no idempotency key: it commits with the write, and a repeated write fails the
+    store's status check before reaching it (an address may change twice: two changes, two tickets).
+    """
     assert ctx.customer is not None
     try:
         with transaction.atomic():
@@ -63,7 +67,6 @@ def _write(
                 conversation_id=ctx.conversation_id,
                 order_ref=order_id,
                 payload={**payload, **result.details, "status": result.status},
-                source_key=f"{kind}:{order_id}:{result.status}",
             )
     except StoreError as exc:
         raise ToolError(exc.code, str(exc)) from None
