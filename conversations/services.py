@@ -112,11 +112,3 @@ def conversation_hand_back(*, conversation_id: int, staff: AbstractBaseUser) -> 
             metadata={"event": "handed_back", "staff_id": staff.pk},
         )
     return conversation
-
-
-def conversation_close(*, conversation_id: int) -> Conversation:
-    with transaction.atomic():
-        conversation = conversation_lock(conversation_id)
-        if conversation.status != ConversationStatus.CLOSED:
-            _status_change(conversation, ConversationStatus.CLOSED, closed_at=timezone.now(), assigned_staff=None)
-    return conversation

@@ -22,7 +22,3 @@ def staff_online_count() -> int:
     presence = cache.get(_KEY) or {}
     now = time.time()
     return sum(1 for seen in presence.values() if now - seen < settings.STAFF_ONLINE_WINDOW_S)
-
-
-def staff_presence_clear() -> None:
-    cache.delete(_KEY)

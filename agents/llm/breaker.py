@@ -39,8 +39,3 @@ def breaker_record(*, ok: bool) -> None:
     errors = cache.get(errors_key) or 0
     if calls >= MIN_CALLS and errors / calls > ERROR_RATE:
         cache.set(_OPEN_KEY, 1, timeout=OPEN_SECONDS)
-
-
-def breaker_reset() -> None:
-    calls_key, errors_key = _bucket_keys(time.time())
-    cache.delete_many([_OPEN_KEY, calls_key, errors_key])
