@@ -5,7 +5,7 @@ from pathlib import Path
 from django.db import transaction
 
 from agents.store.demo import store_seed_demo
-from knowledge.services import document_ingest
+from knowledge.services import file_ingest
 from tickets.demo import canned_responses_seed, demo_staff_ensure
 
 DEMO_KB = Path(__file__).resolve().parent.parent / "knowledge" / "demo_kb"
@@ -18,4 +18,4 @@ def demo_seed(*, reset: bool = False) -> None:
         canned_responses_seed()
     # Unchanged articles are skipped by their content hash, so this is cheap on every start.
     for path in sorted(DEMO_KB.iterdir()):
-        document_ingest(kb_name="demo", path=path, source=f"demo_kb/{path.name}")
+        file_ingest(kb_name="demo", path=path, source=f"demo_kb/{path.name}")

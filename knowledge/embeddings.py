@@ -92,6 +92,14 @@ def embedder_get() -> Embedder:
         return _embedder
 
 
+def dimension_mismatch(backend: str, dimensions: int) -> str:
+    return (
+        f"{backend} returns {dimensions}-d vectors but the knowledge index stores "
+        f"{settings.EMBEDDING_DIMENSIONS}-d ones; use a {settings.EMBEDDING_DIMENSIONS}-d model "
+        "(EMBEDDINGS_MODEL) or unset EMBEDDINGS_BASE_URL for the bundled one"
+    )
+
+
 @dataclass(frozen=True)
 class EmbeddingsStatus:
     backend: str
@@ -113,6 +121,13 @@ def embeddings_status() -> EmbeddingsStatus:
             backend=embedder.name,
             loaded=False,
             dimensions=dimensions,
-            error=f"model returns {dimensions}-d vectors, the index needs {settings.EMBEDDING_DIMENSIONS}",
+            error=dimension_mismatch(embedder.name, dimensions),
         )
     return EmbeddingsStatus(backend=embedder.name, loaded=True, dimensions=dimensions)
+
+
+def embeddings_check() -> None:
+    """Raise EmbeddingsUnavailable with the reason, before work that needs embeddings starts."""
+    status = embeddings_status()
+    if not status.loaded:
+        raise EmbeddingsUnavailable(status.error)

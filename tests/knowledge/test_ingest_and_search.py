@@ -11,7 +11,7 @@ from django.core.management import CommandError, call_command
 from knowledge.chunking import chunk_markdown, search_text
 from knowledge.models import Chunk, Document
 from knowledge.selectors import chunk_search_hybrid
-from knowledge.services import IngestError, document_ingest
+from knowledge.services import IngestError, file_ingest
 
 pytestmark = pytest.mark.django_db
 
@@ -45,7 +45,7 @@ def test_each_format_is_ingested(tmp_path: Path) -> None:
         ),
     ]
 
-    outcomes = [document_ingest(kb_name="help", path=f).outcome for f in files]
+    outcomes = [file_ingest(kb_name="help", path=f).outcome for f in files]
 
     assert outcomes == ["added"] * 4
     assert Document.objects.get(source=str(files[0])).language == "zh"
@@ -54,11 +54,11 @@ def test_each_format_is_ingested(tmp_path: Path) -> None:
 
 def test_re_ingest_unchanged_and_a_changed_file_replaces_its_chunks(tmp_path: Path) -> None:
     path = _write(tmp_path, "returns.md", RETURNS_EN)
-    document_ingest(kb_name="help", path=path)
+    file_ingest(kb_name="help", path=path)
 
-    assert document_ingest(kb_name="help", path=path).outcome == "unchanged"
+    assert file_ingest(kb_name="help", path=path).outcome == "unchanged"
     path.write_text(RETURNS_EN + "\n## Refunds\nRefunds take 5 to 7 business days.\n")
-    assert document_ingest(kb_name="help", path=path).outcome == "changed"
+    assert file_ingest(kb_name="help", path=path).outcome == "changed"
 
     document = Document.objects.get(source=str(path))
     assert document.version == 2 and document.chunks.count() == 2
@@ -76,14 +76,14 @@ def test_re_ingest_unchanged_and_a_changed_file_replaces_its_chunks(tmp_path: Pa
 )
 def test_bad_files_are_refused_with_a_reason(tmp_path: Path, name: str, content: str | bytes, message: str) -> None:
     with pytest.raises(IngestError, match=message):
-        document_ingest(kb_name="help", path=_write(tmp_path, name, content))
+        file_ingest(kb_name="help", path=_write(tmp_path, name, content))
     assert not Document.objects.exists()
 
 
 def test_gbk_encoded_chinese_is_read_correctly(tmp_path: Path) -> None:
     path = _write(tmp_path, "gbk.txt", "保修期为一年。".encode("gbk"))
 
-    document_ingest(kb_name="help", path=path)
+    file_ingest(kb_name="help", path=path)
 
     assert Chunk.objects.get().text == "保修期为一年。"
 
@@ -103,8 +103,8 @@ def test_ingest_command_reports_and_fails_on_bad_files_and_prunes(tmp_path: Path
 
 
 def test_chinese_keywords_match_and_a_far_question_is_a_miss(tmp_path: Path) -> None:
-    document_ingest(kb_name="help", path=_write(tmp_path, "returns.md", RETURNS_ZH))
-    document_ingest(kb_name="help", path=_write(tmp_path, "en.md", RETURNS_EN))
+    file_ingest(kb_name="help", path=_write(tmp_path, "returns.md", RETURNS_ZH))
+    file_ingest(kb_name="help", path=_write(tmp_path, "en.md", RETURNS_EN))
 
     results, miss = chunk_search_hybrid(query="礼品卡退款多久到账", kb="help")
     keyword_only, _ = chunk_search_hybrid(query="礼品卡", kb="help", mode="keyword")
@@ -119,11 +119,11 @@ def test_the_search_cache_is_invalidated_by_an_ingest(
     tmp_path: Path, django_capture_on_commit_callbacks: object
 ) -> None:
     with django_capture_on_commit_callbacks(execute=True):  # type: ignore[operator]
-        document_ingest(kb_name="help", path=_write(tmp_path, "en.md", RETURNS_EN))
+        file_ingest(kb_name="help", path=_write(tmp_path, "en.md", RETURNS_EN))
     before, _ = chunk_search_hybrid(query="warranty period for phones", kb="help")
 
     with django_capture_on_commit_callbacks(execute=True):  # type: ignore[operator]
-        document_ingest(
+        file_ingest(
             kb_name="help", path=_write(tmp_path, "w.md", "# Warranty\nPhones have a warranty period of one year.")
         )
     after, _ = chunk_search_hybrid(query="warranty period for phones", kb="help")
@@ -134,7 +134,7 @@ def test_the_search_cache_is_invalidated_by_an_ingest(
 def test_kb_search_api_returns_results_and_refuses_bad_input(tmp_path: Path, client: object) -> None:
     from conversations.api_keys import api_key_create
 
-    document_ingest(kb_name="help", path=_write(tmp_path, "returns.md", RETURNS_ZH))
+    file_ingest(kb_name="help", path=_write(tmp_path, "returns.md", RETURNS_ZH))
     _, key = api_key_create(name="kb")
     auth = {"HTTP_AUTHORIZATION": f"Bearer {key}"}
 

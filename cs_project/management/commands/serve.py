@@ -12,9 +12,10 @@ from typing import Any
 
 from django.conf import settings
 from django.core.management import call_command
-from django.core.management.base import BaseCommand, CommandParser
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from cs_project import embedded
+from knowledge.embeddings import EmbeddingsUnavailable, embeddings_check
 
 
 class Command(BaseCommand):
@@ -25,6 +26,11 @@ class Command(BaseCommand):
         parser.add_argument("--port", type=int, default=int(os.environ.get("PORT", "8000")))
 
     def handle(self, *args: Any, host: str, port: int, **options: Any) -> None:
+        try:
+            # A wrong-width embeddings model would fail every ingest and search: say so before starting.
+            embeddings_check()
+        except EmbeddingsUnavailable as exc:
+            raise CommandError(f"embeddings: {exc}") from None
         call_command("migrate", interactive=False, verbosity=0)
         call_command("seed_demo")
         call_command("sync_exemplars")

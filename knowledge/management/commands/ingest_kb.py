@@ -1,16 +1,20 @@
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from knowledge.services import FAQ_TYPES, TEXT_TYPES, IngestError, document_ingest, kb_prune
+from knowledge.embeddings import EmbeddingsUnavailable, embeddings_check
+from knowledge.readers import SUPPORTED_TYPES
+from knowledge.services import IngestError, file_ingest, kb_prune
+
+BAR_WIDTH = 24
 
 
 class Command(BaseCommand):
     help = (
-        "Ingest files or folders (Markdown, text, FAQ .csv/.json) into a knowledge base; unchanged files are skipped."
+        "Ingest files or folders (Markdown, text, HTML, PDF, DOCX, FAQ .csv/.json) into a knowledge base; "
+        "unchanged files are skipped, changed ones replace their previous version."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -25,29 +29,47 @@ class Command(BaseCommand):
             if not path.exists():
                 raise CommandError(f"{path}: no such file or folder")
             if path.is_dir():
-                files.extend(
-                    sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in TEXT_TYPES | FAQ_TYPES)
-                )
+                # Folders hold all sorts; only the formats we read are taken from them.
+                files += sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in SUPPORTED_TYPES)
             else:
                 files.append(path)
+        try:
+            embeddings_check()
+        except EmbeddingsUnavailable as exc:
+            raise CommandError(f"embeddings: {exc}") from None
         started = time.monotonic()
         counts = {"added": 0, "changed": 0, "unchanged": 0, "failed": 0}
         chunks = 0
         for index, file in enumerate(files, 1):
+            self._progress(index - 1, len(files), str(file))
             try:
-                result = document_ingest(kb_name=kb, path=file, language=lang)
-            except (IngestError, OSError) as exc:
+                result = file_ingest(kb_name=kb, path=file, language=lang)
+            except IngestError as exc:
                 counts["failed"] += 1
+                self._clear_bar()
                 self.stderr.write(f"skipped {exc}")
                 continue
             counts[result.outcome] += 1
             chunks += result.chunks
-            if sys.stderr.isatty():
-                self.stderr.write(f"\r[{index}/{len(files)}] {file}", ending="")
+        self._progress(len(files), len(files), "done")
+        self._clear_bar()
         pruned = kb_prune(kb_name=kb, keep_sources={str(f) for f in files}) if prune else 0
         self.stdout.write(
-            f"{kb}: {counts['added']} added, {counts['changed']} changed, {counts['unchanged']} unchanged, "
-            f"{counts['failed']} failed, {pruned} pruned; {chunks} chunks in {time.monotonic() - started:.1f} s"
+            f"{kb}: {len(files)} documents: {counts['added']} added, {counts['changed']} changed, "
+            f"{counts['unchanged']} unchanged, {counts['failed']} failed, {pruned} pruned; "
+            f"{chunks} chunks in {time.monotonic() - started:.1f} s"
         )
         if counts["failed"]:
             raise CommandError(f"{counts['failed']} file(s) could not be ingested")
+
+    def _progress(self, done: int, total: int, label: str) -> None:
+        filled = BAR_WIDTH * done // max(total, 1)
+        line = f"[{'#' * filled}{'.' * (BAR_WIDTH - filled)}] {done}/{total} {label}"
+        if self.stderr.isatty():
+            self.stderr.write(f"\r{line[:100]:<100}", ending="")
+        elif done < total:  # logs get one line per file instead of carriage returns
+            self.stderr.write(line)
+
+    def _clear_bar(self) -> None:
+        if self.stderr.isatty():
+            self.stderr.write("\r" + " " * 100 + "\r", ending="")

@@ -1,0 +1,225 @@
+"""Files to chunks: Markdown, text, HTML, PDF, DOCX and FAQ lists (pure, no database).
+
+Every reader turns its format into Markdown-like text with `#` headings, so one heading-aware
+chunker serves them all and every chunk keeps the heading path a citation shows. A file that
+cannot be read raises `IngestError` with a sentence an operator can act on.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+import zipfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from html.parser import HTMLParser
+
+from knowledge.chunking import TextChunk, chunk_markdown
+
+MARKDOWN_TYPES = {".md", ".markdown", ".txt"}
+FAQ_TYPES = {".csv", ".json"}
+HTML_TYPES = {".html", ".htm"}
+SUPPORTED_TYPES = MARKDOWN_TYPES | FAQ_TYPES | HTML_TYPES | {".pdf", ".docx"}
+
+
+class IngestError(Exception):
+    """A file that cannot be ingested; the message says why."""
+
+
+@dataclass(frozen=True)
+class ReadDocument:
+    title: str
+    chunks: list[TextChunk]
+
+
+def suffix_of(name: str) -> str:
+    dot = name.rfind(".")
+    return name[dot:].lower() if dot > name.rfind("/") else ""
+
+
+def decode_text(raw: bytes, name: str) -> str:
+    """UTF-8 (with or without BOM), else GB18030, the superset of the GBK that Chinese Windows writes."""
+    if b"\x00" in raw[:4096]:
+        raise IngestError(f"{name}: binary content in a text file")
+    for encoding in ("utf-8-sig", "gb18030"):
+        try:
+            text = raw.decode(encoding)
+        except UnicodeDecodeError:
+            continue
+        # gb18030 decodes almost any byte soup; real text has few control characters.
+        controls = sum(1 for c in text[:4096] if ord(c) < 32 and c not in "\r\n\t\f")
+        if controls <= len(text[:4096]) * 0.01:
+            return text
+    raise IngestError(f"{name}: not UTF-8 or GBK text")
+
+
+def _title_from(name: str) -> str:
+    stem = name.rsplit("/", 1)[-1]
+    stem = stem[: stem.rfind(".")] if "." in stem else stem
+    return stem.replace("_", " ").replace("-", " ").strip() or name
+
+
+def _markdown(text: str, name: str, title: str = "") -> ReadDocument:
+    text = text.strip()
+    if not text:
+        raise IngestError(f"{name}: empty")
+    first = re.sub(r"^#+\s*", "", text.splitlines()[0]).strip()
+    title = title or first[:300] or _title_from(name)
+    chunks = chunk_markdown(text, title=title)
+    if not chunks:
+        raise IngestError(f"{name}: no text to index")
+    return ReadDocument(title, chunks)
+
+
+def _faq(entries: list[tuple[str, str]], name: str) -> ReadDocument:
+    chunks = [TextChunk(q.strip(), f"{q.strip()} {a.strip()}") for q, a in entries if q.strip() and a.strip()]
+    if not chunks:
+        raise IngestError(f"{name}: no question/answer entries")
+    return ReadDocument(_title_from(name), chunks)
+
+
+def _read_csv(raw: bytes, name: str) -> ReadDocument:
+    rows = list(csv.DictReader(io.StringIO(decode_text(raw, name))))
+    header = {h.strip().lower() for h in rows[0]} if rows else set()
+    if not {"question", "answer"} <= header:
+        raise IngestError(f"{name}: an FAQ CSV needs a question,answer header")
+    clean = [{(k or "").strip().lower(): (v or "") for k, v in row.items()} for row in rows]
+    return _faq([(r["question"], r["answer"]) for r in clean], name)
+
+
+def _read_json(raw: bytes, name: str) -> ReadDocument:
+    try:
+        data = json.loads(decode_text(raw, name))
+    except json.JSONDecodeError as exc:
+        raise IngestError(f"{name}: invalid JSON ({exc.msg}, line {exc.lineno})") from None
+    if not isinstance(data, list) or not all(isinstance(e, dict) and "question" in e and "answer" in e for e in data):
+        raise IngestError(f'{name}: an FAQ JSON must be a list of {{"question": …, "answer": …}}')
+    return _faq([(str(e["question"]), str(e["answer"])) for e in data], name)
+
+
+class _HtmlToMarkdown(HTMLParser):
+    """Headings become `#` lines, blocks become lines; scripts, styles and page chrome are dropped."""
+
+    SKIP = {"script", "style", "noscript", "template", "nav", "header", "footer", "aside", "svg"}
+    BLOCKS = {"p", "div", "section", "article", "li", "tr", "br", "blockquote", "pre", "dd", "dt", "table"}
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.lines: list[str] = [""]
+        self.title = ""
+        self._skipping = 0
+        self._in_title = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in self.SKIP:
+            self._skipping += 1
+        elif tag == "title":
+            self._in_title = True
+        elif re.fullmatch(r"h[1-6]", tag):
+            self.lines.append("#" * int(tag[1]) + " ")
+        elif tag in self.BLOCKS:
+            self.lines.append("")
+        elif tag in ("td", "th"):
+            self.lines[-1] += " | "
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in self.SKIP:
+            self._skipping = max(0, self._skipping - 1)
+        elif tag == "title":
+            self._in_title = False
+        elif re.fullmatch(r"h[1-6]", tag) or tag in self.BLOCKS:
+            self.lines.append("")
+
+    def handle_data(self, data: str) -> None:
+        if self._in_title:
+            self.title += data.strip()
+        elif not self._skipping:
+            self.lines[-1] += re.sub(r"\s+", " ", data)
+
+
+def _read_html(raw: bytes, name: str) -> ReadDocument:
+    head = raw[:2048].decode("ascii", "ignore").lower()
+    charset = re.search(r"charset=[\"']?([a-z0-9_-]+)", head)
+    if charset and charset.group(1) in ("gbk", "gb2312", "gb18030"):
+        text = raw.decode("gb18030", errors="replace")
+    else:
+        text = decode_text(raw, name)
+    parser = _HtmlToMarkdown()
+    parser.feed(text)
+    parser.close()
+    lines = [line.strip().strip("|").strip() for line in parser.lines]
+    markdown = "\n".join(line for line in lines if line and not re.fullmatch(r"#+", line))
+    return _markdown(markdown, name, title=parser.title)
+
+
+def _read_pdf(raw: bytes, name: str) -> ReadDocument:
+    from pypdf import PdfReader
+    from pypdf.errors import PdfReadError
+
+    try:
+        reader = PdfReader(io.BytesIO(raw))
+        if reader.is_encrypted:
+            raise IngestError(f"{name}: the PDF is password-protected")
+        pages = [page.extract_text() or "" for page in reader.pages]
+        title = str((reader.metadata or {}).get("/Title") or "").strip()
+    except IngestError:
+        raise
+    except (PdfReadError, ValueError, KeyError, TypeError, OSError) as exc:
+        raise IngestError(f"{name}: not a readable PDF ({exc})") from None
+    # PDF text comes in visual lines; a blank line between pages keeps sentences of two pages apart.
+    text = "\n\n".join(p.strip() for p in pages if p.strip())
+    if not text:
+        raise IngestError(f"{name}: the PDF has no text layer (a scan needs OCR first)")
+    return _markdown(text, name, title=title)
+
+
+def _read_docx(raw: bytes, name: str) -> ReadDocument:
+    import docx
+    from docx.opc.exceptions import PackageNotFoundError
+
+    try:
+        document = docx.Document(io.BytesIO(raw))
+    except (PackageNotFoundError, zipfile.BadZipFile, KeyError, ValueError) as exc:
+        raise IngestError(f"{name}: not a readable DOCX file ({exc})") from None
+    lines: list[str] = []
+    for paragraph in document.paragraphs:
+        text = paragraph.text.strip()
+        style = (paragraph.style.name if paragraph.style is not None else "") or ""
+        level = re.fullmatch(r"Heading (\d)", style)
+        if text and style == "Title":
+            lines.append(f"# {text}")
+        elif text and level:
+            lines.append("#" * min(6, int(level.group(1)) + 1) + f" {text}")
+        elif text:
+            lines.append(text)
+    for table in document.tables:
+        lines += [" | ".join(cell.text.strip() for cell in row.cells) for row in table.rows]
+    return _markdown("\n".join(lines), name, title=(document.core_properties.title or "").strip())
+
+
+_READERS: dict[str, Callable[[bytes, str], ReadDocument]] = {
+    ".csv": _read_csv,
+    ".json": _read_json,
+    ".html": _read_html,
+    ".htm": _read_html,
+    ".pdf": _read_pdf,
+    ".docx": _read_docx,
+}
+
+
+def document_read(name: str, raw: bytes, *, max_bytes: int) -> ReadDocument:
+    """The title and chunks of a file named `name`; an FAQ entry is one chunk (question + answer)."""
+    suffix = suffix_of(name)
+    if suffix not in SUPPORTED_TYPES:
+        supported = ", ".join(sorted(SUPPORTED_TYPES))
+        raise IngestError(f"{name}: unsupported type {suffix or '(no extension)'}; supported: {supported}")
+    if len(raw) > max_bytes:
+        raise IngestError(f"{name}: {len(raw) / 1048576:.1f} MB is larger than the {max_bytes // 1048576} MB limit")
+    if not raw.strip():
+        raise IngestError(f"{name}: empty")
+    reader = _READERS.get(suffix)
+    if reader is None:
+        return _markdown(decode_text(raw, name), name)
+    return reader(raw, name)
