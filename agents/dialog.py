@@ -20,6 +20,7 @@ logger = logging.getLogger(__name__)
 RECENT_MESSAGES = 6
 _CJK = re.compile(r"[\u3400-\u9fff]")
 _WORD = re.compile(r"[A-Za-z0-9]+")
+_CITATION = re.compile(r"\[(\d{1,2})\]")
 
 INTENT_LABELS: dict[str, dict[str, str]] = {
     Intent.ORDER_QUERY: {"en": "Check an order", "zh": "查询订单"},
@@ -106,15 +107,21 @@ def reply_merge(results: list[dict[str, Any]]) -> Reply:
     """One reply from the subtasks' results, in subtask order, citations de-duplicated."""
     texts, sources, quick = [], [], []
     awaiting = None
-    seen_sources: set[tuple[Any, ...]] = set()
+    seen_sources: dict[tuple[Any, ...], int] = {}
     for result in results:
-        if result.get("text"):
-            texts.append(result["text"].strip())
-        for source in result.get("sources") or []:
+        # Each result numbers its citations from [1]; in the merged reply they point into one list.
+        numbers: dict[int, int] = {}
+        for local, source in enumerate(result.get("sources") or [], 1):
             key = (source.get("title"), source.get("url"), source.get("chunk_id"))
             if key not in seen_sources:
-                seen_sources.add(key)
                 sources.append(source)
+                seen_sources[key] = len(sources)
+            numbers[local] = seen_sources[key]
+        if result.get("text"):
+            text = result["text"].strip()
+            if numbers:
+                text = _CITATION.sub(lambda m, to=numbers: f"[{to.get(int(m.group(1)), int(m.group(1)))}]", text)
+            texts.append(text)
         awaiting = awaiting or result.get("awaiting")
         quick.extend(q for q in result.get("quick_replies") or [] if q not in quick)
     return Reply(

@@ -5,10 +5,13 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from agents.api import ConversationCreateApi, KbSearchApi, MessagesApi, NluParseApi, TurnDetailApi
 from agents.store.views import storefront
 from cs_project.views import healthz
+from knowledge.api import IngestJobApi, KbDocumentUploadApi
 
 api_v1 = [
     path("nlu/parse", NluParseApi.as_view(), name="nlu-parse"),
     path("kb/search", KbSearchApi.as_view(), name="kb-search"),
+    path("kb/documents", KbDocumentUploadApi.as_view(), name="kb-documents"),
+    path("kb/jobs/<str:job_id>", IngestJobApi.as_view(), name="kb-job"),
     path("conversations", ConversationCreateApi.as_view(), name="conversation-create"),
     path("conversations/<int:conversation_id>/messages", MessagesApi.as_view(), name="conversation-messages"),
     path("conversations/<int:conversation_id>/turns/<int:turn_id>", TurnDetailApi.as_view(), name="turn-detail"),

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import uuid
+
 from django.conf import settings
 from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVector, SearchVectorField
@@ -97,3 +99,80 @@ class Chunk(models.Model):
 
     def __str__(self) -> str:
         return f"{self.document.title} #{self.position}"
+
+
+class IngestJobStatus(models.TextChoices):
+    QUEUED = "queued", "Queued"
+    RUNNING = "running", "Running"
+    SUCCEEDED = "succeeded", "Succeeded"  # every file ingested (or unchanged)
+    PARTIAL = "partial", "Partly failed"  # some files were refused; the rest are in
+    FAILED = "failed", "Failed"  # nothing could be ingested
+
+
+class IngestJob(models.Model):
+    """Files uploaded in the admin or through the API, ingested by a worker; progress is polled."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    knowledge_base = models.ForeignKey(KnowledgeBase, on_delete=models.CASCADE, related_name="ingest_jobs")
+    language = models.CharField(max_length=8, default="auto")
+    status = models.CharField(max_length=16, choices=IngestJobStatus.choices, default=IngestJobStatus.QUEUED)
+    progress = models.FloatField(default=0.0, help_text="0–1: files done plus the share of the current file.")
+    current_file = models.CharField(max_length=300, blank=True)
+    requested_by = models.CharField(max_length=150, blank=True, help_text="Staff user or API key name.")
+    error = models.TextField(blank=True, help_text="Why the whole job failed (per-file errors are on the files).")
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.CheckConstraint(condition=Q(status__in=IngestJobStatus.values), name="ingest_job_status_valid"),
+            models.CheckConstraint(condition=Q(progress__gte=0, progress__lte=1), name="ingest_job_progress_0_1"),
+            models.CheckConstraint(condition=Q(language__in=[*Language.values, "auto"]), name="ingest_job_lang_valid"),
+        ]
+
+    def __str__(self) -> str:
+        return f"Ingest into {self.knowledge_base} ({self.get_status_display()})"
+
+
+class IngestFile(models.Model):
+    """One uploaded file of a job. Its bytes live here until ingested, so any worker can read them."""
+
+    job = models.ForeignKey(IngestJob, on_delete=models.CASCADE, related_name="files")
+    name = models.CharField(max_length=300)
+    size = models.PositiveIntegerField()
+    content = models.BinaryField(editable=False)
+    outcome = models.CharField(max_length=16, blank=True, help_text="added, changed, unchanged or failed")
+    chunks = models.PositiveIntegerField(default=0)
+    error = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["job", "pk"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class MissedQuestion(models.Model):
+    """A customer question the knowledge base could not answer: the raw material of knowledge gaps."""
+
+    question = models.TextField()
+    language = models.CharField(max_length=8, choices=Language.choices)
+    embedding = VectorField(dimensions=settings.EMBEDDING_DIMENSIONS)
+    # Where it was asked (e.g. "subtask:812"); unique, so a retried subtask records it once.
+    reference = models.CharField(max_length=100, unique=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    answered_by = models.ForeignKey(
+        Document, null=True, blank=True, on_delete=models.SET_NULL, related_name="answered_questions"
+    )
+    answered_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.CheckConstraint(condition=Q(language__in=Language.values), name="missed_question_language_valid"),
+        ]
+
+    def __str__(self) -> str:
+        return self.question[:80]

@@ -209,8 +209,8 @@ _READERS: dict[str, Callable[[bytes, str], ReadDocument]] = {
 }
 
 
-def document_read(name: str, raw: bytes, *, max_bytes: int) -> ReadDocument:
-    """The title and chunks of a file named `name`; an FAQ entry is one chunk (question + answer)."""
+def document_read_precheck(name: str, raw: bytes, *, max_bytes: int) -> None:
+    """The checks that need no parsing: a supported type, not too large, not empty."""
     suffix = suffix_of(name)
     if suffix not in SUPPORTED_TYPES:
         supported = ", ".join(sorted(SUPPORTED_TYPES))
@@ -219,7 +219,12 @@ def document_read(name: str, raw: bytes, *, max_bytes: int) -> ReadDocument:
         raise IngestError(f"{name}: {len(raw) / 1048576:.1f} MB is larger than the {max_bytes // 1048576} MB limit")
     if not raw.strip():
         raise IngestError(f"{name}: empty")
-    reader = _READERS.get(suffix)
+
+
+def document_read(name: str, raw: bytes, *, max_bytes: int) -> ReadDocument:
+    """The title and chunks of a file named `name`; an FAQ entry is one chunk (question + answer)."""
+    document_read_precheck(name, raw, max_bytes=max_bytes)
+    reader = _READERS.get(suffix_of(name))
     if reader is None:
         return _markdown(decode_text(raw, name), name)
     return reader(raw, name)

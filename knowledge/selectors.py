@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import asdict, dataclass
+from typing import Any
 
 from django.contrib.postgres.search import SearchQuery, SearchRank
 from django.core.cache import cache
@@ -12,7 +13,7 @@ from pgvector.django import CosineDistance
 
 from knowledge.chunking import search_text
 from knowledge.embeddings import embedder_get
-from knowledge.models import Chunk, DocumentStatus, KnowledgeBase
+from knowledge.models import Chunk, DocumentStatus, IngestJob, KnowledgeBase
 from knowledge.services import kb_version
 
 ARM_DEPTH = 50
@@ -120,3 +121,22 @@ def chunk_search_hybrid(
     )
     cache.set(key, {"results": [asdict(r) for r in results], "miss": miss}, timeout=CACHE_TTL_S)
     return results, miss
+
+
+def ingest_job_json(job: IngestJob) -> dict[str, Any]:
+    """An upload job as the API and the admin's progress poll show it."""
+    return {
+        "job_id": str(job.pk),
+        "knowledge_base": job.knowledge_base.name,
+        "status": job.status,
+        "progress": round(job.progress, 3),
+        "current_file": job.current_file,
+        "error": job.error,
+        "files": [
+            {"name": f.name, "size": f.size, "outcome": f.outcome or None, "chunks": f.chunks, "error": f.error or None}
+            for f in job.files.order_by("pk").only("name", "size", "outcome", "chunks", "error")
+        ],
+        "created_at": job.created_at.isoformat(),
+        "started_at": job.started_at.isoformat() if job.started_at else None,
+        "finished_at": job.finished_at.isoformat() if job.finished_at else None,
+    }

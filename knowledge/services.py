@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,11 +12,22 @@ import numpy as np
 from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
+from django.utils import timezone
 
 from knowledge.chunking import TextChunk, search_text
 from knowledge.embeddings import EmbeddingsUnavailable, dimension_mismatch, embedder_get
-from knowledge.models import Chunk, Document, DocumentStatus, KnowledgeBase, Language
-from knowledge.readers import IngestError, document_read
+from knowledge.models import (
+    Chunk,
+    Document,
+    DocumentStatus,
+    IngestFile,
+    IngestJob,
+    IngestJobStatus,
+    KnowledgeBase,
+    Language,
+    MissedQuestion,
+)
+from knowledge.readers import IngestError, document_read, document_read_precheck
 
 EMBED_BATCH = 32
 
@@ -153,3 +165,145 @@ def kb_prune(*, kb_name: str, keep_sources: set[str]) -> int:
         gone.delete()
         transaction.on_commit(lambda: _kb_touch(kb.pk))
     return count
+
+
+# --- upload jobs ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class UploadedFile:
+    name: str
+    content: bytes
+
+
+MAX_FILES_PER_JOB = 50
+_PROGRESS_EVERY_S = 0.3
+
+
+def ingest_job_create(
+    *, kb_name: str, files: list[UploadedFile], language: str = "auto", requested_by: str = ""
+) -> IngestJob:
+    """Check what can be checked at once (type, size, emptiness), store the files, queue the job.
+    Content problems (binary, undecodable, an unreadable PDF) are found by the worker and reported
+    on the job, file by file."""
+    if not files:
+        raise IngestError("no file uploaded")
+    if len(files) > MAX_FILES_PER_JOB:
+        raise IngestError(f"{len(files)} files: at most {MAX_FILES_PER_JOB} per upload")
+    if language not in [*Language.values, "auto"]:
+        raise IngestError(f"language must be zh, en or auto, not {language!r}")
+    for file in files:
+        document_read_precheck(file.name, file.content, max_bytes=settings.KNOWLEDGE_MAX_FILE_BYTES)
+    from knowledge.tasks import ingest_job_run_task
+
+    with transaction.atomic():
+        kb, _ = KnowledgeBase.objects.get_or_create(name=kb_name)
+        job = IngestJob.objects.create(knowledge_base=kb, language=language, requested_by=requested_by[:150])
+        IngestFile.objects.bulk_create(
+            IngestFile(job=job, name=f.name[:300], size=len(f.content), content=f.content) for f in files
+        )
+        ingest_job_run_task.delay_on_commit(str(job.pk))
+    return job
+
+
+def _job_progress(job: IngestJob, index: int, total: int) -> ProgressCallback:
+    last = [0.0]
+
+    def report(done: int, of: int) -> None:
+        now = time.monotonic()
+        if now - last[0] >= _PROGRESS_EVERY_S or done == of:
+            last[0] = now
+            IngestJob.objects.filter(pk=job.pk).update(progress=min(1.0, (index + done / max(of, 1)) / total))
+
+    return report
+
+
+def ingest_job_run(job_id: str) -> str:
+    """Ingest a job's files one by one, recording each outcome; safe to run again after a crash
+    (files already done are skipped). Returns the job's final status."""
+    claimed = IngestJob.objects.filter(pk=job_id, status__in=[IngestJobStatus.QUEUED, IngestJobStatus.RUNNING]).update(
+        status=IngestJobStatus.RUNNING, started_at=timezone.now()
+    )
+    job = IngestJob.objects.select_related("knowledge_base").get(pk=job_id)
+    if not claimed:
+        return job.status
+    files = list(job.files.order_by("pk"))
+    for index, file in enumerate(files):
+        if file.outcome:
+            continue
+        IngestJob.objects.filter(pk=job.pk).update(current_file=file.name, progress=index / len(files))
+        try:
+            result = document_ingest(
+                kb_name=job.knowledge_base.name,
+                name=file.name,
+                raw=bytes(file.content),
+                language=job.language,
+                on_progress=_job_progress(job, index, len(files)),
+            )
+        except IngestError as exc:
+            IngestFile.objects.filter(pk=file.pk).update(outcome="failed", error=str(exc), content=b"")
+            continue
+        except EmbeddingsUnavailable as exc:
+            # Every other file would fail the same way: stop, and say why on the job.
+            IngestFile.objects.filter(job=job, outcome="").update(outcome="failed", error=str(exc))
+            IngestJob.objects.filter(pk=job.pk).update(
+                status=IngestJobStatus.FAILED, error=str(exc), finished_at=timezone.now(), current_file=""
+            )
+            return IngestJobStatus.FAILED
+        IngestFile.objects.filter(pk=file.pk).update(outcome=result.outcome, chunks=result.chunks, content=b"")
+    failed = job.files.filter(outcome="failed").count()
+    status = (
+        IngestJobStatus.SUCCEEDED
+        if not failed
+        else IngestJobStatus.FAILED
+        if failed == len(files)
+        else IngestJobStatus.PARTIAL
+    )
+    IngestJob.objects.filter(pk=job.pk).update(status=status, progress=1.0, current_file="", finished_at=timezone.now())
+    return status
+
+
+# --- knowledge gaps ---------------------------------------------------------------------------
+
+
+def missed_question_record(*, question: str, language: str, reference: str) -> MissedQuestion | None:
+    """Remember a question the knowledge base missed, for the knowledge-gaps page. Best effort:
+    a failing embedder must not cost the customer their reply, so it returns None then."""
+    question = question.strip()[:2000]
+    if not question:
+        return None
+    try:
+        vector = embedder_get().queries([question])[0]
+    except EmbeddingsUnavailable:
+        return None
+    missed, _ = MissedQuestion.objects.get_or_create(
+        reference=reference[:100],
+        defaults={
+            "question": question,
+            "language": language if language in Language.values else _detect_language(question),
+            "embedding": vector,
+        },
+    )
+    return missed
+
+
+def gap_answer(
+    *, question: str, answer: str, kb_name: str, language: str = "auto", missed_ids: list[int] = ()
+) -> Document:
+    """Answer a knowledge gap with one FAQ entry, searchable at once; the grouped questions are marked answered."""
+    question, answer = question.strip(), answer.strip()
+    if not question or not answer:
+        raise IngestError("an FAQ entry needs both a question and an answer")
+    source = "faq/" + hashlib.sha256(question.encode()).hexdigest()[:16]
+    result = chunks_store(
+        kb_name=kb_name,
+        source=source,
+        title=question[:300],
+        chunks=[TextChunk(question[:300], f"{question} {answer}")],
+        language=language,
+    )
+    document = Document.objects.get(knowledge_base__name=kb_name, source=result.source)
+    MissedQuestion.objects.filter(pk__in=list(missed_ids), answered_at__isnull=True).update(
+        answered_by=document, answered_at=timezone.now()
+    )
+    return document

@@ -65,6 +65,23 @@ def reply_polish_messages(*, draft: str, language: str, context: str, customer_t
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
 
+def knowledge_answer_messages(
+    *, question: str, language: str, passages: list[tuple[str, str]], history: str = ""
+) -> list[dict[str, Any]]:
+    """Answer from numbered passages only, citing them as [n]; NO_ANSWER when they do not say."""
+    target = "Simplified Chinese" if language == "zh" else "English"
+    system = (
+        "You are the customer-service assistant of an online phone store. Answer the customer's question in "
+        f"{target} using only the numbered help-centre passages. After each sentence that uses a passage, cite it "
+        "as [n]. Do not add facts, prices, dates or promises the passages do not state. If the passages do not "
+        "answer the question, reply with exactly NO_ANSWER. Keep it short: two to four sentences."
+    )
+    numbered = "\n\n".join(f"[{i}] {title}\n{text}" for i, (title, text) in enumerate(passages, 1))
+    context = f"Conversation so far:\n{history}\n\n" if history else ""
+    user = f"{context}Passages:\n{numbered}\n\n<question>\n{question}\n</question>"
+    return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+
+
 def parse_json_object(raw: str) -> dict[str, Any]:
     """The JSON object in a model's answer (tolerating a ```json fence); ValueError if there is none."""
     text = raw.strip()

@@ -1,24 +1,82 @@
-"""Answers from the knowledge base: the best passage, cited; a miss is reported as one (seed 000)."""
+"""Answers from the knowledge base, cited; a miss is reported as one (seed 000) and remembered as a gap.
+
+Offline the answer is extractive: the sentences of the best passages that share the most words
+with the question, in the customer's language when the knowledge base has it. With an LLM the
+answer is written from the numbered passages only; a citation of a passage that was not
+retrieved is dropped, and an answer left with no valid citation falls back to the extract.
+"""
 
 from __future__ import annotations
 
 import re
 
+from agents.llm.client import LLMUnavailable, llm_chat, llm_enabled
+from agents.llm.prompts import knowledge_answer_messages
 from agents.specialists import register
 from agents.specialists.base import Specialist, SpecialistContext, SpecialistResult, localized
+from knowledge.chunking import search_text
 from knowledge.selectors import ScoredChunk, chunk_search_hybrid
+from knowledge.services import missed_question_record
 
 KNOWLEDGE_MISS = "[knowledge base miss]"
+NO_ANSWER = "NO_ANSWER"
 MAX_ANSWER_CHARS = 400
+PASSAGES = 3
+_CITATION = re.compile(r"\[(\d{1,2})\]")
+_FILLER = set(
+    "the a an is are do does i my me you your to of in on for and or can it what how 吗 的 了 我 你 是 怎么".split()
+)
 
 
-def _trim(chunk: ScoredChunk) -> str:
-    """The passage without its repeated heading, cut at a sentence end near MAX_ANSWER_CHARS."""
-    text = chunk.text.strip()
-    if len(text) <= MAX_ANSWER_CHARS:
-        return text
-    cut = max(text.rfind(mark, 0, MAX_ANSWER_CHARS) for mark in ("。", "！", "？", ". ", "; ", "；"))
-    return text[: cut + 1] if cut > MAX_ANSWER_CHARS // 2 else text[:MAX_ANSWER_CHARS] + "…"
+def _words(text: str) -> set[str]:
+    return {w for w in search_text(text).split() if w not in _FILLER and (len(w) > 1 or not w.isascii())}
+
+
+def _sentences(text: str) -> list[str]:
+    return [s.strip() for s in re.findall(r"[^。！？；!?;]+[。！？；!?;]*", text) if s.strip()]
+
+
+def _extract(question: str, chunk: ScoredChunk) -> str:
+    """The passage's sentences that answer the question, in their order, within MAX_ANSWER_CHARS.
+
+    A sentence earns its place by sharing words with the question; the first sentence of the
+    passage is kept when nothing overlaps, since a heading-led passage states its point first."""
+    sentences = [s for part in re.split(r"(?<=[.])\s+", chunk.text) for s in _sentences(part)] or [chunk.text]
+    asked = _words(question)
+    overlap = [len(asked & _words(s)) for s in sentences]
+    order = sorted(range(len(sentences)), key=lambda i: (-overlap[i], i))
+    keep: list[int] = []
+    length = 0
+    for i in order:
+        if keep and (overlap[i] == 0 or length + len(sentences[i]) > MAX_ANSWER_CHARS):
+            continue
+        keep.append(i)
+        length += len(sentences[i])
+    text = " ".join(sentences[i] for i in sorted(keep))
+    text = re.sub(r"(?<=[。！？；])\s+", "", re.sub(r"\s+", " ", text)).strip()
+    return text if len(text) <= MAX_ANSWER_CHARS else text[:MAX_ANSWER_CHARS].rstrip() + "…"
+
+
+def _source(chunk: ScoredChunk) -> dict[str, object]:
+    heading = f" › {chunk.heading}" if chunk.heading and chunk.heading != chunk.title else ""
+    return {"title": chunk.title + heading, "chunk_id": chunk.chunk_id}
+
+
+def grounded_citations(text: str, passages: int) -> tuple[str, list[int]]:
+    """Keep only citations of passages 1..`passages`, renumbered by first use; returns the text and
+    the 0-based passage indexes in citation order."""
+    cited: list[int] = []
+    for match in _CITATION.finditer(text):
+        n = int(match.group(1))
+        if 1 <= n <= passages and n - 1 not in cited:
+            cited.append(n - 1)
+
+    def renumber(match: re.Match[str]) -> str:
+        n = int(match.group(1)) - 1
+        return f"[{cited.index(n) + 1}]" if n in cited else ""
+
+    cleaned = re.sub(r"\s+([。，,.!?！？])", r"\1", _CITATION.sub(renumber, text))
+    return re.sub(r"[ \t]{2,}", " ", cleaned).strip(), cited
 
 
 @register
@@ -26,29 +84,70 @@ class Knowledge(Specialist):
     name = "knowledge_qa"
 
     def run(self, ctx: SpecialistContext) -> SpecialistResult:
-        results, miss = chunk_search_hybrid(query=ctx.text, k=3, lang=ctx.language)
-        if not results and ctx.language:  # a KB written in the other language still beats nothing
-            results, miss = chunk_search_hybrid(query=ctx.text, k=3)
+        results, miss = chunk_search_hybrid(query=ctx.text, k=PASSAGES, lang=ctx.language)
+        if (miss or not results) and ctx.language:  # a KB written in the other language still beats nothing
+            results, miss = chunk_search_hybrid(query=ctx.text, k=PASSAGES)
         if miss or not results:
-            return SpecialistResult(
-                text=localized(
-                    ctx.language,
-                    en="I couldn't find that in our help articles.",
-                    zh="抱歉，帮助中心里没有找到相关内容。",
-                ),
-                resolved=False,
-                data={"marker": KNOWLEDGE_MISS},
-                knowledge=True,
-            )
-        best = results[0]
-        sources = tuple(
-            {
-                "title": r.title + (f" › {r.heading}" if r.heading and r.heading != r.title else ""),
-                "chunk_id": r.chunk_id,
-            }
-            for r in results[:2]
-        )
-        answer = re.sub(r"\s+", " ", _trim(best))
+            return self._miss(ctx)
+        if llm_enabled():
+            grounded = self._grounded(ctx, results)
+            if grounded is not None:
+                return grounded
+        return self._extractive(ctx, results)
+
+    def _miss(self, ctx: SpecialistContext) -> SpecialistResult:
+        missed_question_record(question=ctx.text, language=ctx.language, reference=f"subtask:{ctx.subtask_id}")
         return SpecialistResult(
-            text=f"{answer} [1]", sources=sources, knowledge=True, data={"chunk_ids": [r.chunk_id for r in results]}
+            text=localized(
+                ctx.language,
+                en="I couldn't find that in our help articles.",
+                zh="抱歉，帮助中心里没有找到相关内容。",
+            ),
+            resolved=False,
+            data={"marker": KNOWLEDGE_MISS},
+            knowledge=True,
+        )
+
+    def _extractive(self, ctx: SpecialistContext, results: list[ScoredChunk]) -> SpecialistResult:
+        best = results[0]
+        parts = [f"{_extract(ctx.text, best)} [1]"]
+        sources = [_source(best)]
+        # A second passage joins only when it says something the first does not and is as close a match.
+        runner_up = results[1] if len(results) > 1 else None
+        if (
+            runner_up is not None
+            and runner_up.document != best.document
+            and runner_up.similarity >= best.similarity - 0.01
+            and _words(ctx.text) & _words(runner_up.text) - _words(best.text)
+        ):
+            parts.append(f"{_extract(ctx.text, runner_up)} [2]")
+            sources.append(_source(runner_up))
+        return SpecialistResult(
+            text="\n".join(parts),
+            sources=tuple(sources),
+            knowledge=True,
+            data={"chunk_ids": [r.chunk_id for r in results], "mode": "extractive"},
+        )
+
+    def _grounded(self, ctx: SpecialistContext, results: list[ScoredChunk]) -> SpecialistResult | None:
+        messages = knowledge_answer_messages(
+            question=ctx.text,
+            language=ctx.language,
+            passages=[(_source(r)["title"], r.text) for r in results],
+            history=ctx.history,
+        )
+        try:
+            answer = llm_chat(messages, tier="main").text.strip()
+        except LLMUnavailable:
+            return None
+        if answer.startswith(NO_ANSWER):
+            return self._miss(ctx)
+        text, cited = grounded_citations(answer, len(results))
+        if not cited:  # an answer that cites nothing retrieved is not grounded: use the extract
+            return None
+        return SpecialistResult(
+            text=text,
+            sources=tuple(_source(results[i]) for i in cited),
+            knowledge=True,
+            data={"chunk_ids": [r.chunk_id for r in results], "mode": "grounded"},
         )

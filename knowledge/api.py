@@ -1,0 +1,62 @@
+"""REST endpoints of the knowledge base: upload documents (a background job) and follow the job."""
+
+from __future__ import annotations
+
+import uuid
+
+from django.shortcuts import get_object_or_404
+from django.urls import reverse
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
+from rest_framework.exceptions import NotFound, ValidationError
+from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from knowledge.models import IngestJob
+from knowledge.selectors import ingest_job_json
+from knowledge.services import IngestError, UploadedFile, ingest_job_create
+
+
+class KbDocumentUploadApi(APIView):
+    """Files are checked for type, size and emptiness at once (400); the worker reads, chunks and
+    embeds them and reports per-file outcomes on the job."""
+
+    parser_classes = [MultiPartParser, FormParser]
+
+    class InputSerializer(serializers.Serializer):
+        file = serializers.ListField(child=serializers.FileField(allow_empty_file=True), allow_empty=False)
+        kb = serializers.SlugField(max_length=64, required=False, default="default")
+        lang = serializers.ChoiceField(choices=["zh", "en", "auto"], required=False, default="auto")
+
+    @extend_schema(
+        request={"multipart/form-data": InputSerializer},
+        responses={202: dict},
+        summary="Upload knowledge documents (md, txt, html, pdf, docx, FAQ csv/json) for background ingest",
+    )
+    def post(self, request: Request) -> Response:
+        data = self.InputSerializer(data={**request.data.dict(), "file": request.FILES.getlist("file")})
+        data.is_valid(raise_exception=True)
+        params = data.validated_data
+        files = [UploadedFile(name=f.name, content=f.read()) for f in params["file"]]
+        try:
+            job = ingest_job_create(
+                kb_name=params["kb"], files=files, language=params["lang"], requested_by=str(request.user or "")
+            )
+        except IngestError as exc:
+            raise ValidationError({"file": [str(exc)]}) from None
+        url = reverse("kb-job", kwargs={"job_id": job.pk})
+        body = {"job_id": str(job.pk), "status": job.status, "url": url}
+        return Response(body, status=202, headers={"Location": url})
+
+
+class IngestJobApi(APIView):
+    @extend_schema(responses={200: dict}, summary="Progress, per-file outcomes and errors of an upload job")
+    def get(self, request: Request, job_id: str) -> Response:
+        try:
+            pk = uuid.UUID(job_id)
+        except ValueError:
+            raise NotFound("no such job") from None
+        job = get_object_or_404(IngestJob.objects.select_related("knowledge_base"), pk=pk)
+        return Response(ingest_job_json(job))
