@@ -1,20 +1,122 @@
-from django.contrib import admin
+"""Knowledge in the admin: bases, documents with their chunks, upload jobs with live progress,
+and the knowledge-gaps page where staff turn missed questions into FAQ entries."""
 
-from knowledge.models import Chunk, Document, KnowledgeBase
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.contrib import admin, messages
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
+from django.shortcuts import get_object_or_404
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+from django.utils.html import format_html
+
+from knowledge.embeddings import EmbeddingsUnavailable
+from knowledge.gaps import knowledge_gaps
+from knowledge.models import Chunk, Document, IngestFile, IngestJob, KnowledgeBase, Language, MissedQuestion
+from knowledge.readers import SUPPORTED_TYPES
+from knowledge.selectors import ingest_job_json
+from knowledge.services import IngestError, UploadedFile, gap_answer, ingest_job_create
+
+
+class MultipleFileInput(forms.ClearableFileInput):
+    allow_multiple_selected = True
+
+
+class MultipleFileField(forms.FileField):
+    def clean(self, data: Any, initial: Any = None) -> list[Any]:
+        single = super().clean
+        return [single(d, initial) for d in data] if isinstance(data, list | tuple) else [single(data, initial)]
+
+
+class UploadForm(forms.Form):
+    files = MultipleFileField(
+        widget=MultipleFileInput(attrs={"accept": ",".join(sorted(SUPPORTED_TYPES))}),
+        help_text="Markdown, text, HTML, PDF, DOCX, or FAQ .csv (question,answer) / .json; several at once.",
+    )
+    language = forms.ChoiceField(choices=[("auto", "Detect"), *Language.choices], initial="auto")
+
+
+class GapAnswerForm(forms.Form):
+    question = forms.CharField(max_length=300)
+    answer = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}))
+    knowledge_base = forms.ModelChoiceField(KnowledgeBase.objects.all(), empty_label=None)
+    language = forms.ChoiceField(choices=Language.choices)
+    missed_ids = forms.CharField(widget=forms.HiddenInput)
+
+    def clean_missed_ids(self) -> list[int]:
+        try:
+            return [int(pk) for pk in self.cleaned_data["missed_ids"].split(",") if pk]
+        except ValueError:
+            raise forms.ValidationError("Invalid question list.") from None
 
 
 @admin.register(KnowledgeBase)
 class KnowledgeBaseAdmin(admin.ModelAdmin):
-    list_display = ["name", "title", "updated_at"]
+    list_display = ["name", "title", "document_count", "upload_link", "updated_at"]
     search_fields = ["name", "title", "description"]
+
+    @admin.display(description="documents")
+    def document_count(self, obj: KnowledgeBase) -> int:
+        return obj.documents.count()
+
+    @admin.display(description="")
+    def upload_link(self, obj: KnowledgeBase) -> str:
+        return format_html('<a href="{}">Upload documents</a>', reverse("admin:knowledge_upload", args=[obj.pk]))
+
+    def get_urls(self) -> list[Any]:
+        upload = self.admin_site.admin_view(self.upload_view)
+        return [path("<int:kb_id>/upload/", upload, name="knowledge_upload"), *super().get_urls()]
+
+    def upload_view(self, request: HttpRequest, kb_id: int) -> HttpResponse:
+        kb = get_object_or_404(KnowledgeBase, pk=kb_id)
+        if not self.has_change_permission(request, kb):
+            return HttpResponse(status=403)
+        form = UploadForm(request.POST or None, request.FILES or None)
+        if request.method == "POST" and form.is_valid():
+            files = [UploadedFile(name=f.name, content=f.read()) for f in form.cleaned_data["files"]]
+            try:
+                job = ingest_job_create(
+                    kb_name=kb.name,
+                    files=files,
+                    language=form.cleaned_data["language"],
+                    requested_by=request.user.get_username(),
+                )
+            except IngestError as exc:
+                form.add_error("files", str(exc))
+            else:
+                return HttpResponseRedirect(reverse("admin:knowledge_ingestjob_change", args=[job.pk]))
+        context = {**self.admin_site.each_context(request), "title": f"Upload documents to {kb}", "kb": kb}
+        return TemplateResponse(request, "admin/knowledge/upload.html", {**context, "form": form, "opts": self.opts})
+
+
+class ChunkInline(admin.TabularInline):
+    """The chunk browser of a document: what was indexed, in order, with its heading path."""
+
+    model = Chunk
+    fields = ["position", "heading", "text"]
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+    show_change_link = True
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
 
 
 @admin.register(Document)
 class DocumentAdmin(admin.ModelAdmin):
-    list_display = ["title", "knowledge_base", "language", "version", "status", "source", "updated_at"]
+    list_display = ["title", "knowledge_base", "language", "version", "status", "chunk_count", "source", "updated_at"]
     list_filter = ["knowledge_base", "language", "status"]
     search_fields = ["title", "source", "checksum"]
-    readonly_fields = ["checksum", "created_at", "updated_at"]
+    readonly_fields = ["checksum", "version", "created_at", "updated_at"]
+    inlines = [ChunkInline]
+
+    @admin.display(description="chunks")
+    def chunk_count(self, obj: Document) -> int:
+        return obj.chunks.count()
 
 
 @admin.register(Chunk)
@@ -30,3 +132,118 @@ class ChunkAdmin(admin.ModelAdmin):
     @admin.display(description="text")
     def short_text(self, obj: Chunk) -> str:
         return obj.text[:100]
+
+
+class IngestFileInline(admin.TabularInline):
+    model = IngestFile
+    fields = ["name", "size", "outcome", "chunks", "error"]
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(IngestJob)
+class IngestJobAdmin(admin.ModelAdmin):
+    list_display = ["created_at", "knowledge_base", "status", "percent", "requested_by", "finished_at"]
+    list_filter = ["status", "knowledge_base"]
+    readonly_fields = [
+        "knowledge_base",
+        "language",
+        "status",
+        "progress",
+        "current_file",
+        "requested_by",
+        "error",
+        "created_at",
+        "started_at",
+        "finished_at",
+    ]
+    inlines = [IngestFileInline]
+    change_form_template = "admin/knowledge/ingestjob_change_form.html"
+
+    @admin.display(description="progress")
+    def percent(self, obj: IngestJob) -> str:
+        return f"{obj.progress:.0%}"
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # jobs start from a knowledge base's "Upload documents"
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def get_urls(self) -> list[Any]:
+        progress = self.admin_site.admin_view(self.progress_view)
+        return [path("<uuid:job_id>/progress/", progress, name="knowledge_ingestjob_progress"), *super().get_urls()]
+
+    def progress_view(self, request: HttpRequest, job_id: Any) -> JsonResponse:
+        if not self.has_view_permission(request):
+            return JsonResponse({"error": "forbidden"}, status=403)
+        job = get_object_or_404(IngestJob.objects.select_related("knowledge_base"), pk=job_id)
+        return JsonResponse(ingest_job_json(job))
+
+
+@admin.register(MissedQuestion)
+class MissedQuestionAdmin(admin.ModelAdmin):
+    """The changelist is the knowledge-gaps page: missed questions grouped by meaning."""
+
+    list_display = ["question", "language", "created_at", "answered_at"]
+    exclude = ["embedding"]
+    change_list_template = "admin/knowledge/knowledge_gaps.html"
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def changelist_view(self, request: HttpRequest, extra_context: dict[str, Any] | None = None) -> HttpResponse:
+        if request.method == "POST":
+            return self._answer(request)
+        default_kb = KnowledgeBase.objects.order_by("pk").first()
+        gaps = [
+            (
+                gap,
+                GapAnswerForm(
+                    initial={
+                        "question": gap.question,
+                        "language": gap.language,
+                        "knowledge_base": default_kb,
+                        "missed_ids": ",".join(map(str, gap.missed_ids)),
+                    },
+                    prefix=f"gap{index}",
+                ),
+            )
+            for index, gap in enumerate(knowledge_gaps())
+        ]
+        context = {
+            **self.admin_site.each_context(request),
+            "title": "Knowledge gaps",
+            "opts": self.opts,
+            "gaps": gaps,
+            "can_answer": self.has_change_permission(request) and default_kb is not None,
+        }
+        return TemplateResponse(request, self.change_list_template, context)
+
+    def _answer(self, request: HttpRequest) -> HttpResponse:
+        if not self.has_change_permission(request):
+            return HttpResponse(status=403)
+        prefix = request.POST.get("prefix", "")
+        form = GapAnswerForm(request.POST, prefix=prefix)
+        if not form.is_valid():
+            errors = "; ".join(f"{field}: {' '.join(e)}" for field, e in form.errors.items())
+            messages.error(request, f"The FAQ entry was not created ({errors}).")
+        else:
+            data = form.cleaned_data
+            try:
+                document = gap_answer(
+                    question=data["question"],
+                    answer=data["answer"],
+                    kb_name=data["knowledge_base"].name,
+                    language=data["language"],
+                    missed_ids=data["missed_ids"],
+                )
+            except (IngestError, EmbeddingsUnavailable) as exc:
+                messages.error(request, str(exc))
+            else:
+                messages.success(request, f"FAQ entry “{document.title}” added to {document.knowledge_base}.")
+        return HttpResponseRedirect(reverse("admin:knowledge_missedquestion_changelist"))

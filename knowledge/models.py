@@ -170,6 +170,7 @@ class MissedQuestion(models.Model):
 
     class Meta:
         ordering = ["-created_at"]
+        verbose_name_plural = "knowledge gaps"  # the admin shows them grouped by meaning
         constraints = [
             models.CheckConstraint(condition=Q(language__in=Language.values), name="missed_question_language_valid"),
         ]
