@@ -72,24 +72,20 @@ class RemoteEmbeddings:
 
 
 _lock = threading.Lock()
-_embedder: Embedder | None = None
+_embedders: dict[tuple[str, ...], Embedder] = {}
 
 
 def embedder_get() -> Embedder:
-    """The process-wide embedder, created on first use."""
-    global _embedder
+    """The process-wide embedder for the current settings, created on first use."""
+    remote = (settings.EMBEDDINGS_BASE_URL, settings.EMBEDDINGS_MODEL, settings.EMBEDDINGS_API_KEY)
+    key = remote if settings.EMBEDDINGS_BASE_URL else ("local",)
     with _lock:
-        if _embedder is None:
+        if key not in _embedders:
             try:
-                if settings.EMBEDDINGS_BASE_URL:
-                    _embedder = RemoteEmbeddings(
-                        settings.EMBEDDINGS_BASE_URL, settings.EMBEDDINGS_MODEL, settings.EMBEDDINGS_API_KEY
-                    )
-                else:
-                    _embedder = LocalE5()
+                _embedders[key] = RemoteEmbeddings(*remote) if settings.EMBEDDINGS_BASE_URL else LocalE5()
             except (ImportError, OSError) as exc:
                 raise EmbeddingsUnavailable(f"embedding model failed to load: {exc}") from exc
-        return _embedder
+        return _embedders[key]
 
 
 def dimension_mismatch(backend: str, dimensions: int) -> str:

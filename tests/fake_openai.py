@@ -345,7 +345,7 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             self._send_json(400, _error_body(400, "'input' must be a non-empty string or array"))
             return
-        dimensions = int(body.get("dimensions") or EMBEDDING_DIMENSIONS)
+        dimensions = int(body.get("dimensions") or self.server.fake.embedding_dimensions)
         as_base64 = body.get("encoding_format") == "base64"
         data = []
         tokens = 0
@@ -400,6 +400,8 @@ class FakeOpenAI:
     def __init__(self) -> None:
         self.requests = []
         self.default = None
+        # Width of the vectors /v1/embeddings returns when the request names none (a wrong-width model).
+        self.embedding_dimensions = EMBEDDING_DIMENSIONS
         self._scripts: deque[_Script] = deque()
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
@@ -456,6 +458,7 @@ class FakeOpenAI:
             self._scripts.clear()
             self.requests.clear()
             self.default = None
+            self.embedding_dimensions = EMBEDDING_DIMENSIONS
 
     # -- scripting ---------------------------------------------------------------------------------------------------
 

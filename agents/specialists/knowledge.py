@@ -58,8 +58,10 @@ def _extract(question: str, chunk: ScoredChunk) -> str:
 
 
 def _source(chunk: ScoredChunk) -> dict[str, object]:
-    heading = f" › {chunk.heading}" if chunk.heading and chunk.heading != chunk.title else ""
-    return {"title": chunk.title + heading, "chunk_id": chunk.chunk_id}
+    """The citation's label: the heading path, which starts with the document title when it has one."""
+    heading = chunk.heading or chunk.title
+    title = heading if heading.startswith(chunk.title) else f"{chunk.title} › {heading}"
+    return {"title": title, "chunk_id": chunk.chunk_id}
 
 
 def grounded_citations(text: str, passages: int) -> tuple[str, list[int]]:

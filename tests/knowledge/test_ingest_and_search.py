@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from django.core.management import CommandError, call_command
 
-from knowledge.chunking import chunk_markdown, search_text
+from knowledge.chunking import TextChunk, chunk_markdown, search_text
+from knowledge.embeddings import EmbeddingsUnavailable
 from knowledge.models import Chunk, Document
 from knowledge.selectors import chunk_search_hybrid
-from knowledge.services import IngestError, file_ingest
+from knowledge.services import IngestError, chunks_store, file_ingest
 
 pytestmark = pytest.mark.django_db
 
@@ -147,3 +149,97 @@ def test_kb_search_api_returns_results_and_refuses_bad_input(tmp_path: Path, cli
     )
     assert bad.status_code == 400 and bad.json()["error"]["field"] == "k"
     assert missing.status_code == 400 and missing.json()["error"]["field"] == "q"
+
+
+SERVICES_ZH = {
+    "增值服务": "本店提供多项增值服务。新机购买后可以预约免费贴膜，每台手机限一次。延保服务可以把保修期延长到两年，价格 199 元。"
+    "碎屏险可以在下单时勾选购买，价格 99 元，一年内屏幕意外碎裂可免费更换一次。数据迁移服务由门店工作人员协助完成。"
+    "以旧换新估价在线完成，旧机由快递上门取件。企业客户可以申请批量采购报价。",
+    "屏幕维修": "屏幕碎裂不在保修范围内，更换屏幕约 899 元，维修时间约三个工作日。",
+    "保修": "手机和平板整机保修一年，耳机保修六个月。",
+    "配送": "订单在 48 小时内发货，支持顺丰和京东物流，偏远地区可能延迟。",
+    "退货": "签收后七天内可以无理由退货，商品需保持完好。",
+}
+
+
+@pytest.fixture
+def services_kb() -> None:
+    for heading, text in SERVICES_ZH.items():
+        chunks_store(kb_name="svc", source=heading, title=heading, chunks=[TextChunk(heading, text)], language="zh")
+
+
+def _top(query: str, mode: str) -> str | None:
+    results, _ = chunk_search_hybrid(query=query, k=3, kb="svc", mode=mode)
+    return results[0].heading if results else None
+
+
+def test_a_chinese_keyword_the_vector_arm_misses_is_found_by_hybrid(services_kb: None) -> None:
+    # "批量采购" is one clause deep inside a long passage; by meaning alone it looks like delivery.
+    assert _top("批量采购", "vector") == "配送"
+    assert _top("批量采购", "keyword") == "增值服务"
+    assert _top("批量采购", "hybrid") == "增值服务"
+
+
+def test_a_paraphrase_with_no_shared_word_is_found_by_the_vector_arm(services_kb: None) -> None:
+    assert _top("包裹什么时候到", "keyword") is None
+    assert _top("包裹什么时候到", "vector") == "配送"
+    assert _top("包裹什么时候到", "hybrid") == "配送"
+
+
+@pytest.mark.parametrize("query", ["怎么做红烧肉", "how do I bake sourdough bread at home"])
+def test_a_question_the_kb_cannot_answer_is_a_miss_in_both_languages(services_kb: None, query: str) -> None:
+    results, miss = chunk_search_hybrid(query=query, kb="svc")
+    assert miss is True and results  # ranked passages are still returned, flagged as a miss
+
+
+def test_search_filters_by_knowledge_base_and_language(tmp_path: Path) -> None:
+    file_ingest(kb_name="help", path=_write(tmp_path, "returns.md", RETURNS_ZH))
+    file_ingest(kb_name="other", path=_write(tmp_path, "en.md", RETURNS_EN))
+
+    english, _ = chunk_search_hybrid(query="return within 7 days", lang="en")
+    scoped, _ = chunk_search_hybrid(query="return within 7 days", kb="help")
+
+    assert {r.language for r in english} == {"en"}
+    assert {r.document for r in scoped} == {str(tmp_path / "returns.md")}
+
+
+def test_a_failed_new_version_leaves_the_old_one_searchable(tmp_path: Path, fake_openai: Any, settings: Any) -> None:
+    path = _write(tmp_path, "returns.md", RETURNS_EN)
+    file_ingest(kb_name="help", path=path)
+    path.write_text(RETURNS_EN + "\n## Refunds\nRefunds take 5 to 7 business days.\n")
+    settings.EMBEDDINGS_BASE_URL = fake_openai.base_url
+    fake_openai.embedding_dimensions = 768
+
+    with pytest.raises(EmbeddingsUnavailable, match="768-d"):
+        file_ingest(kb_name="help", path=path)
+
+    document = Document.objects.get(source=str(path))
+    assert document.version == 1 and document.status == "ready" and document.chunks.count() == 1
+
+
+def test_an_openai_compatible_embeddings_server_is_used_with_e5_prefixes(
+    tmp_path: Path, fake_openai: Any, settings: Any
+) -> None:
+    settings.EMBEDDINGS_BASE_URL = fake_openai.base_url
+    settings.EMBEDDINGS_MODEL = "e5-server"
+
+    file_ingest(kb_name="help", path=_write(tmp_path, "en.md", RETURNS_EN))
+    results, _ = chunk_search_hybrid(query="Delivered items can be returned", kb="help", mode="vector")
+
+    inputs = [r["body"]["input"] for r in fake_openai.requests if r["path"].endswith("/embeddings")]
+    assert inputs[0] == ["passage: Returns › Seven days: Delivered items can be returned within 7 days for any reason."]
+    assert inputs[-1] == ["query: Delivered items can be returned"]
+    assert results[0].heading == "Returns › Seven days"
+
+
+def test_a_wrong_width_embeddings_model_stops_ingest_before_anything_is_read(
+    tmp_path: Path, fake_openai: Any, settings: Any
+) -> None:
+    settings.EMBEDDINGS_BASE_URL = fake_openai.base_url
+    fake_openai.embedding_dimensions = 768
+    _write(tmp_path, "en.md", RETURNS_EN)
+
+    with pytest.raises(CommandError, match="returns 768-d vectors but the knowledge index stores 384-d"):
+        call_command("ingest_kb", str(tmp_path), "--kb", "help")
+
+    assert not Document.objects.exists()

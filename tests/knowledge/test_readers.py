@@ -1,0 +1,158 @@
+"""Every supported format becomes heading-aware chunks; every kind of bad file is refused with a reason."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import docx
+import pytest
+from pypdf import PdfReader, PdfWriter
+from reportlab.pdfbase import pdfmetrics
+from reportlab.pdfbase.cidfonts import UnicodeCIDFont
+from reportlab.pdfgen import canvas
+
+from knowledge.readers import IngestError, decode_text, document_read
+
+LIMIT = 1024 * 1024
+
+
+def pdf_bytes(lines: list[str], *, title: str = "", chinese: bool = False) -> bytes:
+    buffer = io.BytesIO()
+    page = canvas.Canvas(buffer)
+    if title:
+        page.setTitle(title)
+    font = "Helvetica"
+    if chinese:
+        pdfmetrics.registerFont(UnicodeCIDFont("STSong-Light"))
+        font = "STSong-Light"
+    page.setFont(font, 12)
+    for i, line in enumerate(lines):
+        page.drawString(72, 760 - 18 * i, line)
+    page.showPage()
+    page.save()
+    return buffer.getvalue()
+
+
+def docx_bytes() -> bytes:
+    document = docx.Document()
+    document.core_properties.title = "保修政策"
+    document.add_heading("保修期", level=1)
+    document.add_paragraph("手机和平板整机保修一年。耳机保修六个月。")
+    document.add_heading("Repairs", level=1)
+    document.add_paragraph("In-warranty repairs are free.")
+    table = document.add_table(rows=1, cols=2)
+    table.rows[0].cells[0].text = "Screen"
+    table.rows[0].cells[1].text = "¥899"
+    buffer = io.BytesIO()
+    document.save(buffer)
+    return buffer.getvalue()
+
+
+def test_markdown_keeps_heading_paths() -> None:
+    read = document_read("returns.md", "# Returns\n\n## Seven days\nAny reason.\n".encode(), max_bytes=LIMIT)
+
+    assert read.title == "Returns"
+    assert [(c.heading, c.text) for c in read.chunks] == [("Returns › Seven days", "Any reason.")]
+
+
+def test_html_drops_scripts_and_page_chrome_and_keeps_headings() -> None:
+    html = """<html><head><title>发票说明</title><style>p{color:red}</style></head><body>
+    <nav>首页 | 登录</nav><h1>发票</h1><h2>专用发票</h2><p>增值税专用发票需要提供&nbsp;税号。</p>
+    <script>alert('x')</script><ul><li>个人发票</li><li>公司发票</li></ul><footer>© shop</footer></body></html>"""
+
+    read = document_read("invoice.html", html.encode(), max_bytes=LIMIT)
+
+    assert read.title == "发票说明"
+    text = " ".join(c.text for c in read.chunks)
+    assert "增值税专用发票需要提供 税号。" in text and "个人发票" in text
+    assert "alert" not in text and "登录" not in text and "© shop" not in text and "color" not in text
+    assert read.chunks[0].heading == "发票 › 专用发票"
+
+
+def test_gbk_declared_html_is_decoded() -> None:
+    html = '<html><head><meta charset="gbk"></head><body><h1>退货</h1><p>七天无理由退货。</p></body></html>'
+
+    read = document_read("gbk.htm", html.encode("gbk"), max_bytes=LIMIT)
+
+    assert read.chunks[0].text == "七天无理由退货。"
+
+
+@pytest.mark.parametrize("chinese", [False, True], ids=["en", "zh"])
+def test_pdf_text_layer_is_read_in_both_languages(chinese: bool) -> None:
+    lines = ["保修政策：整机保修一年。", "屏幕维修约 899 元。"] if chinese else ["Warranty: one year.", "Screens cost 899."]
+
+    read = document_read("policy.pdf", pdf_bytes(lines, title="Policy", chinese=chinese), max_bytes=LIMIT)
+
+    assert read.title == "Policy"
+    text = " ".join(c.text for c in read.chunks)
+    assert all(line in text for line in lines)
+
+
+def test_docx_headings_paragraphs_and_tables_are_read() -> None:
+    read = document_read("warranty.docx", docx_bytes(), max_bytes=LIMIT)
+
+    assert read.title == "保修政策"
+    by_heading = {c.heading: c.text for c in read.chunks}
+    assert by_heading["保修期"] == "手机和平板整机保修一年。耳机保修六个月。"
+    assert "In-warranty repairs are free." in by_heading["Repairs"] and "Screen | ¥899" in by_heading["Repairs"]
+
+
+def test_faq_files_make_one_chunk_per_entry() -> None:
+    csv_read = document_read("faq.csv", "Question,Answer\n包邮吗？,满 99 元包邮。\nDo you ship abroad?,Yes.\n".encode(), max_bytes=LIMIT)
+    entries = [{"question": "怎么开发票？", "answer": "发货后在聊天中申请。"}, {"question": "Gift cards?", "answer": "Yes."}]
+    json_read = document_read("faq.json", json.dumps(entries, ensure_ascii=False).encode(), max_bytes=LIMIT)
+
+    assert [(c.heading, c.text) for c in csv_read.chunks] == [
+        ("包邮吗？", "包邮吗？ 满 99 元包邮。"),
+        ("Do you ship abroad?", "Do you ship abroad? Yes."),
+    ]
+    assert [c.text for c in json_read.chunks] == ["怎么开发票？ 发货后在聊天中申请。", "Gift cards? Yes."]
+
+
+def test_gbk_text_is_detected_and_utf8_with_bom_is_clean() -> None:
+    assert decode_text("保修期为一年。".encode("gbk"), "a.txt") == "保修期为一年。"
+    assert decode_text("\ufeff保修".encode(), "b.txt") == "保修"
+
+
+def encrypted_pdf() -> bytes:
+    writer = PdfWriter(clone_from=PdfReader(io.BytesIO(pdf_bytes(["secret"]))))
+    writer.encrypt("pw")
+    buffer = io.BytesIO()
+    writer.write(buffer)
+    return buffer.getvalue()
+
+
+def scanned_pdf() -> bytes:
+    buffer = io.BytesIO()
+    page = canvas.Canvas(buffer)
+    page.rect(100, 100, 200, 200, fill=1)  # a picture, no text layer
+    page.showPage()
+    page.save()
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "message"),
+    [
+        ("empty.md", b"  \n ", "empty"),
+        ("binary.txt", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "binary content"),
+        ("noise.txt", bytes(range(1, 32)) * 40, "not UTF-8 or GBK"),
+        ("slides.pptx", b"PK\x03\x04", "unsupported type .pptx"),
+        ("README", b"hello", "unsupported type (no extension)"),
+        ("big.md", b"# big\n" + b"x" * (LIMIT + 1), "larger than the 1 MB limit"),
+        ("broken.pdf", b"%PDF-1.4 this is not really a pdf", "not a readable PDF"),
+        ("locked.pdf", encrypted_pdf(), "password-protected"),
+        ("scan.pdf", scanned_pdf(), "no text layer"),
+        ("broken.docx", b"PK\x03\x04 not a zip at all", "not a readable DOCX"),
+        ("faq.csv", b"q,a\nx,y\n", "question,answer header"),
+        ("faq.json", b"{not json", "invalid JSON"),
+        ("faq.json", b'{"question": "x", "answer": "y"}', "must be a list"),
+        ("faq.json", b'[{"question": " ", "answer": "y"}]', "no question/answer entries"),
+    ],
+    ids=lambda value: value if isinstance(value, str) and len(value) < 30 else "",
+)
+def test_bad_files_are_refused_with_a_reason(name: str, content: bytes, message: str) -> None:
+    with pytest.raises(IngestError, match=message.replace("(", r"\(").replace(")", r"\)").replace(".", r"\.")) as error:
+        document_read(name, content, max_bytes=LIMIT)
+    assert str(error.value).startswith(name)

@@ -1,0 +1,121 @@
+"""POST /api/v1/kb/documents: a real worker ingests the upload; the job reports progress, outcomes and errors."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from typing import Any
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client
+
+from conversations.api_keys import api_key_create
+from knowledge.models import Document, IngestJob
+from knowledge.selectors import chunk_search_hybrid
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("celery_worker")]
+
+WARRANTY_ZH = "# 保修\n\n## 保修期\n手机整机保修一年，耳机保修六个月。\n".encode()
+WARRANTY_EN = b"# Warranty\n\n## Period\nPhones have a one-year warranty.\n"
+
+
+@pytest.fixture
+def auth() -> dict[str, str]:
+    _, key = api_key_create(name="uploader")
+    return {"HTTP_AUTHORIZATION": f"Bearer {key}"}
+
+
+def upload(client: Client, auth: dict[str, str], files: list[tuple[str, bytes]], **fields: str) -> Any:
+    data: dict[str, Any] = {"file": [SimpleUploadedFile(name, content) for name, content in files], **fields}
+    return client.post("/api/v1/kb/documents", data, **auth)
+
+
+def job_finished(client: Client, auth: dict[str, str], url: str, timeout: float = 60) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        body = client.get(url, **auth).json()
+        if body["status"] in ("succeeded", "partial", "failed"):
+            return body
+        time.sleep(0.2)
+    raise AssertionError(f"job still {body['status']} after {timeout} s")
+
+
+def test_an_upload_is_ingested_in_the_background_and_searchable(client: Client, auth: dict[str, str]) -> None:
+    response = upload(client, auth, [("warranty_zh.md", WARRANTY_ZH), ("warranty_en.md", WARRANTY_EN)], kb="help")
+
+    assert response.status_code == 202
+    body = response.json()
+    assert response["Location"] == body["url"] == f"/api/v1/kb/jobs/{body['job_id']}"
+    job = job_finished(client, auth, body["url"])
+
+    assert job["status"] == "succeeded" and job["progress"] == 1.0 and job["knowledge_base"] == "help"
+    assert [(f["name"], f["outcome"], f["error"]) for f in job["files"]] == [
+        ("warranty_zh.md", "added", None),
+        ("warranty_en.md", "added", None),
+    ]
+    assert {d.language for d in Document.objects.filter(knowledge_base__name="help")} == {"zh", "en"}
+    results, miss = chunk_search_hybrid(query="耳机保修多久", kb="help", lang="zh")
+    assert not miss and "六个月" in results[0].text
+    assert not IngestJob.objects.get().files.exclude(content=b"").exists()  # bytes are dropped once ingested
+
+
+def test_a_bad_file_in_an_upload_is_reported_and_the_rest_ingested(client: Client, auth: dict[str, str]) -> None:
+    response = upload(client, auth, [("ok.md", WARRANTY_EN), ("photo.txt", b"\x89PNG\r\n\x1a\n\x00\x00")])
+
+    job = job_finished(client, auth, response.json()["url"])
+
+    assert job["status"] == "partial"
+    assert job["files"][0]["outcome"] == "added"
+    assert job["files"][1]["outcome"] == "failed" and "binary content" in job["files"][1]["error"]
+    assert Document.objects.count() == 1
+
+
+def test_the_same_upload_twice_changes_nothing(client: Client, auth: dict[str, str]) -> None:
+    first = job_finished(client, auth, upload(client, auth, [("w.md", WARRANTY_EN)]).json()["url"])
+    second = job_finished(client, auth, upload(client, auth, [("w.md", WARRANTY_EN)]).json()["url"])
+
+    assert first["files"][0]["outcome"] == "added" and second["files"][0]["outcome"] == "unchanged"
+    assert Document.objects.get().version == 1
+
+
+@pytest.mark.parametrize(
+    ("files", "fields", "field", "message"),
+    [
+        ([], {}, "file", "This list may not be empty"),
+        ([("slides.pptx", b"PK")], {}, "file", "unsupported type .pptx"),
+        ([("empty.md", b"")], {}, "file", "empty.md: empty"),
+        ([("ok.md", WARRANTY_EN)], {"kb": "not a slug!"}, "kb", "letters, numbers"),
+        ([("ok.md", WARRANTY_EN)], {"lang": "fr"}, "lang", "not a valid choice"),
+    ],
+    ids=["no-file", "unsupported", "empty", "bad-kb", "bad-lang"],
+)
+def test_bad_uploads_are_refused_at_once_and_nothing_is_queued(
+    client: Client, auth: dict[str, str], files: list[tuple[str, bytes]], fields: dict[str, str], field: str, message: str
+) -> None:
+    response = upload(client, auth, files, **fields)
+
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["field"] == field and message in error["message"]
+    assert not IngestJob.objects.exists()
+
+
+def test_a_too_large_file_is_refused(client: Client, auth: dict[str, str], settings: Any) -> None:
+    settings.KNOWLEDGE_MAX_FILE_BYTES = 1024 * 1024
+
+    response = upload(client, auth, [("big.md", b"# Big\n" + b"x" * (1024 * 1024))])
+
+    assert response.status_code == 400 and "larger than the 1 MB limit" in response.json()["error"]["message"]
+
+
+def test_json_body_unknown_jobs_and_missing_keys_get_the_error_shape(client: Client, auth: dict[str, str]) -> None:
+    as_json = client.post("/api/v1/kb/documents", {"file": "x"}, content_type="application/json", **auth)
+    unknown = client.get(f"/api/v1/kb/jobs/{uuid.uuid4()}", **auth)
+    malformed = client.get("/api/v1/kb/jobs/not-a-uuid", **auth)
+    anonymous = client.post("/api/v1/kb/documents", {"file": [SimpleUploadedFile("a.md", WARRANTY_EN)]})
+
+    assert as_json.status_code == 415 and as_json.json()["error"]["code"] == "unsupported_media_type"
+    assert unknown.status_code == 404 and malformed.status_code == 404 and "error" in malformed.json()
+    assert anonymous.status_code in (401, 403) and "error" in anonymous.json()
+    assert not IngestJob.objects.exists()
