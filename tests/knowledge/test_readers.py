@@ -50,7 +50,7 @@ def docx_bytes() -> bytes:
 
 
 def test_markdown_keeps_heading_paths() -> None:
-    read = document_read("returns.md", "# Returns\n\n## Seven days\nAny reason.\n".encode(), max_bytes=LIMIT)
+    read = document_read("returns.md", b"# Returns\n\n## Seven days\nAny reason.\n", max_bytes=LIMIT)
 
     assert read.title == "Returns"
     assert [(c.heading, c.text) for c in read.chunks] == [("Returns › Seven days", "Any reason.")]
