@@ -6,12 +6,12 @@ VENV := .venv
 PY := $(VENV)/bin/python
 INSTALLED := $(VENV)/.installed
 
-.PHONY: run test install lint stop
+.PHONY: run test install lint stop browser-deps
 
 run: $(INSTALLED)
 	$(PY) manage.py serve
 
-test: $(INSTALLED)
+test: $(INSTALLED) browser-deps
 	$(PY) -m ruff check .
 	$(VENV)/bin/lint-imports --no-cache
 	$(PY) -m pytest $(PYTEST_ARGS)
@@ -24,6 +24,10 @@ $(INSTALLED): pyproject.toml
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e ".[dev]"
 	touch $(INSTALLED)
+
+# Debian's chromium and a CJK font for the browser tests (tests/browser); installed when missing.
+browser-deps:
+	@scripts/ensure_browser
 
 lint: $(INSTALLED)
 	$(PY) -m ruff check .

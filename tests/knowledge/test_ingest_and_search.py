@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import io
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -243,3 +245,22 @@ def test_a_wrong_width_embeddings_model_stops_ingest_before_anything_is_read(
         call_command("ingest_kb", str(tmp_path), "--kb", "help")
 
     assert not Document.objects.exists()
+
+
+def test_ingest_command_shows_progress_and_a_summary_then_changes_nothing_the_second_time(tmp_path: Path) -> None:
+    _write(tmp_path, "returns.md", RETURNS_ZH)
+    (tmp_path / "sub").mkdir()
+    _write(tmp_path / "sub", "faq.csv", "question,answer\nDo you ship abroad?,Yes with UPS.\n")
+    _write(tmp_path, "photo.png", b"\x89PNG")  # not a knowledge format: folders skip it
+    out, err = io.StringIO(), io.StringIO()
+
+    call_command("ingest_kb", str(tmp_path), "--kb", "help", stdout=out, stderr=err)
+    again = io.StringIO()
+    call_command("ingest_kb", str(tmp_path), "--kb", "help", stdout=again, stderr=io.StringIO())
+
+    assert re.fullmatch(
+        r"help: 2 documents: 2 added, 0 changed, 0 unchanged, 0 failed, 0 pruned; 3 chunks in \d+\.\d s\n", out.getvalue()
+    )
+    assert re.search(r"^\[\.{24}\] 0/2 .*returns\.md$", err.getvalue(), re.M)
+    assert re.search(r"^\[#{12}\.{12}\] 1/2 .*faq\.csv$", err.getvalue(), re.M)
+    assert "2 unchanged" in again.getvalue() and Document.objects.count() == 2

@@ -1,0 +1,110 @@
+"""Real-browser fixtures: Django's live server, Debian's chromium driven by Playwright, a logged-in staff user.
+
+Chromium and a CJK font come from Debian (`make test` installs them through scripts/ensure_browser); never
+`playwright install`. Missing, the browser tests skip on a developer's machine and fail under CI.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, Page, expect, sync_playwright
+
+CHROMIUM = Path("/usr/bin/chromium")
+STAFF_PASSWORD = "browser-pw-1"
+
+# Two cores shared with Postgres, Redis, the worker and chromium: give assertions more than the 5 s default.
+expect.set_options(timeout=10_000)
+
+
+def _missing() -> str:
+    """What the browser tests lack on this machine, or ''."""
+    if not CHROMIUM.exists():
+        return f"{CHROMIUM} (Debian package chromium)"
+    fc_list = shutil.which("fc-list")
+    if not fc_list or not subprocess.run([fc_list, ":lang=zh", "family"], capture_output=True, text=True).stdout:
+        return "a Chinese font (Debian package fonts-wqy-zenhei)"
+    return ""
+
+
+def _in_ci() -> bool:
+    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
+
+
+@pytest.fixture(scope="package")
+def browser() -> Iterator[Browser]:
+    """One chromium for the browser tests.
+
+    Package-scoped, not session-scoped, on purpose: while Playwright's sync API is started, its asyncio loop
+    counts as running in the main thread, which would break every later pytest-asyncio test and make Django
+    refuse ORM calls ("async context"). So it lives only as long as tests/browser runs, and for that time
+    Django's async-safety check is switched off (the ORM calls are plain synchronous ones in this thread).
+    """
+    missing = _missing()
+    if missing:
+        message = f"browser tests need {missing}: run scripts/ensure_browser as root (make test does)"
+        if _in_ci():
+            pytest.fail(message, pytrace=False)
+        pytest.skip(message)
+    previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    try:
+        with sync_playwright() as playwright:
+            chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
+            yield chromium
+            chromium.close()
+    finally:
+        if previous is None:
+            os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+        else:
+            os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = previous
+
+
+@pytest.fixture
+def page(browser: Browser, live_server: Any) -> Iterator[Page]:
+    """A fresh browser context (no cookies) whose relative URLs go to the live server."""
+    context = browser.new_context(base_url=live_server.url, locale="en-US", viewport={"width": 1280, "height": 900})
+    context.set_default_timeout(10_000)
+    yield context.new_page()
+    context.close()
+
+
+@pytest.fixture
+def page_problems(page: Page) -> list[str]:
+    """JavaScript errors, failed requests and 4xx/5xx responses seen by `page`; a test asserts it stays empty."""
+    problems: list[str] = []
+    page.on("pageerror", lambda error: problems.append(f"JS error: {error}"))
+    page.on(
+        "requestfailed",
+        # ERR_ABORTED: a navigation (a form submitted, a reload) cancelled loads still under way; not a fault.
+        lambda request: None if request.failure == "net::ERR_ABORTED" else problems.append(f"failed: {request.url}"),
+    )
+    page.on("response", lambda r: problems.append(f"{r.status}: {r.url}") if r.status >= 400 else None)
+    return problems
+
+
+@pytest.fixture
+def staff_login(live_server: Any) -> Callable[..., Any]:
+    """Log `page` in through the admin login form as a new staff user with the knowledge app's permissions."""
+
+    def login(page: Page, *, username: str = "kb_staff", actions: tuple[str, ...] = ("view", "change", "add")) -> Any:
+        from django.contrib.auth.models import Permission, User
+
+        user = User.objects.create_user(username, password=STAFF_PASSWORD, is_staff=True)
+        user.user_permissions.set(
+            Permission.objects.filter(content_type__app_label="knowledge", codename__regex=rf"^({'|'.join(actions)})_")
+        )
+        page.goto("/admin/login/?next=/admin/")
+        page.fill("#id_username", username)
+        page.fill("#id_password", STAFF_PASSWORD)
+        page.get_by_role("button", name="Log in").click()
+        expect(page.locator("#user-tools")).to_contain_text(username)
+        return user
+
+    return login
