@@ -1,33 +1,66 @@
-"""Hybrid retrieval: pgvector cosine + 'simple' full text over rjieba-segmented text, fused by RRF."""
+"""Hybrid retrieval: pgvector cosine + 'simple' full text over rjieba-segmented text, fused by score:
+cosine + BM25 (IDF from Postgres' own statistics of the search vectors) + an exact-phrase bonus."""
 
 from __future__ import annotations
 
 import hashlib
+import math
+import re
+import time
+from collections import Counter
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from django.contrib.postgres.search import SearchQuery, SearchRank
+from django.contrib.postgres.search import SearchQuery
 from django.core.cache import cache
-from django.db.models import F, QuerySet
+from django.db import connection
+from django.db.models import QuerySet
 from pgvector.django import CosineDistance
 
 from knowledge.chunking import search_text
 from knowledge.embeddings import embedder_get
-from knowledge.models import Chunk, DocumentStatus, IngestJob, KnowledgeBase
+from knowledge.models import Chunk, Document, DocumentStatus, IngestJob, KnowledgeBase
 from knowledge.services import kb_version
 
-ARM_DEPTH = 50
-RRF_K = 60
-# The vector arm ranks well but says little through its compressed e5 cosines; the keyword arm is
-# sparse but precise. A keyword hit adds to the vector order instead of competing with it.
-VECTOR_WEIGHT = 1.0
-KEYWORD_WEIGHT = 0.6
+# An HNSW scan returns at most hnsw.ef_search rows (40 by default), so a deeper arm would only be
+# deeper when the planner picks an exact scan.
+ARM_DEPTH = 40
+# Matching rows the keyword arm reads at most. Each is a heap fetch of a wide row (the embedding
+# lives in it): reading every match of one common word costs ~100 ms at 100k chunks.
+KEYWORD_SCAN = 300
+# Words pick candidates rarest first until their expected matches reach this. Twice the scan:
+# the estimate for a word outside the statistics is pessimistic, and most such words in a
+# question (names, numbers) match nothing.
+KEYWORD_EXPECTED = 600
+# Fusion. e5 cosines sit in a compressed 0.8–1.0 band where neighbours differ by hundredths, so
+# keyword evidence is converted to cosine units and added. BM25 (not a normalised score, not a
+# rank) because its size grows with the evidence: in a short paraphrase question a shared common
+# word adds almost nothing, while a long question sharing many rare words with a passage outweighs
+# the blurred cosine of its long embedding. The weight was picked on the even-indexed queries of
+# the BQ paraphrase set (bench/retrieval.py); k1 and b are the textbook values.
+KEYWORD_WEIGHT = 0.0007  # cosine per BM25 point
+BM25_K1, BM25_B = 1.2, 0.75
+# The customer's exact words inside a passage ("批量采购" in a long price list) beat a passage that
+# is only about the same topic; too rare in paraphrase questions to mislead there.
+EXACT_PHRASE_BONUS = 0.03
+UNKNOWN_TERM_SHARE = 0.01  # a table Postgres has not analysed yet: every word moderately rare
+TERM_STATS_TTL_S = 60  # only ANALYZE changes them
 MISS_SIMILARITY = 0.82  # below this best cosine the KB does not know (e5 cosines sit in 0.8–1.0)
 CACHE_TTL_S = 3600
 _STOP_WORDS = set(
     "the a an my is are was do does did what how when where why who i you your to of in on for and or can could "
     "it its this that with be me we our us if not no yes have has please there any about from by at as".split()
 ) | set("的 了 吗 呢 吧 啊 是 我 你 他 她 它 我们 你们 怎么 什么 如何 请问 一下 可以 能 有 没有 在 和 与".split())
+_WORD = re.compile(r"\w+")
+# Postgres' own statistics of the tsvector column (kept by ANALYZE and autovacuum): the ~1,000
+# most common words with the share of rows holding each, and the table's row count.
+_TERM_STATS_SQL = """
+SELECT c.reltuples, s.most_common_elems::text::text[], s.most_common_elem_freqs
+FROM pg_class c
+LEFT JOIN pg_stats s ON s.schemaname = current_schema() AND s.tablename = c.relname AND s.attname = 'search_vector'
+WHERE c.oid = %s::regclass
+"""
+_term_stats: dict[str, tuple[float, float, dict[str, float]]] = {}  # database -> (expires, rows, shares)
 
 
 @dataclass(frozen=True)
@@ -41,6 +74,15 @@ class ScoredChunk:
     score: float
     similarity: float
     keyword_rank: int | None
+
+
+def _documents(kb: str | None, lang: str | None) -> QuerySet[Document]:
+    documents = Document.objects.filter(status=DocumentStatus.READY)
+    if kb:
+        documents = documents.filter(knowledge_base__name=kb)
+    if lang:
+        documents = documents.filter(language=lang)
+    return documents
 
 
 def _chunks(kb: str | None, lang: str | None) -> QuerySet[Chunk]:
@@ -61,6 +103,77 @@ def _version(kb: str | None) -> str:
     return "-".join(f"{pk}.{kb_version(pk)}" for pk in sorted(ids))
 
 
+def _term_shares(terms: list[str]) -> tuple[dict[str, float], float | None]:
+    """Each word's share of chunks, and the number of chunks (None before the first ANALYZE).
+
+    A word missing from the statistics is taken at half the least common listed one, as the
+    planner itself assumes."""
+    database = connection.settings_dict["NAME"]
+    expires, rows, known = _term_stats.get(database, (0.0, 0.0, {}))
+    if expires < time.monotonic():
+        with connection.cursor() as cursor:
+            cursor.execute(_TERM_STATS_SQL, [Chunk._meta.db_table])
+            rows, words, shares = cursor.fetchone()
+        known = dict(zip(words or [], shares or [], strict=False))  # the shares list ends with min and max
+        _term_stats[database] = (time.monotonic() + TERM_STATS_TTL_S, rows, known)
+    if not known:
+        return dict.fromkeys(terms, UNKNOWN_TERM_SHARE), None
+    floor = min(known.values()) / 2
+    return {t: min(max(known.get(t, floor), 1e-6), 0.5) for t in terms}, max(rows, 1.0)
+
+
+def _keyword_arm(
+    terms: list[str], shares: dict[str, float], rows: float | None, kb: str | None, lang: str | None
+) -> list[tuple[int, float]]:
+    # A single Chinese character is more often a piece of a word than a word (到 in 延长到两年): it
+    # picks candidates only when the question has nothing longer, and still scores below.
+    words = [t for t in terms if len(t) > 1] or terms
+    selective: list[str] = []
+    expected = 0.0
+    for term in sorted(words, key=shares.__getitem__):
+        expected += shares[term] * (rows or 0.0)
+        if selective and expected > KEYWORD_EXPECTED:
+            break
+        selective.append(term)
+    tsquery = SearchQuery(" | ".join(selective), search_type="raw", config="simple")
+    # Document ids as a list: joined instead, the planner probes the GIN index once per document.
+    documents = list(_documents(kb, lang).order_by().values_list("pk", flat=True))
+    matches = (
+        Chunk.objects.filter(document_id__in=documents, embedding__isnull=False, search_vector=tsquery)
+        .order_by()  # any KEYWORD_SCAN rows: sorting would read every match
+        .values_list("pk", "search_text")[:KEYWORD_SCAN]
+    )
+    scores = _bm25(terms, shares, list(matches))
+    return sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:ARM_DEPTH]
+
+
+def _words(text: str) -> str:
+    return " ".join(_WORD.findall(text.lower()))
+
+
+def _phrase(query: str) -> re.Pattern[str] | None:
+    """The query's words in order, spaces optional (Chinese has none), never inside an English word."""
+    words = _WORD.findall(query.lower())
+    if not words:
+        return None
+    before = r"(?<![a-z0-9])" if words[0][0].isascii() else ""
+    after = r"(?![a-z0-9])" if words[-1][-1].isascii() else ""
+    return re.compile(before + " ?".join(map(re.escape, words)) + after)
+
+
+def _bm25(terms: list[str], shares: dict[str, float], texts: list[tuple[int, str]]) -> dict[int, float]:
+    """BM25 of each (pk, search_text) against the query words; lengths relative to these texts'."""
+    idf = {t: math.log(1 + (1 - shares[t]) / shares[t]) for t in terms}
+    counts = {pk: Counter(text.split()) for pk, text in texts}
+    lengths = {pk: sum(words.values()) for pk, words in counts.items()}
+    average = (sum(lengths.values()) / len(lengths) if lengths else 0.0) or 1.0
+    scores = {}
+    for pk, words in counts.items():
+        norm = BM25_K1 * (1 - BM25_B + BM25_B * lengths[pk] / average)
+        scores[pk] = sum(idf[t] * words[t] * (BM25_K1 + 1) / (words[t] + norm) for t in idf if t in words)
+    return scores
+
+
 def chunk_search_hybrid(
     *, query: str, k: int = 5, kb: str | None = None, lang: str | None = None, mode: str = "hybrid"
 ) -> tuple[list[ScoredChunk], bool]:
@@ -69,43 +182,53 @@ def chunk_search_hybrid(
     cached = cache.get(key)
     if cached is not None:
         return [ScoredChunk(**c) for c in cached["results"]], cached["miss"]
-    chunks = _chunks(kb, lang)
+    vector = None
     vector_ranked: list[tuple[int, float]] = []
     if mode in ("hybrid", "vector"):
         vector = embedder_get().queries([query])[0]
         vector_ranked = [
             (pk, 1.0 - float(distance))
-            for pk, distance in chunks.annotate(distance=CosineDistance("embedding", vector))
+            for pk, distance in _chunks(kb, lang)
+            .annotate(distance=CosineDistance("embedding", vector))
             .order_by("distance")
             .values_list("pk", "distance")[:ARM_DEPTH]
         ]
-    keyword_ranked: list[int] = []
-    terms = [t for t in search_text(query).split() if t not in _STOP_WORDS and (len(t) > 1 or not t.isascii())]
-    if mode in ("hybrid", "keyword") and terms:
-        tsquery = SearchQuery(" | ".join(dict.fromkeys(terms)), search_type="raw", config="simple")
-        keyword_ranked = list(
-            chunks.filter(search_vector=tsquery)
-            .annotate(rank=SearchRank(F("search_vector"), tsquery))
-            .order_by("-rank", "pk")
-            .values_list("pk", flat=True)[:ARM_DEPTH]
-        )
-    scores: dict[int, float] = {}
-    for rank, (pk, _) in enumerate(vector_ranked):
-        scores[pk] = scores.get(pk, 0.0) + VECTOR_WEIGHT / (RRF_K + rank + 1)
-    for rank, pk in enumerate(keyword_ranked):
-        scores[pk] = scores.get(pk, 0.0) + KEYWORD_WEIGHT / (RRF_K + rank + 1)
+    # Punctuation is a token of rjieba's but never a lexeme: it would score as a very rare word.
+    words = (t for t in search_text(query).split() if _WORD.search(t) and t not in _STOP_WORDS)
+    terms = list(dict.fromkeys(t for t in words if len(t) > 1 or not t.isascii()))
+    shares, rows_total = _term_shares(terms) if terms and mode in ("hybrid", "keyword") else ({}, None)
+    keyword_ranked = _keyword_arm(terms, shares, rows_total, kb, lang) if shares else []
     similarity = dict(vector_ranked)
-    keyword_position = {pk: i + 1 for i, pk in enumerate(keyword_ranked)}
-    best = sorted(scores, key=lambda pk: -scores[pk])[:k]
-    rows = {c.pk: c for c in Chunk.objects.filter(pk__in=best).select_related("document")}
+    keyword_position = {pk: i + 1 for i, (pk, _) in enumerate(keyword_ranked)}
+    candidates = {pk: i for i, pk in enumerate(dict.fromkeys([pk for pk, _ in vector_ranked + keyword_ranked]))}
+    fields = ["pk", "heading", "text", "search_text", "document__source", "document__title", "document__language"]
+    rows = Chunk.objects.filter(pk__in=list(candidates)).order_by()
+    if vector is not None:
+        rows = rows.annotate(distance=CosineDistance("embedding", vector))
+        fields.append("distance")
+    chunks = {row["pk"]: row for row in rows.values(*fields)}
+    if mode == "hybrid":
+        # Keyword-only candidates get their true cosine, so both signals are known for every one.
+        similarity = {pk: 1.0 - float(row["distance"]) for pk, row in chunks.items()}
+        bm25 = _bm25(terms, shares, [(pk, row["search_text"]) for pk, row in chunks.items()]) if shares else {}
+        phrase = _phrase(query)
+        scores = {
+            pk: similarity[pk]
+            + KEYWORD_WEIGHT * bm25.get(pk, 0.0)
+            + (EXACT_PHRASE_BONUS if phrase and phrase.search(_words(f"{row['heading']} {row['text']}")) else 0.0)
+            for pk, row in chunks.items()
+        }
+    else:
+        scores = dict(vector_ranked if mode == "vector" else keyword_ranked)
+    best = sorted(chunks, key=lambda pk: (-scores[pk], candidates[pk]))[:k]
     results = [
         ScoredChunk(
             chunk_id=pk,
-            document=rows[pk].document.source,
-            title=rows[pk].document.title,
-            heading=rows[pk].heading,
-            text=rows[pk].text,
-            language=rows[pk].document.language,
+            document=chunks[pk]["document__source"],
+            title=chunks[pk]["document__title"],
+            heading=chunks[pk]["heading"],
+            text=chunks[pk]["text"],
+            language=chunks[pk]["document__language"],
             score=round(scores[pk], 6),
             similarity=round(similarity.get(pk, 0.0), 4),
             keyword_rank=keyword_position.get(pk),
@@ -113,7 +236,7 @@ def chunk_search_hybrid(
         for pk in best
     ]
     # A keyword hit alone proves little ("up" in "priced up to"): the vector arm decides a miss.
-    top_similarity = max(similarity.values(), default=0.0)
+    top_similarity = max((s for _, s in vector_ranked), default=0.0)
     miss = (
         not results
         or (mode == "keyword" and not keyword_ranked)

@@ -49,6 +49,9 @@ class Command(BaseCommand):
                 self._clear_bar()
                 self.stderr.write(f"skipped {exc}")
                 continue
+            except EmbeddingsUnavailable as exc:  # the server went away mid-run: the rest would fail too
+                self._clear_bar()
+                raise CommandError(f"embeddings: {exc}; {index - 1} of {len(files)} file(s) done") from None
             counts[result.outcome] += 1
             chunks += result.chunks
         self._progress(len(files), len(files), "done")
