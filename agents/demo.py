@@ -5,7 +5,7 @@ from pathlib import Path
 from django.db import transaction
 
 from agents.store.demo import store_seed_demo
-from knowledge.services import file_ingest
+from knowledge.services import file_ingest, kb_prune
 from tickets.demo import canned_responses_seed, demo_staff_ensure
 
 DEMO_KB = Path(__file__).resolve().parent.parent / "knowledge" / "demo_kb"
@@ -17,5 +17,7 @@ def demo_seed(*, reset: bool = False) -> None:
         demo_staff_ensure()
         canned_responses_seed()
     # Unchanged articles are skipped by their content hash, so this is cheap on every start.
+    sources = set()
     for path in sorted(DEMO_KB.iterdir()):
-        file_ingest(kb_name="demo", path=path, source=f"demo_kb/{path.name}")
+        sources.add(file_ingest(kb_name="demo", path=path, source=f"demo_kb/{path.name}").source)
+    kb_prune(kb_name="demo", keep_sources=sources, under=["demo_kb"])  # articles renamed or removed since

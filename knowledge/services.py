@@ -12,6 +12,7 @@ import numpy as np
 from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from knowledge.chunking import TextChunk, search_text
@@ -154,13 +155,18 @@ def file_ingest(
     )
 
 
-def kb_prune(*, kb_name: str, keep_sources: set[str]) -> int:
-    """Remove the documents whose source is no longer among `keep_sources`."""
+def kb_prune(*, kb_name: str, keep_sources: set[str], under: list[str]) -> int:
+    """Remove the documents whose source lies under one of `under` (folders or files that were
+    ingested) but is no longer among `keep_sources`; uploads and staff FAQ entries live elsewhere
+    and are never pruned by a folder's ingest."""
     kb = KnowledgeBase.objects.filter(name=kb_name).first()
-    if kb is None:
+    if kb is None or not under:
         return 0
+    scope = Q()
+    for root in under:
+        scope |= Q(source=root) | Q(source__startswith=root.rstrip("/") + "/")
     with transaction.atomic():
-        gone = Document.objects.filter(knowledge_base=kb).exclude(source__in=keep_sources)
+        gone = Document.objects.filter(scope, knowledge_base=kb).exclude(source__in=keep_sources)
         count = gone.values("source").distinct().count()
         gone.delete()
         transaction.on_commit(lambda: _kb_touch(kb.pk))

@@ -37,24 +37,28 @@ def _sentences(text: str) -> list[str]:
 
 
 def _extract(question: str, chunk: ScoredChunk) -> str:
-    """The passage's sentences that answer the question, in their order, within MAX_ANSWER_CHARS.
+    """The passage, or when it is too long, its sentences that answer the question, in their order.
 
-    A sentence earns its place by sharing words with the question; the first sentence of the
-    passage is kept when nothing overlaps, since a heading-led passage states its point first."""
-    sentences = [s for part in re.split(r"(?<=[.])\s+", chunk.text) for s in _sentences(part)] or [chunk.text]
+    A passage is written to be read whole, so one that fits is quoted whole. A longer one keeps the
+    sentences that share the most words with the question, and its opening sentence when there is
+    room, since a heading-led passage states its point first."""
+    text = re.sub(r"(?<=[。！？；])\s+", "", re.sub(r"\s+", " ", chunk.text)).strip()
+    if len(text) <= MAX_ANSWER_CHARS:
+        return text
+    sentences = [s for part in re.split(r"(?<=[.])\s+", text) for s in _sentences(part)] or [text]
     asked = _words(question)
     overlap = [len(asked & _words(s)) for s in sentences]
     order = sorted(range(len(sentences)), key=lambda i: (-overlap[i], i))
     keep: list[int] = []
     length = 0
-    for i in order:
-        if keep and (overlap[i] == 0 or length + len(sentences[i]) > MAX_ANSWER_CHARS):
+    for i in [order[0], 0, *order[1:]]:
+        if i in keep or (keep and i != 0 and overlap[i] == 0) or length + len(sentences[i]) > MAX_ANSWER_CHARS:
             continue
         keep.append(i)
         length += len(sentences[i])
-    text = " ".join(sentences[i] for i in sorted(keep))
-    text = re.sub(r"(?<=[。！？；])\s+", "", re.sub(r"\s+", " ", text)).strip()
-    return text if len(text) <= MAX_ANSWER_CHARS else text[:MAX_ANSWER_CHARS].rstrip() + "…"
+    joined = " ".join(sentences[i] for i in sorted(keep))
+    joined = re.sub(r"(?<=[。！？；])\s+", "", joined)
+    return joined if len(joined) <= MAX_ANSWER_CHARS else joined[:MAX_ANSWER_CHARS].rstrip() + "…"
 
 
 def _source(chunk: ScoredChunk) -> dict[str, object]:

@@ -259,7 +259,8 @@ def test_ingest_command_shows_progress_and_a_summary_then_changes_nothing_the_se
     call_command("ingest_kb", str(tmp_path), "--kb", "help", stdout=again, stderr=io.StringIO())
 
     assert re.fullmatch(
-        r"help: 2 documents: 2 added, 0 changed, 0 unchanged, 0 failed, 0 pruned; 3 chunks in \d+\.\d s\n", out.getvalue()
+        r"help: 2 documents: 2 added, 0 changed, 0 unchanged, 0 failed, 0 pruned; 3 chunks in \d+\.\d s\n",
+        out.getvalue(),
     )
     assert re.search(r"^\[\.{24}\] 0/2 .*returns\.md$", err.getvalue(), re.M)
     assert re.search(r"^\[#{12}\.{12}\] 1/2 .*faq\.csv$", err.getvalue(), re.M)

@@ -80,7 +80,9 @@ def test_gbk_declared_html_is_decoded() -> None:
 
 @pytest.mark.parametrize("chinese", [False, True], ids=["en", "zh"])
 def test_pdf_text_layer_is_read_in_both_languages(chinese: bool) -> None:
-    lines = ["保修政策：整机保修一年。", "屏幕维修约 899 元。"] if chinese else ["Warranty: one year.", "Screens cost 899."]
+    lines = (
+        ["保修政策：整机保修一年。", "屏幕维修约 899 元。"] if chinese else ["Warranty: one year.", "Screens cost 899."]
+    )
 
     read = document_read("policy.pdf", pdf_bytes(lines, title="Policy", chinese=chinese), max_bytes=LIMIT)
 
@@ -99,8 +101,13 @@ def test_docx_headings_paragraphs_and_tables_are_read() -> None:
 
 
 def test_faq_files_make_one_chunk_per_entry() -> None:
-    csv_read = document_read("faq.csv", "Question,Answer\n包邮吗？,满 99 元包邮。\nDo you ship abroad?,Yes.\n".encode(), max_bytes=LIMIT)
-    entries = [{"question": "怎么开发票？", "answer": "发货后在聊天中申请。"}, {"question": "Gift cards?", "answer": "Yes."}]
+    csv_read = document_read(
+        "faq.csv", "Question,Answer\n包邮吗？,满 99 元包邮。\nDo you ship abroad?,Yes.\n".encode(), max_bytes=LIMIT
+    )
+    entries = [
+        {"question": "怎么开发票？", "answer": "发货后在聊天中申请。"},
+        {"question": "Gift cards?", "answer": "Yes."},
+    ]
     json_read = document_read("faq.json", json.dumps(entries, ensure_ascii=False).encode(), max_bytes=LIMIT)
 
     assert [(c.heading, c.text) for c in csv_read.chunks] == [

@@ -91,7 +91,12 @@ def test_the_same_upload_twice_changes_nothing(client: Client, auth: dict[str, s
     ids=["no-file", "unsupported", "empty", "bad-kb", "bad-lang"],
 )
 def test_bad_uploads_are_refused_at_once_and_nothing_is_queued(
-    client: Client, auth: dict[str, str], files: list[tuple[str, bytes]], fields: dict[str, str], field: str, message: str
+    client: Client,
+    auth: dict[str, str],
+    files: list[tuple[str, bytes]],
+    fields: dict[str, str],
+    field: str,
+    message: str,
 ) -> None:
     response = upload(client, auth, files, **fields)
 

@@ -21,7 +21,9 @@ class Command(BaseCommand):
         parser.add_argument("paths", nargs="+", type=Path)
         parser.add_argument("--kb", default="default", help="Knowledge base name.")
         parser.add_argument("--lang", choices=["zh", "en", "auto"], default="auto")
-        parser.add_argument("--prune", action="store_true", help="Remove documents whose file is gone.")
+        parser.add_argument(
+            "--prune", action="store_true", help="Remove documents from under these paths whose file is gone."
+        )
 
     def handle(self, *args: Any, paths: list[Path], kb: str, lang: str, prune: bool, **options: Any) -> None:
         files: list[Path] = []
@@ -56,7 +58,9 @@ class Command(BaseCommand):
             chunks += result.chunks
         self._progress(len(files), len(files), "done")
         self._clear_bar()
-        pruned = kb_prune(kb_name=kb, keep_sources={str(f) for f in files}) if prune else 0
+        pruned = 0
+        if prune:
+            pruned = kb_prune(kb_name=kb, keep_sources={str(f) for f in files}, under=[str(p) for p in paths])
         self.stdout.write(
             f"{kb}: {len(files)} documents: {counts['added']} added, {counts['changed']} changed, "
             f"{counts['unchanged']} unchanged, {counts['failed']} failed, {pruned} pruned; "

@@ -2,7 +2,12 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from knowledge.selectors import chunk_search_hybrid
+from knowledge.selectors import ScoredChunk, chunk_search_hybrid
+
+
+def _label(result: ScoredChunk) -> str:
+    heading = result.heading or result.title
+    return heading if heading.startswith(result.title) else f"{result.title} › {heading}"
 
 
 class Command(BaseCommand):
@@ -21,7 +26,7 @@ class Command(BaseCommand):
         results, miss = chunk_search_hybrid(query=query, k=k, kb=kb, lang=lang, mode=mode)
         for r in results:
             self.stdout.write(
-                f"{r.score:.4f} cos={r.similarity:.3f} kw={r.keyword_rank or '-'}  {r.title} › {r.heading}"
+                f"{r.score:.4f} cos={r.similarity:.3f} kw={r.keyword_rank or '-'}  {_label(r)}"
             )
             self.stdout.write(f"    {r.text[:160]}")
         self.stdout.write("knowledge miss" if miss else f"{len(results)} result(s)")
