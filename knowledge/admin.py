@@ -145,10 +145,28 @@ class IngestFileInline(admin.TabularInline):
         return False
 
 
+@admin.register(IngestFile)
+class IngestFileAdmin(admin.ModelAdmin):
+    """Every uploaded file with its outcome, across jobs: where a refused file's reason is found."""
+
+    list_display = ["name", "job", "size", "outcome", "chunks", "error"]
+    list_filter = ["outcome"]
+    search_fields = ["name", "error"]
+    exclude = ["content"]
+    readonly_fields = ["job", "name", "size", "outcome", "chunks", "error"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
 @admin.register(IngestJob)
 class IngestJobAdmin(admin.ModelAdmin):
     list_display = ["created_at", "knowledge_base", "status", "percent", "requested_by", "finished_at"]
     list_filter = ["status", "knowledge_base"]
+    search_fields = ["requested_by", "files__name", "error"]
     readonly_fields = [
         "knowledge_base",
         "language",
@@ -190,6 +208,7 @@ class MissedQuestionAdmin(admin.ModelAdmin):
     """The changelist is the knowledge-gaps page: missed questions grouped by meaning."""
 
     list_display = ["question", "language", "created_at", "answered_at"]
+    search_fields = ["question"]
     exclude = ["embedding"]
     change_list_template = "admin/knowledge/knowledge_gaps.html"
 

@@ -1,7 +1,7 @@
 import pytest
 from django.db import DataError, connection, transaction
 
-from knowledge.models import Chunk, Document
+from knowledge.models import Chunk, Document, IngestJob, MissedQuestion
 from tests.constraints import assert_rejected
 from tests.factories import DocumentFactory, KnowledgeBaseFactory
 
@@ -65,3 +65,19 @@ def test_chunk_embedding_has_384_dimensions() -> None:
     with pytest.raises(DataError, match="expected 384 dimensions"), transaction.atomic():
         Chunk.objects.create(document=document, position=0, text="x", search_text="x", embedding=[0.1] * 3)
     assert not Chunk.objects.exists()
+
+
+def test_ingest_job_rejects_unknown_status_language_and_progress_outside_0_1() -> None:
+    kb = KnowledgeBaseFactory()
+
+    assert_rejected(lambda: IngestJob.objects.create(knowledge_base=kb, status="lost"), "ingest_job_status_valid")
+    assert_rejected(lambda: IngestJob.objects.create(knowledge_base=kb, language="fr"), "ingest_job_lang_valid")
+    assert_rejected(lambda: IngestJob.objects.create(knowledge_base=kb, progress=1.5), "ingest_job_progress_0_1")
+    assert_rejected(lambda: IngestJob.objects.create(knowledge_base=kb, progress=-0.1), "ingest_job_progress_0_1")
+
+
+def test_missed_question_rejects_an_unknown_language_and_a_second_row_for_one_reference() -> None:
+    fields = {"question": "x", "embedding": [0.1] * 384, "reference": "subtask:1"}
+    assert_rejected(lambda: MissedQuestion.objects.create(language="fr", **fields), "missed_question_language_valid")
+    MissedQuestion.objects.create(language="en", **fields)
+    assert_rejected(lambda: MissedQuestion.objects.create(language="en", **fields), "reference")
