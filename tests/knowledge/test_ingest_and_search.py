@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.db import connection
 
 from knowledge.chunking import TextChunk, chunk_markdown, search_text
 from knowledge.embeddings import EmbeddingsUnavailable
@@ -265,3 +266,33 @@ def test_ingest_command_shows_progress_and_a_summary_then_changes_nothing_the_se
     assert re.search(r"^\[\.{24}\] 0/2 .*returns\.md$", err.getvalue(), re.M)
     assert re.search(r"^\[#{12}\.{12}\] 1/2 .*faq\.csv$", err.getvalue(), re.M)
     assert "2 unchanged" in again.getvalue() and Document.objects.count() == 2
+
+
+def test_a_selective_filter_still_finds_its_passages_through_the_hnsw_index() -> None:
+    # Another knowledge base holds 500 passages nearer to the question than anything in "help": the
+    # index's first candidates all belong to it, and the filter must not leave "help" with nothing.
+    import numpy as np
+
+    from knowledge.embeddings import embedder_get
+    from tests.factories import DocumentFactory
+
+    question = embedder_get().queries(["how long is the warranty"])[0]
+    noise = np.random.default_rng(7).normal(scale=0.01, size=(500, len(question)))
+    crowd = DocumentFactory(knowledge_base__name="crowd", status="ready")
+    Chunk.objects.bulk_create(
+        Chunk(document=crowd, position=i, text=f"near {i}", search_text=f"near {i}", embedding=v / np.linalg.norm(v))
+        for i, v in enumerate(question + noise)
+    )
+    chunks_store(
+        kb_name="help",
+        source="w.md",
+        title="Warranty",
+        chunks=[TextChunk("Warranty", "Phones have a one-year warranty.")],
+    )
+    with connection.cursor() as cursor:
+        # The plan a large table gets: walk the HNSW index in distance order, filter after (undone by the rollback).
+        cursor.execute("SET enable_sort = off")
+
+    results, _ = chunk_search_hybrid(query="how long is the warranty", kb="help", mode="vector")
+
+    assert [r.text for r in results] == ["Phones have a one-year warranty."]
