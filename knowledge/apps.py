@@ -1,6 +1,27 @@
+from typing import Any
+
 from django.apps import AppConfig
+from django.db import DatabaseError
+from django.db.backends.signals import connection_created
+
+
+def _hnsw_iterative_scans(sender: Any, connection: Any, **kwargs: Any) -> None:
+    """An HNSW scan yields its ef_search nearest entries and the filters (this knowledge base, this
+    language, rows still visible) apply after, so a selective filter could leave nothing. Iterative
+    scans (pgvector 0.8) keep walking the graph until enough rows pass. Set once per connection
+    rather than per search: it costs no round trip on the search path."""
+    if connection.vendor != "postgresql":
+        return
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SET hnsw.iterative_scan = strict_order")
+    except DatabaseError:  # pgvector before 0.8: plain scans, as the README warns
+        pass
 
 
 class KnowledgeConfig(AppConfig):
     name = "knowledge"
     verbose_name = "Knowledge base"
+
+    def ready(self) -> None:
+        connection_created.connect(_hnsw_iterative_scans, dispatch_uid="knowledge_hnsw_iterative_scans")

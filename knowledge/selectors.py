@@ -13,7 +13,7 @@ from typing import Any
 
 from django.contrib.postgres.search import SearchQuery
 from django.core.cache import cache
-from django.db import connection, transaction
+from django.db import connection
 from django.db.models import QuerySet
 from pgvector.django import CosineDistance
 
@@ -200,18 +200,14 @@ def chunk_search_hybrid(
     vector_ranked: list[tuple[int, float]] = []
     if mode in ("hybrid", "vector"):
         vector = embedder_get().queries([query])[0]
-        with transaction.atomic(), connection.cursor() as cursor:
-            # An HNSW scan yields its ef_search nearest entries and the filters (this knowledge base,
-            # this language, rows still visible) apply after: a selective filter could leave nothing.
-            # Iterative scans keep walking the graph until enough rows pass (pgvector 0.8).
-            cursor.execute("SET LOCAL hnsw.iterative_scan = strict_order")
-            vector_ranked = [
-                (pk, 1.0 - float(distance))
-                for pk, distance in _chunks(kb, lang)
-                .annotate(distance=CosineDistance("embedding", vector))
-                .order_by("distance")
-                .values_list("pk", "distance")[:ARM_DEPTH]
-            ]
+        # Iterative HNSW scans are on for every connection (knowledge.apps), so filters never empty this.
+        vector_ranked = [
+            (pk, 1.0 - float(distance))
+            for pk, distance in _chunks(kb, lang)
+            .annotate(distance=CosineDistance("embedding", vector))
+            .order_by("distance")
+            .values_list("pk", "distance")[:ARM_DEPTH]
+        ]
     # Punctuation is a token of rjieba's but never a lexeme: it would score as a very rare word.
     words = (t for t in search_text(query).split() if _WORD.search(t) and t not in _STOP_WORDS)
     terms = list(dict.fromkeys(t for t in words if len(t) > 1 or not t.isascii()))

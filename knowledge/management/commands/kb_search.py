@@ -25,8 +25,6 @@ class Command(BaseCommand):
     ) -> None:
         results, miss = chunk_search_hybrid(query=query, k=k, kb=kb, lang=lang, mode=mode)
         for r in results:
-            self.stdout.write(
-                f"{r.score:.4f} cos={r.similarity:.3f} kw={r.keyword_rank or '-'}  {_label(r)}"
-            )
+            self.stdout.write(f"{r.score:.4f} cos={r.similarity:.3f} kw={r.keyword_rank or '-'}  {_label(r)}")
             self.stdout.write(f"    {r.text[:160]}")
         self.stdout.write("knowledge miss" if miss else f"{len(results)} result(s)")
