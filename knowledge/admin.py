@@ -92,18 +92,25 @@ class KnowledgeBaseAdmin(admin.ModelAdmin):
         return TemplateResponse(request, "admin/knowledge/upload.html", {**context, "form": form, "opts": self.opts})
 
 
-class ChunkInline(admin.TabularInline):
+class ReadOnlyInline(admin.TabularInline):
+    """Rows written by ingest, shown as they are."""
+
+    extra = 0
+    can_delete = False
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
+        return list(self.fields or [])
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+class ChunkInline(ReadOnlyInline):
     """The chunk browser of a document: what was indexed, in order, with its heading path."""
 
     model = Chunk
     fields = ["position", "heading", "text"]
-    readonly_fields = fields
-    extra = 0
-    can_delete = False
     show_change_link = True
-
-    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
 
 @admin.register(Document)
@@ -134,15 +141,9 @@ class ChunkAdmin(admin.ModelAdmin):
         return obj.text[:100]
 
 
-class IngestFileInline(admin.TabularInline):
+class IngestFileInline(ReadOnlyInline):
     model = IngestFile
     fields = ["name", "size", "outcome", "chunks", "error"]
-    readonly_fields = fields
-    extra = 0
-    can_delete = False
-
-    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
 
 @admin.register(IngestFile)

@@ -10,6 +10,11 @@ import rjieba
 MAX_CHARS = 500
 OVERLAP_CHARS = 80
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
+STOP_WORDS = set(
+    "the a an my is are was do does did what how when where why who i you your to of in on for and or can could "
+    "it its this that with be me we our us if not no yes have has please there any about from by at as".split()
+) | set("的 了 吗 呢 吧 啊 是 我 你 他 她 它 我们 你们 怎么 什么 如何 请问 一下 可以 能 有 没有 在 和 与".split())
+_WORD = re.compile(r"\w+")
 _SENTENCE_END = re.compile(r"(?<=[。！？；!?;])|(?<=[.])\s+")
 
 
@@ -24,13 +29,21 @@ def search_text(text: str) -> str:
     return " ".join(token for token in rjieba.cut_for_search(text.lower()) if token.strip())
 
 
-def _sentences(text: str) -> list[str]:
+def sentences(text: str) -> list[str]:
+    """Chinese and English sentences, in order."""
     return [s.strip() for s in _SENTENCE_END.split(text) if s and s.strip()]
+
+
+def query_words(text: str) -> list[str]:
+    """The words of a question that carry its meaning, in order and once each: segmented like the
+    index, without stop words, punctuation or lone Latin letters."""
+    words = (t for t in search_text(text).split() if _WORD.search(t) and t not in STOP_WORDS)
+    return list(dict.fromkeys(t for t in words if len(t) > 1 or not t.isascii()))
 
 
 def _pack(heading: str, body: str) -> list[TextChunk]:
     chunks, current = [], ""
-    for sentence in _sentences(body):
+    for sentence in sentences(body):
         if current and len(current) + len(sentence) + 1 > MAX_CHARS:
             chunks.append(TextChunk(heading, current))
             # Carry the end of the previous chunk over, so an answer cut in two is found whole.

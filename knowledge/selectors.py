@@ -17,7 +17,7 @@ from django.db import connection
 from django.db.models import QuerySet
 from pgvector.django import CosineDistance
 
-from knowledge.chunking import search_text
+from knowledge.chunking import query_words
 from knowledge.embeddings import embedder_get
 from knowledge.models import Chunk, Document, DocumentStatus, IngestJob, KnowledgeBase
 from knowledge.services import kb_version
@@ -52,10 +52,6 @@ TERM_STATS_TTL_S = 60  # only ANALYZE changes them
 # questions in both languages (tests/knowledge).
 MISS_BANDS = {"zh": (0.85, 0.89), "en": (0.82, 0.87)}
 CACHE_TTL_S = 3600
-_STOP_WORDS = set(
-    "the a an my is are was do does did what how when where why who i you your to of in on for and or can could "
-    "it its this that with be me we our us if not no yes have has please there any about from by at as".split()
-) | set("的 了 吗 呢 吧 啊 是 我 你 他 她 它 我们 你们 怎么 什么 如何 请问 一下 可以 能 有 没有 在 和 与".split())
 _WORD = re.compile(r"\w+")
 _CJK = re.compile(r"[\u3400-\u9fff]")
 # Postgres' own statistics of the tsvector column (kept by ANALYZE and autovacuum): the ~1,000
@@ -80,6 +76,12 @@ class ScoredChunk:
     score: float
     similarity: float
     keyword_rank: int | None
+
+    @property
+    def label(self) -> str:
+        """How a citation names it: the heading path, which starts with the document title when it has one."""
+        heading = self.heading or self.title
+        return heading if heading.startswith(self.title) else f"{self.title} › {heading}"
 
 
 def _documents(kb: str | None, lang: str | None) -> QuerySet[Document]:
@@ -209,8 +211,7 @@ def chunk_search_hybrid(
             .values_list("pk", "distance")[:ARM_DEPTH]
         ]
     # Punctuation is a token of rjieba's but never a lexeme: it would score as a very rare word.
-    words = (t for t in search_text(query).split() if _WORD.search(t) and t not in _STOP_WORDS)
-    terms = list(dict.fromkeys(t for t in words if len(t) > 1 or not t.isascii()))
+    terms = query_words(query)
     shares, rows_total = _term_shares(terms) if terms and mode in ("hybrid", "keyword") else ({}, None)
     keyword_ranked = _keyword_arm(terms, shares, rows_total, kb, lang) if shares else []
     similarity = dict(vector_ranked)

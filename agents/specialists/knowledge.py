@@ -14,7 +14,7 @@ from agents.llm.client import LLMUnavailable, llm_chat, llm_enabled
 from agents.llm.prompts import knowledge_answer_messages
 from agents.specialists import register
 from agents.specialists.base import Specialist, SpecialistContext, SpecialistResult, localized
-from knowledge.chunking import search_text
+from knowledge.chunking import query_words, sentences
 from knowledge.selectors import ScoredChunk, chunk_search_hybrid
 from knowledge.services import missed_question_record
 
@@ -23,17 +23,10 @@ NO_ANSWER = "NO_ANSWER"
 MAX_ANSWER_CHARS = 400
 PASSAGES = 3
 _CITATION = re.compile(r"\[(\d{1,2})\]")
-_FILLER = set(
-    "the a an is are do does i my me you your to of in on for and or can it what how 吗 的 了 我 你 是 怎么".split()
-)
 
 
 def _words(text: str) -> set[str]:
-    return {w for w in search_text(text).split() if w not in _FILLER and (len(w) > 1 or not w.isascii())}
-
-
-def _sentences(text: str) -> list[str]:
-    return [s.strip() for s in re.findall(r"[^。！？；!?;]+[。！？；!?;]*", text) if s.strip()]
+    return set(query_words(text))
 
 
 def _extract(question: str, chunk: ScoredChunk) -> str:
@@ -45,27 +38,24 @@ def _extract(question: str, chunk: ScoredChunk) -> str:
     text = re.sub(r"(?<=[。！？；])\s+", "", re.sub(r"\s+", " ", chunk.text)).strip()
     if len(text) <= MAX_ANSWER_CHARS:
         return text
-    sentences = [s for part in re.split(r"(?<=[.])\s+", text) for s in _sentences(part)] or [text]
+    parts = sentences(text) or [text]
     asked = _words(question)
-    overlap = [len(asked & _words(s)) for s in sentences]
-    order = sorted(range(len(sentences)), key=lambda i: (-overlap[i], i))
+    overlap = [len(asked & _words(s)) for s in parts]
+    order = sorted(range(len(parts)), key=lambda i: (-overlap[i], i))
     keep: list[int] = []
     length = 0
     for i in [order[0], 0, *order[1:]]:
-        if i in keep or (keep and i != 0 and overlap[i] == 0) or length + len(sentences[i]) > MAX_ANSWER_CHARS:
+        if i in keep or (keep and i != 0 and overlap[i] == 0) or length + len(parts[i]) > MAX_ANSWER_CHARS:
             continue
         keep.append(i)
-        length += len(sentences[i])
-    joined = " ".join(sentences[i] for i in sorted(keep))
+        length += len(parts[i])
+    joined = " ".join(parts[i] for i in sorted(keep))
     joined = re.sub(r"(?<=[。！？；])\s+", "", joined)
     return joined if len(joined) <= MAX_ANSWER_CHARS else joined[:MAX_ANSWER_CHARS].rstrip() + "…"
 
 
 def _source(chunk: ScoredChunk) -> dict[str, object]:
-    """The citation's label: the heading path, which starts with the document title when it has one."""
-    heading = chunk.heading or chunk.title
-    title = heading if heading.startswith(chunk.title) else f"{chunk.title} › {heading}"
-    return {"title": title, "chunk_id": chunk.chunk_id}
+    return {"title": chunk.label, "chunk_id": chunk.chunk_id}
 
 
 def grounded_citations(text: str, passages: int) -> tuple[str, list[int]]:
@@ -139,7 +129,7 @@ class Knowledge(Specialist):
         messages = knowledge_answer_messages(
             question=ctx.text,
             language=ctx.language,
-            passages=[(_source(r)["title"], r.text) for r in results],
+            passages=[(r.label, r.text) for r in results],
             history=ctx.history,
         )
         try:

@@ -2,12 +2,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from knowledge.selectors import ScoredChunk, chunk_search_hybrid
-
-
-def _label(result: ScoredChunk) -> str:
-    heading = result.heading or result.title
-    return heading if heading.startswith(result.title) else f"{result.title} › {heading}"
+from knowledge.selectors import chunk_search_hybrid
 
 
 class Command(BaseCommand):
@@ -25,6 +20,6 @@ class Command(BaseCommand):
     ) -> None:
         results, miss = chunk_search_hybrid(query=query, k=k, kb=kb, lang=lang, mode=mode)
         for r in results:
-            self.stdout.write(f"{r.score:.4f} cos={r.similarity:.3f} kw={r.keyword_rank or '-'}  {_label(r)}")
+            self.stdout.write(f"{r.score:.4f} cos={r.similarity:.3f} kw={r.keyword_rank or '-'}  {r.label}")
             self.stdout.write(f"    {r.text[:160]}")
         self.stdout.write("knowledge miss" if miss else f"{len(results)} result(s)")
