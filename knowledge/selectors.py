@@ -9,12 +9,13 @@ import re
 import time
 from collections import Counter
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
+import numpy as np
 from django.contrib.postgres.search import SearchQuery
 from django.core.cache import cache
 from django.db import connection
-from django.db.models import QuerySet
+from django.db.models import FloatField, QuerySet, Value
 from pgvector.django import CosineDistance
 
 from knowledge.chunking import query_words
@@ -84,6 +85,34 @@ class ScoredChunk:
         return heading if heading.startswith(self.title) else f"{self.title} › {heading}"
 
 
+_VECTOR_ARM, _KEYWORD_ARM = 1, 2
+_ROW_FIELDS = (
+    "pk",
+    "arm",
+    "distance",
+    "search_text",
+    "heading",
+    "text",
+    "document__source",
+    "document__title",
+    "document__language",
+)
+
+
+class _Row(NamedTuple):
+    """A chunk as an arm found it; `distance` is None when the search has no vector."""
+
+    pk: int
+    arm: int
+    distance: float | None
+    search_text: str
+    heading: str
+    text: str
+    source: str
+    title: str
+    language: str
+
+
 def _documents(kb: str | None, lang: str | None) -> QuerySet[Document]:
     documents = Document.objects.filter(status=DocumentStatus.READY)
     if kb:
@@ -91,15 +120,6 @@ def _documents(kb: str | None, lang: str | None) -> QuerySet[Document]:
     if lang:
         documents = documents.filter(language=lang)
     return documents
-
-
-def _chunks(kb: str | None, lang: str | None) -> QuerySet[Chunk]:
-    chunks = Chunk.objects.filter(document__status=DocumentStatus.READY, embedding__isnull=False)
-    if kb:
-        chunks = chunks.filter(document__knowledge_base__name=kb)
-    if lang:
-        chunks = chunks.filter(document__language=lang)
-    return chunks
 
 
 def _version(kb: str | None) -> str:
@@ -130,9 +150,8 @@ def _term_shares(terms: list[str]) -> tuple[dict[str, float], float | None]:
     return {t: min(max(known.get(t, floor), 1e-6), 0.5) for t in terms}, max(rows, 1.0)
 
 
-def _keyword_arm(
-    terms: list[str], shares: dict[str, float], rows: float | None, kb: str | None, lang: str | None
-) -> list[tuple[int, float]]:
+def _keyword_query(terms: list[str], shares: dict[str, float], rows: float | None) -> SearchQuery:
+    """The question's rarest words, OR-ed, until they are expected to match KEYWORD_EXPECTED chunks."""
     # A single Chinese character is more often a piece of a word than a word (到 in 延长到两年): it
     # picks candidates only when the question has nothing longer, and still scores below.
     words = [t for t in terms if len(t) > 1] or terms
@@ -143,16 +162,29 @@ def _keyword_arm(
         if selective and expected > KEYWORD_EXPECTED:
             break
         selective.append(term)
-    tsquery = SearchQuery(" | ".join(selective), search_type="raw", config="simple")
+    return SearchQuery(" | ".join(selective), search_type="raw", config="simple")
+
+
+def _arm_rows(vector: np.ndarray | None, keywords: SearchQuery | None, kb: str | None, lang: str | None) -> list[_Row]:
+    """Both arms in one round trip: the ARM_DEPTH chunks nearest `vector` and up to KEYWORD_SCAN
+    chunks matching `keywords` (any of them: sorting would read every match)."""
     # Document ids as a list: joined instead, the planner probes the GIN index once per document.
     documents = list(_documents(kb, lang).order_by().values_list("pk", flat=True))
-    matches = (
-        Chunk.objects.filter(document_id__in=documents, embedding__isnull=False, search_vector=tsquery)
-        .order_by()  # any KEYWORD_SCAN rows: sorting would read every match
-        .values_list("pk", "search_text")[:KEYWORD_SCAN]
-    )
-    scores = _bm25(terms, shares, list(matches))
-    return sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:ARM_DEPTH]
+    if not documents:
+        return []
+    chunks = Chunk.objects.filter(document_id__in=documents, embedding__isnull=False).order_by()
+    distance = CosineDistance("embedding", vector) if vector is not None else Value(None, FloatField())
+    arms = []
+    if vector is not None:
+        # Iterative HNSW scans are on for every connection (knowledge.apps), so filters never empty this.
+        nearest = chunks.annotate(distance=distance, arm=Value(_VECTOR_ARM)).order_by("distance")
+        arms.append(nearest.values_list(*_ROW_FIELDS)[:ARM_DEPTH])
+    if keywords is not None:
+        matches = chunks.filter(search_vector=keywords).annotate(distance=distance, arm=Value(_KEYWORD_ARM))
+        arms.append(matches.values_list(*_ROW_FIELDS)[:KEYWORD_SCAN])
+    if not arms:
+        return []
+    return [_Row(*row) for row in (arms[0].union(*arms[1:], all=True) if len(arms) > 1 else arms[0])]
 
 
 def _words(text: str) -> str:
@@ -198,40 +230,28 @@ def chunk_search_hybrid(
     cached = cache.get(key)
     if cached is not None:
         return [ScoredChunk(**c) for c in cached["results"]], cached["miss"]
-    vector = None
-    vector_ranked: list[tuple[int, float]] = []
-    if mode in ("hybrid", "vector"):
-        vector = embedder_get().queries([query])[0]
-        # Iterative HNSW scans are on for every connection (knowledge.apps), so filters never empty this.
-        vector_ranked = [
-            (pk, 1.0 - float(distance))
-            for pk, distance in _chunks(kb, lang)
-            .annotate(distance=CosineDistance("embedding", vector))
-            .order_by("distance")
-            .values_list("pk", "distance")[:ARM_DEPTH]
-        ]
+    vector = embedder_get().queries([query])[0] if mode in ("hybrid", "vector") else None
     # Punctuation is a token of rjieba's but never a lexeme: it would score as a very rare word.
     terms = query_words(query)
     shares, rows_total = _term_shares(terms) if terms and mode in ("hybrid", "keyword") else ({}, None)
-    keyword_ranked = _keyword_arm(terms, shares, rows_total, kb, lang) if shares else []
-    similarity = dict(vector_ranked)
+    rows = _arm_rows(vector, _keyword_query(terms, shares, rows_total) if shares else None, kb, lang)
+    nearest = sorted((r for r in rows if r.arm == _VECTOR_ARM), key=lambda r: (r.distance, r.pk))
+    matches = [r for r in rows if r.arm == _KEYWORD_ARM]
+    vector_ranked = [(r.pk, 1.0 - r.distance) for r in nearest]
+    bm25_of_matches = _bm25(terms, shares, [(r.pk, r.search_text) for r in matches]) if shares else {}
+    keyword_ranked = sorted(bm25_of_matches.items(), key=lambda item: (-item[1], item[0]))[:ARM_DEPTH]
     keyword_position = {pk: i + 1 for i, (pk, _) in enumerate(keyword_ranked)}
     candidates = {pk: i for i, pk in enumerate(dict.fromkeys([pk for pk, _ in vector_ranked + keyword_ranked]))}
-    fields = ["pk", "heading", "text", "search_text", "document__source", "document__title", "document__language"]
-    rows = Chunk.objects.filter(pk__in=list(candidates)).order_by()
-    if vector is not None:
-        rows = rows.annotate(distance=CosineDistance("embedding", vector))
-        fields.append("distance")
-    chunks = {row["pk"]: row for row in rows.values(*fields)}
+    chunks = {r.pk: r for r in rows if r.pk in candidates}
+    # Keyword-only candidates carry their true cosine too, so both signals are known for every one.
+    similarity = {pk: 1.0 - row.distance for pk, row in chunks.items() if row.distance is not None}
     if mode == "hybrid":
-        # Keyword-only candidates get their true cosine, so both signals are known for every one.
-        similarity = {pk: 1.0 - float(row["distance"]) for pk, row in chunks.items()}
-        bm25 = _bm25(terms, shares, [(pk, row["search_text"]) for pk, row in chunks.items()]) if shares else {}
+        bm25 = _bm25(terms, shares, [(pk, row.search_text) for pk, row in chunks.items()]) if shares else {}
         phrase = _phrase(query)
         scores = {
             pk: similarity[pk]
             + KEYWORD_WEIGHT * bm25.get(pk, 0.0)
-            + (EXACT_PHRASE_BONUS if phrase and phrase.search(_words(f"{row['heading']} {row['text']}")) else 0.0)
+            + (EXACT_PHRASE_BONUS if phrase and phrase.search(_words(f"{row.heading} {row.text}")) else 0.0)
             for pk, row in chunks.items()
         }
     else:
@@ -240,11 +260,11 @@ def chunk_search_hybrid(
     results = [
         ScoredChunk(
             chunk_id=pk,
-            document=chunks[pk]["document__source"],
-            title=chunks[pk]["document__title"],
-            heading=chunks[pk]["heading"],
-            text=chunks[pk]["text"],
-            language=chunks[pk]["document__language"],
+            document=chunks[pk].source,
+            title=chunks[pk].title,
+            heading=chunks[pk].heading,
+            text=chunks[pk].text,
+            language=chunks[pk].language,
             score=round(scores[pk], 6),
             similarity=round(similarity.get(pk, 0.0), 4),
             keyword_rank=keyword_position.get(pk),

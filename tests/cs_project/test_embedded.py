@@ -79,6 +79,23 @@ def test_postgres_ensure_starts_once_then_reuses(private_var: Path) -> None:
         assert conn.execute("SELECT current_database()").fetchone() == ("cs",)
 
 
+def test_postgres_keeps_a_page_cache_sized_for_the_knowledge_base(private_var: Path) -> None:
+    # given: a new data directory, which initdb sizes at Postgres' default 128 MB
+    config = embedded.postgres_ensure(private_var)
+
+    # then: the running server has the project's size, which is above the default on any machine with 1 GB+
+    with psycopg.connect(config.url()) as conn:
+        setting = conn.execute("SELECT setting::bigint * 8192 / 1048576 FROM pg_settings WHERE name = 'shared_buffers'")
+        assert setting.fetchone() == (embedded.shared_buffers_mb(),)
+    assert embedded.shared_buffers_mb() > 128 or psutil.virtual_memory().total < 2**30
+
+    # and: a restart keeps it without restarting twice
+    embedded.postgres_stop(private_var)
+    embedded.postgres_ensure(private_var)
+    pid = _postmaster_pid(private_var)
+    assert embedded.postgres_ensure(private_var) == config and _postmaster_pid(private_var) == pid
+
+
 def test_postgres_recovers_from_a_crash_with_its_data(private_var: Path) -> None:
     # given: a running instance holding a row
     config = embedded.postgres_ensure(private_var)
