@@ -18,7 +18,7 @@ from knowledge.gaps import knowledge_gaps
 from knowledge.models import Chunk, Document, IngestFile, IngestJob, KnowledgeBase, Language, MissedQuestion
 from knowledge.readers import SUPPORTED_TYPES
 from knowledge.selectors import ingest_job_json
-from knowledge.services import IngestError, UploadedFile, gap_answer, ingest_job_create
+from knowledge.services import IngestError, gap_answer, ingest_job_create
 
 
 class MultipleFileInput(forms.ClearableFileInput):
@@ -76,11 +76,10 @@ class KnowledgeBaseAdmin(admin.ModelAdmin):
             return HttpResponse(status=403)
         form = UploadForm(request.POST or None, request.FILES or None)
         if request.method == "POST" and form.is_valid():
-            files = [UploadedFile(name=f.name, content=f.read()) for f in form.cleaned_data["files"]]
             try:
                 job = ingest_job_create(
                     kb_name=kb.name,
-                    files=files,
+                    files=form.cleaned_data["files"],
                     language=form.cleaned_data["language"],
                     requested_by=request.user.get_username(),
                 )

@@ -16,7 +16,7 @@ from rest_framework.views import APIView
 
 from knowledge.models import IngestJob
 from knowledge.selectors import ingest_job_json
-from knowledge.services import IngestError, UploadedFile, ingest_job_create
+from knowledge.services import IngestError, ingest_job_create
 
 
 class KbDocumentUploadApi(APIView):
@@ -39,10 +39,12 @@ class KbDocumentUploadApi(APIView):
         data = self.InputSerializer(data={**request.data.dict(), "file": request.FILES.getlist("file")})
         data.is_valid(raise_exception=True)
         params = data.validated_data
-        files = [UploadedFile(name=f.name, content=f.read()) for f in params["file"]]
         try:
             job = ingest_job_create(
-                kb_name=params["kb"], files=files, language=params["lang"], requested_by=str(request.user or "")
+                kb_name=params["kb"],
+                files=params["file"],
+                language=params["lang"],
+                requested_by=str(request.user or ""),
             )
         except IngestError as exc:
             raise ValidationError({"file": [str(exc)]}) from None

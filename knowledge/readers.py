@@ -209,14 +209,19 @@ _READERS: dict[str, Callable[[bytes, str], ReadDocument]] = {
 }
 
 
-def document_read_precheck(name: str, raw: bytes, *, max_bytes: int) -> None:
-    """The checks that need no parsing: a supported type, not too large, not empty."""
+def document_check_unread(name: str, size: int, *, max_bytes: int) -> None:
+    """What can be refused before reading a byte: an unsupported type, a file too large."""
     suffix = suffix_of(name)
     if suffix not in SUPPORTED_TYPES:
         supported = ", ".join(sorted(SUPPORTED_TYPES))
         raise IngestError(f"{name}: unsupported type {suffix or '(no extension)'}; supported: {supported}")
-    if len(raw) > max_bytes:
-        raise IngestError(f"{name}: {len(raw) / 1048576:.1f} MB is larger than the {max_bytes // 1048576} MB limit")
+    if size > max_bytes:
+        raise IngestError(f"{name}: {size / 1048576:.1f} MB is larger than the {max_bytes // 1048576} MB limit")
+
+
+def document_read_precheck(name: str, raw: bytes, *, max_bytes: int) -> None:
+    """The checks that need no parsing: a supported type, not too large, not empty."""
+    document_check_unread(name, len(raw), max_bytes=max_bytes)
     if not raw.strip():
         raise IngestError(f"{name}: empty")
 

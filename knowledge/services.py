@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 from django.conf import settings
@@ -28,7 +29,7 @@ from knowledge.models import (
     Language,
     MissedQuestion,
 )
-from knowledge.readers import IngestError, document_read, document_read_precheck
+from knowledge.readers import IngestError, document_check_unread, document_read, document_read_precheck
 
 EMBED_BATCH = 32
 
@@ -176,10 +177,13 @@ def kb_prune(*, kb_name: str, keep_sources: set[str], under: list[str]) -> int:
 # --- upload jobs ------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class UploadedFile:
+class Upload(Protocol):
+    """An uploaded file as Django hands it over: in memory, or in a temporary file when large."""
+
     name: str
-    content: bytes
+    size: int
+
+    def read(self) -> bytes: ...
 
 
 MAX_FILES_PER_JOB = 50
@@ -187,11 +191,12 @@ _PROGRESS_EVERY_S = 0.3
 
 
 def ingest_job_create(
-    *, kb_name: str, files: list[UploadedFile], language: str = "auto", requested_by: str = ""
+    *, kb_name: str, files: Sequence[Upload], language: str = "auto", requested_by: str = ""
 ) -> IngestJob:
     """Check what can be checked at once (type, size, emptiness), store the files, queue the job.
-    Content problems (binary, undecodable, an unreadable PDF) are found by the worker and reported
-    on the job, file by file."""
+    Type and size are checked before any file is read, so an oversized upload is never loaded into
+    memory. Content problems (binary, undecodable, an unreadable PDF) are found by the worker and
+    reported on the job, file by file."""
     if not files:
         raise IngestError("no file uploaded")
     if len(files) > MAX_FILES_PER_JOB:
@@ -199,14 +204,17 @@ def ingest_job_create(
     if language not in [*Language.values, "auto"]:
         raise IngestError(f"language must be zh, en or auto, not {language!r}")
     for file in files:
-        document_read_precheck(file.name, file.content, max_bytes=settings.KNOWLEDGE_MAX_FILE_BYTES)
+        document_check_unread(file.name, file.size, max_bytes=settings.KNOWLEDGE_MAX_FILE_BYTES)
+    contents = [(file.name, file.read()) for file in files]
+    for name, content in contents:
+        document_read_precheck(name, content, max_bytes=settings.KNOWLEDGE_MAX_FILE_BYTES)
     from knowledge.tasks import ingest_job_run_task
 
     with transaction.atomic():
         kb, _ = KnowledgeBase.objects.get_or_create(name=kb_name)
         job = IngestJob.objects.create(knowledge_base=kb, language=language, requested_by=requested_by[:150])
         IngestFile.objects.bulk_create(
-            IngestFile(job=job, name=f.name[:300], size=len(f.content), content=f.content) for f in files
+            IngestFile(job=job, name=name[:300], size=len(content), content=content) for name, content in contents
         )
         ingest_job_run_task.delay_on_commit(str(job.pk))
     return job

@@ -7,12 +7,14 @@ import uuid
 from typing import Any
 
 import pytest
-from django.core.files.uploadedfile import SimpleUploadedFile
+from django.core.files.uploadedfile import SimpleUploadedFile, TemporaryUploadedFile
 from django.test import Client
 
 from conversations.api_keys import api_key_create
 from knowledge.models import Document, IngestJob
+from knowledge.readers import IngestError
 from knowledge.selectors import chunk_search_hybrid
+from knowledge.services import ingest_job_create
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("celery_worker")]
 
@@ -112,6 +114,32 @@ def test_a_too_large_file_is_refused(client: Client, auth: dict[str, str], setti
     response = upload(client, auth, [("big.md", b"# Big\n" + b"x" * (1024 * 1024))])
 
     assert response.status_code == 400 and "larger than the 1 MB limit" in response.json()["error"]["message"]
+
+
+def test_an_oversized_upload_is_refused_before_any_file_is_read(settings: Any) -> None:
+    # given: a small file and one over the limit, both spooled to disk as Django does for large uploads
+    settings.KNOWLEDGE_MAX_FILE_BYTES = 1024 * 1024
+    small = TemporaryUploadedFile("small.md", "text/markdown", len(WARRANTY_EN), None)
+    small.write(WARRANTY_EN)
+    big = TemporaryUploadedFile("big.md", "text/markdown", 2 * 1024 * 1024, None)
+    big.write(b"x" * (2 * 1024 * 1024))
+    for file in (small, big):
+        file.seek(0)
+
+    with pytest.raises(IngestError, match="big.md: 2.0 MB is larger than the 1 MB limit"):
+        ingest_job_create(kb_name="help", files=[small, big])
+
+    # then: neither was read, and nothing was stored
+    assert small.tell() == 0 and big.tell() == 0
+    assert not IngestJob.objects.exists()
+
+
+def test_files_with_the_same_name_are_each_kept(client: Client, auth: dict[str, str]) -> None:
+    response = upload(client, auth, [("notes.md", WARRANTY_ZH), ("notes.md", WARRANTY_EN)])
+
+    assert response.status_code == 202
+    job = IngestJob.objects.get(pk=response.json()["job_id"])
+    assert sorted(f.size for f in job.files.all()) == sorted([len(WARRANTY_ZH), len(WARRANTY_EN)])
 
 
 def test_json_body_unknown_jobs_and_missing_keys_get_the_error_shape(client: Client, auth: dict[str, str]) -> None:
