@@ -93,6 +93,7 @@ class Reply:
     quick_replies: list[str] = field(default_factory=list)
     knowledge: bool = False
     llm_usage: list[LLMResult] = field(default_factory=list)
+    streamed: bool = False  # its text already went out as reply.delta events (the LLM streamed it)
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -153,7 +154,27 @@ def reply_polish(reply: Reply, *, language: str, history: str, customer_text: st
     reply.llm_usage.append(result)
     if result.text.strip():
         reply.text = result.text.strip()
+        reply.streamed = on_delta is not None
     return reply
+
+
+_PIECE_END = re.compile(r"(?<=[\s，。！？；：、,.!?;:])")
+PIECE_CHARS = 24
+
+
+def reply_pieces(text: str) -> list[str]:
+    """A finished reply cut the way a model streams it — a few words or a clause at a time — so an
+    offline reply reaches the widget as reply.delta events too and both modes look the same."""
+    pieces: list[str] = []
+    for part in _PIECE_END.split(text):
+        while len(part) > PIECE_CHARS * 2:  # Chinese without punctuation, a long URL
+            pieces.append(part[:PIECE_CHARS])
+            part = part[PIECE_CHARS:]
+        if pieces and len(pieces[-1]) + len(part) <= PIECE_CHARS:
+            pieces[-1] += part
+        elif part:
+            pieces.append(part)
+    return pieces
 
 
 def clarify_reply(*, language: str, candidates: list[str], injection: bool) -> Reply:

@@ -49,6 +49,7 @@ from conversations.models import (
 from conversations.realtime import (
     send_conversation_event_now,
     send_conversation_event_on_commit,
+    send_conversation_events_now,
     send_staff_event_on_commit,
 )
 from conversations.services import conversation_lock, conversation_wait_for_human
@@ -336,6 +337,7 @@ def _send_reply(
     )
     if message is None:
         return turn_transition(turn_id=turn.pk, from_=from_, to=TurnStatus.SKIPPED, reason="a human took over")
+    _stream(turn, reply)
     if not turn_transition(
         turn_id=turn.pk,
         from_=from_,
@@ -351,6 +353,16 @@ def _send_reply(
     Conversation.objects.filter(pk=turn.conversation_id).update(failed_attempts=failed_attempts)
     send_conversation_event_on_commit(turn.conversation_id, _reply_done(turn.pk, message.pk, reply))
     return True
+
+
+def _stream(turn: TurnRun, reply: dialog.Reply) -> None:
+    """Send a reply the LLM did not stream as reply.delta events. Called once the bot message is
+    written under the conversation lock, so nothing streams into a chat a human has taken."""
+    if not reply.streamed:
+        send_conversation_events_now(
+            turn.conversation_id,
+            [{"type": "reply.delta", "turn_id": turn.pk, "delta": piece} for piece in dialog.reply_pieces(reply.text)],
+        )
 
 
 def _reply_done(turn_id: int, message_id: int | None, reply: dialog.Reply) -> dict[str, Any]:
@@ -390,6 +402,8 @@ def _escalate_locked(turn: TurnRun, conversation: Conversation, *, from_: str, r
     message = bot_message_send(
         conversation_id=conversation.pk, text=reply.text, metadata={"turn_id": turn.pk, "awaiting": awaiting}
     )
+    if message is not None:
+        _stream(turn, reply)
     if not turn_transition(
         turn_id=turn.pk,
         from_=from_,
@@ -494,6 +508,8 @@ def _fail(turn: TurnRun, exc: Exception) -> None:
         message = bot_message_send(
             conversation_id=turn.conversation_id, text=reply.text, metadata={"turn_id": turn.pk, "error": True}
         )
+        if message is not None:
+            _stream(turn, reply)
         if turn_transition(
             turn_id=turn.pk,
             from_=status,

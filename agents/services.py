@@ -8,7 +8,6 @@ and writes nothing.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
@@ -29,22 +28,11 @@ from conversations.models import (
     WorkflowState,
     WorkflowStatus,
 )
-from conversations.services import conversation_lock, message_create
+from conversations.services import MessageRejected, conversation_lock, message_create
 
 
 class TurnTransitionError(Exception):
     """The move is not in ALLOWED_TRANSITIONS."""
-
-
-@dataclass(frozen=True)
-class MessageRejected(Exception):
-    """A message the engine will not process; `reply` is the polite answer in the customer's language."""
-
-    code: str
-    reply: str
-
-    def __str__(self) -> str:
-        return self.code
 
 
 def turn_transition(*, turn_id: int, from_: str, to: str, reason: str = "", **fields: Any) -> bool:
@@ -104,10 +92,10 @@ def customer_message_handle(*, conversation_id: int, text: str, client_id: str =
     """
     from agents.tasks import turn_advance_task
 
-    language = detect_language(text, default=Language.EN)
-    rejection = _rejection(text, language)
-    if rejection is not None:
-        raise rejection
+    if _rejection(text, Language.EN) is not None:
+        # Said in the customer's language: the text's when it has words, else the conversation's.
+        usual = Conversation.objects.filter(pk=conversation_id).values_list("language", flat=True).first()
+        raise _rejection(text, detect_language(text, default=usual or Language.EN))  # type: ignore[misc]
     with transaction.atomic():
         conversation = conversation_lock(conversation_id)
         if client_id:

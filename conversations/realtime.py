@@ -107,9 +107,18 @@ def send_staff_event_on_commit(event: Event | dict[str, Any]) -> None:
     _send_on_commit(STAFF_GROUP, event)
 
 
+def send_conversation_events_now(conversation_id: int, events: list[Event] | list[dict[str, Any]]) -> None:
+    """For events that describe no database row (streamed reply deltas, typing), in order, in one trip."""
+    _publish([(conversation_group(conversation_id), dict(event)) for event in events])
+
+
 def send_conversation_event_now(conversation_id: int, event: Event | dict[str, Any]) -> None:
-    """For events that describe no database row (streamed reply deltas, typing)."""
-    _publish([(conversation_group(conversation_id), dict(event))])
+    send_conversation_events_now(conversation_id, [event])
+
+
+def staff_display_name(user: Any) -> str:
+    """How a staff member is named to customers: first name, else the username."""
+    return user.first_name or user.get_username()
 
 
 def message_payload(message: Message) -> dict[str, Any]:
@@ -117,6 +126,8 @@ def message_payload(message: Message) -> dict[str, Any]:
         "id": message.pk,
         "conversation_id": message.conversation_id,
         "sender": message.sender,
+        "author_name": staff_display_name(message.author) if message.author_id else None,
+        "client_id": message.client_id,
         "text": message.text,
         "sources": message.sources,
         "metadata": message.metadata,

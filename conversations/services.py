@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
@@ -18,6 +19,17 @@ from conversations.realtime import (
 
 class ConversationStateError(Exception):
     """The conversation is not in a state that allows this action."""
+
+
+@dataclass(frozen=True)
+class MessageRejected(Exception):
+    """A message the engine will not process; `reply` is the polite answer in the customer's language."""
+
+    code: str
+    reply: str
+
+    def __str__(self) -> str:
+        return self.code
 
 
 def customer_get_or_create(*, external_id: str, name: str = "", locale: str = Language.EN) -> Customer:

@@ -2,4 +2,10 @@
 
 from typing import Any
 
-websocket_urlpatterns: list[Any] = []
+from django.urls import path
+
+from conversations.consumers import WidgetConsumer
+
+websocket_urlpatterns: list[Any] = [
+    path("ws/widget", WidgetConsumer.as_asgi()),
+]

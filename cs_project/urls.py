@@ -4,6 +4,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from agents.api import ConversationCreateApi, KbSearchApi, MessagesApi, NluParseApi, TurnDetailApi
 from agents.store.views import storefront
+from conversations.views import widget_session
 from cs_project.views import healthz
 from knowledge.api import IngestJobApi, KbDocumentUploadApi
 
@@ -21,6 +22,7 @@ urlpatterns = [
     path("", storefront, name="storefront"),
     path("admin/", admin.site.urls),
     path("healthz", healthz, name="healthz"),
+    path("widget/session", widget_session, name="widget-session"),
     path("api/v1/", include(api_v1)),
     path("api/schema/", SpectacularAPIView.as_view(permission_classes=[], authentication_classes=[]), name="schema"),
     path(

@@ -6,6 +6,7 @@ found running) while these settings load; with them set, nothing embedded starts
 
 from __future__ import annotations
 
+import hashlib
 import os
 import warnings
 from pathlib import Path
@@ -207,3 +208,15 @@ CELERY_BEAT_SCHEDULE = {
     "turn-sweep": {"task": "agents.tasks.turn_sweep_task", "schedule": 30.0},
     "workflows-expire": {"task": "agents.tasks.workflows_expire_task", "schedule": 60.0},
 }
+
+# --- widget ----------------------------------------------------------------------------------
+
+# The site key a store puts on the widget's <script> tag, and the secret it signs customer ids with
+# (HMAC-SHA256 of the external id, hex). Without WIDGET_SITE_SECRET one is derived from SECRET_KEY,
+# which is enough for the demo store; a real store sets its own and keeps it on its server.
+WIDGET_SITE_KEY = os.environ.get("WIDGET_SITE_KEY", "demo")
+WIDGET_SITE_SECRET = os.environ.get("WIDGET_SITE_SECRET") or hashlib.sha256(f"widget:{SECRET_KEY}".encode()).hexdigest()
+WIDGET_TOKEN_MAX_AGE_S = env_int("WIDGET_TOKEN_MAX_AGE_S", 30 * 24 * 3600)
+# Per customer, across all their connections (seed 001: 100 requests/min).
+WIDGET_MESSAGES_PER_MINUTE = env_int("WIDGET_MESSAGES_PER_MINUTE", 100)
+WIDGET_MAX_FRAME_BYTES = 16 * 1024

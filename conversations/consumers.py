@@ -1,0 +1,129 @@
+"""The customer's WebSocket (ARCHITECTURE §8): `ws/widget?token=…`.
+
+In: `{"type": "message.send", "text", "client_id"}` and `{"type": "typing"}`.
+Out: `history` once on connect (the transcript, the status, whether a reply is in flight), then the
+conversation group's events as they happen (`message.created`, `reply.delta`, `reply.done`,
+`typing`, `status.changed`), and `error` for a frame it cannot take. A bad frame never closes the
+socket; only a bad token does (close code 4401, after an `error` event saying so).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+from urllib.parse import parse_qs
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncWebsocketConsumer
+from django.conf import settings
+
+from conversations.language import detect_language
+from conversations.models import Language
+from conversations.realtime import conversation_group
+from conversations.services import MessageRejected
+from conversations.widget import (
+    RateLimited,
+    WidgetTicket,
+    rate_limited_reply,
+    widget_history,
+    widget_message_receive,
+    widget_token_read,
+)
+
+CLOSE_BAD_TOKEN = 4401
+TYPING_EVERY_S = 2.0  # a customer's typing is relayed at most this often
+_CLIENT_ID_MAX = 64
+
+_FRAME_ERRORS = {
+    "too_large": ("消息太大了，请精简后再发送。", "That message is too large to send. Please shorten it."),
+    "bad_frame": ("无法识别这条消息。", "That message could not be read."),
+    "unknown_type": ("不支持这种消息。", "That kind of message is not supported."),
+}
+
+
+class WidgetConsumer(AsyncWebsocketConsumer):
+    ticket: WidgetTicket | None = None
+    language: str = Language.EN
+    _typing_at = 0.0
+
+    async def connect(self) -> None:
+        token = parse_qs(self.scope.get("query_string", b"").decode("latin-1")).get("token", [""])[0]
+        ticket = widget_token_read(token)
+        await self.accept()
+        history = None
+        if ticket is not None:
+            # Joined before the transcript is read: an event in between may arrive twice (the widget
+            # keys messages by id), never not at all.
+            await self.channel_layer.group_add(conversation_group(ticket.conversation_id), self.channel_name)
+            history = await database_sync_to_async(widget_history)(ticket)
+            if history is None:
+                await self.channel_layer.group_discard(conversation_group(ticket.conversation_id), self.channel_name)
+        if ticket is None or history is None:
+            await self._error("bad_token", "会话已失效，请刷新页面。 / This chat session is invalid or expired.")
+            await self.close(code=CLOSE_BAD_TOKEN)
+            return
+        self.ticket, self.language = ticket, history["language"]
+        await self.send(text_data=json.dumps(history, ensure_ascii=False))
+
+    async def disconnect(self, code: int) -> None:
+        if self.ticket is not None:
+            await self.channel_layer.group_discard(conversation_group(self.ticket.conversation_id), self.channel_name)
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        if self.ticket is None:
+            return
+        raw = text_data if text_data is not None else (bytes_data or b"").decode("utf-8", "replace")
+        if len(raw.encode()) > settings.WIDGET_MAX_FRAME_BYTES:
+            await self._frame_error("too_large")
+            return
+        try:
+            frame = json.loads(raw)
+        except ValueError:
+            await self._frame_error("bad_frame")
+            return
+        kind = frame.get("type") if isinstance(frame, dict) else None
+        if kind == "message.send":
+            await self._message(frame)
+        elif kind == "typing":
+            await self._typing()
+        else:
+            await self._frame_error("unknown_type")
+
+    async def _message(self, frame: dict[str, Any]) -> None:
+        assert self.ticket is not None
+        text, client_id = frame.get("text"), frame.get("client_id", "")
+        if not isinstance(text, str) or not isinstance(client_id, str) or len(client_id) > _CLIENT_ID_MAX:
+            await self._frame_error("bad_frame")
+            return
+        try:
+            await database_sync_to_async(widget_message_receive)(self.ticket, text=text, client_id=client_id)
+        except MessageRejected as rejected:
+            await self._error(rejected.code, rejected.reply, client_id=client_id)
+        except RateLimited:
+            language = detect_language(text, default=self.language)
+            await self._error("rate_limited", rate_limited_reply(language), client_id=client_id)
+
+    async def _typing(self) -> None:
+        assert self.ticket is not None
+        now = time.monotonic()
+        if now - self._typing_at < TYPING_EVERY_S:
+            return
+        self._typing_at = now
+        event = {"type": "typing", "sender": "customer", "conversation_id": self.ticket.conversation_id}
+        await self.channel_layer.group_send(
+            conversation_group(self.ticket.conversation_id), {"type": "conversation.event", "event": event}
+        )
+
+    async def conversation_event(self, message: dict[str, Any]) -> None:
+        event = message["event"]
+        if event.get("type") == "typing" and event.get("sender") == "customer":
+            return  # its own typing, echoed by the group
+        await self.send(text_data=json.dumps(event, ensure_ascii=False))
+
+    async def _frame_error(self, code: str) -> None:
+        zh, en = _FRAME_ERRORS[code]
+        await self._error(code, zh if self.language == Language.ZH else en)
+
+    async def _error(self, code: str, message: str, **extra: Any) -> None:
+        await self.send(text_data=json.dumps({"type": "error", "code": code, "message": message, **extra}))

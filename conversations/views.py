@@ -1,0 +1,79 @@
+"""The widget's one HTTP endpoint: POST /widget/session (ARCHITECTURE §8)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.views.decorators.csrf import csrf_exempt
+
+from conversations.widget import WidgetSessionError, widget_session_open
+
+# The widget runs on the store's own domain, so the session endpoint answers any origin; it sets no
+# cookie and reads none (the token travels in the body), so there is no ambient credential to abuse.
+_CORS = {
+    "Access-Control-Allow-Origin": "*",
+    "Access-Control-Allow-Methods": "POST, OPTIONS",
+    "Access-Control-Allow-Headers": "Content-Type",
+    "Access-Control-Max-Age": "86400",
+}
+_MAX_BODY_BYTES = 8 * 1024
+
+
+def _error(code: str, message: str, field: str = "", status: int = 400) -> JsonResponse:
+    body = {"error": {"code": code, "message": message, **({"field": field} if field else {})}}
+    return JsonResponse(body, status=status, headers=_CORS)
+
+
+def _params(request: HttpRequest) -> dict[str, Any]:
+    if len(request.body) > _MAX_BODY_BYTES:
+        raise WidgetSessionError("too_large", f"the body is over {_MAX_BODY_BYTES} bytes")
+    try:
+        data = json.loads(request.body or b"{}")
+    except (ValueError, UnicodeDecodeError):
+        raise WidgetSessionError("invalid_json", "the body is not valid JSON") from None
+    if not isinstance(data, dict):
+        raise WidgetSessionError("invalid", "the body must be a JSON object")
+    for field in ("site_key", "locale", "token"):
+        if not isinstance(data.get(field) or "", str):
+            raise WidgetSessionError("invalid", f"{field} must be a string", field)
+    if data.get("identity") is not None and not isinstance(data["identity"], dict):
+        raise WidgetSessionError("invalid", "identity must be an object", "identity")
+    conversation_id = data.get("conversation_id")
+    if conversation_id is not None and (type(conversation_id) is not int or conversation_id < 1):
+        raise WidgetSessionError("invalid", "conversation_id must be a positive integer", "conversation_id")
+    return data
+
+
+@csrf_exempt
+def widget_session(request: HttpRequest) -> HttpResponse:
+    """Open or resume the widget's conversation → {conversation_id, token, ws_url, status, locale}."""
+    if request.method == "OPTIONS":
+        return HttpResponse(status=204, headers=_CORS)
+    if request.method != "POST":
+        return _error("method_not_allowed", "use POST", status=405)
+    try:
+        data = _params(request)
+        session = widget_session_open(
+            site_key=data.get("site_key") or "",
+            locale=data.get("locale") or request.headers.get("Accept-Language", ""),
+            identity=data.get("identity"),
+            conversation_id=data.get("conversation_id"),
+            token=data.get("token") or "",
+        )
+    except WidgetSessionError as exc:
+        return _error(exc.code, exc.message, exc.field)
+    conversation = session.conversation
+    scheme = "wss" if request.is_secure() else "ws"
+    return JsonResponse(
+        {
+            "conversation_id": conversation.pk,
+            "token": session.token,
+            "ws_url": f"{scheme}://{request.get_host()}/ws/widget?token={session.token}",
+            "status": conversation.status,
+            "locale": conversation.language,
+            "customer": {"name": conversation.customer.name or None, "verified": conversation.customer.verified},
+        },
+        headers=_CORS,
+    )

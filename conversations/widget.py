@@ -1,0 +1,216 @@
+"""The web widget's sessions: signed conversation tokens, signed customer identities, and the
+one door through which a widget message enters the engine.
+
+A store that knows who its shopper is signs the shopper's id on its own server —
+`hex(HMAC-SHA256(WIDGET_SITE_SECRET, external_id))` — and puts it on the widget tag; that marks the
+customer verified, so the bot may show them their own orders without asking. Without an identity the
+widget gets an anonymous visitor. Either way the session is a conversation plus a token that proves
+the browser may read and write it; the token is what the WebSocket opens with.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings
+from django.core import signing
+from django.core.cache import cache
+from django.db import transaction
+
+from conversations.models import Channel, Conversation, ConversationStatus, Customer, Language, Message, Sender
+from conversations.realtime import message_payload, staff_display_name
+
+_TOKEN_SALT = "conversations.widget.token"
+HISTORY_LIMIT = 100
+
+
+class WidgetSessionError(Exception):
+    def __init__(self, code: str, message: str, field: str = "") -> None:
+        super().__init__(message)
+        self.code, self.message, self.field = code, message, field
+
+
+@dataclass(frozen=True)
+class WidgetTicket:
+    """What a valid token proves: this browser may use this conversation as this customer."""
+
+    conversation_id: int
+    customer_id: int
+
+
+@dataclass(frozen=True)
+class WidgetSession:
+    conversation: Conversation
+    token: str
+
+
+def identity_signature(external_id: str) -> str:
+    """What the store's server computes for a signed-in shopper (hex HMAC-SHA256 of the id)."""
+    return hmac.new(settings.WIDGET_SITE_SECRET.encode(), external_id.encode(), hashlib.sha256).hexdigest()
+
+
+def widget_token_issue(conversation: Conversation) -> str:
+    return signing.TimestampSigner(salt=_TOKEN_SALT).sign_object(
+        {"c": conversation.pk, "u": conversation.customer_id}, compress=True
+    )
+
+
+def widget_token_read(token: str) -> WidgetTicket | None:
+    """The ticket a token proves, or None when it is forged, malformed or older than the max age."""
+    try:
+        data = signing.TimestampSigner(salt=_TOKEN_SALT).unsign_object(token, max_age=settings.WIDGET_TOKEN_MAX_AGE_S)
+        return WidgetTicket(conversation_id=int(data["c"]), customer_id=int(data["u"]))
+    except (signing.BadSignature, KeyError, TypeError, ValueError):
+        return None
+
+
+def locale_normalize(locale: str | None) -> str | None:
+    """zh, zh-CN, zh_Hans… → zh; en, en-GB… → en; anything else → None."""
+    prefix = (locale or "").strip().lower()[:2]
+    return prefix if prefix in Language.values else None
+
+
+def _identified_customer(identity: dict[str, Any], locale: str) -> Customer:
+    external_id = str(identity.get("external_id") or "").strip()
+    signature = str(identity.get("signature") or "").strip().lower()
+    if not external_id or len(external_id) > 128:
+        raise WidgetSessionError("invalid", "identity.external_id must be 1 to 128 characters", "identity")
+    if not hmac.compare_digest(signature, identity_signature(external_id)):
+        raise WidgetSessionError("bad_signature", "the identity's signature does not match its external_id", "identity")
+    customer, _ = Customer.objects.get_or_create(external_id=external_id, defaults={"locale": locale})
+    changes: dict[str, Any] = {"verified": True}
+    for field, limit in (("name", 200), ("email", 254)):
+        value = str(identity.get(field) or "").strip()
+        if value:
+            changes[field] = value[:limit]
+    Customer.objects.filter(pk=customer.pk).update(**changes)
+    customer.refresh_from_db()
+    return customer
+
+
+def widget_session_open(
+    *,
+    site_key: str = "",
+    locale: str | None = None,
+    identity: dict[str, Any] | None = None,
+    conversation_id: int | None = None,
+    token: str = "",
+) -> WidgetSession:
+    """Resume the conversation a valid token names, or start one.
+
+    - `conversation_id` + `token`: the same chat again (a reload, another tab). A token for another
+      conversation, forged or expired, is refused, so nobody reads a chat by guessing its id.
+    - `identity` (signed): that customer, verified; a token of another customer is ignored (a shared
+      computer after sign-in), and their latest open widget chat is resumed.
+    - neither: a new anonymous visitor.
+    """
+    if site_key and site_key != settings.WIDGET_SITE_KEY:
+        raise WidgetSessionError("bad_site_key", "unknown site key", "site_key")
+    language = locale_normalize(locale) or Language.EN
+    resumed: Conversation | None = None
+    if conversation_id is not None or token:
+        ticket = widget_token_read(token)
+        if ticket is None or ticket.conversation_id != conversation_id:
+            raise WidgetSessionError("bad_token", "the conversation token is invalid or expired", "token")
+        resumed = Conversation.objects.select_related("customer").filter(pk=ticket.conversation_id).first()
+        if resumed is None:
+            raise WidgetSessionError("bad_token", "the conversation no longer exists", "conversation_id")
+    with transaction.atomic():
+        if identity is not None:
+            customer = _identified_customer(identity, language)
+            if resumed is not None and resumed.customer_id != customer.pk:
+                resumed = None
+            if resumed is None:
+                resumed = (
+                    Conversation.objects.filter(customer=customer, channel=Channel.WIDGET)
+                    .exclude(status=ConversationStatus.CLOSED)
+                    .order_by("-updated_at")
+                    .first()
+                )
+        elif resumed is not None:
+            customer = resumed.customer
+        else:
+            customer = Customer.objects.create(external_id=f"visitor-{uuid.uuid4().hex}", locale=language)
+        if resumed is None:
+            resumed = Conversation.objects.create(customer=customer, channel=Channel.WIDGET, language=language)
+        if customer.verified and resumed.verified_customer_id is None:
+            Conversation.objects.filter(pk=resumed.pk).update(verified_customer=customer)
+            resumed.verified_customer = customer
+    return WidgetSession(conversation=resumed, token=widget_token_issue(resumed))
+
+
+def widget_history(ticket: WidgetTicket) -> dict[str, Any] | None:
+    """The `history` event a (re)connecting widget starts from; None when the conversation is gone.
+
+    `awaiting_reply` is true while the customer's last message has no answer yet: its turn is in
+    flight, and its deltas and `reply.done` will arrive on the socket like any other."""
+    conversation = Conversation.objects.select_related("assigned_staff").filter(pk=ticket.conversation_id).first()
+    if conversation is None or conversation.customer_id != ticket.customer_id:
+        return None
+    messages = list(
+        Message.objects.filter(conversation=conversation, internal=False)
+        .select_related("author")
+        .order_by("-created_at", "-pk")[:HISTORY_LIMIT]
+    )[::-1]
+    spoken = [m for m in messages if m.sender != Sender.SYSTEM]
+    return {
+        "type": "history",
+        "conversation_id": conversation.pk,
+        "status": conversation.status,
+        "language": conversation.language,
+        "agent_name": staff_display_name(conversation.assigned_staff) if conversation.assigned_staff else None,
+        "messages": [message_payload(m) for m in messages],
+        "awaiting_reply": bool(spoken)
+        and spoken[-1].sender == Sender.CUSTOMER
+        and conversation.status == ConversationStatus.BOT,
+    }
+
+
+# --- inbound messages -------------------------------------------------------------------------
+
+# The engine registers what handles a customer's message (agents.apps): conversations sits below
+# the engine and never imports it. Called as handler(conversation_id=, text=, client_id=).
+_inbound: list[Callable[..., Any]] = []
+
+
+def inbound_handler_register(handler: Callable[..., Any]) -> None:
+    _inbound[:] = [handler]
+
+
+class RateLimited(Exception):
+    pass
+
+
+def _rate_allow(customer_id: int) -> bool:
+    """A fixed one-minute window per customer, shared by every connection and process (Redis)."""
+    key = f"widget:rate:{customer_id}"
+    cache.add(key, 0, timeout=60)
+    try:
+        return cache.incr(key) <= settings.WIDGET_MESSAGES_PER_MINUTE
+    except ValueError:  # the window expired between add and incr
+        cache.add(key, 1, timeout=60)
+        return True
+
+
+def rate_limited_reply(language: str) -> str:
+    return (
+        "您发送得太快了，请稍等一分钟再继续。"
+        if language == Language.ZH
+        else "You're sending messages very quickly - please wait a minute and try again."
+    )
+
+
+def widget_message_receive(ticket: WidgetTicket, *, text: str, client_id: str) -> Any:
+    """A customer's message from the widget: rate-limited per customer, then handed to the engine.
+
+    Raises RateLimited, or conversations.services.MessageRejected (empty, too long) with the polite reply."""
+    if not _rate_allow(ticket.customer_id):
+        raise RateLimited
+    if not _inbound:
+        raise RuntimeError("no inbound message handler registered (the agents app is not installed)")
+    return _inbound[0](conversation_id=ticket.conversation_id, text=text, client_id=client_id)

@@ -1,0 +1,123 @@
+"""POST /widget/session: anonymous visitors, resumed chats, signed identities, and every bad input."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from django.test import Client
+
+from conversations.models import Conversation, Customer
+from conversations.widget import identity_signature, widget_token_read
+
+pytestmark = pytest.mark.django_db
+
+
+def session(client: Client, body: Any, **headers: str) -> Any:
+    raw = body if isinstance(body, (str, bytes)) else json.dumps(body)
+    return client.post("/widget/session", raw, content_type="application/json", **headers)
+
+
+def test_an_anonymous_visitor_gets_a_conversation_token_and_socket_url(client: Client) -> None:
+    response = session(client, {"site_key": "demo", "locale": "zh-CN"})
+
+    assert response.status_code == 200 and response["Access-Control-Allow-Origin"] == "*"
+    body = response.json()
+    conversation = Conversation.objects.get(pk=body["conversation_id"])
+    assert conversation.language == "zh" and conversation.channel == "widget" and body["locale"] == "zh"
+    assert conversation.customer.external_id.startswith("visitor-") and not conversation.customer.verified
+    assert body["ws_url"] == f"ws://testserver/ws/widget?token={body['token']}"
+    assert widget_token_read(body["token"]).conversation_id == conversation.pk
+    assert body["customer"] == {"name": None, "verified": False}
+
+
+def test_the_token_resumes_the_same_conversation(client: Client) -> None:
+    first = session(client, {"locale": "en"}).json()
+
+    again = session(client, {"conversation_id": first["conversation_id"], "token": first["token"]}).json()
+
+    assert again["conversation_id"] == first["conversation_id"]
+    assert Conversation.objects.count() == 1
+
+
+def test_a_signed_identity_marks_the_customer_verified_and_resumes_their_open_chat(client: Client) -> None:
+    identity = {"external_id": "shop-42", "name": "Ada", "email": "ada@example.com"}
+
+    first = session(client, {"identity": {**identity, "signature": identity_signature("shop-42")}}).json()
+    second = session(client, {"identity": {**identity, "signature": identity_signature("shop-42").upper()}}).json()
+
+    customer = Customer.objects.get(external_id="shop-42")
+    assert customer.verified and customer.name == "Ada" and customer.email == "ada@example.com"
+    assert first["conversation_id"] == second["conversation_id"]
+    assert Conversation.objects.get(pk=first["conversation_id"]).verified_customer == customer
+    assert first["customer"] == {"name": "Ada", "verified": True}
+
+
+def test_an_identity_ignores_a_token_of_another_customer(client: Client) -> None:
+    visitor = session(client, {}).json()
+
+    signed = session(
+        client,
+        {
+            "conversation_id": visitor["conversation_id"],
+            "token": visitor["token"],
+            "identity": {"external_id": "shop-7", "signature": identity_signature("shop-7")},
+        },
+    ).json()
+
+    assert signed["conversation_id"] != visitor["conversation_id"]
+    assert Conversation.objects.get(pk=signed["conversation_id"]).customer.external_id == "shop-7"
+
+
+@pytest.mark.parametrize(
+    ("body", "code", "field"),
+    [
+        ({"identity": {"external_id": "shop-42", "signature": "0" * 64}}, "bad_signature", "identity"),
+        ({"identity": {"external_id": "shop-42"}}, "bad_signature", "identity"),
+        ({"identity": {"external_id": "", "signature": "x"}}, "invalid", "identity"),
+        ({"identity": "shop-42"}, "invalid", "identity"),
+        ({"conversation_id": 1, "token": "forged:token"}, "bad_token", "token"),
+        ({"conversation_id": 1}, "bad_token", "token"),
+        ({"conversation_id": "1", "token": "x"}, "invalid", "conversation_id"),
+        ({"conversation_id": True, "token": "x"}, "invalid", "conversation_id"),
+        ({"site_key": "someone-else"}, "bad_site_key", "site_key"),
+        ({"locale": 5}, "invalid", "locale"),
+        ("{not json", "invalid_json", ""),
+        ("[1, 2]", "invalid", ""),
+        (json.dumps({"locale": "x" * 9000}), "too_large", ""),
+    ],
+)
+def test_bad_input_gets_the_error_shape_and_writes_nothing(client: Client, body: Any, code: str, field: str) -> None:
+    response = session(client, body)
+
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["code"] == code and error.get("field", "") == field and error["message"]
+    assert not Conversation.objects.exists() and not Customer.objects.exists()
+
+
+def test_a_token_cannot_open_another_conversation(client: Client) -> None:
+    mine = session(client, {}).json()
+    theirs = session(client, {}).json()
+
+    response = session(client, {"conversation_id": theirs["conversation_id"], "token": mine["token"]})
+
+    assert response.status_code == 400 and response.json()["error"]["code"] == "bad_token"
+
+
+def test_an_expired_token_is_refused(client: Client, settings: Any) -> None:
+    first = session(client, {}).json()
+    settings.WIDGET_TOKEN_MAX_AGE_S = -1
+
+    response = session(client, {"conversation_id": first["conversation_id"], "token": first["token"]})
+
+    assert response.status_code == 400 and response.json()["error"]["code"] == "bad_token"
+
+
+def test_preflight_and_other_methods(client: Client) -> None:
+    preflight = client.options("/widget/session", HTTP_ORIGIN="https://shop.example")
+    get = client.get("/widget/session")
+
+    assert preflight.status_code == 204 and "POST" in preflight["Access-Control-Allow-Methods"]
+    assert get.status_code == 405 and get.json()["error"]["code"] == "method_not_allowed"
