@@ -47,6 +47,16 @@ class ConversationStatus(models.TextChoices):
     CLOSED = "closed", "Closed"
 
 
+class ResolutionReason(models.TextChoices):
+    ANSWERED = "answered", "Question answered"
+    ORDER_FIXED = "order_fixed", "Order problem sorted out"
+    REFUND = "refund", "Refund, return or exchange arranged"
+    FOLLOW_UP = "follow_up", "Moved to a ticket for follow-up"
+    NO_REPLY = "no_reply", "Customer stopped replying"
+    SPAM = "spam", "Spam or abuse"
+    OTHER = "other", "Other"
+
+
 class Channel(models.TextChoices):
     WIDGET = "widget", "Web widget"
     API = "api", "API"
@@ -77,9 +87,12 @@ class Conversation(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
     last_message_at = models.DateTimeField(null=True, blank=True)
     closed_at = models.DateTimeField(null=True, blank=True)
+    resolution = models.CharField(max_length=16, choices=ResolutionReason.choices, blank=True)
+    resolution_note = models.CharField(max_length=500, blank=True)
 
     class Meta:
         ordering = ["-updated_at"]
+        permissions = [("take_over_conversation", "Can take over conversations in the live console")]
         indexes = [models.Index(fields=["status", "-updated_at"])]
         constraints = [
             models.CheckConstraint(condition=Q(status__in=ConversationStatus.values), name="conversation_status_valid"),
@@ -87,6 +100,10 @@ class Conversation(models.Model):
             models.CheckConstraint(condition=Q(language__in=Language.values), name="conversation_language_valid"),
             models.CheckConstraint(condition=Q(failed_attempts__gte=0), name="conversation_failed_attempts_gte_0"),
             models.CheckConstraint(condition=Q(turn_count__gte=0), name="conversation_turn_count_gte_0"),
+            models.CheckConstraint(
+                condition=Q(resolution="") | Q(resolution__in=ResolutionReason.values),
+                name="conversation_resolution_valid",
+            ),
             # A human-owned chat always names its owner; a closed one records when it closed.
             models.CheckConstraint(
                 condition=~Q(status=ConversationStatus.HUMAN) | Q(assigned_staff__isnull=False),

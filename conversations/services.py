@@ -5,20 +5,40 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 
-from conversations.models import Channel, Conversation, ConversationStatus, Customer, Language, Message, Sender
+from conversations.models import (
+    Channel,
+    Conversation,
+    ConversationStatus,
+    Customer,
+    Language,
+    Message,
+    ResolutionReason,
+    Sender,
+)
 from conversations.realtime import (
     message_payload,
+    send_conversation_event_now,
     send_conversation_event_on_commit,
     send_staff_event_on_commit,
+    staff_display_name,
 )
 
 
 class ConversationStateError(Exception):
     """The conversation is not in a state that allows this action."""
+
+
+class ConversationTaken(ConversationStateError):
+    """Another staff member owns the conversation."""
+
+    def __init__(self, owner: str) -> None:
+        super().__init__(f"{owner} has already taken this conversation over")
+        self.owner = owner
 
 
 @dataclass(frozen=True)
@@ -92,20 +112,30 @@ def conversation_wait_for_human(*, conversation: Conversation) -> None:
         _status_change(conversation, ConversationStatus.WAITING_HUMAN, closed_at=None)
 
 
+def _system_line(conversation: Conversation, zh: str, en: str) -> str:
+    return zh if conversation.language == Language.ZH else en
+
+
 def conversation_take_over(*, conversation_id: int, staff: AbstractBaseUser) -> Conversation:
-    """A staff member owns the chat from now on; the bot stays silent until hand-back."""
+    """A staff member owns the chat from now on; the bot stays silent until hand-back.
+
+    Race-safe: under the row lock, a chat another staff member already owns is refused with
+    ConversationTaken naming them, so the second of two clicks learns who was first."""
     with transaction.atomic():
         conversation = conversation_lock(conversation_id)
-        if conversation.status == ConversationStatus.HUMAN and conversation.assigned_staff_id == staff.pk:
-            return conversation
+        if conversation.status == ConversationStatus.HUMAN:
+            if conversation.assigned_staff_id == staff.pk:
+                return conversation
+            raise ConversationTaken(staff_display_name(conversation.assigned_staff))
         if conversation.status == ConversationStatus.CLOSED:
             raise ConversationStateError("a closed conversation cannot be taken over")
         _status_change(conversation, ConversationStatus.HUMAN, assigned_staff=staff)
+        name = staff_display_name(staff)
         message_create(
             conversation=conversation,
             sender=Sender.SYSTEM,
-            text=f"{staff.get_full_name() or staff.get_username()} joined the conversation.",  # type: ignore[attr-defined]
-            metadata={"event": "taken_over", "staff_id": staff.pk},
+            text=_system_line(conversation, f"客服 {name} 已加入对话。", f"{name} joined the conversation."),
+            metadata={"event": "taken_over", "staff_id": staff.pk, "agent_name": name},
         )
     return conversation
 
@@ -120,7 +150,74 @@ def conversation_hand_back(*, conversation_id: int, staff: AbstractBaseUser) -> 
         message_create(
             conversation=conversation,
             sender=Sender.SYSTEM,
-            text="The assistant is back in the conversation.",
+            text=_system_line(
+                conversation, "智能助手回来了，继续为您服务。", "The assistant is back in the conversation."
+            ),
             metadata={"event": "handed_back", "staff_id": staff.pk},
         )
     return conversation
+
+
+def staff_message_send(*, conversation_id: int, staff: AbstractBaseUser, text: str, internal: bool = False) -> Message:
+    """A staff reply to the customer, or an internal note only staff ever see.
+
+    A reply needs the chat to be theirs (taken over), so the customer never hears two voices at once;
+    a note can be left on any chat."""
+    text = text.strip()
+    if not text:
+        raise ConversationStateError("the message is empty")
+    if len(text) > settings.MAX_MESSAGE_CHARS:
+        raise ConversationStateError(f"the message is longer than {settings.MAX_MESSAGE_CHARS} characters")
+    with transaction.atomic():
+        conversation = conversation_lock(conversation_id)
+        if not internal and not (
+            conversation.status == ConversationStatus.HUMAN and conversation.assigned_staff_id == staff.pk
+        ):
+            raise ConversationStateError("take the conversation over before replying to the customer")
+        return message_create(
+            conversation=conversation,
+            sender=Sender.AGENT,
+            text=text,
+            author=staff,
+            internal=internal,
+        )
+
+
+def conversation_resolve(*, conversation_id: int, staff: AbstractBaseUser, reason: str, note: str = "") -> Conversation:
+    """Close the chat with why; the customer is told, and writing again reopens it with the bot."""
+    if reason not in ResolutionReason.values:
+        raise ConversationStateError(f"unknown resolution reason {reason!r}")
+    with transaction.atomic():
+        conversation = conversation_lock(conversation_id)
+        if conversation.status == ConversationStatus.CLOSED:
+            raise ConversationStateError("the conversation is already closed")
+        if conversation.status == ConversationStatus.HUMAN and conversation.assigned_staff_id != staff.pk:
+            raise ConversationTaken(staff_display_name(conversation.assigned_staff))
+        _status_change(
+            conversation,
+            ConversationStatus.CLOSED,
+            assigned_staff=None,
+            closed_at=timezone.now(),
+            resolution=reason,
+            resolution_note=note.strip()[:500],
+            failed_attempts=0,
+        )
+        message_create(
+            conversation=conversation,
+            sender=Sender.SYSTEM,
+            text=_system_line(
+                conversation,
+                "本次会话已结束。如还有问题，随时给我们留言。",
+                "This conversation has been closed. Write again any time if you need more help.",
+            ),
+            metadata={"event": "resolved", "staff_id": staff.pk, "reason": reason},
+        )
+    return conversation
+
+
+def staff_typing(*, conversation_id: int, staff: AbstractBaseUser) -> None:
+    """Tell the customer a person is writing (no row: sent at once)."""
+    send_conversation_event_now(
+        conversation_id,
+        {"type": "typing", "sender": "agent", "conversation_id": conversation_id, "name": staff_display_name(staff)},
+    )

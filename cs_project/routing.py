@@ -2,10 +2,16 @@
 
 from typing import Any
 
+from channels.auth import AuthMiddlewareStack
+from channels.security.websocket import AllowedHostsOriginValidator
 from django.urls import path
 
 from conversations.consumers import WidgetConsumer
+from tickets.consumers import StaffConsumer
 
 websocket_urlpatterns: list[Any] = [
+    # Token-authenticated and embedded on the store's own site: any origin.
     path("ws/widget", WidgetConsumer.as_asgi()),
+    # Session cookie: only from our own pages.
+    path("ws/staff", AllowedHostsOriginValidator(AuthMiddlewareStack(StaffConsumer.as_asgi()))),
 ]

@@ -20,6 +20,7 @@ api_v1 = [
 
 urlpatterns = [
     path("", storefront, name="storefront"),
+    path("admin/console/", include("tickets.console")),
     path("admin/", admin.site.urls),
     path("healthz", healthz, name="healthz"),
     path("widget/session", widget_session, name="widget-session"),

@@ -12,7 +12,7 @@ from tickets.models import CannedResponse
 SUPPORT_GROUP = "Support staff"
 # Staff work conversations and tickets and read the store and the knowledge base.
 SUPPORT_PERMISSIONS = {
-    "conversations": ("view", "change", "add"),
+    "conversations": ("view", "change", "add", "take"),  # take: take_over_conversation, the live console
     "tickets": ("view", "change", "add"),
     "store": ("view",),
     "knowledge": ("view", "change", "add"),

@@ -132,3 +132,15 @@ def escalation_card_create(
         last_messages=last_messages,
         suggested_reply=suggested_reply,
     )
+
+
+def escalation_take_over(*, conversation_id: int, staff: AbstractBaseUser) -> Conversation:
+    """Take the chat over from the console and mark its open escalation cards accepted by this person."""
+    from conversations.services import conversation_take_over
+
+    with transaction.atomic():
+        conversation = conversation_take_over(conversation_id=conversation_id, staff=staff)
+        EscalationCard.objects.filter(conversation_id=conversation_id, accepted_by__isnull=True).update(
+            accepted_by=staff, accepted_at=timezone.now()
+        )
+    return conversation

@@ -34,6 +34,9 @@ def test_conversation_rejects_unknown_status_and_negative_counters() -> None:
     assert_rejected(
         lambda: Conversation.objects.create(customer=customer, turn_count=-3), "conversation_turn_count_gte_0"
     )
+    assert_rejected(
+        lambda: Conversation.objects.create(customer=customer, resolution="bored"), "conversation_resolution_valid"
+    )
 
 
 def test_conversation_channel_and_language_must_be_known() -> None:

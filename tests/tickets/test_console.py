@@ -1,0 +1,161 @@
+"""The live console: who may use it, the queue with its cards, and every action, race and bad input."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import Permission
+from django.test import Client
+
+from conversations.models import Conversation, ConversationStatus, Customer, Message
+from conversations.services import conversation_start
+from conversations.widget import WidgetTicket, widget_history
+from tickets.models import EscalationCard, EscalationReason
+
+pytestmark = pytest.mark.django_db
+
+JSON = {"HTTP_ACCEPT": "application/json"}
+
+
+def staff_client(django_user_model: Any, username: str, *, allowed: bool = True) -> tuple[Client, Any]:
+    user = django_user_model.objects.create_user(
+        username=username, first_name=username.title(), password="pw", is_staff=True
+    )
+    if allowed:
+        user.user_permissions.add(Permission.objects.get(codename="take_over_conversation"))
+    client = Client()
+    client.force_login(user)
+    return client, user
+
+
+@pytest.fixture
+def lin(django_user_model: Any) -> tuple[Client, Any]:
+    return staff_client(django_user_model, "lin")
+
+
+@pytest.fixture
+def waiting() -> Conversation:
+    customer = Customer.objects.create(external_id="c-9", name="Mei <b>Chen</b>", locale="zh")
+    conversation = conversation_start(customer=customer, language="zh")
+    Message.objects.create(conversation=conversation, sender="customer", text="<script>alert(1)</script>我要投诉")
+    EscalationCard.objects.create(
+        conversation=conversation,
+        reason=EscalationReason.EMOTION,
+        summary="Customer is upset about a late delivery of order #D1002.",
+        intents=[{"name": "complaint", "confidence": 0.91}],
+        emotion_trajectory=[0.4, 0.8],
+        order_ids=["D1002"],
+        suggested_reply="非常抱歉，我马上为您查询。",
+    )
+    Conversation.objects.filter(pk=conversation.pk).update(status=ConversationStatus.WAITING_HUMAN)
+    return Conversation.objects.get(pk=conversation.pk)
+
+
+def test_only_staff_with_the_permission_get_in(django_user_model: Any, waiting: Conversation) -> None:
+    outsider, _ = staff_client(django_user_model, "temp", allowed=False)
+
+    assert Client().get("/admin/console/").status_code == 302  # to the admin login
+    assert outsider.get("/admin/console/").status_code == 403
+    assert outsider.post(f"/admin/console/{waiting.pk}/take-over", **JSON).status_code == 403
+    assert Conversation.objects.get(pk=waiting.pk).status == ConversationStatus.WAITING_HUMAN
+
+
+def test_the_queue_shows_the_waiting_chat_with_its_card_escaped(lin: tuple[Client, Any], waiting: Conversation) -> None:
+    client, _ = lin
+
+    page = client.get("/admin/console/").content.decode()
+    fragment = client.get("/admin/console/queue").content.decode()
+
+    for html in (page, fragment):
+        assert f'data-conversation-id="{waiting.pk}"' in html and "Upset customer" in html
+        assert "late delivery of order #D1002" in html and "complaint (0.91)" in html and "0.40 → 0.80" in html
+        assert "Mei &lt;b&gt;Chen&lt;/b&gt;" in html and "<b>Chen</b>" not in html
+
+
+def test_take_over_is_race_safe_and_accepts_the_card(
+    lin: tuple[Client, Any], django_user_model: Any, waiting: Conversation
+) -> None:
+    client, user = lin
+    other, _ = staff_client(django_user_model, "bo")
+
+    first = client.post(f"/admin/console/{waiting.pk}/take-over", **JSON)
+    second = other.post(f"/admin/console/{waiting.pk}/take-over", **JSON)
+    again = client.post(f"/admin/console/{waiting.pk}/take-over", **JSON)
+
+    assert first.status_code == 200 and again.status_code == 200
+    assert second.status_code == 409 and second.json()["error"] == {
+        "code": "taken",
+        "message": "Lin has already taken this conversation over",
+    }
+    conversation = Conversation.objects.get(pk=waiting.pk)
+    assert conversation.status == ConversationStatus.HUMAN and conversation.assigned_staff == user
+    assert EscalationCard.objects.get(conversation=waiting).accepted_by == user
+    joined = Message.objects.filter(conversation=waiting, sender="system").get()
+    assert joined.text == "客服 Lin 已加入对话。"  # in the customer's language
+
+
+def test_replies_need_the_chat_notes_do_not_and_stay_internal(lin: tuple[Client, Any], waiting: Conversation) -> None:
+    client, user = lin
+
+    early = client.post(f"/admin/console/{waiting.pk}/send", {"text": "Hello"}, **JSON)
+    note = client.post(f"/admin/console/{waiting.pk}/send", {"text": "VIP, be gentle", "internal": "1"}, **JSON)
+    client.post(f"/admin/console/{waiting.pk}/take-over", **JSON)
+    reply = client.post(f"/admin/console/{waiting.pk}/send", {"text": "您好，我是 Lin，马上帮您处理。"}, **JSON)
+    empty = client.post(f"/admin/console/{waiting.pk}/send", {"text": "   "}, **JSON)
+
+    assert early.status_code == 409 and "take the conversation over" in early.json()["error"]["message"]
+    assert note.status_code == 200 and reply.status_code == 200 and empty.status_code == 409
+    history = widget_history(WidgetTicket(conversation_id=waiting.pk, customer_id=waiting.customer_id))
+    texts = [m["text"] for m in history["messages"]]
+    assert "VIP, be gentle" not in texts and "您好，我是 Lin，马上帮您处理。" in texts
+    agent = next(m for m in history["messages"] if m["sender"] == "agent")
+    assert agent["author_name"] == "Lin"
+    console = client.get(f"/admin/console/{waiting.pk}/").content.decode()
+    assert "VIP, be gentle" in console and 'data-internal="true"' in console
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;我要投诉" in console and "<script>alert(1)" not in console
+
+
+def test_hand_back_and_resolve(lin: tuple[Client, Any], waiting: Conversation) -> None:
+    client, _ = lin
+    client.post(f"/admin/console/{waiting.pk}/take-over", **JSON)
+
+    back = client.post(f"/admin/console/{waiting.pk}/hand-back", **JSON)
+    assert back.status_code == 200
+    conversation = Conversation.objects.get(pk=waiting.pk)
+    assert conversation.status == ConversationStatus.BOT and conversation.assigned_staff is None
+
+    bad = client.post(f"/admin/console/{waiting.pk}/resolve", {"reason": "bored"}, **JSON)
+    done = client.post(f"/admin/console/{waiting.pk}/resolve", {"reason": "answered", "note": "sorted"}, **JSON)
+    twice = client.post(f"/admin/console/{waiting.pk}/resolve", {"reason": "answered"}, **JSON)
+
+    assert bad.status_code == 409 and done.status_code == 200 and twice.status_code == 409
+    conversation = Conversation.objects.get(pk=waiting.pk)
+    assert conversation.status == ConversationStatus.CLOSED and conversation.closed_at is not None
+    assert (conversation.resolution, conversation.resolution_note) == ("answered", "sorted")
+    assert Message.objects.filter(conversation=waiting, text__startswith="本次会话已结束").exists()
+
+
+def test_a_colleague_cannot_resolve_a_chat_someone_else_owns(
+    lin: tuple[Client, Any], django_user_model: Any, waiting: Conversation
+) -> None:
+    client, _ = lin
+    other, _ = staff_client(django_user_model, "bo")
+    client.post(f"/admin/console/{waiting.pk}/take-over", **JSON)
+
+    response = other.post(f"/admin/console/{waiting.pk}/resolve", {"reason": "answered"}, **JSON)
+
+    assert response.status_code == 409 and response.json()["error"]["code"] == "taken"
+    assert Conversation.objects.get(pk=waiting.pk).status == ConversationStatus.HUMAN
+
+
+def test_unknown_conversations_wrong_methods_and_plain_form_posts(
+    lin: tuple[Client, Any], waiting: Conversation
+) -> None:
+    client, _ = lin
+
+    assert client.get("/admin/console/999999/").status_code == 404
+    assert client.post("/admin/console/999999/take-over", **JSON).status_code == 404
+    assert client.get(f"/admin/console/{waiting.pk}/take-over").status_code == 405
+    plain = client.post(f"/admin/console/{waiting.pk}/take-over")
+    assert plain.status_code == 302 and plain["Location"] == f"/admin/console/{waiting.pk}/"

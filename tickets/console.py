@@ -1,0 +1,152 @@
+"""The live console in the admin: the queue of chats waiting for a person, and one chat to work.
+
+Pages are server-rendered (so they work before the socket connects); `static/console/console.js`
+keeps them live over `ws/staff` and posts the actions below, which answer JSON to it and redirect
+a plain form post back to the chat. Every action is one service call; only staff holding
+`conversations.take_over_conversation` see or use any of it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
+from django.urls import path, reverse
+from django.views.decorators.http import require_GET, require_POST
+
+from conversations.models import Conversation, ResolutionReason
+from conversations.services import (
+    ConversationStateError,
+    ConversationTaken,
+    conversation_hand_back,
+    conversation_resolve,
+    staff_message_send,
+)
+from tickets.selectors import console_allowed, console_chat, console_queue
+from tickets.services import escalation_take_over
+
+
+def _console_view(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """The admin's login and staff check, then the console permission."""
+
+    def guarded(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        if not console_allowed(request.user):  # type: ignore[arg-type]
+            raise PermissionDenied
+        return view(request, *args, **kwargs)
+
+    return admin.site.admin_view(guarded)
+
+
+def _wants_json(request: HttpRequest) -> bool:
+    return "application/json" in request.headers.get("Accept", "")
+
+
+@require_GET
+def queue_page(request: HttpRequest) -> HttpResponse:
+    context = {**admin.site.each_context(request), "title": "Live console", "queue": console_queue(staff=request.user)}
+    return render(request, "admin/console/queue.html", context)
+
+
+@require_GET
+def queue_fragment(request: HttpRequest) -> HttpResponse:
+    return render(request, "admin/console/_queue.html", {"queue": console_queue(staff=request.user)})
+
+
+@require_GET
+def chat_page(request: HttpRequest, conversation_id: int) -> HttpResponse:
+    chat = console_chat(conversation_id=conversation_id, staff=request.user)
+    if chat is None:
+        raise Http404("no such conversation")
+    context = {
+        **admin.site.each_context(request),
+        "title": f"Conversation {conversation_id}",
+        "chat": chat,
+        "reasons": ResolutionReason.choices,
+        "mine": chat.conversation.assigned_staff_id == request.user.pk,
+    }
+    return render(request, "admin/console/chat.html", context)
+
+
+def _action(request: HttpRequest, conversation_id: int, act: Callable[[], Any], done: str) -> HttpResponse:
+    try:
+        act()
+    except ConversationTaken as exc:
+        return _refused(request, conversation_id, "taken", str(exc), status=409)
+    except ConversationStateError as exc:
+        return _refused(request, conversation_id, "not_allowed", str(exc), status=409)
+    except Conversation.DoesNotExist:
+        raise Http404("no such conversation") from None
+    if _wants_json(request):
+        return JsonResponse({"ok": True, "message": done})
+    messages.success(request, done)
+    return redirect(reverse("console-chat", args=[conversation_id]))
+
+
+def _refused(request: HttpRequest, conversation_id: int, code: str, message: str, *, status: int) -> HttpResponse:
+    if _wants_json(request):
+        return JsonResponse({"error": {"code": code, "message": message}}, status=status)
+    messages.error(request, message)
+    return redirect(reverse("console-chat", args=[conversation_id]))
+
+
+@require_POST
+def take_over(request: HttpRequest, conversation_id: int) -> HttpResponse:
+    return _action(
+        request,
+        conversation_id,
+        lambda: escalation_take_over(conversation_id=conversation_id, staff=request.user),
+        "You have taken this conversation over; the assistant is silent until you hand it back.",
+    )
+
+
+@require_POST
+def send(request: HttpRequest, conversation_id: int) -> HttpResponse:
+    internal = request.POST.get("internal") in ("1", "on", "true")
+    return _action(
+        request,
+        conversation_id,
+        lambda: staff_message_send(
+            conversation_id=conversation_id, staff=request.user, text=request.POST.get("text", ""), internal=internal
+        ),
+        "Note saved." if internal else "Sent.",
+    )
+
+
+@require_POST
+def hand_back(request: HttpRequest, conversation_id: int) -> HttpResponse:
+    return _action(
+        request,
+        conversation_id,
+        lambda: conversation_hand_back(conversation_id=conversation_id, staff=request.user),
+        "Handed back to the assistant.",
+    )
+
+
+@require_POST
+def resolve(request: HttpRequest, conversation_id: int) -> HttpResponse:
+    return _action(
+        request,
+        conversation_id,
+        lambda: conversation_resolve(
+            conversation_id=conversation_id,
+            staff=request.user,
+            reason=request.POST.get("reason", ""),
+            note=request.POST.get("note", ""),
+        ),
+        "Conversation resolved.",
+    )
+
+
+urlpatterns = [
+    path("", _console_view(queue_page), name="console"),
+    path("queue", _console_view(queue_fragment), name="console-queue"),
+    path("<int:conversation_id>/", _console_view(chat_page), name="console-chat"),
+    path("<int:conversation_id>/take-over", _console_view(take_over), name="console-take-over"),
+    path("<int:conversation_id>/send", _console_view(send), name="console-send"),
+    path("<int:conversation_id>/hand-back", _console_view(hand_back), name="console-hand-back"),
+    path("<int:conversation_id>/resolve", _console_view(resolve), name="console-resolve"),
+]

@@ -1,0 +1,144 @@
+// The live console: keeps the queue and an open chat current over ws/staff and posts the staff
+// actions. Message text is only ever set with textContent, never parsed as HTML.
+(function () {
+  "use strict";
+  const root = document.getElementById("console");
+  if (!root) return;
+  const page = root.dataset.page;
+  const conversationId = Number(root.dataset.conversationId || 0);
+  const live = root.querySelector("[data-testid=console-live]");
+  const notice = root.querySelector("[data-testid=console-notice]");
+  let socket = null;
+  let retry = 500;
+
+  function say(text) { if (notice) notice.textContent = text; }
+
+  function connect() {
+    const scheme = location.protocol === "https:" ? "wss" : "ws";
+    socket = new WebSocket(`${scheme}://${location.host}/ws/staff`);
+    socket.addEventListener("open", () => {
+      retry = 500;
+      live.textContent = "Live";
+      live.dataset.state = "live";
+      if (conversationId) socket.send(JSON.stringify({ type: "watch", conversation_id: conversationId }));
+      if (page === "queue") refreshQueue();  // whatever changed while disconnected
+    });
+    socket.addEventListener("message", (e) => handle(JSON.parse(e.data)));
+    socket.addEventListener("close", (e) => {
+      live.textContent = e.code === 4403 ? "Not allowed" : "Reconnecting…";
+      live.dataset.state = "down";
+      if (e.code !== 4403) setTimeout(connect, retry = Math.min(retry * 2, 10000));
+    });
+  }
+
+  // --- queue ---------------------------------------------------------------------------------
+  let queueTimer = null;
+  function refreshQueue() {
+    clearTimeout(queueTimer);
+    queueTimer = setTimeout(async () => {
+      const response = await fetch(root.dataset.queueUrl, { credentials: "same-origin" });
+      if (response.ok) document.getElementById("console-queue").innerHTML = await response.text();
+    }, 150);
+  }
+
+  // --- chat ----------------------------------------------------------------------------------
+  const transcript = root.querySelector("[data-testid=console-transcript]");
+  const typing = root.querySelector("[data-testid=console-typing]");
+  let typingTimer = null;
+
+  function showTyping(text) {
+    if (!typing) return;
+    typing.textContent = text;
+    typing.hidden = false;
+    clearTimeout(typingTimer);
+    typingTimer = setTimeout(() => { typing.hidden = true; }, 4000);
+  }
+
+  function appendMessage(message) {
+    if (!transcript || transcript.querySelector(`[data-message-id="${message.id}"]`)) return;
+    const item = document.createElement("li");
+    item.className = `console-message ${message.sender}${message.internal ? " internal" : ""}`;
+    item.setAttribute("data-testid", "console-message");
+    item.dataset.messageId = message.id;
+    item.dataset.sender = message.sender;
+    item.dataset.internal = String(Boolean(message.internal));
+    const who = document.createElement("span");
+    who.className = "who";
+    who.textContent = (message.internal ? "Note · " : "") + (message.author_name || message.sender);
+    const text = document.createElement("span");
+    text.className = "text";
+    text.textContent = message.text;
+    item.append(who, text);
+    transcript.append(item);
+    if (typing && message.sender !== "system") typing.hidden = true;
+  }
+
+  function handle(event) {
+    if (page === "queue") {
+      if (["escalated", "status.changed"].includes(event.type)) refreshQueue();
+      return;
+    }
+    const forThis = (event.conversation_id || (event.message && event.message.conversation_id)) === conversationId;
+    if (event.type === "message.created" && forThis) appendMessage(event.message);
+    else if (event.type === "status.changed" && forThis) {
+      const status = root.querySelector("[data-testid=console-status]");
+      if (status.textContent !== event.status) location.reload();  // owner and buttons are server-rendered
+    } else if (event.type === "typing" && forThis && event.sender === "customer") showTyping("The customer is typing…");
+    else if (event.type === "reply.delta") showTyping("The assistant is answering…");
+  }
+
+  // --- actions -------------------------------------------------------------------------------
+  root.addEventListener("submit", async (e) => {
+    const form = e.target.closest("form[data-action]");
+    if (!form) return;
+    e.preventDefault();
+    const button = form.querySelector("button[type=submit]");
+    button.disabled = true;
+    try {
+      const response = await fetch(form.action, {
+        method: "POST",
+        body: new FormData(form),
+        credentials: "same-origin",
+        headers: { Accept: "application/json", "X-CSRFToken": form.querySelector("[name=csrfmiddlewaretoken]").value },
+      });
+      const body = await response.json().catch(() => ({}));
+      if (!response.ok) {
+        say((body.error && body.error.message) || `The action failed (${response.status}).`);
+        if (page === "queue") refreshQueue();
+        return;
+      }
+      say("");
+      const action = form.dataset.action;
+      if (action === "send") form.querySelector("textarea").value = "";
+      else if (action === "take-over" && page === "queue") location.href = `${form.action.replace(/take-over$/, "")}`;
+      else location.reload();
+    } catch (error) {
+      say("The server could not be reached; try again.");
+    } finally {
+      button.disabled = false;
+    }
+  });
+
+  const canned = root.querySelector("[data-testid=console-canned]");
+  const input = root.querySelector("[data-testid=console-input]");
+  if (canned && input) {
+    canned.addEventListener("change", () => {
+      if (canned.value) input.value = input.value ? `${input.value} ${canned.value}` : canned.value;
+      canned.value = "";
+      input.focus();
+    });
+  }
+  let typedAt = 0;
+  if (input) {
+    input.addEventListener("input", () => {
+      const note = root.querySelector("[data-testid=console-note]");
+      if (note && note.checked) return;
+      if (socket && socket.readyState === WebSocket.OPEN && Date.now() - typedAt > 2000) {
+        typedAt = Date.now();
+        socket.send(JSON.stringify({ type: "typing", conversation_id: conversationId }));
+      }
+    });
+  }
+
+  connect();
+})();
