@@ -1,0 +1,145 @@
+"""Many widget clients at once against a running system (`make run`), over the public widget protocol.
+
+Each client opens a session (`POST /widget/session`), connects its WebSocket, waits for `history`,
+then sends MESSAGES_PER_CLIENT messages one after another: each is timed from `message.send` to
+its `reply.done`, then the client "reads" for --think seconds before the next. A reply that has
+not arrived after --timeout seconds counts as lost. The messages are ones the offline bot always
+answers (greetings, policy questions, zh and en), so every one of them must get exactly one reply.
+
+    make run                                   # in another terminal
+    .venv/bin/python bench/ws_load.py          # 200 clients × 5 messages
+    .venv/bin/python bench/ws_load.py --clients 50 --think 0
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import statistics
+import time
+import urllib.error
+import urllib.request
+import uuid
+from dataclasses import dataclass, field
+
+from harness import percentile
+
+MESSAGES_PER_CLIENT = 5
+MESSAGES = {
+    "en": ["Hello!", "What payment methods do you accept?", "what is your return policy", "thanks a lot"],
+    "zh": ["你好", "你们支持哪些支付方式？", "退货政策是怎样的", "谢谢"],
+}
+
+
+@dataclass
+class Tally:
+    latencies_ms: list[float] = field(default_factory=list)
+    lost: int = 0
+    extra_replies: int = 0
+    errors: list[str] = field(default_factory=list)
+
+
+def _session(base: str, locale: str) -> dict[str, str]:
+    request = urllib.request.Request(
+        f"{base}/widget/session",
+        data=json.dumps({"locale": locale}).encode(),
+        headers={"Content-Type": "application/json"},
+    )
+    with urllib.request.urlopen(request, timeout=30) as response:
+        return json.loads(response.read())
+
+
+async def _client(number: int, args: argparse.Namespace, tally: Tally, ready: list[int], go: asyncio.Event) -> None:
+    """One shopper: connect, wait for everyone, then send and time MESSAGES_PER_CLIENT messages."""
+    import websockets
+
+    locale = "zh" if number % 2 else "en"
+    rng = random.Random(number)
+    settled = 0  # messages answered or counted lost
+    try:
+        session = await asyncio.to_thread(_session, args.url, locale)
+        async with websockets.connect(session["ws_url"], open_timeout=60, max_size=2**20) as socket:
+            history = json.loads(await asyncio.wait_for(socket.recv(), 30))
+            if history["type"] != "history":
+                raise RuntimeError(f"expected history first, got {history['type']}")
+            ready.append(number)
+            await go.wait()
+            for _ in range(MESSAGES_PER_CLIENT):
+                sent = time.perf_counter()
+                text = rng.choice(MESSAGES[locale])
+                await socket.send(json.dumps({"type": "message.send", "text": text, "client_id": uuid.uuid4().hex}))
+                try:
+                    while True:
+                        event = json.loads(await asyncio.wait_for(socket.recv(), args.timeout))
+                        if event["type"] == "reply.done":
+                            tally.latencies_ms.append((time.perf_counter() - sent) * 1000)
+                            break
+                        if event["type"] == "error":
+                            tally.errors.append(f"{event['code']}: {event['message']}")
+                            tally.lost += 1
+                            break
+                except TimeoutError:
+                    tally.lost += 1
+                settled += 1
+                await asyncio.sleep(rng.uniform(0, 2 * args.think))
+            try:  # anything further would be a second reply to one message
+                while True:
+                    event = json.loads(await asyncio.wait_for(socket.recv(), 1.0))
+                    tally.extra_replies += event["type"] == "reply.done"
+            except TimeoutError:
+                pass
+    except (OSError, urllib.error.URLError, RuntimeError, websockets.WebSocketException) as exc:
+        tally.errors.append(f"client {number}: {type(exc).__name__}: {exc}")
+        tally.lost += MESSAGES_PER_CLIENT - settled
+
+
+async def _run(args: argparse.Namespace) -> None:
+    tally = Tally()
+    ready: list[int] = []
+    go = asyncio.Event()
+    clients = [asyncio.create_task(_client(n, args, tally, ready, go)) for n in range(args.clients)]
+    connecting = time.perf_counter()
+    # Everyone starts together once connected (or after a minute, with whoever made it).
+    while len(ready) + sum(c.done() for c in clients) < args.clients and time.perf_counter() - connecting < 60:
+        await asyncio.sleep(0.05)
+    connected_s = time.perf_counter() - connecting
+    go.set()
+    began = time.perf_counter()
+    await asyncio.gather(*clients)
+    wall = time.perf_counter() - began
+    sent = args.clients * MESSAGES_PER_CLIENT
+    delivered = len(tally.latencies_ms)
+    print(
+        f"{args.clients} clients × {MESSAGES_PER_CLIENT} messages against {args.url}, think {args.think} s on average:"
+    )
+    print(f"  {len(ready)} clients connected in {connected_s:.1f} s")
+    print(f"  sent {sent}, replies delivered {delivered}, lost {tally.lost}, second replies {tally.extra_replies}")
+    if tally.latencies_ms:
+        values = tally.latencies_ms
+        print(
+            f"  send → reply.done: p50 {statistics.median(values):.0f} ms, p95 {percentile(values, 95):.0f} ms, "
+            f"max {max(values):.0f} ms"
+        )
+    print(f"  {delivered / wall:.1f} replies/s over {wall:.1f} s")
+    for error in tally.errors[:10]:
+        print(f"  error: {error}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--url", default="http://127.0.0.1:8000", help="where `make run` serves")
+    parser.add_argument("--clients", type=int, default=200)
+    parser.add_argument("--think", type=float, default=1.0, help="average seconds a client waits between messages")
+    parser.add_argument("--timeout", type=float, default=30.0, help="seconds after which a reply counts as lost")
+    args = parser.parse_args()
+    try:
+        urllib.request.urlopen(f"{args.url}/healthz", timeout=5).close()
+    except (OSError, urllib.error.URLError) as exc:
+        raise SystemExit(f"nothing answers at {args.url} ({exc}); start the system with `make run` first") from None
+    asyncio.run(_run(args))
+
+
+if __name__ == "__main__":
+    main()
