@@ -28,7 +28,7 @@ from conversations.models import (
     WorkflowState,
     WorkflowStatus,
 )
-from conversations.services import MessageRejected, conversation_lock, message_create
+from conversations.services import MessageRejected, conversation_lock, conversation_reopen, message_create
 
 
 class TurnTransitionError(Exception):
@@ -103,15 +103,12 @@ def customer_message_handle(*, conversation_id: int, text: str, client_id: str =
             if existing is not None:
                 return existing
         if conversation.status == ConversationStatus.CLOSED:
-            conversation.status = ConversationStatus.BOT
-            conversation.closed_at = None
+            conversation_reopen(conversation=conversation)
         language = detect_language(text, default=conversation.language)
         message = message_create(
             conversation=conversation, sender=Sender.CUSTOMER, text=text.strip(), client_id=client_id
         )
         Conversation.objects.filter(pk=conversation.pk).update(
-            status=conversation.status,
-            closed_at=conversation.closed_at,
             language=language,
             turn_count=F("turn_count") + 1,
             updated_at=timezone.now(),

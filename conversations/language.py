@@ -7,7 +7,8 @@ import re
 from conversations.models import Language
 
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
-_LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
+# Letters only: an order number (#D1002) or a payment id (credit_card_7815826) says nothing of the language.
+_LATIN_WORD = re.compile(r"(?<![A-Za-z0-9_])[A-Za-z]{2,}(?![A-Za-z0-9_])")
 
 
 def detect_language(text: str, *, default: str = Language.EN) -> str:

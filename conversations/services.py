@@ -116,6 +116,12 @@ def _system_line(conversation: Conversation, zh: str, en: str) -> str:
     return zh if conversation.language == Language.ZH else en
 
 
+def conversation_reopen(*, conversation: Conversation) -> None:
+    """A closed chat the customer writes to again goes back to the bot (inside atomic(), row locked)."""
+    if conversation.status == ConversationStatus.CLOSED:
+        _status_change(conversation, ConversationStatus.BOT, closed_at=None)
+
+
 def conversation_take_over(*, conversation_id: int, staff: AbstractBaseUser) -> Conversation:
     """A staff member owns the chat from now on; the bot stays silent until hand-back.
 

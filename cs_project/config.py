@@ -141,7 +141,13 @@ def redis_services(
         "CHANNEL_LAYERS": {
             "default": {
                 "BACKEND": "channels_redis.core.RedisChannelLayer",
-                "CONFIG": {"hosts": [redis_db_url(redis_url, channels_db)], "capacity": 1000, "expiry": 60},
+                # An idle consumer blocks in Redis for 5 s at a time (channels_redis' BZPOPMIN); redis-py's
+                # own 5 s socket timeout would cut that wait and crash every quiet WebSocket.
+                "CONFIG": {
+                    "hosts": [{"address": redis_db_url(redis_url, channels_db), "socket_timeout": 30}],
+                    "capacity": 1000,
+                    "expiry": 60,
+                },
             }
         },
         "CELERY_BROKER_URL": celery_broker_url(redis_db_url(redis_url, broker_db)),

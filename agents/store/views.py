@@ -1,12 +1,20 @@
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import Any
 
+from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from agents.store.models import Product
 from agents.store.selectors import product_list_for_storefront, subsidy_rules_active
+from conversations.models import Customer
+from conversations.widget import identity_signature
+
+# Only the demo's own shoppers can be "signed in" by ?customer=: the page signs the id on the
+# server, as a real store would for its logged-in user, and must never do that for a real customer.
+DEMO_CUSTOMER_PREFIX = "demo_"
 
 
 @dataclass(frozen=True)
@@ -40,4 +48,22 @@ def storefront(request: HttpRequest) -> HttpResponse:
                 in_stock=any(v.available and (v.stock is None or v.stock > 0) for v in variants),
             )
         )
-    return render(request, "store/index.html", {"cards": cards, "zh": zh, "lang": lang})
+    context = {"cards": cards, "zh": zh, "lang": lang, "widget": _widget_attributes(request, "zh" if zh else "en")}
+    return render(request, "store/index.html", context)
+
+
+def _widget_attributes(request: HttpRequest, lang: str) -> dict[str, Any]:
+    """The chat widget's tag: the site key, the page's language and, with ?customer=<demo id>, a
+    signed identity so the demo can show a verified customer."""
+    widget: dict[str, Any] = {"site_key": settings.WIDGET_SITE_KEY, "locale": lang}
+    external_id = (request.GET.get("customer") or "").strip()
+    if external_id.startswith(DEMO_CUSTOMER_PREFIX):
+        customer = Customer.objects.filter(external_id=external_id).first()
+        if customer is not None:
+            widget.update(
+                external_id=customer.external_id,
+                name=customer.name,
+                email=customer.email,
+                signature=identity_signature(customer.external_id),
+            )
+    return widget

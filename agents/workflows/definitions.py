@@ -11,7 +11,7 @@ from typing import Any
 from django.utils import timezone
 
 from agents.intents.taxonomy import Intent
-from agents.store.models import Order, OrderStatus, PaymentMethod, Variant
+from agents.store.models import Order, OrderStatus, PaymentKind, PaymentMethod, Variant
 from agents.tools import ToolContext, tool_call
 from agents.workflows import slots as read
 from conversations.models import WorkflowKind
@@ -266,6 +266,18 @@ class Return(_ItemsWorkflow):
                     )
                 )
         return value
+
+    def choices(self, slot: str, ctx: Ctx, s: dict[str, Any]) -> list[str]:
+        if slot != "payment_method_id" or "order_id" not in s:
+            return super().choices(slot, ctx, s)
+        # Only where a refund may go (store policy): the order's original method or a gift card.
+        original = (
+            Order.objects.get(external_id=s["order_id"])
+            .transactions.order_by("position", "id")
+            .values_list("payment_method__external_id", flat=True)
+            .first()
+        )
+        return [m["id"] for m in ctx.payment_methods() if m["id"] == original or m["kind"] == PaymentKind.GIFT_CARD]
 
     def summary(self, ctx: Ctx, s: dict[str, Any]) -> str:
         return ctx.t(

@@ -1,4 +1,5 @@
-"""Real-browser fixtures: Django's live server, Debian's chromium driven by Playwright, a logged-in staff user.
+"""Real-browser fixtures: Django's live server, Debian's chromium driven by Playwright, a logged-in staff user,
+and the real ASGI server (HTTP + WebSockets) for the chat widget.
 
 Chromium and a CJK font come from Debian (`make test` installs them through scripts/ensure_browser); never
 `playwright install`. Missing, the browser tests skip on a developer's machine and fail under CI.
@@ -7,17 +8,28 @@ Chromium and a CJK font come from Debian (`make test` installs them through scri
 from __future__ import annotations
 
 import os
+import re
 import shutil
+import signal
+import socket
 import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from django.conf import settings
+from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
+
+from tests.conftest import BASE_DIR, database_url_for_tests, subprocess_env
 
 CHROMIUM = Path("/usr/bin/chromium")
 STAFF_PASSWORD = "browser-pw-1"
+SCREENSHOTS = BASE_DIR / "var" / "test-screenshots"
 
 # Two cores shared with Postgres, Redis, the worker and chromium: give assertions more than the 5 s default.
 expect.set_options(timeout=10_000)
@@ -108,3 +120,106 @@ def staff_login(live_server: Any) -> Callable[..., Any]:
         return user
 
     return login
+
+
+# --- the real ASGI server, for the widget's WebSocket --------------------------------------------
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class AsgiServer:
+    def __init__(self, url: str, process: subprocess.Popen[bytes]) -> None:
+        self.url = url
+        self.process = process
+
+
+@pytest.fixture(scope="session")
+def asgi_server(django_db_setup: None, django_db_blocker: Any) -> Iterator[AsgiServer]:
+    """daphne serving cs_project.asgi (HTTP, static files and WebSockets) on the test database and Redis.
+
+    pytest-django's live_server is WSGI and has no WebSockets; this is the server `make run` starts."""
+    with django_db_blocker.unblock():
+        database_url = database_url_for_tests()
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "cs_project.asgi:application"],
+        cwd=BASE_DIR,
+        env=subprocess_env(DATABASE_URL=database_url, REDIS_URL=settings.REDIS_URL),
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            urllib.request.urlopen(f"{url}/healthz", timeout=5).close()
+            break
+        except urllib.error.HTTPError:
+            break  # it answers (503 until a worker replies to its ping): the server is up
+        except OSError:
+            if process.poll() is not None or time.monotonic() > deadline:
+                if process.poll() is None:
+                    os.killpg(process.pid, signal.SIGKILL)
+                pytest.fail("the ASGI server (daphne) did not start")
+            time.sleep(0.2)
+    yield AsgiServer(url, process)
+    os.killpg(process.pid, signal.SIGTERM)
+    try:
+        process.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    """Remember each phase's outcome on the test item, so a fixture can tell a failed test at teardown."""
+    report = yield
+    setattr(item, f"report_{report.when}", report)
+    return report
+
+
+@pytest.fixture
+def widget_pages(browser: Browser, asgi_server: AsgiServer, request: pytest.FixtureRequest) -> Iterator[Any]:
+    """Open pages on the ASGI server: `widget_pages(width=…, height=…, locale=…)` → a Page.
+
+    Each call is a fresh browser context (its own localStorage). JavaScript errors, failed requests and
+    4xx/5xx responses are collected in `widget_pages.problems`. When the test fails, every open page is
+    saved as a screenshot under var/test-screenshots/."""
+    contexts: list[BrowserContext] = []
+    pages: list[Page] = []
+    problems: list[str] = []
+
+    def open_page(*, width: int = 1280, height: int = 900, locale: str = "en-US") -> Page:
+        context = browser.new_context(
+            base_url=asgi_server.url, locale=locale, viewport={"width": width, "height": height}
+        )
+        context.set_default_timeout(10_000)
+        contexts.append(context)
+        page = context.new_page()
+        page.on("pageerror", lambda error: problems.append(f"JS error: {error}"))
+        page.on(
+            "requestfailed",
+            lambda r: None if r.failure == "net::ERR_ABORTED" else problems.append(f"failed: {r.url} {r.failure}"),
+        )
+        page.on("response", lambda r: problems.append(f"{r.status}: {r.url}") if r.status >= 400 else None)
+        pages.append(page)
+        return page
+
+    open_page.problems = problems  # type: ignore[attr-defined]
+    open_page.server = asgi_server  # type: ignore[attr-defined]
+    yield open_page
+    report = getattr(request.node, "report_call", None)
+    if report is not None and report.failed:
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        name = re.sub(r"[^\w.-]+", "_", request.node.name)
+        for index, page in enumerate(pages):
+            try:
+                page.screenshot(path=str(SCREENSHOTS / f"{name}-{index}.png"), full_page=True)
+            except Exception:  # noqa: BLE001 - a screenshot must never hide the test's own failure
+                pass
+    for context in contexts:
+        context.close()

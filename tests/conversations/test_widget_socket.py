@@ -16,7 +16,7 @@ from channels.testing import WebsocketCommunicator
 from django.core.management import call_command
 
 from conversations.models import Conversation, ConversationStatus, Message
-from conversations.services import conversation_take_over
+from conversations.services import conversation_resolve, conversation_take_over
 from conversations.widget import widget_session_open
 from cs_project.routing import websocket_urlpatterns
 
@@ -231,3 +231,20 @@ async def test_staff_takeover_reaches_the_widget_and_the_bot_stays_silent(
     assert events[-1]["message"]["sender"] == "system" and "Lin" in events[-1]["message"]["text"]
     assert after[-1]["message"]["sender"] == "customer"
     assert await drain(socket, quiet=2.0) == []  # no bot reply, no deltas
+
+
+async def test_writing_to_a_closed_chat_reopens_it_with_the_bot_and_says_so(
+    chat: tuple[int, WebsocketCommunicator, dict[str, Any]], django_user_model: Any
+) -> None:
+    conversation_id, socket, _ = chat
+    staff = await database_sync_to_async(django_user_model.objects.create_user)(username="lin", is_staff=True)
+    await database_sync_to_async(conversation_resolve)(conversation_id=conversation_id, staff=staff, reason="answered")
+    await until(socket, "message.created")  # the closing line
+
+    await send(socket, "Hello!")
+    events = await until(socket, "reply.done")
+
+    statuses = [e["status"] for e in events if e["type"] == "status.changed"]
+    assert statuses == [ConversationStatus.BOT]
+    conversation = await database_sync_to_async(Conversation.objects.get)(pk=conversation_id)
+    assert conversation.status == ConversationStatus.BOT and conversation.closed_at is None

@@ -1,0 +1,121 @@
+"""One chat from both ends, in two browsers on the real ASGI server with a real worker: the customer
+asks a policy question, completes a return with quick replies and asks for a person; staff sees the
+card arrive live, takes over, answers; the chat is handed back and the bot answers again."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import Permission, User
+from django.core.management import call_command
+from playwright.sync_api import Page, expect
+
+from agents.intents.exemplar_index import exemplars_sync
+from agents.store.models import Order, OrderStatus
+from conversations.models import Conversation, ConversationStatus, Message
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+STAFF_PASSWORD = "console-pw-1"
+
+
+@pytest.fixture
+def demo(celery_worker: subprocess.Popen[bytes]) -> User:
+    call_command("seed_demo", verbosity=0)
+    exemplars_sync()
+    user = User.objects.create_user(username="lin", first_name="Lin", password=STAFF_PASSWORD, is_staff=True)
+    user.user_permissions.add(Permission.objects.get(codename="take_over_conversation"))
+    return user
+
+
+def _bot_replies(page: Page) -> Any:
+    return page.locator('[data-testid="cs-message"][data-sender="bot"][data-turn-done="true"]')
+
+
+def _ask(page: Page, text: str) -> None:
+    page.get_by_test_id("cs-input").fill(text)
+    page.get_by_test_id("cs-input").press("Enter")
+
+
+def _staff_console(widget_pages: Any) -> Page:
+    page = widget_pages()
+    page.goto("/admin/login/?next=/admin/console/")
+    page.fill("#id_username", "lin")
+    page.fill("#id_password", STAFF_PASSWORD)
+    page.click("input[type=submit]")
+    expect(page.get_by_test_id("console-live")).to_have_text("Live")
+    return page
+
+
+def test_a_chat_goes_from_the_bot_to_a_person_and_back(demo: User, widget_pages: Any) -> None:
+    console = _staff_console(widget_pages)
+    expect(console.get_by_test_id("console-empty")).to_be_visible()
+    shopper = widget_pages(locale="zh-CN")
+    shopper.goto("/?lang=zh&customer=demo_li_wei")
+    shopper.get_by_test_id("cs-launcher").click()
+
+    # A policy question: streamed, with a citation.
+    _ask(shopper, "退货政策是怎样的")
+    expect(_bot_replies(shopper)).to_have_count(1)
+    expect(_bot_replies(shopper).first.get_by_test_id("cs-citation").first).to_be_visible()
+    assert int(_bot_replies(shopper).first.get_attribute("data-deltas") or 0) >= 2
+
+    # A return, answered only with quick replies until the bot writes it.
+    _ask(shopper, "我要退货")
+    for step in range(2, 8):
+        expect(_bot_replies(shopper)).to_have_count(step)
+        buttons = _bot_replies(shopper).last.get_by_test_id("cs-quick-reply")
+        if buttons.count() == 0:
+            break
+        choice = next(
+            (b for b in buttons.all() if (b.text_content() or "").strip() in ("是", "确认", "yes", "Yes")), None
+        )
+        (choice or buttons.first).click()
+    returned = Order.objects.filter(customer__external_id="demo_li_wei", status=OrderStatus.RETURN_REQUESTED)
+    assert returned.exists(), list(Message.objects.filter(sender="bot").values_list("text", flat=True))
+
+    # Asking for a person: the console shows the card without a reload.
+    _ask(shopper, "转人工")
+    item = console.get_by_test_id("console-item")
+    expect(item).to_have_count(1)
+    expect(item.get_by_test_id("console-card")).to_contain_text("Customer asked for a human")
+    expect(shopper.get_by_test_id("cs-banner")).to_be_visible()
+
+    # Take over, answer: the customer sees the person's name and words.
+    item.get_by_test_id("console-take-over").click()
+    expect(console).to_have_url(re.compile(r"/admin/console/\d+/$"))
+    expect(console.get_by_test_id("console-status")).to_have_text("human")
+    expect(shopper.get_by_test_id("cs-banner")).to_contain_text("Lin")
+    console.get_by_test_id("console-note").check()
+    console.get_by_test_id("console-input").fill("VIP customer, second return this month")
+    console.get_by_test_id("console-send").click()
+    expect(console.locator('[data-testid="console-message"][data-internal="true"]')).to_have_count(1)
+    console.get_by_test_id("console-note").uncheck()
+    console.get_by_test_id("console-input").fill("您好，我是 Lin，退货已经为您登记好了。<b>稍后</b>会有快递上门取件。")
+    console.get_by_test_id("console-send").click()
+    agent = shopper.locator('[data-testid="cs-message"][data-sender="agent"]')
+    expect(agent).to_have_count(1)
+    expect(agent).to_contain_text("<b>稍后</b>会有快递上门取件")
+    expect(shopper.get_by_text("VIP customer")).to_have_count(0)  # the note stays inside
+
+    # While the person owns the chat, the bot stays silent.
+    bot_count = _bot_replies(shopper).count()
+    _ask(shopper, "好的谢谢，运费怎么算？")
+    expect(console.locator('[data-testid="console-message"][data-sender="customer"]').last).to_contain_text(
+        "运费怎么算"
+    )
+    shopper.wait_for_timeout(1500)
+    expect(_bot_replies(shopper)).to_have_count(bot_count)
+
+    # Hand back: the bot answers the next question with the history intact.
+    console.get_by_test_id("console-hand-back").click()
+    expect(console.get_by_test_id("console-status")).to_have_text("bot")
+    expect(shopper.get_by_test_id("cs-banner")).to_be_visible()
+    _ask(shopper, "你们支持哪些支付方式？")
+    expect(_bot_replies(shopper)).to_have_count(bot_count + 1)
+    conversation = Conversation.objects.get(customer__external_id="demo_li_wei")
+    assert conversation.status == ConversationStatus.BOT and conversation.assigned_staff is None
+    assert widget_pages.problems == []
