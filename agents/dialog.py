@@ -159,7 +159,7 @@ def reply_polish(reply: Reply, *, language: str, history: str, customer_text: st
 
 
 _PIECE_END = re.compile(r"(?<=[\s，。！？；：、,.!?;:])")
-PIECE_CHARS = 24
+PIECE_CHARS = 48
 
 
 def reply_pieces(text: str) -> list[str]:

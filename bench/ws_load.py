@@ -1,14 +1,15 @@
 """Many widget clients at once against a running system (`make run`), over the public widget protocol.
 
-Each client opens a session (`POST /widget/session`), connects its WebSocket, waits for `history`,
-then sends MESSAGES_PER_CLIENT messages one after another: each is timed from `message.send` to
-its `reply.done`, then the client "reads" for --think seconds before the next. A reply that has
+Each client opens a session (`POST /widget/session`), connects its WebSocket, waits for `history`;
+once every client is connected they all start. Each sends MESSAGES_PER_CLIENT messages one after
+another, pausing before each a random 0 to 2 × --think seconds (reading, typing; --think 0 sends
+back to back), and times each from `message.send` to its `reply.done`. A reply that has
 not arrived after --timeout seconds counts as lost. The messages are ones the offline bot always
 answers (greetings, policy questions, zh and en), so every one of them must get exactly one reply.
 
     make run                                   # in another terminal
-    .venv/bin/python bench/ws_load.py          # 200 clients × 5 messages
-    .venv/bin/python bench/ws_load.py --clients 50 --think 0
+    .venv/bin/python bench/ws_load.py          # 200 clients × 5 messages at a person's pace
+    .venv/bin/python bench/ws_load.py --think 1    # ten times faster: the system's capacity
 """
 
 from __future__ import annotations
@@ -67,6 +68,7 @@ async def _client(number: int, args: argparse.Namespace, tally: Tally, ready: li
             ready.append(number)
             await go.wait()
             for _ in range(MESSAGES_PER_CLIENT):
+                await asyncio.sleep(rng.uniform(0, 2 * args.think))  # reading, then typing
                 sent = time.perf_counter()
                 text = rng.choice(MESSAGES[locale])
                 await socket.send(json.dumps({"type": "message.send", "text": text, "client_id": uuid.uuid4().hex}))
@@ -83,7 +85,6 @@ async def _client(number: int, args: argparse.Namespace, tally: Tally, ready: li
                 except TimeoutError:
                     tally.lost += 1
                 settled += 1
-                await asyncio.sleep(rng.uniform(0, 2 * args.think))
             try:  # anything further would be a second reply to one message
                 while True:
                     event = json.loads(await asyncio.wait_for(socket.recv(), 1.0))
@@ -131,7 +132,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--url", default="http://127.0.0.1:8000", help="where `make run` serves")
     parser.add_argument("--clients", type=int, default=200)
-    parser.add_argument("--think", type=float, default=1.0, help="average seconds a client waits between messages")
+    # A shopper reads the reply and types the next message: ten seconds on average is quick for a
+    # person. --think 1 or 0 finds the system's capacity instead (replies/s at saturation).
+    parser.add_argument("--think", type=float, default=10.0, help="average seconds a client waits before a message")
     parser.add_argument("--timeout", type=float, default=30.0, help="seconds after which a reply counts as lost")
     args = parser.parse_args()
     try:
