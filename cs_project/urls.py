@@ -7,6 +7,7 @@ from agents.store.views import storefront
 from conversations.views import widget_session
 from cs_project.views import healthz
 from knowledge.api import IngestJobApi, KbDocumentUploadApi
+from knowledge.views import kb_source
 
 api_v1 = [
     path("nlu/parse", NluParseApi.as_view(), name="nlu-parse"),
@@ -24,6 +25,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("healthz", healthz, name="healthz"),
     path("widget/session", widget_session, name="widget-session"),
+    path("kb/sources/<int:chunk_id>", kb_source, name="kb-source"),
     path("api/v1/", include(api_v1)),
     path("api/schema/", SpectacularAPIView.as_view(permission_classes=[], authentication_classes=[]), name="schema"),
     path(

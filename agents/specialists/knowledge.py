@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from django.urls import reverse
+
 from agents.llm.client import LLMUnavailable, llm_chat, llm_enabled
 from agents.llm.prompts import knowledge_answer_messages
 from agents.specialists import register
@@ -55,7 +57,7 @@ def _extract(question: str, chunk: ScoredChunk) -> str:
 
 
 def _source(chunk: ScoredChunk) -> dict[str, object]:
-    return {"title": chunk.label, "chunk_id": chunk.chunk_id}
+    return {"title": chunk.label, "url": reverse("kb-source", args=[chunk.chunk_id]), "chunk_id": chunk.chunk_id}
 
 
 def grounded_citations(text: str, passages: int) -> tuple[str, list[int]]:

@@ -36,6 +36,8 @@ def test_an_extractive_answer_keeps_the_sentences_that_answer_the_question(visit
     assert "hold the case button for 15 seconds" in text and text.endswith("[1]")
     assert "Bluetooth settings" not in text  # the pairing section is another passage
     assert turn.reply["sources"][0]["title"] == "Product guides and troubleshooting › Enco X3 Earbuds: one side has no sound"
+    source = turn.reply["sources"][0]
+    assert source["url"] == f"/kb/sources/{source['chunk_id']}"  # the citation links to the passage
     assert visitor.failed_attempts == 0
 
 

@@ -60,7 +60,9 @@ def test_a_chat_goes_from_the_bot_to_a_person_and_back(demo: User, widget_pages:
     # A policy question: streamed, with a citation.
     _ask(shopper, "退货政策是怎样的")
     expect(_bot_replies(shopper)).to_have_count(1)
-    expect(_bot_replies(shopper).first.get_by_test_id("cs-citation").first).to_be_visible()
+    citation = _bot_replies(shopper).first.get_by_test_id("cs-citation").first
+    expect(citation).to_be_visible()
+    expect(citation).to_have_attribute("href", re.compile(r"/kb/sources/\d+$"))
     assert int(_bot_replies(shopper).first.get_attribute("data-deltas") or 0) >= 2
 
     # A return, answered only with quick replies until the bot writes it.

@@ -166,6 +166,15 @@ async def test_a_bad_token_is_told_and_closed(token: str) -> None:
     assert closed == {"type": "websocket.close", "code": 4401}
 
 
+async def test_an_expired_token_is_refused(widget_token: tuple[int, str], settings: Any) -> None:
+    settings.WIDGET_TOKEN_MAX_AGE_S = -1
+    socket = WebsocketCommunicator(app, f"/ws/widget?token={widget_token[1]}")
+    await socket.connect()
+
+    assert (await socket.receive_json_from(timeout=5))["code"] == "bad_token"
+    assert await socket.receive_output(timeout=5) == {"type": "websocket.close", "code": 4401}
+
+
 async def test_a_token_of_a_deleted_conversation_is_refused(widget_token: tuple[int, str]) -> None:
     await database_sync_to_async(Conversation.objects.filter(pk=widget_token[0]).delete)()
     socket = WebsocketCommunicator(app, f"/ws/widget?token={widget_token[1]}")
@@ -202,7 +211,8 @@ async def test_the_rate_limit_is_per_customer_and_polite(
     for i in range(3):
         await send(socket, f"hello {i}", client_id=f"r{i}")
     events = []
-    while not any(e["type"] == "error" for e in events):
+    # Until the refusal and both answers are in: a turn still running would outlive the test.
+    while [e["type"] for e in events].count("reply.done") < 2 or not any(e["type"] == "error" for e in events):
         events.append(await socket.receive_json_from(timeout=30))
 
     error = next(e for e in events if e["type"] == "error")
