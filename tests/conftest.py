@@ -71,6 +71,15 @@ def sample_store_path() -> Path:
 
 
 @pytest.fixture(autouse=True)
+def _fresh_channel_layer() -> None:
+    """A new channel-layer object per test: each async test runs on its own event loop, and the
+    Redis layer's receive lock belongs to the loop that first used it (daphne has one loop for life)."""
+    from channels.layers import channel_layers
+
+    channel_layers.backends = {}
+
+
+@pytest.fixture(autouse=True)
 def _clean_cache() -> Iterator[None]:
     """Each test starts with an empty cache: no intent-cache hits, breaker closed, nobody online."""
     from django.core.cache import cache
