@@ -3,6 +3,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
 
 
 class Language(models.TextChoices):
@@ -41,20 +42,20 @@ class Customer(models.Model):
 
 
 class ConversationStatus(models.TextChoices):
-    BOT = "bot", "Bot"  # the bot answers
-    WAITING_HUMAN = "waiting_human", "Waiting for a human"  # escalated, nobody took it yet
-    HUMAN = "human", "Human"  # a staff member owns it; the bot stays silent
-    CLOSED = "closed", "Closed"
+    BOT = "bot", _("Bot")  # the bot answers
+    WAITING_HUMAN = "waiting_human", _("Waiting for a human")  # escalated, nobody took it yet
+    HUMAN = "human", _("Human")  # a staff member owns it; the bot stays silent
+    CLOSED = "closed", _("Closed")
 
 
 class ResolutionReason(models.TextChoices):
-    ANSWERED = "answered", "Question answered"
-    ORDER_FIXED = "order_fixed", "Order problem sorted out"
-    REFUND = "refund", "Refund, return or exchange arranged"
-    FOLLOW_UP = "follow_up", "Moved to a ticket for follow-up"
-    NO_REPLY = "no_reply", "Customer stopped replying"
-    SPAM = "spam", "Spam or abuse"
-    OTHER = "other", "Other"
+    ANSWERED = "answered", _("Question answered")
+    ORDER_FIXED = "order_fixed", _("Order problem sorted out")
+    REFUND = "refund", _("Refund, return or exchange arranged")
+    FOLLOW_UP = "follow_up", _("Moved to a ticket for follow-up")
+    NO_REPLY = "no_reply", _("Customer stopped replying")
+    SPAM = "spam", _("Spam or abuse")
+    OTHER = "other", _("Other")
 
 
 class Channel(models.TextChoices):

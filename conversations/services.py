@@ -9,6 +9,7 @@ from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from conversations.models import (
     Channel,
@@ -37,7 +38,7 @@ class ConversationTaken(ConversationStateError):
     """Another staff member owns the conversation."""
 
     def __init__(self, owner: str) -> None:
-        super().__init__(f"{owner} has already taken this conversation over")
+        super().__init__(_("%(owner)s has already taken this conversation over") % {"owner": owner})
         self.owner = owner
 
 
@@ -134,7 +135,7 @@ def conversation_take_over(*, conversation_id: int, staff: AbstractBaseUser) -> 
                 return conversation
             raise ConversationTaken(staff_display_name(conversation.assigned_staff))
         if conversation.status == ConversationStatus.CLOSED:
-            raise ConversationStateError("a closed conversation cannot be taken over")
+            raise ConversationStateError(_("A closed conversation cannot be taken over."))
         _status_change(conversation, ConversationStatus.HUMAN, assigned_staff=staff)
         name = staff_display_name(staff)
         message_create(
@@ -151,7 +152,7 @@ def conversation_hand_back(*, conversation_id: int, staff: AbstractBaseUser) -> 
     with transaction.atomic():
         conversation = conversation_lock(conversation_id)
         if conversation.status not in (ConversationStatus.HUMAN, ConversationStatus.WAITING_HUMAN):
-            raise ConversationStateError("only a conversation waiting for or owned by a human can be handed back")
+            raise ConversationStateError(_("Only a conversation waiting for or owned by a person can be handed back."))
         _status_change(conversation, ConversationStatus.BOT, assigned_staff=None, failed_attempts=0)
         message_create(
             conversation=conversation,
@@ -171,15 +172,17 @@ def staff_message_send(*, conversation_id: int, staff: AbstractBaseUser, text: s
     a note can be left on any chat."""
     text = text.strip()
     if not text:
-        raise ConversationStateError("the message is empty")
+        raise ConversationStateError(_("The message is empty."))
     if len(text) > settings.MAX_MESSAGE_CHARS:
-        raise ConversationStateError(f"the message is longer than {settings.MAX_MESSAGE_CHARS} characters")
+        raise ConversationStateError(
+            _("The message is longer than %(limit)s characters.") % {"limit": settings.MAX_MESSAGE_CHARS}
+        )
     with transaction.atomic():
         conversation = conversation_lock(conversation_id)
         if not internal and not (
             conversation.status == ConversationStatus.HUMAN and conversation.assigned_staff_id == staff.pk
         ):
-            raise ConversationStateError("take the conversation over before replying to the customer")
+            raise ConversationStateError(_("Take the conversation over before replying to the customer."))
         return message_create(
             conversation=conversation,
             sender=Sender.AGENT,
@@ -192,11 +195,11 @@ def staff_message_send(*, conversation_id: int, staff: AbstractBaseUser, text: s
 def conversation_resolve(*, conversation_id: int, staff: AbstractBaseUser, reason: str, note: str = "") -> Conversation:
     """Close the chat with why; the customer is told, and writing again reopens it with the bot."""
     if reason not in ResolutionReason.values:
-        raise ConversationStateError(f"unknown resolution reason {reason!r}")
+        raise ConversationStateError(_("Unknown resolution reason %(reason)r.") % {"reason": reason})
     with transaction.atomic():
         conversation = conversation_lock(conversation_id)
         if conversation.status == ConversationStatus.CLOSED:
-            raise ConversationStateError("the conversation is already closed")
+            raise ConversationStateError(_("The conversation is already closed."))
         if conversation.status == ConversationStatus.HUMAN and conversation.assigned_staff_id != staff.pk:
             raise ConversationTaken(staff_display_name(conversation.assigned_staff))
         _status_change(

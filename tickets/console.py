@@ -16,6 +16,7 @@ from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import path, reverse
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from conversations.models import Conversation, ResolutionReason
@@ -45,9 +46,29 @@ def _wants_json(request: HttpRequest) -> bool:
     return "application/json" in request.headers.get("Accept", "")
 
 
+def _strings() -> dict[str, str]:
+    """What console.js says, in the staff member's language."""
+    return {
+        "connecting": _("Connecting…"),
+        "live": _("Live"),
+        "reconnecting": _("Reconnecting…"),
+        "forbidden": _("Not allowed"),
+        "customer_typing": _("The customer is typing…"),
+        "bot_answering": _("The assistant is answering…"),
+        "failed": _("The action failed."),
+        "unreachable": _("The server could not be reached; try again."),
+        "note": _("Note"),
+    }
+
+
 @require_GET
 def queue_page(request: HttpRequest) -> HttpResponse:
-    context = {**admin.site.each_context(request), "title": "Live console", "queue": console_queue(staff=request.user)}
+    context = {
+        **admin.site.each_context(request),
+        "title": _("Live console"),
+        "queue": console_queue(staff=request.user),
+        "strings": _strings(),
+    }
     return render(request, "admin/console/queue.html", context)
 
 
@@ -63,8 +84,9 @@ def chat_page(request: HttpRequest, conversation_id: int) -> HttpResponse:
         raise Http404("no such conversation")
     context = {
         **admin.site.each_context(request),
-        "title": f"Conversation {conversation_id}",
+        "title": _("Conversation %(id)s") % {"id": conversation_id},
         "chat": chat,
+        "strings": _strings(),
         "reasons": ResolutionReason.choices,
         "mine": chat.conversation.assigned_staff_id == request.user.pk,
     }
@@ -79,7 +101,7 @@ def _action(request: HttpRequest, conversation_id: int, act: Callable[[], Any], 
     except ConversationStateError as exc:
         return _refused(request, conversation_id, "not_allowed", str(exc), status=409)
     except Conversation.DoesNotExist:
-        raise Http404("no such conversation") from None
+        raise Http404(_("No such conversation.")) from None
     if _wants_json(request):
         return JsonResponse({"ok": True, "message": done})
     messages.success(request, done)
@@ -99,7 +121,7 @@ def take_over(request: HttpRequest, conversation_id: int) -> HttpResponse:
         request,
         conversation_id,
         lambda: escalation_take_over(conversation_id=conversation_id, staff=request.user),
-        "You have taken this conversation over; the assistant is silent until you hand it back.",
+        _("You have taken this conversation over; the assistant is silent until you hand it back."),
     )
 
 
@@ -112,7 +134,7 @@ def send(request: HttpRequest, conversation_id: int) -> HttpResponse:
         lambda: staff_message_send(
             conversation_id=conversation_id, staff=request.user, text=request.POST.get("text", ""), internal=internal
         ),
-        "Note saved." if internal else "Sent.",
+        _("Note saved.") if internal else _("Sent."),
     )
 
 
@@ -122,7 +144,7 @@ def hand_back(request: HttpRequest, conversation_id: int) -> HttpResponse:
         request,
         conversation_id,
         lambda: conversation_hand_back(conversation_id=conversation_id, staff=request.user),
-        "Handed back to the assistant.",
+        _("Handed back to the assistant."),
     )
 
 
@@ -137,7 +159,7 @@ def resolve(request: HttpRequest, conversation_id: int) -> HttpResponse:
             reason=request.POST.get("reason", ""),
             note=request.POST.get("note", ""),
         ),
-        "Conversation resolved.",
+        _("Conversation resolved."),
     )
 
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
 
 from conversations.models import Conversation, Customer, Language
 from tickets.states import TicketStatus
@@ -99,12 +100,12 @@ class TicketEvent(models.Model):
 
 
 class EscalationReason(models.TextChoices):
-    REQUESTED = "requested", "Customer asked for a human"
-    EMOTION = "emotion", "Upset customer"
-    REPEATED_FAILURE = "repeated_failure", "Bot failed repeatedly"
-    LOW_CONFIDENCE = "low_confidence", "Bot unsure of the intent"
-    POLICY = "policy", "Outside the bot's policy"
-    ERROR = "error", "System error"
+    REQUESTED = "requested", _("Customer asked for a human")
+    EMOTION = "emotion", _("Upset customer")
+    REPEATED_FAILURE = "repeated_failure", _("Bot failed repeatedly")
+    LOW_CONFIDENCE = "low_confidence", _("Bot unsure of the intent")
+    POLICY = "policy", _("Outside the bot's policy")
+    ERROR = "error", _("System error")
 
 
 class EscalationCard(models.Model):

@@ -104,7 +104,7 @@ def test_replies_need_the_chat_notes_do_not_and_stay_internal(lin: tuple[Client,
     reply = client.post(f"/admin/console/{waiting.pk}/send", {"text": "您好，我是 Lin，马上帮您处理。"}, **JSON)
     empty = client.post(f"/admin/console/{waiting.pk}/send", {"text": "   "}, **JSON)
 
-    assert early.status_code == 409 and "take the conversation over" in early.json()["error"]["message"]
+    assert early.status_code == 409 and "Take the conversation over" in early.json()["error"]["message"]
     assert note.status_code == 200 and reply.status_code == 200 and empty.status_code == 409
     history = widget_history(WidgetTicket(conversation_id=waiting.pk, customer_id=waiting.customer_id))
     texts = [m["text"] for m in history["messages"]]
@@ -159,3 +159,24 @@ def test_unknown_conversations_wrong_methods_and_plain_form_posts(
     assert client.get(f"/admin/console/{waiting.pk}/take-over").status_code == 405
     plain = client.post(f"/admin/console/{waiting.pk}/take-over")
     assert plain.status_code == 302 and plain["Location"] == f"/admin/console/{waiting.pk}/"
+
+
+def test_the_console_speaks_the_staff_members_language(
+    lin: tuple[Client, Any], django_user_model: Any, waiting: Conversation
+) -> None:
+    client, _ = lin
+
+    zh_queue = client.get("/admin/console/", HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    zh_chat = client.get(f"/admin/console/{waiting.pk}/", HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    en_chat = client.get(f"/admin/console/{waiting.pk}/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    other, _ = staff_client(django_user_model, "bo")
+    client.post(f"/admin/console/{waiting.pk}/take-over", **JSON)
+    refused = other.post(f"/admin/console/{waiting.pk}/take-over", HTTP_ACCEPT_LANGUAGE="zh-hans", **JSON)
+
+    assert (
+        "实时客服台" in zh_queue and "等待人工（1）" in zh_queue and "客户情绪激动" in zh_queue and "接管" in zh_queue
+    )
+    assert "交还给智能助手" in zh_chat and "内部备注（客户看不到）" in zh_chat and "等待人工" in zh_chat
+    assert "正在连接" in zh_chat  # console.js's own strings come from the page
+    assert "Hand back to assistant" in en_chat and "Waiting for a human" in en_chat
+    assert refused.json()["error"]["message"] == "Lin 已经接管了这个对话"

@@ -7,6 +7,7 @@
   const page = root.dataset.page;
   const conversationId = Number(root.dataset.conversationId || 0);
   const live = root.querySelector("[data-testid=console-live]");
+  const strings = JSON.parse(document.getElementById("console-strings").textContent);
   const notice = root.querySelector("[data-testid=console-notice]");
   let socket = null;
   let retry = 500;
@@ -18,14 +19,14 @@
     socket = new WebSocket(`${scheme}://${location.host}/ws/staff`);
     socket.addEventListener("open", () => {
       retry = 500;
-      live.textContent = "Live";
+      live.textContent = strings.live;
       live.dataset.state = "live";
       if (conversationId) socket.send(JSON.stringify({ type: "watch", conversation_id: conversationId }));
       if (page === "queue") refreshQueue();  // whatever changed while disconnected
     });
     socket.addEventListener("message", (e) => handle(JSON.parse(e.data)));
     socket.addEventListener("close", (e) => {
-      live.textContent = e.code === 4403 ? "Not allowed" : "Reconnecting…";
+      live.textContent = e.code === 4403 ? strings.forbidden : strings.reconnecting;
       live.dataset.state = "down";
       if (e.code !== 4403) setTimeout(connect, retry = Math.min(retry * 2, 10000));
     });
@@ -64,7 +65,7 @@
     item.dataset.internal = String(Boolean(message.internal));
     const who = document.createElement("span");
     who.className = "who";
-    who.textContent = (message.internal ? "Note · " : "") + (message.author_name || message.sender);
+    who.textContent = (message.internal ? `${strings.note} · ` : "") + (message.author_name || message.sender);
     const text = document.createElement("span");
     text.className = "text";
     text.textContent = message.text;
@@ -82,9 +83,9 @@
     if (event.type === "message.created" && forThis) appendMessage(event.message);
     else if (event.type === "status.changed" && forThis) {
       const status = root.querySelector("[data-testid=console-status]");
-      if (status.textContent !== event.status) location.reload();  // owner and buttons are server-rendered
-    } else if (event.type === "typing" && forThis && event.sender === "customer") showTyping("The customer is typing…");
-    else if (event.type === "reply.delta") showTyping("The assistant is answering…");
+      if (status.dataset.status !== event.status) location.reload();  // owner and buttons are server-rendered
+    } else if (event.type === "typing" && forThis && event.sender === "customer") showTyping(strings.customer_typing);
+    else if (event.type === "reply.delta") showTyping(strings.bot_answering);
   }
 
   // --- actions -------------------------------------------------------------------------------
@@ -103,7 +104,7 @@
       });
       const body = await response.json().catch(() => ({}));
       if (!response.ok) {
-        say((body.error && body.error.message) || `The action failed (${response.status}).`);
+        say((body.error && body.error.message) || `${strings.failed} (${response.status})`);
         if (page === "queue") refreshQueue();
         return;
       }
@@ -113,7 +114,7 @@
       else if (action === "take-over" && page === "queue") location.href = `${form.action.replace(/take-over$/, "")}`;
       else location.reload();
     } catch (error) {
-      say("The server could not be reached; try again.");
+      say(strings.unreachable);
     } finally {
       button.disabled = false;
     }
