@@ -31,6 +31,8 @@ def error_response(code: str, message: str, *, field: str = "", status: int = 40
 
 
 class NluParseApi(APIView):
+    required_scope = "chat"
+
     class InputSerializer(serializers.Serializer):
         text = serializers.CharField(trim_whitespace=True, allow_blank=False)
         locale = serializers.ChoiceField(choices=["zh", "en"], required=False)
@@ -76,6 +78,8 @@ class NluParseApi(APIView):
 
 
 class ConversationCreateApi(APIView):
+    required_scope = "chat"
+
     class CustomerSerializer(serializers.Serializer):
         external_id = serializers.CharField(max_length=128)
         name = serializers.CharField(max_length=200, required=False, allow_blank=True)
@@ -108,6 +112,8 @@ class ConversationCreateApi(APIView):
 
 
 class MessageCreateApi(APIView):
+    required_scope = "chat"
+
     class InputSerializer(serializers.Serializer):
         text = serializers.CharField(trim_whitespace=False, allow_blank=True, max_length=20000)
         client_id = serializers.CharField(max_length=64, required=False, allow_blank=True, default="")
@@ -132,6 +138,8 @@ class MessageCreateApi(APIView):
 
 
 class TurnDetailApi(APIView):
+    required_scope = "chat"
+
     @extend_schema(summary="A turn's reply (202 while it is still running)")
     def get(self, request: Request, conversation_id: int, turn_id: int) -> Response:
         turn = get_object_or_404(TurnRun, pk=turn_id, conversation_id=conversation_id)
@@ -141,6 +149,8 @@ class TurnDetailApi(APIView):
 
 
 class MessageListApi(APIView):
+    required_scope = "chat"
+
     class Pagination(PageNumberPagination):
         page_size = 50
         max_page_size = 200
@@ -161,6 +171,8 @@ class MessagesApi(MessageCreateApi, MessageListApi):
 
 
 class KbSearchApi(APIView):
+    required_scope = "kb"
+
     class InputSerializer(serializers.Serializer):
         q = serializers.CharField(max_length=500)
         k = serializers.IntegerField(min_value=1, max_value=50, required=False, default=5)

@@ -1,5 +1,8 @@
-from django.contrib import admin
+from django.contrib import admin, messages
+from django.db.models import QuerySet
+from django.http import HttpRequest
 
+from conversations.api_keys import api_keys_revoke
 from conversations.models import ApiKey, Conversation, Customer, IntentRecord, Message, WorkflowState
 
 
@@ -72,10 +75,17 @@ class WorkflowStateAdmin(admin.ModelAdmin):
 class ApiKeyAdmin(admin.ModelAdmin):
     """Keys are created with `manage.py create_api_key NAME` (the secret is shown once)."""
 
-    list_display = ["name", "prefix", "created_at", "last_used_at", "revoked_at"]
+    list_display = ["name", "prefix", "scopes", "created_at", "last_used_at", "revoked_at"]
     list_filter = ["revoked_at"]
     search_fields = ["name", "prefix"]
     readonly_fields = ["prefix", "key_hash", "created_at", "last_used_at"]
 
+    actions = ["revoke"]
+
     def has_add_permission(self, request: object) -> bool:
         return False
+
+    @admin.action(description="Revoke the selected keys", permissions=["change"])
+    def revoke(self, request: HttpRequest, queryset: QuerySet[ApiKey]) -> None:
+        revoked = api_keys_revoke(key_ids=list(queryset.values_list("pk", flat=True)))
+        self.message_user(request, f"{revoked} key(s) revoked.", messages.SUCCESS)

@@ -5,12 +5,14 @@ from __future__ import annotations
 import hashlib
 import secrets
 
+from django.core.exceptions import ImproperlyConfigured
 from django.utils import timezone
 from rest_framework.authentication import BaseAuthentication, get_authorization_header
 from rest_framework.exceptions import AuthenticationFailed
+from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
 
-from conversations.models import ApiKey
+from conversations.models import ApiKey, ApiScope
 
 KEY_PREFIX = "cs_"
 
@@ -19,11 +21,27 @@ def _hash(raw: str) -> str:
     return hashlib.sha256(raw.encode()).hexdigest()
 
 
-def api_key_create(*, name: str) -> tuple[ApiKey, str]:
-    """A new key and its secret; only the hash is stored, so the secret cannot be shown again."""
+def api_key_create(*, name: str, scopes: list[str] | None = None) -> tuple[ApiKey, str]:
+    """A new key and its secret; only the hash is stored, so the secret cannot be shown again.
+
+    Without `scopes` a key gets chat, kb and tickets; admin (webhooks) is only ever given explicitly."""
+    if scopes is not None:
+        unknown = sorted(set(scopes) - set(ApiScope.values))
+        if unknown or not scopes:
+            raise ValueError(f"scopes must be some of {', '.join(ApiScope.values)}; got {', '.join(unknown) or 'none'}")
     raw = KEY_PREFIX + secrets.token_urlsafe(32)
-    key = ApiKey.objects.create(name=name, prefix=raw[: len(KEY_PREFIX) + 8], key_hash=_hash(raw))
+    key = ApiKey.objects.create(
+        name=name,
+        prefix=raw[: len(KEY_PREFIX) + 8],
+        key_hash=_hash(raw),
+        **({"scopes": sorted(set(scopes), key=ApiScope.values.index)} if scopes is not None else {}),
+    )
     return key, raw
+
+
+def api_keys_revoke(*, key_ids: list[int]) -> int:
+    """Revoke keys at once (they fail authentication from the next request); returns how many."""
+    return ApiKey.objects.filter(pk__in=key_ids, revoked_at__isnull=True).update(revoked_at=timezone.now())
 
 
 def api_key_authenticate(raw: str) -> ApiKey | None:
@@ -63,3 +81,17 @@ class ApiKeyAuthentication(BaseAuthentication):
 
     def authenticate_header(self, request: Request) -> str:
         return 'Bearer realm="api"'
+
+
+class HasApiScope(BasePermission):
+    """The key must hold the view's `required_scope` (403 otherwise). Every API view names one."""
+
+    def has_permission(self, request: Request, view: object) -> bool:
+        scope = getattr(view, "required_scope", None)
+        if scope not in ApiScope.values:
+            raise ImproperlyConfigured(f"{type(view).__name__} must set required_scope to one of {ApiScope.values}")
+        key = request.auth
+        if not isinstance(key, ApiKey):
+            return False
+        self.message = f"This API key lacks the '{scope}' scope."
+        return scope in key.scopes

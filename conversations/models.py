@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from django.conf import settings
+from django.contrib.postgres.fields import ArrayField
 from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
@@ -243,12 +244,28 @@ class WorkflowState(models.Model):
         return f"{self.get_kind_display()} ({self.status}, step {self.step or '-'})"
 
 
+class ApiScope(models.TextChoices):
+    CHAT = "chat", "Conversations, messages, NLU"
+    KB = "kb", "Knowledge search and uploads"
+    TICKETS = "tickets", "Tickets and escalations"
+    ADMIN = "admin", "Webhooks and settings"
+
+
+def _default_scopes() -> list[str]:
+    return [ApiScope.CHAT, ApiScope.KB, ApiScope.TICKETS]
+
+
 class ApiKey(models.Model):
     """An integrator's key for the REST API; only a hash of the secret is stored."""
 
     name = models.CharField(max_length=100)
     prefix = models.CharField(max_length=12, unique=True, help_text="Shown in lists to tell keys apart.")
     key_hash = models.CharField(max_length=64, unique=True)
+    scopes = ArrayField(
+        models.CharField(max_length=16, choices=ApiScope.choices),
+        default=_default_scopes,
+        help_text="What the key may call: chat, kb, tickets, admin.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     last_used_at = models.DateTimeField(null=True, blank=True)
     revoked_at = models.DateTimeField(null=True, blank=True)
@@ -256,6 +273,9 @@ class ApiKey(models.Model):
     class Meta:
         ordering = ["name"]
         verbose_name = "API key"
+        constraints = [
+            models.CheckConstraint(condition=Q(scopes__contained_by=ApiScope.values), name="api_key_scopes_known"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.name} ({self.prefix}…)"

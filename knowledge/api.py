@@ -23,6 +23,8 @@ class KbDocumentUploadApi(APIView):
     """Files are checked for type, size and emptiness at once (400); the worker reads, chunks and
     embeds them and reports per-file outcomes on the job."""
 
+    required_scope = "kb"
+
     parser_classes = [MultiPartParser, FormParser]
 
     class InputSerializer(serializers.Serializer):
@@ -54,6 +56,8 @@ class KbDocumentUploadApi(APIView):
 
 
 class IngestJobApi(APIView):
+    required_scope = "kb"
+
     @extend_schema(responses={200: dict}, summary="Progress, per-file outcomes and errors of an upload job")
     def get(self, request: Request, job_id: str) -> Response:
         try:
