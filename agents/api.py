@@ -6,7 +6,7 @@ from typing import Any
 
 from django.conf import settings
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.request import Request
@@ -19,8 +19,9 @@ from agents.models import TurnRun
 from agents.selectors import conversation_json, turn_json, turn_wait
 from agents.services import MessageRejected, conversation_start_for_integrator, customer_message_handle
 from agents.states import TERMINAL
-from conversations.models import Conversation, Message
+from conversations.models import Conversation, Message, ResolutionReason
 from conversations.realtime import message_payload
+from conversations.services import ConversationStateError, conversation_resolve
 from knowledge.selectors import chunk_search_hybrid
 
 
@@ -118,23 +119,66 @@ class MessageCreateApi(APIView):
         text = serializers.CharField(trim_whitespace=False, allow_blank=True, max_length=20000)
         client_id = serializers.CharField(max_length=64, required=False, allow_blank=True, default="")
 
-    @extend_schema(request=InputSerializer, summary="Send a customer message; the reply comes back when ready")
+    @extend_schema(
+        request=InputSerializer,
+        parameters=[
+            OpenApiParameter(
+                "Idempotency-Key",
+                str,
+                OpenApiParameter.HEADER,
+                description="Up to 64 characters; a retried POST with the same key returns the first result.",
+            )
+        ],
+        summary="Send a customer message; the reply comes back when ready",
+    )
     def post(self, request: Request, conversation_id: int) -> Response:
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         conversation = get_object_or_404(Conversation, pk=conversation_id)
+        # The key travels as the message's client_id: the engine returns the first turn for a seen one,
+        # under the conversation's row lock, so concurrent retries make one turn.
+        key = request.headers.get("Idempotency-Key", "").strip() or data.validated_data["client_id"]
+        if len(key) > 64:
+            return error_response("invalid", "Idempotency-Key is at most 64 characters.", field="Idempotency-Key")
+        text = data.validated_data["text"]
         try:
-            turn = customer_message_handle(
-                conversation_id=conversation.pk,
-                text=data.validated_data["text"],
-                client_id=data.validated_data["client_id"],
-            )
+            turn = customer_message_handle(conversation_id=conversation.pk, text=text, client_id=key)
         except MessageRejected as rejected:
             return error_response(rejected.code, rejected.reply, field="text")
+        if key and turn.message.text != text.strip():
+            return error_response(
+                "idempotency_mismatch",
+                "This Idempotency-Key was used for a different message.",
+                field="Idempotency-Key",
+                status=422,
+            )
         finished = turn_wait(turn_id=turn.pk, timeout=settings.API_REPLY_TIMEOUT_S)
         if finished is None:
             return Response({"turn_id": turn.pk}, status=202)
         return Response(turn_json(finished))
+
+
+class ConversationCloseApi(APIView):
+    """The store's backend closes a chat (sorted out elsewhere, say); writing again reopens it."""
+
+    required_scope = "chat"
+
+    class InputSerializer(serializers.Serializer):
+        reason = serializers.ChoiceField(choices=ResolutionReason.choices, required=False, default="other")
+        note = serializers.CharField(max_length=500, required=False, allow_blank=True, default="")
+
+    @extend_schema(request=InputSerializer, summary="Close a conversation with a resolution reason")
+    def post(self, request: Request, conversation_id: int) -> Response:
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        get_object_or_404(Conversation, pk=conversation_id)
+        try:
+            conversation = conversation_resolve(
+                conversation_id=conversation_id, reason=data.validated_data["reason"], note=data.validated_data["note"]
+            )
+        except ConversationStateError as exc:
+            return error_response("conflict", str(exc), status=409)
+        return Response(conversation_json(conversation))
 
 
 class TurnDetailApi(APIView):

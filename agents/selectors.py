@@ -51,4 +51,6 @@ def conversation_json(conversation: Conversation) -> dict[str, Any]:
         "language": conversation.language,
         "customer": {"external_id": conversation.customer.external_id, "verified": conversation.customer.verified},
         "created_at": conversation.created_at.isoformat(),
+        "closed_at": conversation.closed_at.isoformat() if conversation.closed_at else None,
+        "resolution": conversation.resolution or None,
     }

@@ -192,15 +192,24 @@ def staff_message_send(*, conversation_id: int, staff: AbstractBaseUser, text: s
         )
 
 
-def conversation_resolve(*, conversation_id: int, staff: AbstractBaseUser, reason: str, note: str = "") -> Conversation:
-    """Close the chat with why; the customer is told, and writing again reopens it with the bot."""
+def conversation_resolve(
+    *, conversation_id: int, reason: str, note: str = "", staff: AbstractBaseUser | None = None
+) -> Conversation:
+    """Close the chat with why; the customer is told, and writing again reopens it with the bot.
+
+    `staff` is the console user (who may not close a colleague's chat); None is the store's own
+    backend through the API, which may close any chat."""
     if reason not in ResolutionReason.values:
         raise ConversationStateError(_("Unknown resolution reason %(reason)r.") % {"reason": reason})
     with transaction.atomic():
         conversation = conversation_lock(conversation_id)
         if conversation.status == ConversationStatus.CLOSED:
             raise ConversationStateError(_("The conversation is already closed."))
-        if conversation.status == ConversationStatus.HUMAN and conversation.assigned_staff_id != staff.pk:
+        if (
+            staff is not None
+            and conversation.status == ConversationStatus.HUMAN
+            and conversation.assigned_staff_id != staff.pk
+        ):
             raise ConversationTaken(staff_display_name(conversation.assigned_staff))
         _status_change(
             conversation,
@@ -219,7 +228,7 @@ def conversation_resolve(*, conversation_id: int, staff: AbstractBaseUser, reaso
                 "本次会话已结束。如还有问题，随时给我们留言。",
                 "This conversation has been closed. Write again any time if you need more help.",
             ),
-            metadata={"event": "resolved", "staff_id": staff.pk, "reason": reason},
+            metadata={"event": "resolved", "staff_id": staff.pk if staff else None, "reason": reason},
         )
     return conversation
 

@@ -2,7 +2,7 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from agents.api import ConversationCreateApi, KbSearchApi, MessagesApi, NluParseApi, TurnDetailApi
+from agents.api import ConversationCloseApi, ConversationCreateApi, KbSearchApi, MessagesApi, NluParseApi, TurnDetailApi
 from agents.store.views import storefront
 from conversations.views import widget_session
 from cs_project.views import healthz
@@ -17,6 +17,7 @@ api_v1 = [
     path("conversations", ConversationCreateApi.as_view(), name="conversation-create"),
     path("conversations/<int:conversation_id>/messages", MessagesApi.as_view(), name="conversation-messages"),
     path("conversations/<int:conversation_id>/turns/<int:turn_id>", TurnDetailApi.as_view(), name="turn-detail"),
+    path("conversations/<int:conversation_id>/close", ConversationCloseApi.as_view(), name="conversation-close"),
 ]
 
 urlpatterns = [

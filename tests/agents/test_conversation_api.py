@@ -45,7 +45,9 @@ def test_a_conversation_answers_a_message_with_the_reply_body(api: Any) -> None:
 
 
 def test_an_escalation_is_reported_with_its_card(api: Any) -> None:
-    conversation = api("post", "/conversations", {"customer": {"external_id": "shop_43", "email": "c@example.com"}}).json()
+    conversation = api(
+        "post", "/conversations", {"customer": {"external_id": "shop_43", "email": "c@example.com"}}
+    ).json()
 
     body = api("post", f"/conversations/{conversation['id']}/messages", {"text": "转人工"}).json()
 
@@ -79,5 +81,70 @@ def test_empty_and_over_long_messages_are_refused_politely(api: Any) -> None:
     empty = api("post", f"/conversations/{conversation['id']}/messages", {"text": "  "})
     long = api("post", f"/conversations/{conversation['id']}/messages", {"text": "x" * 3000})
 
-    assert empty.status_code == 400 and empty.json()["error"] == {"code": "empty", "message": empty.json()["error"]["message"], "field": "text"}
+    assert empty.status_code == 400 and empty.json()["error"] == {
+        "code": "empty",
+        "message": empty.json()["error"]["message"],
+        "field": "text",
+    }
     assert long.status_code == 400 and long.json()["error"]["code"] == "too_long"
+
+
+def _post_with_key(client: Client, key: str, path: str, body: dict[str, Any], idempotency: str) -> Any:
+    return client.post(
+        f"/api/v1{path}",
+        data=json.dumps(body),
+        content_type="application/json",
+        HTTP_AUTHORIZATION=f"Bearer {key}",
+        HTTP_IDEMPOTENCY_KEY=idempotency,
+    )
+
+
+def test_concurrent_retries_with_one_idempotency_key_make_one_turn(api: Any) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    from django.db import connections
+
+    from agents.models import TurnRun
+
+    conversation = api("post", "/conversations", {"customer": {"external_id": "shop_77"}}).json()
+    _, key = api_key_create(name="retrying")
+    path = f"/conversations/{conversation['id']}/messages"
+
+    def attempt(_: int) -> Any:
+        try:
+            return _post_with_key(Client(), key, path, {"text": "Hello!"}, "order-77-hello")
+        finally:
+            connections.close_all()
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        responses = list(pool.map(attempt, range(4)))
+
+    assert [r.status_code for r in responses] == [200] * 4
+    assert len({r.json()["turn_id"] for r in responses}) == 1
+    assert len({json.dumps(r.json()["reply"]) for r in responses}) == 1
+    assert TurnRun.objects.filter(conversation_id=conversation["id"]).count() == 1
+    mismatch = _post_with_key(Client(), key, path, {"text": "Something else"}, "order-77-hello")
+    too_long = _post_with_key(Client(), key, path, {"text": "Hi"}, "k" * 65)
+    assert mismatch.status_code == 422 and mismatch.json()["error"]["code"] == "idempotency_mismatch"
+    assert too_long.status_code == 400 and too_long.json()["error"]["field"] == "Idempotency-Key"
+    assert TurnRun.objects.filter(conversation_id=conversation["id"]).count() == 1
+
+
+def test_closing_a_conversation_and_bad_closes(api: Any) -> None:
+    conversation = api("post", "/conversations", {"customer": {"external_id": "shop_78"}, "locale": "zh"}).json()
+    path = f"/conversations/{conversation['id']}/close"
+
+    closed = api("post", path, {"reason": "answered", "note": "sorted by phone"})
+    again = api("post", path, {})
+    bad = api("post", f"/conversations/{conversation['id']}/close", {"reason": "bored"})
+    missing = api("post", "/conversations/999999/close", {})
+
+    assert closed.status_code == 200
+    assert (
+        closed.json()["status"] == "closed" and closed.json()["resolution"] == "answered" and closed.json()["closed_at"]
+    )
+    assert again.status_code == 409 and again.json()["error"]["code"] == "conflict"
+    assert bad.status_code == 400 and bad.json()["error"]["field"] == "reason"
+    assert missing.status_code == 404 and "error" in missing.json()
+    transcript = api("get", f"/conversations/{conversation['id']}/messages").json()["results"]
+    assert transcript[-1]["sender"] == "system" and transcript[-1]["text"].startswith("本次会话已结束")
