@@ -8,6 +8,7 @@ from conversations.views import widget_session
 from cs_project.views import healthz
 from knowledge.api import IngestJobApi, KbDocumentUploadApi
 from knowledge.views import kb_source
+from tickets.api import TicketDetailApi, TicketListApi
 
 api_v1 = [
     path("nlu/parse", NluParseApi.as_view(), name="nlu-parse"),
@@ -15,6 +16,8 @@ api_v1 = [
     path("kb/documents", KbDocumentUploadApi.as_view(), name="kb-documents"),
     path("kb/jobs/<str:job_id>", IngestJobApi.as_view(), name="kb-job"),
     path("conversations", ConversationCreateApi.as_view(), name="conversation-create"),
+    path("tickets", TicketListApi.as_view(), name="ticket-list"),
+    path("tickets/<int:ticket_id>", TicketDetailApi.as_view(), name="ticket-detail"),
     path("conversations/<int:conversation_id>/messages", MessagesApi.as_view(), name="conversation-messages"),
     path("conversations/<int:conversation_id>/turns/<int:turn_id>", TurnDetailApi.as_view(), name="turn-detail"),
     path("conversations/<int:conversation_id>/close", ConversationCloseApi.as_view(), name="conversation-close"),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Prefetch, Q, QuerySet
@@ -67,3 +68,24 @@ def console_chat(*, conversation_id: int, staff: AbstractBaseUser) -> ConsoleCha
     return ConsoleChat(
         conversation=conversation, card=cards[0] if cards else None, messages=messages, canned=canned, owner_name=owner
     )
+
+
+def ticket_json(ticket: Any) -> dict[str, Any]:
+    """A ticket as the API shows it."""
+    return {
+        "id": ticket.pk,
+        "reference": ticket.reference,
+        "kind": ticket.kind,
+        "status": ticket.status,
+        "priority": ticket.priority,
+        "subject": ticket.subject,
+        "customer": ticket.customer.external_id if ticket.customer_id else None,
+        "conversation_id": ticket.conversation_id,
+        "order_ref": ticket.order_ref or None,
+        "payload": ticket.payload,
+        "assignee": ticket.assignee.get_username() if ticket.assignee_id else None,
+        "sla_due_at": ticket.sla_due_at.isoformat() if ticket.sla_due_at else None,
+        "created_at": ticket.created_at.isoformat(),
+        "updated_at": ticket.updated_at.isoformat(),
+        "resolved_at": ticket.resolved_at.isoformat() if ticket.resolved_at else None,
+    }

@@ -144,3 +144,19 @@ def escalation_take_over(*, conversation_id: int, staff: AbstractBaseUser) -> Co
             accepted_by=staff, accepted_at=timezone.now()
         )
     return conversation
+
+
+def ticket_assign(*, ticket_id: int, assignee: AbstractBaseUser | None, note: str = "") -> Ticket:
+    """Give the ticket to a staff member (None: unassign), with an ASSIGNED event."""
+    with transaction.atomic():
+        ticket = Ticket.objects.select_for_update().get(pk=ticket_id)
+        if ticket.assignee_id == (assignee.pk if assignee else None):
+            return ticket
+        Ticket.objects.filter(pk=ticket.pk).update(assignee=assignee, updated_at=timezone.now())
+        TicketEvent.objects.create(
+            ticket=ticket,
+            kind=TicketEventKind.ASSIGNED,
+            note=note or (f"assigned to {assignee.get_username()}" if assignee else "unassigned"),
+        )
+        ticket.assignee = assignee  # type: ignore[assignment]
+    return ticket
