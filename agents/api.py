@@ -19,6 +19,7 @@ from agents.models import TurnRun
 from agents.selectors import conversation_json, turn_json, turn_wait
 from agents.services import MessageRejected, conversation_start_for_integrator, customer_message_handle
 from agents.states import TERMINAL
+from conversations.api_keys import ApiKeyRateThrottle, CustomerMessageThrottle
 from conversations.models import Conversation, Message, ResolutionReason
 from conversations.realtime import message_payload
 from conversations.services import ConversationStateError, conversation_resolve
@@ -114,6 +115,7 @@ class ConversationCreateApi(APIView):
 
 class MessageCreateApi(APIView):
     required_scope = "chat"
+    throttle_classes = [ApiKeyRateThrottle, CustomerMessageThrottle]
 
     class InputSerializer(serializers.Serializer):
         text = serializers.CharField(trim_whitespace=False, allow_blank=True, max_length=20000)

@@ -5,14 +5,17 @@ from __future__ import annotations
 import hashlib
 import secrets
 
+from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from django.utils import timezone
 from rest_framework.authentication import BaseAuthentication, get_authorization_header
 from rest_framework.exceptions import AuthenticationFailed
 from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
+from rest_framework.throttling import BaseThrottle
 
-from conversations.models import ApiKey, ApiScope
+from conversations.models import ApiKey, ApiScope, Conversation
+from conversations.rate import customer_rate_allow, rate_allow, rate_retry_after
 
 KEY_PREFIX = "cs_"
 
@@ -95,3 +98,30 @@ class HasApiScope(BasePermission):
             return False
         self.message = f"This API key lacks the '{scope}' scope."
         return scope in key.scopes
+
+
+class ApiKeyRateThrottle(BaseThrottle):
+    """Requests per minute per key (its own rate, else API_REQUESTS_PER_MINUTE); 429 with Retry-After."""
+
+    def allow_request(self, request: Request, view: object) -> bool:
+        key = request.auth
+        if not isinstance(key, ApiKey):
+            return True
+        return rate_allow(f"apikey:{key.pk}", key.rate_per_minute or settings.API_REQUESTS_PER_MINUTE)
+
+    def wait(self) -> float:
+        return rate_retry_after()
+
+
+class CustomerMessageThrottle(BaseThrottle):
+    """A shopper's messages per minute, counted with their widget messages (seed 001: 100/min)."""
+
+    def allow_request(self, request: Request, view: object) -> bool:
+        if request.method != "POST":
+            return True
+        conversation_id = getattr(view, "kwargs", {}).get("conversation_id")
+        customer_id = Conversation.objects.filter(pk=conversation_id).values_list("customer_id", flat=True).first()
+        return customer_id is None or customer_rate_allow(customer_id)
+
+    def wait(self) -> float:
+        return rate_retry_after()

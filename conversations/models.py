@@ -266,6 +266,9 @@ class ApiKey(models.Model):
         default=_default_scopes,
         help_text="What the key may call: chat, kb, tickets, admin.",
     )
+    rate_per_minute = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Requests per minute for this key; empty: API_REQUESTS_PER_MINUTE."
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     last_used_at = models.DateTimeField(null=True, blank=True)
     revoked_at = models.DateTimeField(null=True, blank=True)

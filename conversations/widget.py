@@ -19,10 +19,10 @@ from typing import Any
 
 from django.conf import settings
 from django.core import signing
-from django.core.cache import cache
 from django.db import transaction
 
 from conversations.models import Channel, Conversation, ConversationStatus, Customer, Language, Message, Sender
+from conversations.rate import customer_rate_allow
 from conversations.realtime import message_payload, staff_display_name
 
 _TOKEN_SALT = "conversations.widget.token"
@@ -186,17 +186,6 @@ class RateLimited(Exception):
     pass
 
 
-def _rate_allow(customer_id: int) -> bool:
-    """A fixed one-minute window per customer, shared by every connection and process (Redis)."""
-    key = f"widget:rate:{customer_id}"
-    cache.add(key, 0, timeout=60)
-    try:
-        return cache.incr(key) <= settings.WIDGET_MESSAGES_PER_MINUTE
-    except ValueError:  # the window expired between add and incr
-        cache.add(key, 1, timeout=60)
-        return True
-
-
 def rate_limited_reply(language: str) -> str:
     return (
         "您发送得太快了，请稍等一分钟再继续。"
@@ -209,7 +198,7 @@ def widget_message_receive(ticket: WidgetTicket, *, text: str, client_id: str) -
     """A customer's message from the widget: rate-limited per customer, then handed to the engine.
 
     Raises RateLimited, or conversations.services.MessageRejected (empty, too long) with the polite reply."""
-    if not _rate_allow(ticket.customer_id):
+    if not customer_rate_allow(ticket.customer_id):
         raise RateLimited
     if not _inbound:
         raise RuntimeError("no inbound message handler registered (the agents app is not installed)")

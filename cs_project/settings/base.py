@@ -174,6 +174,7 @@ REST_FRAMEWORK = {
         "conversations.api_keys.HasApiScope",
     ],
     "EXCEPTION_HANDLER": "cs_project.api.api_exception_handler",
+    "DEFAULT_THROTTLE_CLASSES": ["conversations.api_keys.ApiKeyRateThrottle"],
     "UNAUTHENTICATED_USER": None,
 }
 SPECTACULAR_SETTINGS = {
@@ -222,6 +223,8 @@ CELERY_BEAT_SCHEDULE = {
 WIDGET_SITE_KEY = os.environ.get("WIDGET_SITE_KEY", "demo")
 WIDGET_SITE_SECRET = os.environ.get("WIDGET_SITE_SECRET") or hashlib.sha256(f"widget:{SECRET_KEY}".encode()).hexdigest()
 WIDGET_TOKEN_MAX_AGE_S = env_int("WIDGET_TOKEN_MAX_AGE_S", 30 * 24 * 3600)
-# Per customer, across all their connections (seed 001: 100 requests/min).
-WIDGET_MESSAGES_PER_MINUTE = env_int("WIDGET_MESSAGES_PER_MINUTE", 100)
+# Per customer, across all their connections and API calls (seed 001: 100 requests/min).
+CUSTOMER_MESSAGES_PER_MINUTE = env_int("CUSTOMER_MESSAGES_PER_MINUTE", 100)
+# Per API key, unless the key has its own rate (admin).
+API_REQUESTS_PER_MINUTE = env_int("API_REQUESTS_PER_MINUTE", 600)
 WIDGET_MAX_FRAME_BYTES = 16 * 1024

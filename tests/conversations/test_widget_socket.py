@@ -205,7 +205,7 @@ async def test_reconnecting_replays_the_history_and_an_unanswered_message(widget
 async def test_the_rate_limit_is_per_customer_and_polite(
     chat: tuple[int, WebsocketCommunicator, dict[str, Any]], settings: Any
 ) -> None:
-    settings.WIDGET_MESSAGES_PER_MINUTE = 2
+    settings.CUSTOMER_MESSAGES_PER_MINUTE = 2
     conversation_id, socket, _ = chat
 
     for i in range(3):

@@ -1,0 +1,64 @@
+"""API limits: per key (its own rate or the default) and per shopper (shared with the widget); 429 with
+Retry-After and the error shape, and nothing written by a refused call."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from django.test import Client
+
+from conversations.api_keys import api_key_create
+from conversations.models import ApiKey, Message
+from conversations.widget import RateLimited, widget_message_receive, widget_session_open, widget_token_read
+
+pytestmark = pytest.mark.django_db
+
+
+def get(client: Client, key: str) -> Any:
+    return client.get("/api/v1/kb/search?q=warranty", HTTP_AUTHORIZATION=f"Bearer {key}")
+
+
+def test_a_key_over_its_own_rate_gets_429_with_retry_after(client: Client) -> None:
+    record, key = api_key_create(name="small")
+    ApiKey.objects.filter(pk=record.pk).update(rate_per_minute=3)
+    _, other = api_key_create(name="other")
+
+    statuses = [get(client, key).status_code for _ in range(4)]
+    refused = get(client, key)
+
+    assert statuses == [200, 200, 200, 429]
+    assert refused.json()["error"]["code"] == "throttled" and refused.json()["error"]["message"]
+    assert 1 <= int(refused["Retry-After"]) <= 60
+    assert get(client, other).status_code == 200  # each key has its own budget
+
+
+def test_the_default_rate_applies_to_keys_without_their_own(client: Client, settings: Any) -> None:
+    settings.API_REQUESTS_PER_MINUTE = 2
+    _, key = api_key_create(name="default")
+
+    assert [get(client, key).status_code for _ in range(3)] == [200, 200, 429]
+
+
+def test_a_shoppers_messages_are_limited_across_the_api_and_the_widget(client: Client, settings: Any) -> None:
+    settings.CUSTOMER_MESSAGES_PER_MINUTE = 2
+    settings.API_REPLY_TIMEOUT_S = 0.01  # no worker here: the reply is not awaited
+    session = widget_session_open(locale="en")
+    _, key = api_key_create(name="shop")
+    path = f"/api/v1/conversations/{session.conversation.pk}/messages"
+
+    def post(text: str) -> Any:
+        return client.post(
+            path, json.dumps({"text": text}), content_type="application/json", HTTP_AUTHORIZATION=f"Bearer {key}"
+        )
+
+    first = post("hello")
+    widget_message_receive(widget_token_read(session.token), text="from the widget", client_id="w1")
+    refused = post("third")
+
+    assert first.status_code == 202
+    assert refused.status_code == 429 and refused.json()["error"]["code"] == "throttled" and refused["Retry-After"]
+    with pytest.raises(RateLimited):
+        widget_message_receive(widget_token_read(session.token), text="fourth", client_id="w2")
+    assert list(Message.objects.order_by("pk").values_list("text", flat=True)) == ["hello", "from the widget"]
