@@ -8,7 +8,7 @@ from django.conf import settings
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
-from rest_framework.pagination import PageNumberPagination
+from rest_framework.pagination import CursorPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -194,20 +194,37 @@ class TurnDetailApi(APIView):
         return Response(turn_json(turn))
 
 
+class TranscriptPagination(CursorPagination):
+    """By message id, oldest first: a cursor stays valid and skips nothing while messages arrive
+    (a page number would shift). `count` is the total at the time of the call."""
+
+    ordering = ("id",)
+    page_size = 50
+    max_page_size = 200
+    page_size_query_param = "page_size"
+
+    def paginate_queryset(self, queryset: Any, request: Request, view: Any = None) -> Any:
+        self.count = queryset.count()
+        return super().paginate_queryset(queryset, request, view)
+
+    def get_paginated_response(self, data: Any) -> Response:
+        response = super().get_paginated_response(data)
+        response.data = {"count": self.count, **response.data}
+        return response
+
+
 class MessageListApi(APIView):
     required_scope = "chat"
 
-    class Pagination(PageNumberPagination):
-        page_size = 50
-        max_page_size = 200
-        page_size_query_param = "page_size"
-
-    @extend_schema(summary="The conversation's transcript, oldest first, paginated")
+    @extend_schema(
+        parameters=[OpenApiParameter("cursor", str), OpenApiParameter("page_size", int)],
+        summary="The conversation's transcript, oldest first, cursor-paginated",
+    )
     def get(self, request: Request, conversation_id: int) -> Response:
         conversation = get_object_or_404(Conversation, pk=conversation_id)
-        paginator = self.Pagination()
+        paginator = TranscriptPagination()
         page = paginator.paginate_queryset(
-            Message.objects.filter(conversation=conversation, internal=False).order_by("id"), request, view=self
+            Message.objects.filter(conversation=conversation, internal=False), request, view=self
         )
         return paginator.get_paginated_response([message_payload(m) for m in page or []])
 

@@ -15,7 +15,7 @@ import numpy as np
 from django.contrib.postgres.search import SearchQuery
 from django.core.cache import cache
 from django.db import connection
-from django.db.models import FloatField, QuerySet, Value
+from django.db.models import F, FloatField, QuerySet, Value
 from pgvector.django import CosineDistance
 
 from knowledge.chunking import query_words
@@ -26,6 +26,9 @@ from knowledge.services import kb_version
 # An HNSW scan returns at most hnsw.ef_search rows (40 by default), so a deeper arm would only be
 # deeper when the planner picks an exact scan.
 ARM_DEPTH = 40
+# Below this many chunks (Postgres' estimate; unknown before the first ANALYZE counts as small) the
+# vector arm reads every vector instead of walking the HNSW graph.
+EXACT_SEARCH_BELOW = 10_000
 # Matching rows the keyword arm reads at most. Each is a heap fetch of a wide row (the embedding
 # lives in it): reading every match of one common word costs ~100 ms at 100k chunks.
 KEYWORD_SCAN = 300
@@ -131,11 +134,8 @@ def _version(kb: str | None) -> str:
     return "-".join(f"{pk}.{kb_version(pk)}" for pk in sorted(ids))
 
 
-def _term_shares(terms: list[str]) -> tuple[dict[str, float], float | None]:
-    """Each word's share of chunks, and the number of chunks (None before the first ANALYZE).
-
-    A word missing from the statistics is taken at half the least common listed one, as the
-    planner itself assumes."""
+def _chunk_stats() -> tuple[float, dict[str, float]]:
+    """Postgres' estimate of the chunk count (-1 before the first ANALYZE) and the common words' shares."""
     database = connection.settings_dict["NAME"]
     expires, rows, known = _term_stats.get(database, (0.0, 0.0, {}))
     if expires < time.monotonic():
@@ -144,6 +144,15 @@ def _term_shares(terms: list[str]) -> tuple[dict[str, float], float | None]:
             rows, words, shares = cursor.fetchone()
         known = dict(zip(words or [], shares or [], strict=False))  # the shares list ends with min and max
         _term_stats[database] = (time.monotonic() + TERM_STATS_TTL_S, rows, known)
+    return rows, known
+
+
+def _term_shares(terms: list[str]) -> tuple[dict[str, float], float | None]:
+    """Each word's share of chunks, and the number of chunks (None before the first ANALYZE).
+
+    A word missing from the statistics is taken at half the least common listed one, as the
+    planner itself assumes."""
+    rows, known = _chunk_stats()
     if not known:
         return dict.fromkeys(terms, UNKNOWN_TERM_SHARE), None
     floor = min(known.values()) / 2
@@ -165,9 +174,12 @@ def _keyword_query(terms: list[str], shares: dict[str, float], rows: float | Non
     return SearchQuery(" | ".join(selective), search_type="raw", config="simple")
 
 
-def _arm_rows(vector: np.ndarray | None, keywords: SearchQuery | None, kb: str | None, lang: str | None) -> list[_Row]:
-    """Both arms in one round trip: the ARM_DEPTH chunks nearest `vector` and up to KEYWORD_SCAN
-    chunks matching `keywords` (any of them: sorting would read every match)."""
+def _arm_rows(
+    vector: np.ndarray | None, keywords: SearchQuery | None, kb: str | None, lang: str | None, *, exact: bool
+) -> list[_Row]:
+    """Both arms in one round trip: the ARM_DEPTH chunks nearest `vector` (`exact`: by reading them
+    all, else through the HNSW index) and up to KEYWORD_SCAN chunks matching `keywords` (any of
+    them: sorting would read every match)."""
     # Document ids as a list: joined instead, the planner probes the GIN index once per document.
     documents = list(_documents(kb, lang).order_by().values_list("pk", flat=True))
     if not documents:
@@ -177,7 +189,10 @@ def _arm_rows(vector: np.ndarray | None, keywords: SearchQuery | None, kb: str |
     arms = []
     if vector is not None:
         # Iterative HNSW scans are on for every connection (knowledge.apps), so filters never empty this.
-        nearest = chunks.annotate(distance=distance, arm=Value(_VECTOR_ARM)).order_by("distance")
+        # `distance + 0` is not the index's operator, so the planner cannot use HNSW for it.
+        nearest = chunks.annotate(distance=distance, arm=Value(_VECTOR_ARM)).order_by(
+            F("distance") + 0.0 if exact else F("distance")
+        )
         arms.append(nearest.values_list(*_ROW_FIELDS)[:ARM_DEPTH])
     if keywords is not None:
         matches = chunks.filter(search_vector=keywords).annotate(distance=distance, arm=Value(_KEYWORD_ARM))
@@ -234,7 +249,11 @@ def chunk_search_hybrid(
     # Punctuation is a token of rjieba's but never a lexeme: it would score as a very rare word.
     terms = query_words(query)
     shares, rows_total = _term_shares(terms) if terms and mode in ("hybrid", "keyword") else ({}, None)
-    rows = _arm_rows(vector, _keyword_query(terms, shares, rows_total) if shares else None, kb, lang)
+    # A small knowledge base is searched exactly: it costs little, and an approximate graph could
+    # miss the one passage that answers (HNSW results also vary with the order rows were inserted).
+    exact = vector is not None and _chunk_stats()[0] < EXACT_SEARCH_BELOW
+    keywords = _keyword_query(terms, shares, rows_total) if shares else None
+    rows = _arm_rows(vector, keywords, kb, lang, exact=exact)
     nearest = sorted((r for r in rows if r.arm == _VECTOR_ARM), key=lambda r: (r.distance, r.pk))
     matches = [r for r in rows if r.arm == _KEYWORD_ARM]
     vector_ranked = [(r.pk, 1.0 - r.distance) for r in nearest]

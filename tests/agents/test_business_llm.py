@@ -20,7 +20,9 @@ pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("exemplars", "no_qu
 def emma_chat() -> Conversation:
     call_command("seed_demo", verbosity=0)
     chat = conversation_start(customer=Customer.objects.create(external_id="guest_llm"))
-    Conversation.objects.filter(pk=chat.pk).update(verified_customer=Customer.objects.get(external_id="demo_emma_wilson"))
+    Conversation.objects.filter(pk=chat.pk).update(
+        verified_customer=Customer.objects.get(external_id="demo_emma_wilson")
+    )
     return Conversation.objects.get(pk=chat.pk)
 
 
@@ -61,7 +63,9 @@ def test_tool_errors_are_fed_back_and_another_customer_cannot_be_injected(
     assert "can't find" in turn.reply["text"]
 
 
-def test_the_loop_is_bounded_and_falls_back_to_the_offline_plan(emma_chat: Conversation, llm_settings: FakeOpenAI) -> None:
+def test_the_loop_is_bounded_and_falls_back_to_the_offline_plan(
+    emma_chat: Conversation, llm_settings: FakeOpenAI
+) -> None:
     _intent(llm_settings, "price_query")
     for _ in range(MAX_TOOL_STEPS):
         llm_settings.reply_tool_calls([("product_search", {"query": "phone"})])

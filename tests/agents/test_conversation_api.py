@@ -148,3 +148,24 @@ def test_closing_a_conversation_and_bad_closes(api: Any) -> None:
     assert missing.status_code == 404 and "error" in missing.json()
     transcript = api("get", f"/conversations/{conversation['id']}/messages").json()["results"]
     assert transcript[-1]["sender"] == "system" and transcript[-1]["text"].startswith("本次会话已结束")
+
+
+def test_the_transcript_cursor_neither_skips_nor_repeats_while_messages_arrive(api: Any) -> None:
+    from conversations.models import Conversation, Message
+
+    conversation = api("post", "/conversations", {"customer": {"external_id": "shop_79"}}).json()
+    chat = Conversation.objects.get(pk=conversation["id"])
+    for n in range(3):
+        Message.objects.create(conversation=chat, sender="customer", text=f"m{n}")
+
+    first = api("get", f"/conversations/{chat.pk}/messages?page_size=2").json()
+    for n in range(3, 5):  # new messages while the integrator pages
+        Message.objects.create(conversation=chat, sender="customer", text=f"m{n}")
+    second = api("get", first["next"].split("/api/v1")[1]).json()
+    third = api("get", second["next"].split("/api/v1")[1]).json() if second["next"] else {"results": []}
+    bad = api("get", f"/conversations/{chat.pk}/messages?cursor=garbage")
+
+    assert first["count"] == 3 and [m["text"] for m in first["results"]] == ["m0", "m1"]
+    seen = [m["text"] for m in first["results"] + second["results"] + third["results"]]
+    assert seen == ["m0", "m1", "m2", "m3", "m4"]
+    assert bad.status_code == 404 and bad.json()["error"]["code"] == "not_found"

@@ -35,7 +35,10 @@ def test_an_extractive_answer_keeps_the_sentences_that_answer_the_question(visit
     text = turn.reply["text"].split("\n\n")[0]  # a fault may also start a repair request after it
     assert "hold the case button for 15 seconds" in text and text.endswith("[1]")
     assert "Bluetooth settings" not in text  # the pairing section is another passage
-    assert turn.reply["sources"][0]["title"] == "Product guides and troubleshooting › Enco X3 Earbuds: one side has no sound"
+    assert (
+        turn.reply["sources"][0]["title"]
+        == "Product guides and troubleshooting › Enco X3 Earbuds: one side has no sound"
+    )
     source = turn.reply["sources"][0]
     assert source["url"] == f"/kb/sources/{source['chunk_id']}"  # the citation links to the passage
     assert visitor.failed_attempts == 0
@@ -134,4 +137,6 @@ def test_an_offline_miss_is_unresolved_and_remembered_once(visitor: Conversation
 
     assert visitor.failed_attempts == 1 or turn.status == "escalated"
     missed = MissedQuestion.objects.get()
-    assert missed.question.startswith("How do I set up the fingerprint sensor for bank apps") and missed.language == "en"
+    assert (
+        missed.question.startswith("How do I set up the fingerprint sensor for bank apps") and missed.language == "en"
+    )

@@ -267,8 +267,19 @@ def test_emotion_is_fast() -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["垃圾客服", "你们是骗子", "傻逼", "滚", "你妈的", "you idiot", "wtf is this", "this is a scam", "fuck you",
-     "what a stupid bot", "screw you"],
+    [
+        "垃圾客服",
+        "你们是骗子",
+        "傻逼",
+        "滚",
+        "你妈的",
+        "you idiot",
+        "wtf is this",
+        "this is a scam",
+        "fuck you",
+        "what a stupid bot",
+        "screw you",
+    ],
 )
 def test_offensive(text: str) -> None:
     assert is_offensive(text)
@@ -276,8 +287,18 @@ def test_offensive(text: str) -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["怎么滚动截屏", "手机发烫，像滚烫的水", "垃圾桶图标在哪", "USB 接口坏了", "I need to reset my damn password",
-     "the screen will die soon?", "我想退货", "is this a genuine product", "破壁机有吗", ""],
+    [
+        "怎么滚动截屏",
+        "手机发烫，像滚烫的水",
+        "垃圾桶图标在哪",
+        "USB 接口坏了",
+        "I need to reset my damn password",
+        "the screen will die soon?",
+        "我想退货",
+        "is this a genuine product",
+        "破壁机有吗",
+        "",
+    ],
 )
 def test_not_offensive(text: str) -> None:
     assert not is_offensive(text)

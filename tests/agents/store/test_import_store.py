@@ -251,7 +251,9 @@ def test_full_taubench_store_imports_round_trips_and_reimports_unchanged() -> No
     assert store_export_taubench() == reference
 
 
-def test_export_store_command_writes_the_file_or_stdout(tmp_path: Path, sample_store_path: Path, sample: dict[str, Any]) -> None:
+def test_export_store_command_writes_the_file_or_stdout(
+    tmp_path: Path, sample_store_path: Path, sample: dict[str, Any]
+) -> None:
     from io import StringIO
 
     _import(sample_store_path)
