@@ -19,17 +19,12 @@ from agents.models import TurnRun
 from agents.selectors import conversation_json, turn_json, turn_wait
 from agents.services import MessageRejected, conversation_start_for_integrator, customer_message_handle
 from agents.states import TERMINAL
+from conversations.api_errors import error_response
 from conversations.api_keys import ApiKeyRateThrottle, CustomerMessageThrottle
 from conversations.models import Conversation, Message, ResolutionReason
 from conversations.realtime import message_payload
 from conversations.services import ConversationStateError, conversation_resolve
 from knowledge.selectors import chunk_search_hybrid
-
-
-def error_response(code: str, message: str, *, field: str = "", status: int = 400) -> Response:
-    """The API's error shape for errors found outside a serializer."""
-    error = {"code": code, "message": message, **({"field": field} if field else {})}
-    return Response({"error": error}, status=status)
 
 
 class NluParseApi(APIView):

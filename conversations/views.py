@@ -8,6 +8,7 @@ from typing import Any
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 
+from conversations.api_errors import error_body
 from conversations.widget import WidgetSessionError, widget_session_open
 
 # The widget runs on the store's own domain, so the session endpoint answers any origin; it sets no
@@ -22,8 +23,7 @@ _MAX_BODY_BYTES = 8 * 1024
 
 
 def _error(code: str, message: str, field: str = "", status: int = 400) -> JsonResponse:
-    body = {"error": {"code": code, "message": message, **({"field": field} if field else {})}}
-    return JsonResponse(body, status=status, headers=_CORS)
+    return JsonResponse(error_body(code, message, field), status=status, headers=_CORS)
 
 
 def _params(request: HttpRequest) -> dict[str, Any]:

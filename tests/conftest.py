@@ -57,9 +57,14 @@ def celery_worker(django_db_setup: None, django_db_blocker: pytest.FixtureReques
             process.kill()
             pytest.fail("the Celery worker did not start")
     yield process
+    process_group_stop(process, timeout=20)
+
+
+def process_group_stop(process: subprocess.Popen[bytes], *, timeout: float) -> None:
+    """SIGTERM a server started with start_new_session=True and its children; SIGKILL after `timeout`."""
     os.killpg(process.pid, signal.SIGTERM)
     try:
-        process.wait(timeout=20)
+        process.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
         os.killpg(process.pid, signal.SIGKILL)
         process.wait()

@@ -13,14 +13,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from conversations.api_errors import error_response
 from tickets.models import Ticket, TicketKind
 from tickets.selectors import ticket_json
 from tickets.services import TicketTransitionError, ticket_assign, ticket_transition
 from tickets.states import TicketStatus
-
-
-def _error(code: str, message: str, *, field: str = "", status: int = 400) -> Response:
-    return Response({"error": {"code": code, "message": message, **({"field": field} if field else {})}}, status=status)
 
 
 class TicketListApi(APIView):
@@ -99,9 +96,11 @@ class TicketDetailApi(APIView):
                     ticket_id=ticket.pk, from_=ticket.status, to=change["status"], note=change["note"]
                 )
             except TicketTransitionError as exc:
-                return _error("illegal_transition", str(exc), field="status", status=409)
+                return error_response("illegal_transition", str(exc), field="status", status=409)
             if not moved:
-                return _error("conflict", "The ticket changed meanwhile; read it again.", field="status", status=409)
+                return error_response(
+                    "conflict", "The ticket changed meanwhile; read it again.", field="status", status=409
+                )
         if "assignee" in change:
             ticket_assign(ticket_id=ticket.pk, assignee=change["assignee"], note=change["note"])
         return Response(ticket_json(Ticket.objects.select_related("customer", "assignee").get(pk=ticket.pk)))

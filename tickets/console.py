@@ -19,6 +19,7 @@ from django.urls import path, reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
+from conversations.api_errors import error_body
 from conversations.models import Conversation, ResolutionReason
 from conversations.services import (
     ConversationStateError,
@@ -110,7 +111,7 @@ def _action(request: HttpRequest, conversation_id: int, act: Callable[[], Any], 
 
 def _refused(request: HttpRequest, conversation_id: int, code: str, message: str, *, status: int) -> HttpResponse:
     if _wants_json(request):
-        return JsonResponse({"error": {"code": code, "message": message}}, status=status)
+        return JsonResponse(error_body(code, message), status=status)
     messages.error(request, message)
     return redirect(reverse("console-chat", args=[conversation_id]))
 

@@ -25,7 +25,7 @@ import pytest
 from django.conf import settings
 from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
 
-from tests.conftest import BASE_DIR, database_url_for_tests, subprocess_env
+from tests.conftest import BASE_DIR, database_url_for_tests, process_group_stop, subprocess_env
 
 CHROMIUM = Path("/usr/bin/chromium")
 STAFF_PASSWORD = "browser-pw-1"
@@ -166,12 +166,7 @@ def asgi_server(django_db_setup: None, django_db_blocker: Any) -> Iterator[AsgiS
                 pytest.fail("the ASGI server (daphne) did not start")
             time.sleep(0.2)
     yield AsgiServer(url, process)
-    os.killpg(process.pid, signal.SIGTERM)
-    try:
-        process.wait(timeout=15)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.wait()
+    process_group_stop(process, timeout=15)
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
