@@ -53,8 +53,17 @@ class GapAnswerForm(forms.Form):
             raise forms.ValidationError("Invalid question list.") from None
 
 
+class DeletesChunks:
+    """Chunks go with their document, so deleting one (or a whole knowledge base) needs no
+    permission on chunks, which nobody has (ChunkAdmin)."""
+
+    def get_deleted_objects(self, objs: Any, request: HttpRequest) -> tuple[Any, Any, set[str], Any]:
+        deleted, counts, perms_needed, protected = super().get_deleted_objects(objs, request)  # type: ignore[misc]
+        return deleted, counts, perms_needed - {str(Chunk._meta.verbose_name)}, protected
+
+
 @admin.register(KnowledgeBase)
-class KnowledgeBaseAdmin(admin.ModelAdmin):
+class KnowledgeBaseAdmin(DeletesChunks, admin.ModelAdmin):
     list_display = ["name", "title", "document_count", "upload_link", "updated_at"]
     search_fields = ["name", "title", "description"]
 
@@ -113,11 +122,21 @@ class ChunkInline(ReadOnlyInline):
 
 
 @admin.register(Document)
-class DocumentAdmin(admin.ModelAdmin):
+class DocumentAdmin(DeletesChunks, admin.ModelAdmin):
     list_display = ["title", "knowledge_base", "language", "version", "status", "chunk_count", "source", "updated_at"]
     list_filter = ["knowledge_base", "language", "status"]
     search_fields = ["title", "source", "checksum"]
-    readonly_fields = ["checksum", "version", "created_at", "updated_at"]
+    # What was ingested is changed by ingesting again; only the title, which citations show, is staff's.
+    readonly_fields = [
+        "knowledge_base",
+        "source",
+        "language",
+        "status",
+        "checksum",
+        "version",
+        "created_at",
+        "updated_at",
+    ]
     inlines = [ChunkInline]
 
     @admin.display(description="chunks")
@@ -127,13 +146,24 @@ class DocumentAdmin(admin.ModelAdmin):
 
 @admin.register(Chunk)
 class ChunkAdmin(admin.ModelAdmin):
+    """Read-only: a chunk's search text and embedding are derived from its text, so an edit here
+    would search as the old text; a change is made in the source document and ingested."""
+
     list_display = ["document", "position", "heading", "short_text"]
     list_filter = ["document__knowledge_base", "document__language"]
     search_fields = ["text", "heading", "document__title"]
     raw_id_fields = ["document"]
     list_select_related = ["document"]
     exclude = ["embedding"]
-    readonly_fields = ["search_text"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
 
     @admin.display(description="text")
     def short_text(self, obj: Chunk) -> str:

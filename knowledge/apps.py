@@ -3,6 +3,7 @@ from typing import Any
 from django.apps import AppConfig
 from django.db import DatabaseError
 from django.db.backends.signals import connection_created
+from django.db.models.signals import post_delete, post_save
 
 
 def _hnsw_iterative_scans(sender: Any, connection: Any, **kwargs: Any) -> None:
@@ -24,4 +25,12 @@ class KnowledgeConfig(AppConfig):
     verbose_name = "Knowledge base"
 
     def ready(self) -> None:
+        from knowledge.models import Document, KnowledgeBase
+        from knowledge.services import knowledge_changed
+
         connection_created.connect(_hnsw_iterative_scans, dispatch_uid="knowledge_hnsw_iterative_scans")
+        # Not on Chunk: chunks change only with their document (the admin shows them read-only), and
+        # a receiver there would make deleting a document load every chunk it had.
+        for model in (KnowledgeBase, Document):
+            for signal in (post_save, post_delete):
+                signal.connect(knowledge_changed, sender=model, dispatch_uid=f"knowledge_changed_{model.__name__}")

@@ -7,21 +7,18 @@ import hashlib
 import math
 import re
 import time
-from collections import Counter
 from dataclasses import asdict, dataclass
 from typing import Any, NamedTuple
 
 import numpy as np
-from django.contrib.postgres.search import SearchQuery
 from django.core.cache import cache
 from django.db import connection
-from django.db.models import F, FloatField, QuerySet, Value
-from pgvector.django import CosineDistance
+from pgvector.django import VectorField
 
 from knowledge.chunking import query_words
 from knowledge.embeddings import embedder_get
-from knowledge.models import Chunk, Document, DocumentStatus, IngestJob, KnowledgeBase
-from knowledge.services import kb_version
+from knowledge.models import Chunk, Document, DocumentStatus, IngestJob
+from knowledge.services import knowledge_version
 
 # An HNSW scan returns at most hnsw.ef_search rows (40 by default), so a deeper arm would only be
 # deeper when the planner picks an exact scan.
@@ -89,17 +86,6 @@ class ScoredChunk:
 
 
 _VECTOR_ARM, _KEYWORD_ARM = 1, 2
-_ROW_FIELDS = (
-    "pk",
-    "arm",
-    "distance",
-    "search_text",
-    "heading",
-    "text",
-    "document__source",
-    "document__title",
-    "document__language",
-)
 
 
 class _Row(NamedTuple):
@@ -116,22 +102,44 @@ class _Row(NamedTuple):
     language: str
 
 
-def _documents(kb: str | None, lang: str | None) -> QuerySet[Document]:
-    documents = Document.objects.filter(status=DocumentStatus.READY)
-    if kb:
-        documents = documents.filter(knowledge_base__name=kb)
-    if lang:
-        documents = documents.filter(language=lang)
-    return documents
+# Written out rather than built by the ORM: compiling the union and quoting its parameters took as
+# long as Postgres took to run it. The documents come as one array: joined on their filters instead,
+# the planner probes the GIN index once per document. `(distance) + 0` is not the index's operator,
+# so the planner cannot walk HNSW for it. Iterative HNSW scans are on for every connection
+# (knowledge.apps), so the filters never empty the vector arm.
+_ARM_SQL = """SELECT c.id, {arm}, {distance}, c.search_text, c.heading, c.text, d.source, d.title, d.language
+FROM knowledge_chunk c JOIN knowledge_document d ON d.id = c.document_id
+WHERE c.document_id = ANY(%(documents)s) AND c.embedding IS NOT NULL"""
+_DISTANCE = "c.embedding <=> %(vector)s::vector"
 
 
-def _version(kb: str | None) -> str:
-    ids = (
-        KnowledgeBase.objects.filter(name=kb).values_list("pk", flat=True)
-        if kb
-        else KnowledgeBase.objects.values_list("pk", flat=True)
-    )
-    return "-".join(f"{pk}.{kb_version(pk)}" for pk in sorted(ids))
+def _arm_sql(*, vector: bool, keywords: bool, exact: bool) -> str:
+    arms = []
+    if vector:
+        order = f"({_DISTANCE}) + 0" if exact else _DISTANCE
+        arms.append(f"{_ARM_SQL.format(arm=_VECTOR_ARM, distance=_DISTANCE)} ORDER BY {order} LIMIT {ARM_DEPTH}")
+    if keywords:
+        columns = _ARM_SQL.format(arm=_KEYWORD_ARM, distance=_DISTANCE if vector else "NULL::float8")
+        arms.append(f"{columns} AND c.search_vector @@ to_tsquery('simple', %(keywords)s) LIMIT {KEYWORD_SCAN}")
+    return " UNION ALL ".join(f"({arm})" for arm in arms)
+
+
+_ready_documents: dict[tuple[str, str, str | None, str | None], list[int]] = {}
+
+
+def _document_ids(version: str, kb: str | None, lang: str | None) -> list[int]:
+    """The searchable documents' ids, kept by each process until the knowledge changes."""
+    key = (connection.settings_dict["NAME"], version, kb, lang)
+    if key not in _ready_documents:
+        documents = Document.objects.filter(status=DocumentStatus.READY)
+        if kb:
+            documents = documents.filter(knowledge_base__name=kb)
+        if lang:
+            documents = documents.filter(language=lang)
+        if len(_ready_documents) >= 64:  # mostly lists of earlier versions
+            _ready_documents.clear()
+        _ready_documents[key] = list(documents.order_by().values_list("pk", flat=True))
+    return _ready_documents[key]
 
 
 def _chunk_stats() -> tuple[float, dict[str, float]]:
@@ -159,8 +167,8 @@ def _term_shares(terms: list[str]) -> tuple[dict[str, float], float | None]:
     return {t: min(max(known.get(t, floor), 1e-6), 0.5) for t in terms}, max(rows, 1.0)
 
 
-def _keyword_query(terms: list[str], shares: dict[str, float], rows: float | None) -> SearchQuery:
-    """The question's rarest words, OR-ed, until they are expected to match KEYWORD_EXPECTED chunks."""
+def _keyword_query(terms: list[str], shares: dict[str, float], rows: float | None) -> str:
+    """A tsquery of the question's rarest words, OR-ed, until they are expected to match KEYWORD_EXPECTED chunks."""
     # A single Chinese character is more often a piece of a word than a word (到 in 延长到两年): it
     # picks candidates only when the question has nothing longer, and still scores below.
     words = [t for t in terms if len(t) > 1] or terms
@@ -171,35 +179,21 @@ def _keyword_query(terms: list[str], shares: dict[str, float], rows: float | Non
         if selective and expected > KEYWORD_EXPECTED:
             break
         selective.append(term)
-    return SearchQuery(" | ".join(selective), search_type="raw", config="simple")
+    return " | ".join(selective)
 
 
-def _arm_rows(
-    vector: np.ndarray | None, keywords: SearchQuery | None, kb: str | None, lang: str | None, *, exact: bool
-) -> list[_Row]:
+def _arm_rows(vector: np.ndarray | None, keywords: str | None, documents: list[int], *, exact: bool) -> list[_Row]:
     """Both arms in one round trip: the ARM_DEPTH chunks nearest `vector` (`exact`: by reading them
-    all, else through the HNSW index) and up to KEYWORD_SCAN chunks matching `keywords` (any of
-    them: sorting would read every match)."""
-    # Document ids as a list: joined instead, the planner probes the GIN index once per document.
-    documents = list(_documents(kb, lang).order_by().values_list("pk", flat=True))
-    if not documents:
+    all, else through the HNSW index) and up to KEYWORD_SCAN chunks matching the tsquery `keywords`
+    (any of them: sorting would read every match)."""
+    if not documents or (vector is None and keywords is None):
         return []
-    chunks = Chunk.objects.filter(document_id__in=documents, embedding__isnull=False).order_by()
-    distance = CosineDistance("embedding", vector) if vector is not None else Value(None, FloatField())
-    arms = []
+    params: dict[str, Any] = {"documents": documents, "keywords": keywords}
     if vector is not None:
-        # Iterative HNSW scans are on for every connection (knowledge.apps), so filters never empty this.
-        # `distance + 0` is not the index's operator, so the planner cannot use HNSW for it.
-        nearest = chunks.annotate(distance=distance, arm=Value(_VECTOR_ARM)).order_by(
-            F("distance") + 0.0 if exact else F("distance")
-        )
-        arms.append(nearest.values_list(*_ROW_FIELDS)[:ARM_DEPTH])
-    if keywords is not None:
-        matches = chunks.filter(search_vector=keywords).annotate(distance=distance, arm=Value(_KEYWORD_ARM))
-        arms.append(matches.values_list(*_ROW_FIELDS)[:KEYWORD_SCAN])
-    if not arms:
-        return []
-    return [_Row(*row) for row in (arms[0].union(*arms[1:], all=True) if len(arms) > 1 else arms[0])]
+        params["vector"] = VectorField().get_prep_value(vector)
+    with connection.cursor() as cursor:
+        cursor.execute(_arm_sql(vector=vector is not None, keywords=keywords is not None, exact=exact), params)
+        return [_Row(*row) for row in cursor.fetchall()]
 
 
 def _words(text: str) -> str:
@@ -216,16 +210,28 @@ def _phrase(query: str) -> re.Pattern[str] | None:
     return re.compile(before + " ?".join(map(re.escape, words)) + after)
 
 
-def _bm25(terms: list[str], shares: dict[str, float], texts: list[tuple[int, str]]) -> dict[int, float]:
-    """BM25 of each (pk, search_text) against the query words; lengths relative to these texts'."""
-    idf = {t: math.log(1 + (1 - shares[t]) / shares[t]) for t in terms}
-    counts = {pk: Counter(text.split()) for pk, text in texts}
-    lengths = {pk: sum(words.values()) for pk, words in counts.items()}
-    average = (sum(lengths.values()) / len(lengths) if lengths else 0.0) or 1.0
+class _TermCounts(NamedTuple):
+    length: int  # words in the text
+    counts: dict[str, int]  # of the query's words it holds
+
+
+def _term_counts(terms: list[str], rows: list[_Row]) -> dict[int, _TermCounts]:
+    counts = {}
+    for row in rows:
+        if row.pk not in counts:
+            words = row.search_text.split()
+            counts[row.pk] = _TermCounts(len(words), {t: n for t in terms if (n := words.count(t))})
+    return counts
+
+
+def _bm25(shares: dict[str, float], texts: dict[int, _TermCounts]) -> dict[int, float]:
+    """BM25 of each text against the query words; lengths relative to these texts'."""
+    idf = {t: math.log(1 + (1 - share) / share) for t, share in shares.items()}
+    average = (sum(t.length for t in texts.values()) / len(texts) if texts else 0.0) or 1.0
     scores = {}
-    for pk, words in counts.items():
-        norm = BM25_K1 * (1 - BM25_B + BM25_B * lengths[pk] / average)
-        scores[pk] = sum(idf[t] * words[t] * (BM25_K1 + 1) / (words[t] + norm) for t in idf if t in words)
+    for pk, text in texts.items():
+        norm = BM25_K1 * (1 - BM25_B + BM25_B * text.length / average)
+        scores[pk] = sum(idf[t] * n * (BM25_K1 + 1) / (n + norm) for t, n in text.counts.items())
     return scores
 
 
@@ -241,23 +247,25 @@ def chunk_search_hybrid(
     *, query: str, k: int = 5, kb: str | None = None, lang: str | None = None, mode: str = "hybrid"
 ) -> tuple[list[ScoredChunk], bool]:
     """The k best chunks and whether it is a knowledge miss. `mode`: hybrid, vector or keyword."""
-    key = "kbsearch:" + hashlib.sha256(f"{_version(kb)}|{kb}|{lang}|{mode}|{k}|{query}".encode()).hexdigest()
+    version = knowledge_version()
+    key = "kbsearch:" + hashlib.sha256(f"{version}|{kb}|{lang}|{mode}|{k}|{query}".encode()).hexdigest()
     cached = cache.get(key)
     if cached is not None:
         return [ScoredChunk(**c) for c in cached["results"]], cached["miss"]
     vector = embedder_get().queries([query])[0] if mode in ("hybrid", "vector") else None
     # Punctuation is a token of rjieba's but never a lexeme: it would score as a very rare word.
-    terms = query_words(query)
+    terms = list(dict.fromkeys(query_words(query)))
     shares, rows_total = _term_shares(terms) if terms and mode in ("hybrid", "keyword") else ({}, None)
     # A small knowledge base is searched exactly: it costs little, and an approximate graph could
     # miss the one passage that answers (HNSW results also vary with the order rows were inserted).
     exact = vector is not None and _chunk_stats()[0] < EXACT_SEARCH_BELOW
     keywords = _keyword_query(terms, shares, rows_total) if shares else None
-    rows = _arm_rows(vector, keywords, kb, lang, exact=exact)
+    rows = _arm_rows(vector, keywords, _document_ids(version, kb, lang), exact=exact)
     nearest = sorted((r for r in rows if r.arm == _VECTOR_ARM), key=lambda r: (r.distance, r.pk))
     matches = [r for r in rows if r.arm == _KEYWORD_ARM]
+    counts = _term_counts(terms, rows) if shares else {}
     vector_ranked = [(r.pk, 1.0 - r.distance) for r in nearest]
-    bm25_of_matches = _bm25(terms, shares, [(r.pk, r.search_text) for r in matches]) if shares else {}
+    bm25_of_matches = _bm25(shares, {r.pk: counts[r.pk] for r in matches}) if shares else {}
     keyword_ranked = sorted(bm25_of_matches.items(), key=lambda item: (-item[1], item[0]))[:ARM_DEPTH]
     keyword_position = {pk: i + 1 for i, (pk, _) in enumerate(keyword_ranked)}
     candidates = {pk: i for i, pk in enumerate(dict.fromkeys([pk for pk, _ in vector_ranked + keyword_ranked]))}
@@ -265,7 +273,7 @@ def chunk_search_hybrid(
     # Keyword-only candidates carry their true cosine too, so both signals are known for every one.
     similarity = {pk: 1.0 - row.distance for pk, row in chunks.items() if row.distance is not None}
     if mode == "hybrid":
-        bm25 = _bm25(terms, shares, [(pk, row.search_text) for pk, row in chunks.items()]) if shares else {}
+        bm25 = _bm25(shares, {pk: counts[pk] for pk in chunks}) if shares else {}
         phrase = _phrase(query)
         scores = {
             pk: similarity[pk]

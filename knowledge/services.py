@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import time
+import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,14 +45,24 @@ class IngestResult:
 ProgressCallback = Callable[[int, int], None]  # (chunks embedded, chunks in the document)
 
 
-def kb_version(kb_id: int) -> int:
-    """Bumped by every ingest: part of the retrieval cache key, so a change is seen at once."""
-    return int(cache.get(f"kb:version:{kb_id}") or 0)
+KNOWLEDGE_VERSION_KEY = "kb:version"
 
 
-def _kb_touch(kb_id: int) -> None:
-    cache.add(f"kb:version:{kb_id}", 0, timeout=None)
-    cache.incr(f"kb:version:{kb_id}")
+def knowledge_version() -> str:
+    """The version of all knowledge bases together: part of the retrieval cache key and of each
+    process's list of searchable documents, so any change is seen at once everywhere. A random token
+    rather than a counter, so an emptied cache cannot bring back a value that meant other contents."""
+    version = cache.get(KNOWLEDGE_VERSION_KEY)
+    if version is None:
+        cache.add(KNOWLEDGE_VERSION_KEY, uuid.uuid4().hex, timeout=None)
+        version = cache.get(KNOWLEDGE_VERSION_KEY)
+    return version
+
+
+def knowledge_changed(**signal: object) -> None:
+    """Receives every save and delete of a knowledge base or document (knowledge.apps), whoever makes
+    it: an ingest, a prune, the admin. After the commit, since searches until then see the old rows."""
+    transaction.on_commit(lambda: cache.set(KNOWLEDGE_VERSION_KEY, uuid.uuid4().hex, timeout=None))
 
 
 def _detect_language(text: str) -> str:
@@ -118,7 +129,6 @@ def chunks_store(
             )
             for i, (c, v) in enumerate(zip(chunks, vectors, strict=True))
         )
-        transaction.on_commit(lambda: _kb_touch(kb.pk))
     return IngestResult(source, "changed" if previous else "added", len(chunks))
 
 
@@ -170,7 +180,6 @@ def kb_prune(*, kb_name: str, keep_sources: set[str], under: list[str]) -> int:
         gone = Document.objects.filter(scope, knowledge_base=kb).exclude(source__in=keep_sources)
         count = gone.values("source").distinct().count()
         gone.delete()
-        transaction.on_commit(lambda: _kb_touch(kb.pk))
     return count
 
 

@@ -11,7 +11,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
 from knowledge.chunking import TextChunk
-from knowledge.models import Document, IngestJob, KnowledgeBase, MissedQuestion
+from knowledge.models import Chunk, Document, IngestJob, KnowledgeBase, MissedQuestion
+from knowledge.selectors import chunk_search_hybrid
 from knowledge.services import chunks_store, missed_question_record
 
 
@@ -96,6 +97,55 @@ def test_the_chunk_browser_lists_a_documents_chunks_with_their_headings(client: 
     page = staff_client(client).get(f"/admin/knowledge/document/{document.pk}/change/").content.decode()
 
     assert "Returns › Seven days" in page and "Any reason within 7 days." in page and "Returns › Refunds" in page
+
+
+@pytest.mark.django_db
+def test_chunks_are_read_only_and_a_documents_ingested_fields_cannot_be_edited(client: Client) -> None:
+    chunks_store(kb_name="help", source="returns.md", title="Returns", chunks=[TextChunk("Returns", "7 days.")])
+    document, chunk = Document.objects.get(), Chunk.objects.get()
+    staff = staff_client(client, actions=("view", "change", "add", "delete"))
+
+    refused = staff.post(f"/admin/knowledge/chunk/{chunk.pk}/change/", {"document": document.pk, "text": "30 days."})
+    staff.post(
+        f"/admin/knowledge/document/{document.pk}/change/",
+        {
+            "title": "Returns policy",
+            "language": "zh",
+            "status": "failed",
+            "chunks-TOTAL_FORMS": "0",
+            "chunks-INITIAL_FORMS": "1",
+            "chunks-MIN_NUM_FORMS": "0",
+            "chunks-MAX_NUM_FORMS": "1000",
+        },
+    )
+
+    chunk.refresh_from_db()
+    document.refresh_from_db()
+    assert refused.status_code == 403 and chunk.text == "7 days."
+    assert staff.get(f"/admin/knowledge/chunk/{chunk.pk}/delete/").status_code == 403
+    assert (document.title, document.language, document.status) == ("Returns policy", "en", "ready")
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("text", "query"),
+    [("Returns are accepted within 7 days.", "how many days to return"), ("七天无理由退货。", "几天可以退货")],
+)
+def test_a_document_deleted_in_the_admin_is_no_longer_found(
+    client: Client, django_capture_on_commit_callbacks: Any, text: str, query: str
+) -> None:
+    with django_capture_on_commit_callbacks(execute=True):
+        chunks_store(kb_name="help", source="returns.md", title="Returns", chunks=[TextChunk("Returns", text)])
+    found, _ = chunk_search_hybrid(query=query, kb="help")
+    document = Document.objects.get()
+
+    with django_capture_on_commit_callbacks(execute=True):
+        staff_client(client, actions=("view", "delete")).post(
+            f"/admin/knowledge/document/{document.pk}/delete/", {"post": "yes"}
+        )
+
+    assert [r.text for r in found] == [text]
+    assert chunk_search_hybrid(query=query, kb="help") == ([], True)
 
 
 @pytest.mark.django_db
