@@ -4,8 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from asgiref.sync import async_to_sync
 from django.conf import settings
+from django.http import StreamingHttpResponse
+from django.http.response import HttpResponseBase
 from django.shortcuts import get_object_or_404
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
 from rest_framework.pagination import CursorPagination
@@ -16,21 +20,121 @@ from rest_framework.views import APIView
 from agents.intents.catalogue import catalogue_get
 from agents.intents.recognize import recognize
 from agents.models import TurnRun
-from agents.selectors import conversation_json, turn_json, turn_wait
+from agents.selectors import turn_json, turn_wait
 from agents.services import MessageRejected, conversation_start_for_integrator, customer_message_handle
 from agents.states import TERMINAL
+from agents.streaming import turn_events
 from conversations.api_errors import error_response
 from conversations.api_keys import ApiKeyRateThrottle, CustomerMessageThrottle
 from conversations.models import Conversation, Message, ResolutionReason
-from conversations.realtime import message_payload
+from conversations.realtime import ConversationListener, message_payload
+from conversations.selectors import conversation_json
 from conversations.services import ConversationStateError, conversation_resolve
 from knowledge.selectors import chunk_search_hybrid
+
+# --- what the endpoints answer (the OpenAPI schema; the bodies come from the selectors) -------
+
+
+class ConversationSerializer(serializers.Serializer):
+    class CustomerRefSerializer(serializers.Serializer):
+        external_id = serializers.CharField()
+        verified = serializers.BooleanField()
+
+    id = serializers.IntegerField()
+    status = serializers.CharField(help_text="bot, waiting_human, human or closed")
+    channel = serializers.CharField()
+    language = serializers.CharField()
+    customer = CustomerRefSerializer()
+    created_at = serializers.DateTimeField()
+    closed_at = serializers.DateTimeField(allow_null=True)
+    resolution = serializers.CharField(allow_null=True)
+
+
+class SourceSerializer(serializers.Serializer):
+    title = serializers.CharField()
+    url = serializers.CharField(required=False)
+    chunk_id = serializers.IntegerField(required=False)
+
+
+class AwaitingSerializer(serializers.Serializer):
+    slot = serializers.CharField()
+    prompt = serializers.CharField()
+    choices = serializers.ListField(child=serializers.CharField())
+
+
+class ReplySerializer(serializers.Serializer):
+    text = serializers.CharField()
+    sources = SourceSerializer(many=True)
+    awaiting = AwaitingSerializer(allow_null=True)
+    quick_replies = serializers.ListField(child=serializers.CharField())
+
+
+class TurnIntentSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    confidence = serializers.FloatField()
+
+
+class EscalationSerializer(serializers.Serializer):
+    reason = serializers.CharField()
+    card_id = serializers.IntegerField()
+
+
+class TurnSerializer(serializers.Serializer):
+    turn_id = serializers.IntegerField()
+    reply = ReplySerializer()
+    status = serializers.CharField(help_text="The conversation's status after the turn.")
+    turn_status = serializers.CharField(help_text="done, escalated, skipped (a person has the chat) or failed")
+    intents = TurnIntentSerializer(many=True)
+    escalation = EscalationSerializer(allow_null=True)
+
+
+class TurnPendingSerializer(serializers.Serializer):
+    turn_id = serializers.IntegerField(help_text="Poll GET …/turns/{turn_id} for the reply.")
+
+
+class MessageSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    conversation_id = serializers.IntegerField()
+    sender = serializers.CharField(help_text="customer, bot, agent or system")
+    author_name = serializers.CharField(allow_null=True)
+    client_id = serializers.CharField(allow_blank=True)
+    text = serializers.CharField(allow_blank=True)
+    sources = SourceSerializer(many=True)
+    metadata = serializers.DictField()
+    internal = serializers.BooleanField()
+    created_at = serializers.DateTimeField(allow_null=True)
+
+
+class TranscriptPageSerializer(serializers.Serializer):
+    count = serializers.IntegerField()
+    next = serializers.URLField(allow_null=True)
+    previous = serializers.URLField(allow_null=True)
+    results = MessageSerializer(many=True)
+
+
+class KbSearchResultSerializer(serializers.Serializer):
+    class ResultSerializer(serializers.Serializer):
+        chunk_id = serializers.IntegerField()
+        document = serializers.CharField()
+        title = serializers.CharField(allow_blank=True)
+        heading = serializers.CharField(allow_blank=True)
+        text = serializers.CharField()
+        score = serializers.FloatField()
+
+    results = ResultSerializer(many=True)
+    miss = serializers.BooleanField(help_text="True when the knowledge base does not know.")
+
+
+class NluIntentSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    confidence = serializers.FloatField()
+    text = serializers.CharField(help_text="The part of the text this intent was read in.")
 
 
 class NluParseApi(APIView):
     required_scope = "chat"
 
-    class InputSerializer(serializers.Serializer):
+    class NluParseInputSerializer(serializers.Serializer):
         text = serializers.CharField(trim_whitespace=True, allow_blank=False)
         locale = serializers.ChoiceField(choices=["zh", "en"], required=False)
 
@@ -41,23 +145,20 @@ class NluParseApi(APIView):
                 )
             return value
 
-    class IntentSerializer(serializers.Serializer):
-        name = serializers.CharField()
-        confidence = serializers.FloatField()
-        text = serializers.CharField()
-
-    class OutputSerializer(serializers.Serializer):
-        intents = serializers.ListField(child=serializers.DictField())
+    class NluParseOutputSerializer(serializers.Serializer):
+        intents = NluIntentSerializer(many=True)
         entities = serializers.DictField()
         emotion_score = serializers.FloatField()
         level = serializers.CharField()
         flags = serializers.ListField(child=serializers.CharField())
 
     @extend_schema(
-        request=InputSerializer, responses=OutputSerializer, summary="Intents, entities and emotion of a text"
+        request=NluParseInputSerializer,
+        responses=NluParseOutputSerializer,
+        summary="Intents, entities and emotion of a text",
     )
     def post(self, request: Request) -> Response:
-        data = self.InputSerializer(data=request.data)
+        data = self.NluParseInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         recognition = recognize(data.validated_data["text"], catalogue=catalogue_get())
         return Response(
@@ -77,28 +178,32 @@ class NluParseApi(APIView):
 class ConversationCreateApi(APIView):
     required_scope = "chat"
 
-    class CustomerSerializer(serializers.Serializer):
+    class CustomerInputSerializer(serializers.Serializer):
         external_id = serializers.CharField(max_length=128)
         name = serializers.CharField(max_length=200, required=False, allow_blank=True)
         email = serializers.EmailField(required=False, allow_blank=True)
         phone = serializers.CharField(max_length=32, required=False, allow_blank=True)
         verified = serializers.BooleanField(required=False, default=False)
 
-    class InputSerializer(serializers.Serializer):
+    class ConversationCreateSerializer(serializers.Serializer):
         customer = serializers.DictField()
         locale = serializers.ChoiceField(choices=["zh", "en"], required=False, default="en")
         channel = serializers.ChoiceField(choices=["api", "widget", "terminal"], required=False, default="api")
 
         def validate_customer(self, value: dict[str, Any]) -> dict[str, Any]:
-            nested = ConversationCreateApi.CustomerSerializer(data=value)
+            nested = ConversationCreateApi.CustomerInputSerializer(data=value)
             if not nested.is_valid():
                 field, errors = next(iter(nested.errors.items()))
                 raise serializers.ValidationError({field: errors})
             return dict(nested.validated_data)
 
-    @extend_schema(request=InputSerializer, summary="Start a conversation for a customer")
+    @extend_schema(
+        request=ConversationCreateSerializer,
+        responses={201: ConversationSerializer},
+        summary="Start a conversation for a customer",
+    )
     def post(self, request: Request) -> Response:
-        data = self.InputSerializer(data=request.data)
+        data = self.ConversationCreateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         conversation = conversation_start_for_integrator(
             customer=data.validated_data["customer"],
@@ -108,36 +213,20 @@ class ConversationCreateApi(APIView):
         return Response(conversation_json(conversation), status=201)
 
 
+STREAM_ON = ("1", "true", "yes")
+
+
 class MessageCreateApi(APIView):
     required_scope = "chat"
     throttle_classes = [ApiKeyRateThrottle, CustomerMessageThrottle]
 
-    class InputSerializer(serializers.Serializer):
+    class MessageInputSerializer(serializers.Serializer):
         text = serializers.CharField(trim_whitespace=False, allow_blank=True, max_length=20000)
         client_id = serializers.CharField(max_length=64, required=False, allow_blank=True, default="")
 
-    @extend_schema(
-        request=InputSerializer,
-        parameters=[
-            OpenApiParameter(
-                "Idempotency-Key",
-                str,
-                OpenApiParameter.HEADER,
-                description="Up to 64 characters; a retried POST with the same key returns the first result.",
-            )
-        ],
-        summary="Send a customer message; the reply comes back when ready",
-    )
-    def post(self, request: Request, conversation_id: int) -> Response:
-        data = self.InputSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
-        conversation = get_object_or_404(Conversation, pk=conversation_id)
-        # The key travels as the message's client_id: the engine returns the first turn for a seen one,
-        # under the conversation's row lock, so concurrent retries make one turn.
-        key = request.headers.get("Idempotency-Key", "").strip() or data.validated_data["client_id"]
-        if len(key) > 64:
-            return error_response("invalid", "Idempotency-Key is at most 64 characters.", field="Idempotency-Key")
-        text = data.validated_data["text"]
+    @staticmethod
+    def _handle(conversation: Conversation, text: str, key: str) -> TurnRun | Response:
+        """The turn of this message, or the error response if the message is refused."""
         try:
             turn = customer_message_handle(conversation_id=conversation.pk, text=text, client_id=key)
         except MessageRejected as rejected:
@@ -149,6 +238,62 @@ class MessageCreateApi(APIView):
                 field="Idempotency-Key",
                 status=422,
             )
+        return turn
+
+    @extend_schema(
+        request=MessageInputSerializer,
+        parameters=[
+            OpenApiParameter(
+                "Idempotency-Key",
+                str,
+                OpenApiParameter.HEADER,
+                description="Up to 64 characters; a retried POST with the same key returns the first result.",
+            ),
+            OpenApiParameter(
+                "stream",
+                str,
+                enum=["1"],
+                description="1: answer with text/event-stream of the turn's events (accepted, message.created, "
+                "reply.delta…, reply.done, turn; or pending at the timeout).",
+            ),
+        ],
+        responses={
+            (200, "application/json"): TurnSerializer,
+            (200, "text/event-stream"): OpenApiTypes.STR,
+            (202, "application/json"): TurnPendingSerializer,
+        },
+        summary="Send a customer message; the reply comes back when ready",
+    )
+    def post(self, request: Request, conversation_id: int) -> HttpResponseBase:
+        data = self.MessageInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        conversation = get_object_or_404(Conversation, pk=conversation_id)
+        # The key travels as the message's client_id: the engine returns the first turn for a seen one,
+        # under the conversation's row lock, so concurrent retries make one turn.
+        key = request.headers.get("Idempotency-Key", "").strip() or data.validated_data["client_id"]
+        if len(key) > 64:
+            return error_response("invalid", "Idempotency-Key is at most 64 characters.", field="Idempotency-Key")
+        text = data.validated_data["text"]
+        listener = ConversationListener(conversation.pk) if request.query_params.get("stream") in STREAM_ON else None
+        if listener is not None:
+            listener.join()  # before the message is handled: not one event of its turn is missed
+        outcome: TurnRun | Response | None = None
+        try:
+            outcome = self._handle(conversation, text, key)
+        finally:
+            if listener is not None and not isinstance(outcome, TurnRun):
+                async_to_sync(listener.leave)()
+        if isinstance(outcome, Response):
+            return outcome
+        turn = outcome
+        if listener is not None:
+            events = turn_events(
+                listener, turn_id=turn.pk, ended=turn.status in TERMINAL, timeout=settings.API_STREAM_TIMEOUT_S
+            )
+            response = StreamingHttpResponse(events, content_type="text/event-stream")
+            response["Cache-Control"] = "no-cache"
+            response["X-Accel-Buffering"] = "no"  # nginx: pass each event on as it comes
+            return response
         finished = turn_wait(turn_id=turn.pk, timeout=settings.API_REPLY_TIMEOUT_S)
         if finished is None:
             return Response({"turn_id": turn.pk}, status=202)
@@ -160,13 +305,17 @@ class ConversationCloseApi(APIView):
 
     required_scope = "chat"
 
-    class InputSerializer(serializers.Serializer):
+    class ConversationCloseSerializer(serializers.Serializer):
         reason = serializers.ChoiceField(choices=ResolutionReason.choices, required=False, default="other")
         note = serializers.CharField(max_length=500, required=False, allow_blank=True, default="")
 
-    @extend_schema(request=InputSerializer, summary="Close a conversation with a resolution reason")
+    @extend_schema(
+        request=ConversationCloseSerializer,
+        responses=ConversationSerializer,
+        summary="Close a conversation with a resolution reason",
+    )
     def post(self, request: Request, conversation_id: int) -> Response:
-        data = self.InputSerializer(data=request.data)
+        data = self.ConversationCloseSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         get_object_or_404(Conversation, pk=conversation_id)
         try:
@@ -181,7 +330,10 @@ class ConversationCloseApi(APIView):
 class TurnDetailApi(APIView):
     required_scope = "chat"
 
-    @extend_schema(summary="A turn's reply (202 while it is still running)")
+    @extend_schema(
+        responses={200: TurnSerializer, 202: TurnPendingSerializer},
+        summary="A turn's reply (202 while it is still running)",
+    )
     def get(self, request: Request, conversation_id: int, turn_id: int) -> Response:
         turn = get_object_or_404(TurnRun, pk=turn_id, conversation_id=conversation_id)
         if turn.status not in TERMINAL:
@@ -213,6 +365,7 @@ class MessageListApi(APIView):
 
     @extend_schema(
         parameters=[OpenApiParameter("cursor", str), OpenApiParameter("page_size", int)],
+        responses=TranscriptPageSerializer,
         summary="The conversation's transcript, oldest first, cursor-paginated",
     )
     def get(self, request: Request, conversation_id: int) -> Response:
@@ -231,15 +384,19 @@ class MessagesApi(MessageCreateApi, MessageListApi):
 class KbSearchApi(APIView):
     required_scope = "kb"
 
-    class InputSerializer(serializers.Serializer):
+    class KbSearchQuerySerializer(serializers.Serializer):
         q = serializers.CharField(max_length=500)
         k = serializers.IntegerField(min_value=1, max_value=50, required=False, default=5)
         kb = serializers.SlugField(max_length=64, required=False)
         lang = serializers.ChoiceField(choices=["zh", "en"], required=False)
 
-    @extend_schema(parameters=[InputSerializer], summary="Hybrid search of the knowledge base")
+    @extend_schema(
+        parameters=[KbSearchQuerySerializer],
+        responses=KbSearchResultSerializer,
+        summary="Hybrid search of the knowledge base",
+    )
     def get(self, request: Request) -> Response:
-        data = self.InputSerializer(data=request.query_params)
+        data = self.KbSearchQuerySerializer(data=request.query_params)
         data.is_valid(raise_exception=True)
         params = data.validated_data
         results, miss = chunk_search_hybrid(

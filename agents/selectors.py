@@ -7,7 +7,6 @@ from typing import Any
 
 from agents.models import TurnRun
 from agents.states import TERMINAL
-from conversations.models import Conversation
 
 POLL_S = 0.02
 
@@ -40,17 +39,4 @@ def turn_json(turn: TurnRun) -> dict[str, Any]:
         "turn_status": turn.status,
         "intents": [{"name": i["name"], "confidence": i["confidence"]} for i in turn.intents],
         "escalation": {"reason": card.reason, "card_id": card.pk} if card else None,
-    }
-
-
-def conversation_json(conversation: Conversation) -> dict[str, Any]:
-    return {
-        "id": conversation.pk,
-        "status": conversation.status,
-        "channel": conversation.channel,
-        "language": conversation.language,
-        "customer": {"external_id": conversation.customer.external_id, "verified": conversation.customer.verified},
-        "created_at": conversation.created_at.isoformat(),
-        "closed_at": conversation.closed_at.isoformat() if conversation.closed_at else None,
-        "resolution": conversation.resolution or None,
     }

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from django.utils import timezone
+from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework.authentication import BaseAuthentication, get_authorization_header
 from rest_framework.exceptions import AuthenticationFailed
 from rest_framework.permissions import BasePermission
@@ -125,3 +127,17 @@ class CustomerMessageThrottle(BaseThrottle):
 
     def wait(self) -> float:
         return rate_retry_after()
+
+
+class ApiKeySchema(OpenApiAuthenticationExtension):
+    """How the OpenAPI schema describes ApiKeyAuthentication."""
+
+    target_class = ApiKeyAuthentication
+    name = "ApiKey"
+
+    def get_security_definition(self, auto_schema: Any) -> dict[str, str]:
+        return {
+            "type": "http",
+            "scheme": "bearer",
+            "description": "An API key from `manage.py create_api_key NAME --scopes …`.",
+        }

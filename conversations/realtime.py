@@ -13,6 +13,7 @@ import os
 import threading
 from typing import Any
 
+from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.db import transaction
 
@@ -114,6 +115,48 @@ def send_conversation_events_now(conversation_id: int, events: list[Event] | lis
 
 def send_conversation_event_now(conversation_id: int, event: Event | dict[str, Any]) -> None:
     send_conversation_events_now(conversation_id, [event])
+
+
+class ConversationListener:
+    """A conversation's events for a plain HTTP response (the API's event stream), heard as a socket
+    consumer hears them: through a channel of its own in the conversation's group.
+
+    `join` (from the view, before the message is handled, so no event of its turn is missed), then
+    `next` from the response's async iterator, then `leave`. One task reads the channel for the
+    whole stream: channels_redis drops what it was handing over when a receive() is cancelled, so
+    the timeouts of `next` wait on a queue instead."""
+
+    def __init__(self, conversation_id: int) -> None:
+        self.group = conversation_group(conversation_id)
+        self.layer = get_channel_layer()
+        self.channel = ""
+        self._events: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        self._reader: asyncio.Task[None] | None = None
+
+    def join(self) -> None:
+        self.channel = async_to_sync(self.layer.new_channel)()
+        async_to_sync(self.layer.group_add)(self.group, self.channel)
+
+    async def _read(self) -> None:
+        while True:
+            message = await self.layer.receive(self.channel)
+            self._events.put_nowait(message["event"])
+
+    async def next(self, *, timeout: float) -> dict[str, Any] | None:
+        """The next event, or None after `timeout` seconds without one."""
+        if self._reader is None:
+            self._reader = asyncio.create_task(self._read())
+        try:
+            return await asyncio.wait_for(self._events.get(), timeout)
+        except TimeoutError:
+            if self._reader.done():
+                self._reader.result()  # the channel layer failed: say so rather than wait forever
+            return None
+
+    async def leave(self) -> None:
+        if self._reader is not None:
+            self._reader.cancel()
+        await self.layer.group_discard(self.group, self.channel)
 
 
 def staff_display_name(user: Any) -> str:

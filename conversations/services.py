@@ -28,6 +28,9 @@ from conversations.realtime import (
     send_staff_event_on_commit,
     staff_display_name,
 )
+from conversations.selectors import conversation_json
+from webhooks.models import WebhookEventType
+from webhooks.services import webhook_event_emit
 
 
 class ConversationStateError(Exception):
@@ -88,6 +91,7 @@ def message_create(
     event = {"type": "message.created", "message": message_payload(message)}
     if not internal:
         send_conversation_event_on_commit(conversation.pk, event)
+        webhook_event_emit(WebhookEventType.MESSAGE_CREATED, {"message": event["message"]})
     send_staff_event_on_commit(event)
     return message
 
@@ -229,6 +233,10 @@ def conversation_resolve(
                 "This conversation has been closed. Write again any time if you need more help.",
             ),
             metadata={"event": "resolved", "staff_id": staff.pk if staff else None, "reason": reason},
+        )
+        webhook_event_emit(
+            WebhookEventType.CONVERSATION_CLOSED,
+            {"conversation": conversation_json(conversation), "note": conversation.resolution_note},
         )
     return conversation
 

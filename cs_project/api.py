@@ -39,3 +39,34 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response |
         error = {"code": "error", "message": str(exc)}
     response.data = {"error": error}
     return response
+
+
+ERROR_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "error": {
+            "type": "object",
+            "properties": {
+                "code": {"type": "string", "description": "invalid, not_found, permission_denied, throttled, …"},
+                "message": {"type": "string"},
+                "field": {"type": "string", "description": "The input the error is about, when there is one."},
+            },
+            "required": ["code", "message"],
+        }
+    },
+    "required": ["error"],
+}
+
+
+def error_responses_everywhere(result: dict[str, Any], generator: Any, **kwargs: Any) -> dict[str, Any]:
+    """drf-spectacular postprocessing hook: every operation may answer 4xx with the error shape
+    (bad input, authentication, scopes, unknown ids, wrong method or media type, throttling)."""
+    result.setdefault("components", {}).setdefault("schemas", {})["Error"] = ERROR_SCHEMA
+    error = {
+        "description": "The error shape",
+        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
+    }
+    for operations in result.get("paths", {}).values():
+        for operation in operations.values():
+            operation.setdefault("responses", {}).setdefault("4XX", error)
+    return result

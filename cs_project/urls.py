@@ -5,10 +5,11 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from agents.api import ConversationCloseApi, ConversationCreateApi, KbSearchApi, MessagesApi, NluParseApi, TurnDetailApi
 from agents.store.views import storefront
 from conversations.views import widget_session
-from cs_project.views import healthz
+from cs_project.views import healthz, not_found, server_error
 from knowledge.api import IngestJobApi, KbDocumentUploadApi
 from knowledge.views import kb_source
 from tickets.api import TicketDetailApi, TicketListApi
+from webhooks.api import WebhookDeliveryListApi, WebhookDetailApi, WebhookListApi
 
 api_v1 = [
     path("nlu/parse", NluParseApi.as_view(), name="nlu-parse"),
@@ -21,6 +22,9 @@ api_v1 = [
     path("conversations/<int:conversation_id>/messages", MessagesApi.as_view(), name="conversation-messages"),
     path("conversations/<int:conversation_id>/turns/<int:turn_id>", TurnDetailApi.as_view(), name="turn-detail"),
     path("conversations/<int:conversation_id>/close", ConversationCloseApi.as_view(), name="conversation-close"),
+    path("webhooks", WebhookListApi.as_view(), name="webhook-list"),
+    path("webhooks/<int:subscription_id>", WebhookDetailApi.as_view(), name="webhook-detail"),
+    path("webhooks/<int:subscription_id>/deliveries", WebhookDeliveryListApi.as_view(), name="webhook-deliveries"),
 ]
 
 urlpatterns = [
@@ -38,3 +42,6 @@ urlpatterns = [
         name="api-docs",
     ),
 ]
+
+handler404 = not_found
+handler500 = server_error

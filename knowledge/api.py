@@ -19,6 +19,32 @@ from knowledge.selectors import ingest_job_json
 from knowledge.services import IngestError, ingest_job_create
 
 
+class UploadAcceptedSerializer(serializers.Serializer):
+    job_id = serializers.UUIDField()
+    status = serializers.CharField()
+    url = serializers.CharField(help_text="GET it for progress.")
+
+
+class IngestJobSerializer(serializers.Serializer):
+    class FileSerializer(serializers.Serializer):
+        name = serializers.CharField()
+        size = serializers.IntegerField()
+        outcome = serializers.CharField(allow_null=True, help_text="added, changed, unchanged or failed")
+        chunks = serializers.IntegerField()
+        error = serializers.CharField(allow_null=True)
+
+    job_id = serializers.UUIDField()
+    knowledge_base = serializers.CharField()
+    status = serializers.CharField(help_text="queued, running, succeeded or failed")
+    progress = serializers.FloatField(min_value=0, max_value=1)
+    current_file = serializers.CharField(allow_blank=True)
+    error = serializers.CharField(allow_blank=True)
+    files = FileSerializer(many=True)
+    created_at = serializers.DateTimeField()
+    started_at = serializers.DateTimeField(allow_null=True)
+    finished_at = serializers.DateTimeField(allow_null=True)
+
+
 class KbDocumentUploadApi(APIView):
     """Files are checked for type, size and emptiness at once (400); the worker reads, chunks and
     embeds them and reports per-file outcomes on the job."""
@@ -27,18 +53,18 @@ class KbDocumentUploadApi(APIView):
 
     parser_classes = [MultiPartParser, FormParser]
 
-    class InputSerializer(serializers.Serializer):
+    class KbUploadSerializer(serializers.Serializer):
         file = serializers.ListField(child=serializers.FileField(allow_empty_file=True), allow_empty=False)
         kb = serializers.SlugField(max_length=64, required=False, default="default")
         lang = serializers.ChoiceField(choices=["zh", "en", "auto"], required=False, default="auto")
 
     @extend_schema(
-        request={"multipart/form-data": InputSerializer},
-        responses={202: dict},
+        request={"multipart/form-data": KbUploadSerializer},
+        responses={202: UploadAcceptedSerializer},
         summary="Upload knowledge documents (md, txt, html, pdf, docx, FAQ csv/json) for background ingest",
     )
     def post(self, request: Request) -> Response:
-        data = self.InputSerializer(data={**request.data.dict(), "file": request.FILES.getlist("file")})
+        data = self.KbUploadSerializer(data={**request.data.dict(), "file": request.FILES.getlist("file")})
         data.is_valid(raise_exception=True)
         params = data.validated_data
         try:
@@ -58,7 +84,7 @@ class KbDocumentUploadApi(APIView):
 class IngestJobApi(APIView):
     required_scope = "kb"
 
-    @extend_schema(responses={200: dict}, summary="Progress, per-file outcomes and errors of an upload job")
+    @extend_schema(responses=IngestJobSerializer, summary="Progress, per-file outcomes and errors of an upload job")
     def get(self, request: Request, job_id: str) -> Response:
         try:
             pk = uuid.UUID(job_id)

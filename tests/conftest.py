@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -68,6 +71,49 @@ def process_group_stop(process: subprocess.Popen[bytes], *, timeout: float) -> N
     except subprocess.TimeoutExpired:
         os.killpg(process.pid, signal.SIGKILL)
         process.wait()
+
+
+class AsgiServer:
+    def __init__(self, url: str, process: subprocess.Popen[bytes]) -> None:
+        self.url = url
+        self.process = process
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture(scope="session")
+def asgi_server(django_db_setup: None, django_db_blocker: Any) -> Iterator[AsgiServer]:
+    """daphne serving cs_project.asgi (HTTP, static files, WebSockets, event streams) on the test
+    database and Redis: the server `make run` starts. pytest-django's live_server is WSGI."""
+    with django_db_blocker.unblock():
+        database_url = database_url_for_tests()
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "cs_project.asgi:application"],
+        cwd=BASE_DIR,
+        env=subprocess_env(DATABASE_URL=database_url, REDIS_URL=settings.REDIS_URL),
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            urllib.request.urlopen(f"{url}/healthz", timeout=5).close()
+            break
+        except urllib.error.HTTPError:
+            break  # it answers (503 until a worker replies to its ping): the server is up
+        except OSError:
+            if process.poll() is not None or time.monotonic() > deadline:
+                if process.poll() is None:
+                    os.killpg(process.pid, signal.SIGKILL)
+                pytest.fail("the ASGI server (daphne) did not start")
+            time.sleep(0.2)
+    yield AsgiServer(url, process)
+    process_group_stop(process, timeout=15)
 
 
 @pytest.fixture

@@ -20,10 +20,35 @@ from tickets.services import TicketTransitionError, ticket_assign, ticket_transi
 from tickets.states import TicketStatus
 
 
+class TicketSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    reference = serializers.CharField()
+    kind = serializers.ChoiceField(choices=TicketKind.choices)
+    status = serializers.ChoiceField(choices=TicketStatus.choices)
+    priority = serializers.CharField()
+    subject = serializers.CharField()
+    customer = serializers.CharField(allow_null=True, help_text="The customer's external id.")
+    conversation_id = serializers.IntegerField(allow_null=True)
+    order_ref = serializers.CharField(allow_null=True)
+    payload = serializers.DictField()
+    assignee = serializers.CharField(allow_null=True, help_text="A staff username.")
+    sla_due_at = serializers.DateTimeField(allow_null=True)
+    created_at = serializers.DateTimeField()
+    updated_at = serializers.DateTimeField()
+    resolved_at = serializers.DateTimeField(allow_null=True)
+
+
+class TicketPageSerializer(serializers.Serializer):
+    count = serializers.IntegerField()
+    next = serializers.URLField(allow_null=True)
+    previous = serializers.URLField(allow_null=True)
+    results = TicketSerializer(many=True)
+
+
 class TicketListApi(APIView):
     required_scope = "tickets"
 
-    class FilterSerializer(serializers.Serializer):
+    class TicketFilterSerializer(serializers.Serializer):
         kind = serializers.ChoiceField(choices=TicketKind.choices, required=False)
         status = serializers.ChoiceField(choices=TicketStatus.choices, required=False)
         customer = serializers.CharField(max_length=128, required=False, help_text="The customer's external id.")
@@ -36,11 +61,13 @@ class TicketListApi(APIView):
         page_size_query_param = "page_size"
 
     @extend_schema(
-        parameters=[FilterSerializer, OpenApiParameter("page", int), OpenApiParameter("page_size", int)],
+        parameters=[TicketFilterSerializer, OpenApiParameter("page", int), OpenApiParameter("page_size", int)],
+        operation_id="v1_tickets_list",
+        responses=TicketPageSerializer,
         summary="Tickets, newest first, filtered by kind, status, customer and creation time",
     )
     def get(self, request: Request) -> Response:
-        filters = self.FilterSerializer(data=request.query_params)
+        filters = self.TicketFilterSerializer(data=request.query_params)
         filters.is_valid(raise_exception=True)
         given = filters.validated_data
         tickets = Ticket.objects.select_related("customer", "assignee").order_by("-created_at", "-id")
@@ -61,7 +88,7 @@ class TicketListApi(APIView):
 class TicketDetailApi(APIView):
     required_scope = "tickets"
 
-    class PatchSerializer(serializers.Serializer):
+    class TicketPatchSerializer(serializers.Serializer):
         status = serializers.ChoiceField(choices=TicketStatus.choices, required=False)
         assignee = serializers.CharField(max_length=150, required=False, allow_null=True, help_text="A staff username.")
         note = serializers.CharField(max_length=1000, required=False, allow_blank=True, default="")
@@ -79,15 +106,19 @@ class TicketDetailApi(APIView):
                 raise serializers.ValidationError("Give a status, an assignee, or both.")
             return attrs
 
-    @extend_schema(summary="One ticket")
+    @extend_schema(responses=TicketSerializer, summary="One ticket")
     def get(self, request: Request, ticket_id: int) -> Response:
         ticket = get_object_or_404(Ticket.objects.select_related("customer", "assignee"), pk=ticket_id)
         return Response(ticket_json(ticket))
 
-    @extend_schema(request=PatchSerializer, summary="Move a ticket's status (allowed moves only) and/or assign it")
+    @extend_schema(
+        request=TicketPatchSerializer,
+        responses=TicketSerializer,
+        summary="Move a ticket's status (allowed moves only) and/or assign it",
+    )
     def patch(self, request: Request, ticket_id: int) -> Response:
         ticket = get_object_or_404(Ticket, pk=ticket_id)
-        data = self.PatchSerializer(data=request.data)
+        data = self.TicketPatchSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         change = data.validated_data
         if "status" in change and change["status"] != ticket.status:

@@ -11,7 +11,10 @@ from django.utils import timezone
 
 from conversations.models import Conversation, Customer
 from tickets.models import EscalationCard, Ticket, TicketEvent, TicketEventKind, TicketKind, TicketPriority
+from tickets.selectors import ticket_json
 from tickets.states import TicketStatus, transition_allowed
+from webhooks.models import WebhookEventType
+from webhooks.services import webhook_event_emit
 
 # Time to first response by priority; a complaint or callback starts at high priority.
 SLA_BY_PRIORITY = {
@@ -68,6 +71,7 @@ def ticket_create(
             to_status=ticket.status,
             actor=actor,  # type: ignore[misc]
         )
+        webhook_event_emit(WebhookEventType.TICKET_CREATED, {"ticket": ticket_json(ticket)})
     return ticket
 
 
@@ -104,7 +108,14 @@ def ticket_transition(
             actor=actor,  # type: ignore[misc]
             note=note,
         )
+        _ticket_updated(ticket_id, status=[str(from_), str(to)])
     return True
+
+
+def _ticket_updated(ticket_id: int, **changes: Any) -> None:
+    """ticket.updated with the ticket as it is now and what changed ({field: [before, after]})."""
+    ticket = Ticket.objects.select_related("customer", "assignee").get(pk=ticket_id)
+    webhook_event_emit(WebhookEventType.TICKET_UPDATED, {"ticket": ticket_json(ticket), "changes": changes})
 
 
 def escalation_card_create(
@@ -120,7 +131,7 @@ def escalation_card_create(
     suggested_reply: str,
     ticket: Ticket | None = None,
 ) -> EscalationCard:
-    return EscalationCard.objects.create(
+    card = EscalationCard.objects.create(
         conversation=conversation,
         ticket=ticket,
         reason=reason,
@@ -132,6 +143,17 @@ def escalation_card_create(
         last_messages=last_messages,
         suggested_reply=suggested_reply,
     )
+    webhook_event_emit(
+        WebhookEventType.CONVERSATION_ESCALATED,
+        {
+            "conversation_id": conversation.pk,
+            "card_id": card.pk,
+            "reason": reason,
+            "summary": summary,
+            "ticket_id": ticket.pk if ticket else None,
+        },
+    )
+    return card
 
 
 def escalation_take_over(*, conversation_id: int, staff: AbstractBaseUser) -> Conversation:
@@ -149,9 +171,10 @@ def escalation_take_over(*, conversation_id: int, staff: AbstractBaseUser) -> Co
 def ticket_assign(*, ticket_id: int, assignee: AbstractBaseUser | None, note: str = "") -> Ticket:
     """Give the ticket to a staff member (None: unassign), with an ASSIGNED event."""
     with transaction.atomic():
-        ticket = Ticket.objects.select_for_update().get(pk=ticket_id)
+        ticket = Ticket.objects.select_for_update(of=("self",)).select_related("assignee").get(pk=ticket_id)
         if ticket.assignee_id == (assignee.pk if assignee else None):
             return ticket
+        before = ticket.assignee.get_username() if ticket.assignee else None
         Ticket.objects.filter(pk=ticket.pk).update(assignee=assignee, updated_at=timezone.now())
         TicketEvent.objects.create(
             ticket=ticket,
@@ -159,4 +182,5 @@ def ticket_assign(*, ticket_id: int, assignee: AbstractBaseUser | None, note: st
             note=note or (f"assigned to {assignee.get_username()}" if assignee else "unassigned"),
         )
         ticket.assignee = assignee  # type: ignore[assignment]
+        _ticket_updated(ticket.pk, assignee=[before, assignee.get_username() if assignee else None])
     return ticket

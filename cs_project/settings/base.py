@@ -114,6 +114,7 @@ INSTALLED_APPS = [
     "agents.store",
     "knowledge",
     "tickets",
+    "webhooks",
 ]
 
 MIDDLEWARE = [
@@ -180,6 +181,11 @@ REST_FRAMEWORK = {
 SPECTACULAR_SETTINGS = {
     "TITLE": "Customer service API",
     "VERSION": "1.0.0",
+    "DESCRIPTION": "Conversations, tickets, knowledge and webhooks for a store's own systems. See docs/api.md.",
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "cs_project.api.error_responses_everywhere",
+    ],
 }
 
 LOGGING = {
@@ -205,6 +211,8 @@ SUBTASK_TIMEOUT_S = env_int("SUBTASK_TIMEOUT_S", 20)
 TURN_STEP_TIMEOUT_S = env_int("TURN_STEP_TIMEOUT_S", 60)
 # How long POST …/messages waits for the reply before answering 202 {turn_id} (poll the turn).
 API_REPLY_TIMEOUT_S = float(os.environ.get("API_REPLY_TIMEOUT_S", "15") or 15)
+# How long POST …/messages?stream=1 stays open for one turn before it ends with `pending`.
+API_STREAM_TIMEOUT_S = float(os.environ.get("API_STREAM_TIMEOUT_S", "120") or 120)
 # Extra modules whose specialists @register themselves (a store's own agents plug in here).
 SPECIALIST_MODULES = env_list("SPECIALIST_MODULES", [])
 INTENT_CACHE_TTL_S = 30 * 60
@@ -213,7 +221,18 @@ STAFF_ONLINE_WINDOW_S = 120
 CELERY_BEAT_SCHEDULE = {
     "turn-sweep": {"task": "agents.tasks.turn_sweep_task", "schedule": 30.0},
     "workflows-expire": {"task": "agents.tasks.workflows_expire_task", "schedule": 60.0},
+    "webhooks-sweep": {"task": "webhooks.tasks.webhook_sweep_task", "schedule": 60.0},
 }
+
+# --- webhooks (the schedule and signature are described in webhooks/services.py) ---------------
+
+WEBHOOK_TIMEOUT_S = float(os.environ.get("WEBHOOK_TIMEOUT_S", "10") or 10)
+WEBHOOK_MAX_ATTEMPTS = env_int("WEBHOOK_MAX_ATTEMPTS", 6)  # retries after 30 s, 1, 2, 4 and 8 min
+WEBHOOK_RETRY_BASE_S = float(os.environ.get("WEBHOOK_RETRY_BASE_S", "30") or 30)
+WEBHOOK_DISABLE_AFTER = env_int("WEBHOOK_DISABLE_AFTER", 5)  # failed deliveries in a row
+WEBHOOK_SWEEP_GRACE_S = 60  # a due delivery untouched this long lost its task: queue it again
+# Allow receivers on loopback and private networks (a store's own backend on the same host or LAN).
+WEBHOOK_ALLOW_PRIVATE_URLS = env_bool("WEBHOOK_ALLOW_PRIVATE_URLS", False)
 
 # --- widget ----------------------------------------------------------------------------------
 

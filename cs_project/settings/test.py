@@ -14,3 +14,10 @@ PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 # Test-only specialists (a slow I/O one, a broken one), in the test process and its worker alike.
 SPECIALIST_MODULES = ["tests.agents.plugins"]
+
+# The tests' receivers listen on loopback, and retries come quickly enough to watch.
+WEBHOOK_ALLOW_PRIVATE_URLS = True
+WEBHOOK_RETRY_BASE_S = 0.2
+WEBHOOK_MAX_ATTEMPTS = 3
+WEBHOOK_DISABLE_AFTER = 2
+WEBHOOK_SWEEP_GRACE_S = 2

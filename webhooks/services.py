@@ -1,0 +1,288 @@
+"""Webhooks: subscriptions, events recorded with the change that caused them, signed deliveries
+retried with exponential backoff, and subscriptions disabled after repeated failures.
+
+A delivery is a POST of the event's JSON with three headers:
+
+- `Webhook-Id`: the event's id (the same for every subscription; retries repeat it, so receivers
+  can ignore a duplicate);
+- `Webhook-Event`: its type;
+- `Webhook-Signature`: `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>" under the secret>`.
+
+A receiver recomputes the HMAC over the raw body and refuses a timestamp more than five minutes
+old (`webhook_signature_verify`). Any 2xx answer within WEBHOOK_TIMEOUT_S is a success; anything
+else is retried WEBHOOK_RETRY_BASE_S × 2ⁿ later, up to WEBHOOK_MAX_ATTEMPTS attempts. After
+WEBHOOK_DISABLE_AFTER deliveries in a row have failed, the subscription is disabled (re-enabling
+it, in the admin or with PATCH is_active, starts the count again). Deliveries are not ordered:
+an event's `created_at` says when it happened.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import ipaddress
+import json
+import secrets
+import socket
+import time
+import urllib.error
+import urllib.request
+import uuid
+from datetime import timedelta
+from typing import Any
+from urllib.parse import urlsplit
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.core.serializers.json import DjangoJSONEncoder
+from django.db import transaction
+from django.utils import timezone
+
+from webhooks.models import DeliveryStatus, WebhookAttempt, WebhookDelivery, WebhookEventType, WebhookSubscription
+
+SIGNATURE_TOLERANCE_S = 300
+SECRET_PREFIX = "whsec_"
+
+
+# --- subscriptions -----------------------------------------------------------------------------
+
+
+def webhook_url_check(url: str) -> None:
+    """An http(s) URL whose host is public, unless WEBHOOK_ALLOW_PRIVATE_URLS: a subscription must
+    not make the server call into its own network (the database, the admin, a cloud's metadata)."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValidationError("Give an http or https URL.")
+    if settings.WEBHOOK_ALLOW_PRIVATE_URLS:
+        return
+    try:
+        addresses = {info[4][0] for info in socket.getaddrinfo(parts.hostname, parts.port or 443)}
+    except (OSError, UnicodeError):
+        raise ValidationError(f"The host {parts.hostname} cannot be resolved.") from None
+    if any(not ipaddress.ip_address(address.split("%")[0]).is_global for address in addresses):
+        raise ValidationError(f"The host {parts.hostname} is on a private network.")
+
+
+def _events_check(events: list[str]) -> list[str]:
+    unknown = sorted(set(events) - set(WebhookEventType.values))
+    if unknown or not events:
+        raise ValidationError(f"Events must be some of {', '.join(WebhookEventType.values)}.")
+    return sorted(set(events), key=WebhookEventType.values.index)
+
+
+def webhook_subscribe(
+    *, url: str, events: list[str], description: str = "", created_by: str = ""
+) -> WebhookSubscription:
+    """A new subscription with a new signing secret (returned on it; shown to the caller once)."""
+    webhook_url_check(url)
+    return WebhookSubscription.objects.create(
+        url=url,
+        events=_events_check(events),
+        description=description,
+        secret=SECRET_PREFIX + secrets.token_urlsafe(32),
+        created_by=created_by[:100],
+    )
+
+
+def webhook_update(
+    *,
+    subscription_id: int,
+    url: str | None = None,
+    events: list[str] | None = None,
+    description: str | None = None,
+    is_active: bool | None = None,
+) -> WebhookSubscription:
+    """Change what is given. Enabling a subscription clears its failure count."""
+    with transaction.atomic():
+        subscription = WebhookSubscription.objects.select_for_update().get(pk=subscription_id)
+        if url is not None:
+            webhook_url_check(url)
+            subscription.url = url
+        if events is not None:
+            subscription.events = _events_check(events)
+        if description is not None:
+            subscription.description = description
+        if is_active is True and not subscription.is_active:
+            subscription.is_active, subscription.consecutive_failures, subscription.disabled_reason = True, 0, ""
+        elif is_active is False and subscription.is_active:
+            subscription.is_active, subscription.disabled_reason = False, "disabled by hand"
+        subscription.save()
+    return subscription
+
+
+# --- events ------------------------------------------------------------------------------------
+
+
+def webhook_event_emit(event_type: str, data: dict[str, Any]) -> None:
+    """Record the event for every active subscription to it, in the caller's transaction (so it
+    exists exactly when the change does), and hand the deliveries to the worker after the commit."""
+    subscriptions = list(
+        WebhookSubscription.objects.filter(is_active=True, events__contains=[event_type]).values_list("pk", flat=True)
+    )
+    if not subscriptions:
+        return
+    event_id = uuid.uuid4()
+    now = timezone.now()
+    body = json.dumps(
+        {"id": str(event_id), "type": event_type, "created_at": now.isoformat(), "data": data},
+        cls=DjangoJSONEncoder,
+        ensure_ascii=False,
+    )
+    deliveries = WebhookDelivery.objects.bulk_create(
+        WebhookDelivery(subscription_id=pk, event_id=event_id, event_type=event_type, body=body, next_attempt_at=now)
+        for pk in subscriptions
+    )
+    ids = [d.pk for d in deliveries]
+    transaction.on_commit(lambda: _queue(ids))
+
+
+def _queue(delivery_ids: list[int], *, countdown: float = 0) -> None:
+    from webhooks.tasks import webhook_deliver_task
+
+    for pk in delivery_ids:
+        webhook_deliver_task.apply_async((pk,), countdown=countdown)
+
+
+# --- delivering --------------------------------------------------------------------------------
+
+
+def webhook_signature(secret: str, timestamp: int, body: bytes) -> str:
+    digest = hmac.new(secret.encode(), f"{timestamp}.".encode() + body, hashlib.sha256).hexdigest()
+    return f"t={timestamp},v1={digest}"
+
+
+def webhook_signature_verify(secret: str, header: str, body: bytes, *, now: float | None = None) -> bool:
+    """What a receiver checks: the HMAC over the raw body, and a timestamp at most five minutes off."""
+    try:
+        fields = dict(part.split("=", 1) for part in header.split(","))
+        timestamp = int(fields["t"])
+    except (KeyError, ValueError):
+        return False
+    if abs((time.time() if now is None else now) - timestamp) > SIGNATURE_TOLERANCE_S:
+        return False
+    expected = webhook_signature(secret, timestamp, body).split("v1=", 1)[1]
+    return hmac.compare_digest(expected, fields.get("v1", ""))
+
+
+def _claim(delivery_id: int) -> WebhookDelivery | None:
+    """Take a due delivery for one attempt; None if it is not due or another worker has it."""
+    now = timezone.now()
+    claimed = WebhookDelivery.objects.filter(
+        pk=delivery_id, status=DeliveryStatus.PENDING, next_attempt_at__lte=now + timedelta(seconds=1)
+    ).update(status=DeliveryStatus.SENDING, claimed_until=now + timedelta(seconds=settings.WEBHOOK_TIMEOUT_S + 30))
+    if not claimed:
+        return None
+    return WebhookDelivery.objects.select_related("subscription").get(pk=delivery_id)
+
+
+class _NoRedirects(urllib.request.HTTPRedirectHandler):
+    """A redirect is an answer, not a detour: followed, it could lead past the URL check."""
+
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+
+_opener = urllib.request.build_opener(_NoRedirects)
+
+
+def _post(url: str, body: bytes, headers: dict[str, str]) -> tuple[int | None, str]:
+    """The answer's status code (None without one) and what went wrong, if anything."""
+    try:
+        webhook_url_check(url)  # again: the name may point elsewhere now
+        request = urllib.request.Request(url, data=body, headers=headers, method="POST")
+        with _opener.open(request, timeout=settings.WEBHOOK_TIMEOUT_S) as response:
+            status = response.status
+    except ValidationError as exc:
+        return None, exc.messages[0]
+    except urllib.error.HTTPError as exc:
+        exc.close()
+        return exc.code, f"HTTP {exc.code}"
+    except (OSError, ValueError) as exc:  # refused, unreachable, timed out, a malformed answer
+        return None, f"{type(exc).__name__}: {exc}"[:300]
+    return status, "" if 200 <= status < 300 else f"HTTP {status}"
+
+
+def webhook_deliver(delivery_id: int) -> str | None:
+    """One attempt of a delivery; returns its status afterwards, None if it was not due or not ours."""
+    delivery = _claim(delivery_id)
+    if delivery is None:
+        return None
+    subscription = delivery.subscription
+    if not subscription.is_active:
+        WebhookDelivery.objects.filter(pk=delivery.pk).update(
+            status=DeliveryStatus.FAILED,
+            claimed_until=None,
+            finished_at=timezone.now(),
+            last_error="subscription disabled",
+        )
+        return DeliveryStatus.FAILED
+    body = delivery.body.encode()
+    headers = {
+        "Content-Type": "application/json",
+        "User-Agent": "cs-webhooks/1",
+        "Webhook-Id": str(delivery.event_id),
+        "Webhook-Event": delivery.event_type,
+        "Webhook-Signature": webhook_signature(subscription.secret, int(time.time()), body),
+    }
+    started = time.perf_counter()
+    status_code, error = _post(subscription.url, body, headers)
+    latency_ms = round((time.perf_counter() - started) * 1000)
+    return _record(delivery, status_code=status_code, error=error, latency_ms=latency_ms)
+
+
+def _record(delivery: WebhookDelivery, *, status_code: int | None, error: str, latency_ms: int) -> str:
+    attempt = delivery.attempts + 1
+    now = timezone.now()
+    succeeded = not error
+    final = succeeded or attempt >= settings.WEBHOOK_MAX_ATTEMPTS
+    retry_in = settings.WEBHOOK_RETRY_BASE_S * 2 ** (attempt - 1)
+    with transaction.atomic():
+        WebhookAttempt.objects.create(
+            delivery=delivery, number=attempt, status_code=status_code, latency_ms=latency_ms, error=error
+        )
+        status = DeliveryStatus.SUCCEEDED if succeeded else DeliveryStatus.FAILED if final else DeliveryStatus.PENDING
+        WebhookDelivery.objects.filter(pk=delivery.pk).update(
+            status=status,
+            attempts=attempt,
+            claimed_until=None,
+            last_status_code=status_code,
+            last_latency_ms=latency_ms,
+            last_error=error,
+            next_attempt_at=now if final else now + timedelta(seconds=retry_in),
+            finished_at=now if final else None,
+        )
+        if final:
+            _subscription_count(delivery.subscription_id, succeeded=succeeded)
+        else:
+            transaction.on_commit(lambda: _queue([delivery.pk], countdown=retry_in))
+    return status
+
+
+def _subscription_count(subscription_id: int, *, succeeded: bool) -> None:
+    subscription = WebhookSubscription.objects.select_for_update().get(pk=subscription_id)
+    if succeeded:
+        subscription.consecutive_failures = 0
+    else:
+        subscription.consecutive_failures += 1
+        if subscription.is_active and subscription.consecutive_failures >= settings.WEBHOOK_DISABLE_AFTER:
+            subscription.is_active = False
+            subscription.disabled_reason = (
+                f"{subscription.consecutive_failures} deliveries in a row failed "
+                f"({settings.WEBHOOK_MAX_ATTEMPTS} attempts each)"
+            )
+    subscription.save(update_fields=["consecutive_failures", "is_active", "disabled_reason", "updated_at"])
+
+
+def webhook_deliveries_sweep() -> int:
+    """Queue again what a lost task or a dead worker left behind: due deliveries nobody took, and
+    claims that expired mid-send. Returns how many."""
+    now = timezone.now()
+    stale = WebhookDelivery.objects.filter(status=DeliveryStatus.SENDING, claimed_until__lt=now)
+    stale.update(status=DeliveryStatus.PENDING, claimed_until=None)
+    due = list(
+        WebhookDelivery.objects.filter(
+            status=DeliveryStatus.PENDING, next_attempt_at__lt=now - timedelta(seconds=settings.WEBHOOK_SWEEP_GRACE_S)
+        ).values_list("pk", flat=True)[:500]
+    )
+    _queue(due)
+    return len(due)
