@@ -54,8 +54,8 @@ async def turn_events(
         while (left := deadline - time.monotonic()) > 0:
             event = None if ended else await listener.next(timeout=min(IDLE_CHECK_S, left))
             if event is None:
-                # The turn may have ended unheard: before the stream listened, without a reply (a
-                # human took the chat), or with its reply.done lost on the way.
+                # The turn may have ended unheard: without a reply (a person took the chat), or
+                # with its reply.done lost on the way.
                 if (turn := await sync_to_async(_finished)(turn_id)) is not None:
                     for line in await sync_to_async(_ending)(turn):
                         yield line

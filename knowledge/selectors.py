@@ -103,14 +103,18 @@ class _Row(NamedTuple):
 
 
 # Written out rather than built by the ORM: compiling the union and quoting its parameters took as
-# long as Postgres took to run it. The documents come as one array: joined on their filters instead,
-# the planner probes the GIN index once per document. `(distance) + 0` is not the index's operator,
-# so the planner cannot walk HNSW for it. Iterative HNSW scans are on for every connection
-# (knowledge.apps), so the filters never empty the vector arm.
-_ARM_SQL = """SELECT c.id, {arm}, {distance}, c.search_text, c.heading, c.text, d.source, d.title, d.language
-FROM knowledge_chunk c JOIN knowledge_document d ON d.id = c.document_id
-WHERE c.document_id = ANY(%(documents)s) AND c.embedding IS NOT NULL"""
+# long as Postgres took to run it. Each arm reads chunks alone and the documents are joined to the
+# at most 340 rows they return: joined inside an arm, the planner may walk the document_id index in
+# order to merge-join and test every chunk against the words (85k rows, 50 ms, at 100k chunks).
+# The documents come as one array: joined on their filters instead, the planner probes the GIN
+# index once per document. `(distance) + 0` is not the index's operator, so the planner cannot walk
+# HNSW for it. Iterative HNSW scans are on for every connection (knowledge.apps), so the filters
+# never empty the vector arm.
+_ARM_SQL = """SELECT c.id, {arm} AS arm, {distance} AS distance, c.search_text, c.heading, c.text, c.document_id
+FROM knowledge_chunk c WHERE c.document_id = ANY(%(documents)s) AND c.embedding IS NOT NULL"""
 _DISTANCE = "c.embedding <=> %(vector)s::vector"
+_ARMS_SQL = """SELECT a.id, a.arm, a.distance, a.search_text, a.heading, a.text, d.source, d.title, d.language
+FROM ({arms}) a JOIN knowledge_document d ON d.id = a.document_id"""
 
 
 def _arm_sql(*, vector: bool, keywords: bool, exact: bool) -> str:
@@ -121,7 +125,7 @@ def _arm_sql(*, vector: bool, keywords: bool, exact: bool) -> str:
     if keywords:
         columns = _ARM_SQL.format(arm=_KEYWORD_ARM, distance=_DISTANCE if vector else "NULL::float8")
         arms.append(f"{columns} AND c.search_vector @@ to_tsquery('simple', %(keywords)s) LIMIT {KEYWORD_SCAN}")
-    return " UNION ALL ".join(f"({arm})" for arm in arms)
+    return _ARMS_SQL.format(arms=" UNION ALL ".join(f"({arm})" for arm in arms))
 
 
 _ready_documents: dict[tuple[str, str, str | None, str | None], list[int]] = {}

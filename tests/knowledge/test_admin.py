@@ -29,6 +29,7 @@ def staff_client(client: Client, *, actions: tuple[str, ...] = ("view", "change"
 @pytest.mark.usefixtures("celery_worker")
 def test_an_admin_upload_is_ingested_by_the_worker_with_progress_to_follow(client: Client) -> None:
     kb = KnowledgeBase.objects.create(name="help")
+    before, _ = chunk_search_hybrid(query="专票需要税号吗", kb="help")  # this process now holds the empty base
     staff = staff_client(client)
     form = staff.get(f"/admin/knowledge/knowledgebase/{kb.pk}/upload/")
     assert form.status_code == 200 and b'data-testid="kb-upload-form"' in form.content
@@ -55,6 +56,8 @@ def test_an_admin_upload_is_ingested_by_the_worker_with_progress_to_follow(clien
     page = staff.get(f"/admin/knowledge/ingestjob/{job.pk}/change/")
     assert b'data-testid="ingest-progress"' in page.content and b"Succeeded" in page.content
     assert Document.objects.filter(knowledge_base=kb).count() == 2
+    after, _ = chunk_search_hybrid(query="专票需要税号吗", kb="help")  # the worker's ingest is seen here at once
+    assert before == [] and "增值税专用发票需要税号。" in after[0].text
 
 
 @pytest.mark.django_db
