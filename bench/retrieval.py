@@ -291,7 +291,6 @@ def _pad(kb_name: str, target: int, rng: random.Random) -> None:
         # whole HNSW index) during the timed searches and the figures would be its.
         cursor.execute("VACUUM (ANALYZE) knowledge_chunk")
         cursor.execute("CHECKPOINT")  # the load's dirty pages written now, not by the checkpointer mid-timing
-    print(f"\n{_prewarm()}")
     # The search keeps Postgres' word statistics for a minute; start from the padded table's.
     knowledge.selectors._term_stats.clear()
     total = Chunk.objects.filter(document__knowledge_base=kb).count()
@@ -299,25 +298,6 @@ def _pad(kb_name: str, target: int, rng: random.Random) -> None:
         f"\npadded {kb_name} to {total} chunks with {missing} synthetic ones (halves of two corpus questions; "
         f"a corpus embedding + noise, not embedded) in {time.perf_counter() - started:.0f} s, HNSW index rebuilt"
     )
-
-
-def _prewarm() -> str:
-    """Read the chunks and their indexes into shared_buffers, as a running service's searches keep
-    them. Freshly loaded, the rows the keyword arm fetches come from disk (tens of ms a search)."""
-    from django.db import DatabaseError, connection, transaction
-
-    try:
-        with transaction.atomic(), connection.cursor() as cursor:
-            cursor.execute("CREATE EXTENSION IF NOT EXISTS pg_prewarm")
-            cursor.execute(
-                "SELECT sum(pg_prewarm(oid)) * current_setting('block_size')::int / 1048576 FROM pg_class "
-                "WHERE oid = 'knowledge_chunk'::regclass "
-                "OR oid IN (SELECT indexrelid FROM pg_index WHERE indrelid = 'knowledge_chunk'::regclass)"
-            )
-            (megabytes,) = cursor.fetchone()
-    except DatabaseError as exc:
-        return f"not prewarmed (pg_prewarm: {str(exc).strip()}): the first searches read from disk"
-    return f"chunks and their indexes prewarmed into shared_buffers: {megabytes:.0f} MB"
 
 
 def _latency(texts: list[str], *, kb: str, lang: str) -> dict[str, dict[str, list[float]]]:

@@ -2,6 +2,7 @@
 
 import os
 import sys
+from typing import Any
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cs_project.settings.base")
 
@@ -21,8 +22,24 @@ except ConfigError as exc:
     sys.exit(f"error: {exc}")
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
+from daphne.http_protocol import WebRequest  # noqa: E402
 
 from cs_project.routing import websocket_urlpatterns  # noqa: E402
+
+
+def _leave_form_bodies_to_django(init: Any) -> Any:
+    """Twisted parses every POSTed form body for daphne, which never uses the result, and answers a
+    malformed multipart body with a bare 400 before the application sees it. Off, the API answers
+    such a request itself, in its error shape."""
+
+    def __init__(self: WebRequest, *args: Any, **kwargs: Any) -> None:
+        init(self, *args, **kwargs)
+        self._parsePOSTFormSubmission = False
+
+    return __init__
+
+
+WebRequest.__init__ = _leave_form_bodies_to_django(WebRequest.__init__)
 
 application = ProtocolTypeRouter(
     {

@@ -182,6 +182,7 @@ SPECTACULAR_SETTINGS = {
     "TITLE": "Customer service API",
     "VERSION": "1.0.0",
     "DESCRIPTION": "Conversations, tickets, knowledge and webhooks for a store's own systems. See docs/api.md.",
+    "SERVE_INCLUDE_SCHEMA": False,
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "cs_project.api.error_responses_everywhere",

@@ -11,6 +11,7 @@ import pytest
 
 from agents.models import TurnRun
 from conversations.api_keys import api_key_create
+from conversations.services import conversation_take_over
 from tests.conftest import AsgiServer
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("celery_worker", "exemplars")]
@@ -98,6 +99,17 @@ def test_a_retried_stream_replays_the_first_turn_without_a_second_one(api: Api) 
     assert [name for name, _ in again] == ["accepted", "reply.done", "turn"]
     assert dict(again)["reply.done"] == dict(first)["reply.done"] and dict(again)["turn"] == dict(first)["turn"]
     assert TurnRun.objects.filter(conversation_id=conversation["id"]).count() == 1
+
+
+def test_a_stream_into_a_chat_a_person_has_ends_at_once_with_the_skipped_turn(api: Api, staff_bob: Any) -> None:
+    conversation = api.post("/conversations", {"customer": {"external_id": "sse_taken"}, "locale": "zh"})
+    conversation_take_over(conversation_id=conversation["id"], staff=staff_bob)
+
+    events = api.stream(conversation["id"], "还在吗？")
+
+    assert [name for name, _ in events] == ["accepted", "turn"]
+    turn = events[-1][1]
+    assert turn["turn_status"] == "skipped" and turn["status"] == "human" and turn["reply"]["text"] == ""
 
 
 @pytest.mark.parametrize(("text", "code"), [("   ", "empty"), ("长" * 2001, "too_long")])

@@ -332,3 +332,19 @@ def test_the_database_refuses_unknown_events_and_inconsistent_deliveries(receive
     assert_rejected(
         lambda: WebhookAttempt.objects.create(delivery=delivery, number=1, latency_ms=5), "webhook_attempt_once"
     )
+
+
+def test_a_subscription_is_changed_and_deleted_and_bad_changes_are_refused(api: Any, receiver: Receiver) -> None:
+    created = api("post", "/webhooks", {"url": receiver.url, "events": ["ticket.created"]}).json()
+    path = f"/webhooks/{created['id']}"
+
+    changed = api("patch", path, {"events": ["ticket.updated", "conversation.closed"], "description": "CRM"})
+    refused = api("patch", path, {"events": ["order.paid"]})
+    off = api("patch", path, {"is_active": False}).json()
+
+    assert changed.status_code == 200 and changed.json()["events"] == ["conversation.closed", "ticket.updated"]
+    assert refused.status_code == 400 and refused.json()["error"]["field"] == "events"
+    assert off["is_active"] is False and off["disabled_reason"] == "disabled by hand"
+    assert api("patch", "/webhooks/999999", {"is_active": True}).status_code == 404
+    assert api("delete", path).status_code == 204
+    assert api("get", path).status_code == 404 and api("get", "/webhooks").json()["results"] == []
