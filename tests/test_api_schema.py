@@ -69,9 +69,7 @@ def test_each_operation_answers_as_its_schema_says(
     operation: Any, asgi_server: AsgiServer, bearer: dict[str, str]
 ) -> None:
     @given(case=operation.as_strategy(GenerationMode.POSITIVE) | operation.as_strategy(GenerationMode.NEGATIVE))
-    @settings(
-        max_examples=2 * EXAMPLES_PER_MODE, deadline=None, database=None, suppress_health_check=list(HealthCheck)
-    )
+    @settings(max_examples=2 * EXAMPLES_PER_MODE, deadline=None, database=None, suppress_health_check=list(HealthCheck))
     def answers_as_documented(case: Any) -> None:
         case.call_and_validate(base_url=asgi_server.url, headers=bearer, checks=CHECKS, timeout=30)
 

@@ -15,7 +15,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from webhooks.models import WebhookDelivery, WebhookEventType, WebhookSubscription
-from webhooks.services import webhook_subscribe, webhook_update
+from webhooks.services import webhook_subscribe, webhook_unsubscribe, webhook_update
 
 
 def subscription_json(subscription: WebhookSubscription) -> dict[str, Any]:
@@ -31,6 +31,21 @@ def subscription_json(subscription: WebhookSubscription) -> dict[str, Any]:
     }
 
 
+def delivery_json(delivery: WebhookDelivery) -> dict[str, Any]:
+    return {
+        "id": delivery.pk,
+        "event_id": str(delivery.event_id),
+        "event_type": delivery.event_type,
+        "status": delivery.status,
+        "attempts": delivery.attempts,
+        "last_status_code": delivery.last_status_code,
+        "last_latency_ms": delivery.last_latency_ms,
+        "last_error": delivery.last_error or None,
+        "created_at": delivery.created_at.isoformat(),
+        "next_attempt_at": delivery.next_attempt_at.isoformat() if delivery.status == "pending" else None,
+    }
+
+
 class SubscriptionSerializer(serializers.Serializer):
     id = serializers.IntegerField(read_only=True)
     url = serializers.URLField(max_length=500)
@@ -38,7 +53,7 @@ class SubscriptionSerializer(serializers.Serializer):
         child=serializers.ChoiceField(choices=WebhookEventType.choices), min_length=1, max_length=10
     )
     description = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
-    is_active = serializers.BooleanField(required=False)
+    is_active = serializers.BooleanField(read_only=True)
     consecutive_failures = serializers.IntegerField(read_only=True)
     disabled_reason = serializers.CharField(read_only=True, allow_null=True)
     created_at = serializers.DateTimeField(read_only=True)
@@ -133,7 +148,7 @@ class WebhookDetailApi(APIView):
 
     @extend_schema(responses={204: None}, summary="Unsubscribe (its delivery log goes with it)")
     def delete(self, request: Request, subscription_id: int) -> Response:
-        get_object_or_404(WebhookSubscription, pk=subscription_id).delete()
+        webhook_unsubscribe(subscription_id=get_object_or_404(WebhookSubscription, pk=subscription_id).pk)
         return Response(status=204)
 
 
@@ -162,20 +177,4 @@ class WebhookDeliveryListApi(APIView):
         subscription = get_object_or_404(WebhookSubscription, pk=subscription_id)
         paginator = DeliveryPagination()
         page = paginator.paginate_queryset(WebhookDelivery.objects.filter(subscription=subscription), request, self)
-        return paginator.get_paginated_response(
-            [
-                {
-                    "id": d.pk,
-                    "event_id": str(d.event_id),
-                    "event_type": d.event_type,
-                    "status": d.status,
-                    "attempts": d.attempts,
-                    "last_status_code": d.last_status_code,
-                    "last_latency_ms": d.last_latency_ms,
-                    "last_error": d.last_error or None,
-                    "created_at": d.created_at.isoformat(),
-                    "next_attempt_at": d.next_attempt_at.isoformat() if d.status == "pending" else None,
-                }
-                for d in page or []
-            ]
-        )
+        return paginator.get_paginated_response([delivery_json(d) for d in page or []])

@@ -110,6 +110,11 @@ def webhook_update(
     return subscription
 
 
+def webhook_unsubscribe(*, subscription_id: int) -> None:
+    """Delete the subscription; its deliveries (the log) go with it, pending ones unsent."""
+    WebhookSubscription.objects.filter(pk=subscription_id).delete()
+
+
 # --- events ------------------------------------------------------------------------------------
 
 
@@ -172,7 +177,7 @@ def _claim(delivery_id: int) -> WebhookDelivery | None:
     ).update(status=DeliveryStatus.SENDING, claimed_until=now + timedelta(seconds=settings.WEBHOOK_TIMEOUT_S + 30))
     if not claimed:
         return None
-    return WebhookDelivery.objects.select_related("subscription").get(pk=delivery_id)
+    return WebhookDelivery.objects.select_related("subscription").filter(pk=delivery_id).first()  # None: unsubscribed
 
 
 class _NoRedirects(urllib.request.HTTPRedirectHandler):
