@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
+import json
+import urllib.error
+import urllib.request
 from typing import Any
 
 import pytest
 from django.test import Client
 
 from conversations.api_keys import api_key_create
-
-pytestmark = pytest.mark.django_db
+from tests.conftest import AsgiServer
 
 
 @pytest.fixture
-def auth() -> dict[str, str]:
+def auth(db: None) -> dict[str, str]:
     _, key = api_key_create(name="shop")
     return {"HTTP_AUTHORIZATION": f"Bearer {key}"}
 
@@ -45,7 +47,27 @@ def test_routing_method_and_media_type_errors_have_the_error_shape(
     assert response.json()["error"]["code"] == code and response.json()["error"]["message"]
 
 
-def test_pages_outside_the_api_keep_their_html_404(client: Client) -> None:
+def test_pages_outside_the_api_keep_their_html_404(client: Client, db: None) -> None:
     response = client.get("/no-such-page")
 
     assert response.status_code == 404 and response["Content-Type"].startswith("text/html")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_malformed_multipart_body_gets_the_error_shape_from_the_real_server(asgi_server: AsgiServer) -> None:
+    _, key = api_key_create(name="uploader", scopes=["kb"])
+    request = urllib.request.Request(
+        f"{asgi_server.url}/api/v1/kb/documents",
+        data=b"--b0undary--\r\n",
+        headers={"Authorization": f"Bearer {key}", "Content-Type": "multipart/form-data; boundary=b0undary"},
+    )
+
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(request, timeout=30)
+
+    assert refused.value.code == 400 and refused.value.headers["Content-Type"] == "application/json"
+    assert json.load(refused.value)["error"] == {
+        "code": "invalid",
+        "message": "This list may not be empty.",
+        "field": "file",
+    }
