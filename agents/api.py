@@ -105,13 +105,6 @@ class MessageSerializer(serializers.Serializer):
     created_at = serializers.DateTimeField(allow_null=True)
 
 
-class TranscriptPageSerializer(serializers.Serializer):
-    count = serializers.IntegerField()
-    next = serializers.URLField(allow_null=True)
-    previous = serializers.URLField(allow_null=True)
-    results = MessageSerializer(many=True)
-
-
 class KbSearchResultSerializer(serializers.Serializer):
     class ResultSerializer(serializers.Serializer):
         chunk_id = serializers.IntegerField()
@@ -359,18 +352,24 @@ class TranscriptPagination(CursorPagination):
         response.data = {"count": self.count, **response.data}
         return response
 
+    def get_paginated_response_schema(self, schema: dict[str, Any]) -> dict[str, Any]:
+        paginated = super().get_paginated_response_schema(schema)
+        paginated["properties"] = {"count": {"type": "integer"}, **paginated["properties"]}
+        paginated["required"] = ["count", *paginated["required"]]
+        return paginated
+
 
 class MessageListApi(APIView):
     required_scope = "chat"
+    pagination_class = TranscriptPagination
 
     @extend_schema(
-        parameters=[OpenApiParameter("cursor", str), OpenApiParameter("page_size", int)],
-        responses=TranscriptPageSerializer,
+        responses=MessageSerializer(many=True),
         summary="The conversation's transcript, oldest first, cursor-paginated",
     )
     def get(self, request: Request, conversation_id: int) -> Response:
         conversation = get_object_or_404(Conversation, pk=conversation_id)
-        paginator = TranscriptPagination()
+        paginator = self.pagination_class()
         page = paginator.paginate_queryset(
             Message.objects.filter(conversation=conversation, internal=False), request, view=self
         )

@@ -28,8 +28,12 @@ def sse(event: str, data: dict[str, Any]) -> bytes:
     return f"event: {event}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n".encode()
 
 
+def _turn(turn_id: int) -> TurnRun:
+    return TurnRun.objects.select_related("conversation").get(pk=turn_id)
+
+
 def _finished(turn_id: int) -> TurnRun | None:
-    turn = TurnRun.objects.select_related("conversation").get(pk=turn_id)
+    turn = _turn(turn_id)
     return turn if turn.status in TERMINAL else None
 
 
@@ -68,7 +72,7 @@ async def turn_events(
                 continue
             yield sse(event["type"], event)
             if event["type"] == "reply.done":
-                turn = await sync_to_async(TurnRun.objects.select_related("conversation").get)(pk=turn_id)
+                turn = await sync_to_async(_turn)(turn_id)
                 yield sse("turn", await sync_to_async(turn_json)(turn))
                 return
             quiet_since = time.monotonic()

@@ -134,8 +134,11 @@ class ConversationListener:
         self._reader: asyncio.Task[None] | None = None
 
     def join(self) -> None:
-        self.channel = async_to_sync(self.layer.new_channel)()
-        async_to_sync(self.layer.group_add)(self.group, self.channel)
+        async_to_sync(self._join)()
+
+    async def _join(self) -> None:
+        self.channel = await self.layer.new_channel()
+        await self.layer.group_add(self.group, self.channel)
 
     async def _read(self) -> None:
         while True:

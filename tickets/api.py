@@ -6,7 +6,7 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.request import Request
@@ -38,13 +38,6 @@ class TicketSerializer(serializers.Serializer):
     resolved_at = serializers.DateTimeField(allow_null=True)
 
 
-class TicketPageSerializer(serializers.Serializer):
-    count = serializers.IntegerField()
-    next = serializers.URLField(allow_null=True)
-    previous = serializers.URLField(allow_null=True)
-    results = TicketSerializer(many=True)
-
-
 class TicketListApi(APIView):
     required_scope = "tickets"
 
@@ -60,10 +53,11 @@ class TicketListApi(APIView):
         max_page_size = 200
         page_size_query_param = "page_size"
 
+    pagination_class = Pagination
+
     @extend_schema(
-        parameters=[TicketFilterSerializer, OpenApiParameter("page", int), OpenApiParameter("page_size", int)],
-        operation_id="v1_tickets_list",
-        responses=TicketPageSerializer,
+        parameters=[TicketFilterSerializer],
+        responses=TicketSerializer(many=True),
         summary="Tickets, newest first, filtered by kind, status, customer and creation time",
     )
     def get(self, request: Request) -> Response:
@@ -80,7 +74,7 @@ class TicketListApi(APIView):
         ):
             if field in given:
                 tickets = tickets.filter(**{lookup: given[field]})
-        paginator = self.Pagination()
+        paginator = self.pagination_class()
         page = paginator.paginate_queryset(tickets, request, view=self)
         return paginator.get_paginated_response([ticket_json(t) for t in page or []])
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from django.core.exceptions import ValidationError as ModelValidationError
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.exceptions import ValidationError
 from rest_framework.pagination import CursorPagination
@@ -152,12 +152,6 @@ class WebhookDetailApi(APIView):
         return Response(status=204)
 
 
-class DeliveryPageSerializer(serializers.Serializer):
-    next = serializers.URLField(allow_null=True)
-    previous = serializers.URLField(allow_null=True)
-    results = DeliverySerializer(many=True)
-
-
 class DeliveryPagination(CursorPagination):
     ordering = ("-id",)
     page_size = 50
@@ -167,14 +161,14 @@ class DeliveryPagination(CursorPagination):
 
 class WebhookDeliveryListApi(APIView):
     required_scope = "admin"
+    pagination_class = DeliveryPagination
 
     @extend_schema(
-        parameters=[OpenApiParameter("cursor", str), OpenApiParameter("page_size", int)],
-        responses=DeliveryPageSerializer,
+        responses=DeliverySerializer(many=True),
         summary="A subscription's deliveries, newest first: status, attempts, last answer and latency",
     )
     def get(self, request: Request, subscription_id: int) -> Response:
         subscription = get_object_or_404(WebhookSubscription, pk=subscription_id)
-        paginator = DeliveryPagination()
+        paginator = self.pagination_class()
         page = paginator.paginate_queryset(WebhookDelivery.objects.filter(subscription=subscription), request, self)
         return paginator.get_paginated_response([delivery_json(d) for d in page or []])
