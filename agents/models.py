@@ -31,6 +31,9 @@ class TurnRun(models.Model):
     intent_level = models.CharField(max_length=16, choices=IntentLevel.choices, blank=True)
     intent_cache_hit = models.BooleanField(default=False)
     flags = models.JSONField(default=list, blank=True, help_text="e.g. prompt_injection, intent_switch")
+    # What the knowledge base knew about the message and each of its clauses, searched during
+    # recognition: [{"text", "matched", "similarity", "document", "chunk_id"}].
+    knowledge = models.JSONField(default=list, blank=True)
     route = models.CharField(max_length=16, choices=RouteDecision.choices, blank=True)
     escalation_reason = models.CharField(max_length=20, blank=True)
     reply_message = models.OneToOneField(
@@ -88,6 +91,9 @@ class Subtask(models.Model):
     specialist = models.CharField(max_length=32, choices=[(s.value, s.value) for s in Specialist])
     intent = models.CharField(max_length=32, choices=[(i.value, i.value) for i in Intent])
     text = models.TextField(help_text="The clause of the message this subtask serves.")
+    digression = models.BooleanField(
+        default=False, help_text="A paused workflow's subtask whose message was a question answered beside it."
+    )
     status = models.CharField(max_length=16, choices=SubtaskStatus.choices, default=SubtaskStatus.PENDING)
     # {"text", "resolved", "sources", "awaiting", "quick_replies", "data"}
     result = models.JSONField(default=dict, blank=True)

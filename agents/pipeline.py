@@ -14,33 +14,41 @@ nothing the second time: no second reply, subtask, ticket or card.
 from __future__ import annotations
 
 import logging
+import os
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import timedelta
 from decimal import Decimal
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
+from django.db import close_old_connections, connection, transaction
 from django.db.models import F
 
 from agents import dialog
 from agents.escalation import escalated_event, escalation_card_data
 from agents.intents.catalogue import catalogue_get
+from agents.intents.offline import split_clauses
 from agents.intents.recognize import Recognition, recognize
+from agents.intents.rules import rule_fast_path
 from agents.intents.switch import is_slot_answer
 from agents.intents.taxonomy import WORKFLOW_INTENTS, Intent, Specialist, specialists_for
 from agents.llm.client import LLMResult
 from agents.models import RouteDecision, Subtask, TurnRun
 from agents.pii import mask_pii
+from agents.route import KnowledgeHit, PlannedPart, route_plan
 from agents.services import bot_message_send, turn_transition
 from agents.specialists.emotion import soothing_line
 from agents.specialists.human import callback_confirmed_line, handoff_line, nobody_online_line
+from agents.specialists.knowledge import knowledge_hits
 from agents.states import SubtaskStatus, TurnStatus
 from agents.workflows.definitions import FREE_TEXT_SLOTS, WORKFLOWS
 from agents.workflows.runner import workflow_active
 from conversations.models import (
     Conversation,
     ConversationStatus,
+    IntentLevel,
     IntentRecord,
     WorkflowKind,
     WorkflowState,
@@ -53,13 +61,13 @@ from conversations.realtime import (
     send_staff_event_on_commit,
 )
 from conversations.services import conversation_lock, conversation_wait_for_human
+from knowledge.embeddings import EmbeddingsUnavailable, query_vectors
 from tickets.models import EscalationReason, Ticket, TicketKind, TicketPriority
 from tickets.presence import staff_online_count
 from tickets.services import escalation_card_create, ticket_create
 
 logger = logging.getLogger(__name__)
 
-CLARIFY_BELOW = 0.5
 # A contact request stays open for a day: the customer may come back to the tab much later.
 CALLBACK_TIMEOUT = timedelta(days=1)
 
@@ -100,8 +108,48 @@ def _usage_fields(usage: list[LLMResult]) -> dict[str, Any]:
     }
 
 
+_lookup_pool: tuple[int, ThreadPoolExecutor] | None = None
+
+
+def _knowledge_in_thread(texts: list[str], language: str) -> list[KnowledgeHit]:
+    close_old_connections()  # this thread keeps its own connection between turns
+    return knowledge_hits(texts, language=language)
+
+
+def _knowledge_lookup_start(text: str, language: str) -> Callable[[list[str]], list[KnowledgeHit]]:
+    """Search the knowledge base for the message and its clauses while intents are recognised.
+
+    Returns a function that waits for the hits and adds any other texts (an LLM's clauses). The
+    query embeddings are computed first, in one batch that the intent classifier reuses from the
+    cache, so the two searches overlap only on the database. Inside a transaction the search runs
+    when asked for instead: another connection would not see this transaction's rows.
+    """
+    global _lookup_pool
+    texts = list(dict.fromkeys([text, *split_clauses(text)]))
+    try:
+        query_vectors(texts)
+    except EmbeddingsUnavailable:
+        return lambda more: []
+    if connection.in_atomic_block:
+        return lambda more: knowledge_hits([*texts, *more], language=language)
+    if _lookup_pool is None or _lookup_pool[0] != os.getpid():  # a worker child forked after it was made
+        _lookup_pool = (os.getpid(), ThreadPoolExecutor(max_workers=1, thread_name_prefix="knowledge"))
+    future = _lookup_pool[1].submit(_knowledge_in_thread, texts, language)
+
+    def wait(more: list[str]) -> list[KnowledgeHit]:
+        hits = future.result()
+        extra = [t for t in more if t not in texts]
+        return hits + (knowledge_hits(extra, language=language) if extra else [])
+
+    return wait
+
+
 def _step_recognize(turn: TurnRun) -> bool:
-    recognition = recognize(turn.message.text, catalogue=catalogue_get())
+    text = turn.message.text
+    # Greetings, thanks and explicit human requests need no search (the rule fast path).
+    lookup = _knowledge_lookup_start(text, turn.language) if rule_fast_path(text) is None else (lambda more: [])
+    recognition = recognize(text, catalogue=catalogue_get())
+    hits = lookup([score.text for score in recognition.intents])
     flags = list(recognition.flags)
     with transaction.atomic():
         workflow = workflow_active(turn.conversation_id)
@@ -117,6 +165,7 @@ def _step_recognize(turn: TurnRun) -> bool:
             intent_level=recognition.level,
             intent_cache_hit=recognition.cache_hit,
             flags=[*flags, "intent_switch"] if switched else flags,
+            knowledge=[hit.as_json() for hit in hits],
             **_usage_fields(recognition.llm_usage),
         ):
             return False
@@ -168,56 +217,71 @@ class RouteChoice:
     reason: str = ""  # EscalationReason for ESCALATE
 
 
-def route_decide(*, intents: list[dict[str, Any]], failed_attempts: int, rule_human: bool = False) -> RouteChoice:
-    """The conditional edge after `route` (seed 000), by priority:
-    human request > emotion_sensitive > failed_attempts ≥ threshold > confidence < 0.5 > agent."""
-    names = [i["name"] for i in intents]
-    if rule_human or Intent.HUMAN_REQUEST in names:
+def route_decide(*, parts: list[PlannedPart], failed_attempts: int) -> RouteChoice:
+    """The conditional edge after `route` (seed 000), by priority: human request > emotion_sensitive >
+    failed_attempts ≥ threshold > nothing to answer (clarify) > agent. `parts` is the route plan
+    (agents.route), in which a human request is only an explicit or confident one."""
+    names = [part.intent for part in parts]
+    if Intent.HUMAN_REQUEST in names:
         return RouteChoice(RouteDecision.ESCALATE, EscalationReason.REQUESTED)
     if Intent.EMOTION_SENSITIVE in names:
         return RouteChoice(RouteDecision.ESCALATE, EscalationReason.EMOTION)
     if failed_attempts >= settings.ESCALATE_FAILED_THRESHOLD:
         return RouteChoice(RouteDecision.ESCALATE, EscalationReason.REPEATED_FAILURE)
-    if not intents or intents[0]["confidence"] < CLARIFY_BELOW or names[0] == Intent.OUT_OF_SCOPE:
+    if not parts:
         return RouteChoice(RouteDecision.CLARIFY)
     return RouteChoice(RouteDecision.AGENT)
+
+
+def _plan(turn: TurnRun) -> list[PlannedPart]:
+    return route_plan(
+        intents=turn.intents,
+        knowledge=[KnowledgeHit.from_json(hit) for hit in turn.knowledge],
+        entities=turn.entities,
+        rule_human=turn.intent_level == IntentLevel.RULE,
+    )
 
 
 def _step_route(turn: TurnRun) -> bool:
     conversation = turn.conversation
     if conversation.status == ConversationStatus.WAITING_HUMAN:
         return _callback_collect(turn)
-    choice = route_decide(intents=turn.intents, failed_attempts=conversation.failed_attempts)
+    parts = _plan(turn)
+    choice = route_decide(parts=parts, failed_attempts=conversation.failed_attempts)
     if choice.route == RouteDecision.ESCALATE:
         return _escalate(turn, from_=TurnStatus.RECOGNIZED, reason=choice.reason)
     workflow = workflow_active(conversation.pk)
     if workflow is not None:
         # A paused workflow takes the message (a slot answer, a yes/no, a correction), whatever
-        # its classified intent; a confident question beside it is answered too (a digression).
-        return _fan_out(turn, intents=_digressions(turn, workflow), workflow_intent=_workflow_intent(workflow))
+        # its classified intent; a question beside it is answered too (a digression).
+        asides = _digressions(turn, workflow, parts)
+        return _fan_out(turn, parts=asides, workflow_intent=_workflow_intent(workflow), digression=bool(asides))
     if choice.route == RouteDecision.CLARIFY:
         return _clarify(turn)
-    return _fan_out(turn, intents=turn.intents)
+    return _fan_out(turn, parts=parts)
 
 
-def _digressions(turn: TurnRun, workflow: WorkflowState) -> list[dict[str, Any]]:
+def _digressions(turn: TurnRun, workflow: WorkflowState, parts: list[PlannedPart]) -> list[PlannedPart]:
     """The questions to answer beside a paused workflow: none when the message is for the workflow."""
-    top = turn.intents[0] if turn.intents else None
     own = _workflow_intent(workflow)
     if workflow.step in FREE_TEXT_SLOTS:  # "describe the fault": whatever comes next is the answer
         return []
-    if (
-        top is None
-        or top["confidence"] < 0.7
-        or top["name"] in (own, Intent.CHITCHAT, Intent.OUT_OF_SCOPE)
-        or Intent(top["name"]) in WORKFLOW_INTENTS
-        or is_slot_answer(workflow.step, turn.message.text, turn.entities, other_intent_confidence=top["confidence"])
+    top = turn.intents[0] if turn.intents else None
+    if top is not None and is_slot_answer(
+        workflow.step, turn.message.text, turn.entities, other_intent_confidence=top["confidence"]
     ):
         return []
-    return [i for i in turn.intents if Intent(i["name"]) not in WORKFLOW_INTENTS and i["name"] != own]
+    return [
+        part
+        for part in parts
+        if part.intent.value != own
+        and part.intent not in WORKFLOW_INTENTS
+        and part.intent not in (Intent.CHITCHAT, Intent.OUT_OF_SCOPE)
+        and (part.via == "knowledge" or part.confidence >= 0.7)
+    ]
 
 
-def _fan_out(turn: TurnRun, *, intents: list[dict[str, Any]], workflow_intent: str = "") -> bool:
+def _fan_out(turn: TurnRun, *, parts: list[PlannedPart], workflow_intent: str = "", digression: bool = False) -> bool:
     """One subtask per (intent, specialist); each runs as its own Celery task.
 
     A lone subtask runs right here instead (seed 000: "a single subtask runs synchronously,
@@ -231,19 +295,20 @@ def _fan_out(turn: TurnRun, *, intents: list[dict[str, Any]], workflow_intent: s
             turn_id=turn.pk, from_=TurnStatus.RECOGNIZED, to=TurnStatus.FANNED_OUT, route=RouteDecision.AGENT
         ):
             return False
-        plan = [(entry, specialists_for(Intent(entry["name"]))) for entry in intents]
+        plan = [(part.intent.value, part.text, specialists_for(part.intent)) for part in parts]
         if workflow_intent:  # the paused workflow gets the message last, so its prompt ends the reply
-            plan.append(({"name": workflow_intent, "text": turn.message.text}, [Specialist.TICKET]))
+            plan.append((workflow_intent, turn.message.text, [Specialist.TICKET]))
         subtasks = []
-        for entry, specialists in plan:
+        for intent, text, specialists in plan:
             for specialist in specialists:
                 subtasks.append(
                     Subtask(
                         turn=turn,
                         position=len(subtasks),
                         specialist=specialist.value,
-                        intent=entry["name"],
-                        text=entry.get("text") or turn.message.text,
+                        intent=intent,
+                        text=text or turn.message.text,
+                        digression=digression and intent == workflow_intent and specialist == Specialist.TICKET,
                     )
                 )
         created = Subtask.objects.bulk_create(subtasks)

@@ -41,6 +41,7 @@ def subtask_execute(*, subtask_id: int, advance: bool = True) -> bool:
         message_text=turn.message.text,
         entities=turn.entities,
         emotion_score=turn.emotion_score if turn.emotion_score is not None else 0.5,
+        digression=subtask.digression,
     )
     started = time.perf_counter()
     try:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -92,6 +93,33 @@ def embedder_get() -> Embedder:
             except (ImportError, OSError) as exc:
                 raise EmbeddingsUnavailable(f"embedding model failed to load: {exc}") from exc
         return _embedders[key]
+
+
+# Query embeddings of recent texts, per process. A message is embedded once per turn although the
+# intent classifier and the knowledge search both look at it (and at each of its clauses).
+QUERY_CACHE_SIZE = 2048
+_query_cache: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
+_query_cache_lock = threading.Lock()
+
+
+def query_vectors(texts: list[str]) -> np.ndarray:
+    """Query-side embeddings of `texts` (one row each), from the process cache where possible."""
+    embedder = embedder_get()
+    keys = [(embedder.name, text) for text in texts]
+    with _query_cache_lock:
+        known = {key: _query_cache[key] for key in keys if key in _query_cache}
+        for key in known:
+            _query_cache.move_to_end(key)
+    missing = list(dict.fromkeys(text for key, text in zip(keys, texts, strict=True) if key not in known))
+    if missing:
+        vectors = embedder.queries(missing)
+        fresh = {(embedder.name, text): vector for text, vector in zip(missing, vectors, strict=True)}
+        known.update(fresh)
+        with _query_cache_lock:
+            _query_cache.update(fresh)
+            while len(_query_cache) > QUERY_CACHE_SIZE:
+                _query_cache.popitem(last=False)
+    return np.stack([known[key] for key in keys]) if keys else np.zeros((0, settings.EMBEDDING_DIMENSIONS), np.float32)
 
 
 def dimension_mismatch(backend: str, dimensions: int) -> str:

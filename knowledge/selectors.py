@@ -16,7 +16,7 @@ from django.db import connection
 from pgvector.django import VectorField
 
 from knowledge.chunking import query_words
-from knowledge.embeddings import embedder_get
+from knowledge.embeddings import query_vectors
 from knowledge.models import Chunk, Document, DocumentStatus, IngestJob
 from knowledge.services import knowledge_version
 
@@ -256,7 +256,7 @@ def chunk_search_hybrid(
     cached = cache.get(key)
     if cached is not None:
         return [ScoredChunk(**c) for c in cached["results"]], cached["miss"]
-    vector = embedder_get().queries([query])[0] if mode in ("hybrid", "vector") else None
+    vector = query_vectors([query])[0] if mode in ("hybrid", "vector") else None
     # Punctuation is a token of rjieba's but never a lexeme: it would score as a very rare word.
     terms = list(dict.fromkeys(query_words(query)))
     shares, rows_total = _term_shares(terms) if terms and mode in ("hybrid", "keyword") else ({}, None)
@@ -310,6 +310,15 @@ def chunk_search_hybrid(
         miss = not results or _unknown(query, results, mode)
     cache.set(key, {"results": [asdict(r) for r in results], "miss": miss}, timeout=CACHE_TTL_S)
     return results, miss
+
+
+def chunk_search_answering(*, query: str, k: int, lang: str | None) -> tuple[list[ScoredChunk], bool]:
+    """Passages that answer `query`: in its language first, then in any (a knowledge base written in
+    the other language still beats nothing). The second tuple item is the miss decision."""
+    results, miss = chunk_search_hybrid(query=query, k=k, lang=lang)
+    if (miss or not results) and lang:
+        results, miss = chunk_search_hybrid(query=query, k=k)
+    return results, miss or not results
 
 
 def ingest_job_json(job: IngestJob) -> dict[str, Any]:

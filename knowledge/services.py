@@ -18,7 +18,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from knowledge.chunking import TextChunk, search_text
-from knowledge.embeddings import EmbeddingsUnavailable, dimension_mismatch, embedder_get
+from knowledge.embeddings import EmbeddingsUnavailable, dimension_mismatch, embedder_get, query_vectors
 from knowledge.models import (
     Chunk,
     Document,
@@ -296,7 +296,7 @@ def missed_question_record(*, question: str, language: str, reference: str) -> M
     if not question:
         return None
     try:
-        vector = embedder_get().queries([question])[0]
+        vector = query_vectors([question])[0]
     except EmbeddingsUnavailable:
         return None
     missed, _ = MissedQuestion.objects.get_or_create(

@@ -18,7 +18,7 @@ from pgvector.django import CosineDistance
 
 from agents.intents.taxonomy import Intent
 from agents.models import ExemplarSource, IntentExemplar
-from knowledge.embeddings import embedder_get
+from knowledge.embeddings import embedder_get, query_vectors
 
 NEIGHBOURS_K = 10
 _sync_lock = threading.Lock()
@@ -116,7 +116,7 @@ def neighbours(texts: list[str], *, k: int = NEIGHBOURS_K) -> list[list[tuple[st
     if not texts:
         return []
     exemplars_ensure()
-    vectors = embedder_get().queries(texts)
+    vectors = query_vectors(texts)
     results = []
     for vector in vectors:
         rows = (

@@ -20,6 +20,7 @@ class SpecialistContext:
     entities: dict[str, Any]
     emotion_score: float
     history: str = ""  # layered summary of the conversation so far
+    digression: bool = False  # a paused workflow's message that another subtask answers as a question
 
 
 @dataclass(frozen=True)

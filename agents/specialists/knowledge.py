@@ -14,10 +14,11 @@ from django.urls import reverse
 
 from agents.llm.client import LLMUnavailable, llm_chat, llm_enabled
 from agents.llm.prompts import knowledge_answer_messages
+from agents.route import KnowledgeHit
 from agents.specialists import register
 from agents.specialists.base import Specialist, SpecialistContext, SpecialistResult, localized
 from knowledge.chunking import query_words, sentences
-from knowledge.selectors import ScoredChunk, chunk_search_hybrid
+from knowledge.selectors import ScoredChunk, chunk_search_answering
 from knowledge.services import missed_question_record
 
 KNOWLEDGE_MISS = "[knowledge base miss]"
@@ -77,15 +78,32 @@ def grounded_citations(text: str, passages: int) -> tuple[str, list[int]]:
     return re.sub(r"[ \t]{2,}", " ", cleaned).strip(), cited
 
 
+def knowledge_hits(texts: list[str], *, language: str) -> list[KnowledgeHit]:
+    """What the knowledge base knows about each text: the same search the answer will use (cached),
+    so the route sees exactly the passage the knowledge specialist would cite."""
+    hits = []
+    for text in dict.fromkeys(t for t in texts if t.strip()):
+        results, miss = chunk_search_answering(query=text, k=PASSAGES, lang=language)
+        best = results[0] if results else None
+        hits.append(
+            KnowledgeHit(
+                text=text,
+                matched=not miss,
+                similarity=best.similarity if best else 0.0,
+                document=best.document if best else "",
+                chunk_id=best.chunk_id if best else None,
+            )
+        )
+    return hits
+
+
 @register
 class Knowledge(Specialist):
     name = "knowledge_qa"
 
     def run(self, ctx: SpecialistContext) -> SpecialistResult:
-        results, miss = chunk_search_hybrid(query=ctx.text, k=PASSAGES, lang=ctx.language)
-        if (miss or not results) and ctx.language:  # a KB written in the other language still beats nothing
-            results, miss = chunk_search_hybrid(query=ctx.text, k=PASSAGES)
-        if miss or not results:
+        results, miss = chunk_search_answering(query=ctx.text, k=PASSAGES, lang=ctx.language)
+        if miss:
             return self._miss(ctx)
         if llm_enabled():
             grounded = self._grounded(ctx, results)

@@ -23,6 +23,16 @@ class SlotInvalid(Exception):
     """The customer's answer does not fit the slot; the message says why, in their language."""
 
 
+class OtherWorkflow(Exception):
+    """The order named fits another workflow (items of a pending order are changed, of a delivered
+    one exchanged): the runner carries on as that workflow, with these slots added."""
+
+    def __init__(self, kind: str, slots: dict[str, Any]) -> None:
+        super().__init__(kind)
+        self.kind = kind
+        self.slots = slots
+
+
 @dataclass
 class Ctx:
     tools: ToolContext
@@ -97,7 +107,13 @@ class Workflow(ABC):
 
     # --- order_id is shared by most workflows ---------------------------------------------------
 
-    def read_order_id(self, ctx: Ctx, text: str, entities: dict[str, Any]) -> str | None:
+    def sibling(self, status: str, s: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
+        """The workflow that serves the same request for an order in `status`, with its extra slots."""
+        return None
+
+    def read_order_id(
+        self, ctx: Ctx, text: str, entities: dict[str, Any], s: dict[str, Any] | None = None
+    ) -> str | None:
         for order_id in entities.get("order_ids") or []:
             order = ctx.order(order_id)
             if order is None:
@@ -105,6 +121,9 @@ class Workflow(ABC):
                     ctx.t(f"I can't find order {order_id} on your account.", f"您的账户下没有订单 {order_id}。")
                 )
             if self.statuses and order.status not in self.statuses:
+                sibling = self.sibling(order.status, s or {})
+                if sibling is not None:
+                    raise OtherWorkflow(sibling[0], {**sibling[1], "order_id": order_id})
                 raise SlotInvalid(
                     ctx.t(
                         f"Order {order_id} is {order.status}, so it can't be {self.label['en']}.",
@@ -205,7 +224,7 @@ class _ItemsWorkflow(Workflow):
 
     def read(self, slot: str, ctx: Ctx, text: str, entities: dict[str, Any], s: dict[str, Any]) -> Any:
         if slot == "order_id":
-            return self.read_order_id(ctx, text, entities)
+            return self.read_order_id(ctx, text, entities, s)
         if "order_id" not in s:
             return None
         items = ctx.items(s["order_id"])
@@ -302,6 +321,10 @@ class Return(_ItemsWorkflow):
 class Exchange(_ItemsWorkflow):
     new_items = True
 
+    def sibling(self, status: str, s: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
+        # "Change the mouse" on an order not yet shipped is an item change, not an exchange.
+        return (WorkflowKind.MODIFY_ORDER, {"change": "items"}) if status == OrderStatus.PENDING else None
+
     def summary(self, ctx: Ctx, s: dict[str, Any]) -> str:
         return ctx.t(
             f"Exchange in order {s['order_id']}: {self._item_names(ctx, s)} → {self._item_names(ctx, s, 'new_item_ids')}; "
@@ -322,6 +345,12 @@ class Exchange(_ItemsWorkflow):
 
 
 class ModifyOrder(_ItemsWorkflow):
+    def sibling(self, status: str, s: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
+        # Items of a delivered order are exchanged; its address or payment can no longer change.
+        if status == OrderStatus.DELIVERED and s.get("change", "items") == "items":
+            return WorkflowKind.EXCHANGE, {}
+        return None
+
     def needed(self, s: dict[str, Any]) -> list[str]:
         if s.get("change") == "default_address":  # the account's address: no order involved
             return [] if "address" in s else ["address"]

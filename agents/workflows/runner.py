@@ -22,10 +22,23 @@ from agents.specialists.base import SpecialistContext, SpecialistResult, localiz
 from agents.tools import ToolContext, ToolError
 from agents.verification import MAX_FAILED_ATTEMPTS, conversation_verify, verification_attempt, verified_customer
 from agents.workflows import slots as read
-from agents.workflows.definitions import FREE_TEXT_SLOTS, PROMPTS, WORKFLOW_FOR_INTENT, WORKFLOWS, Ctx, SlotInvalid
+from agents.workflows.definitions import (
+    FREE_TEXT_SLOTS,
+    PROMPTS,
+    WORKFLOW_FOR_INTENT,
+    WORKFLOWS,
+    Ctx,
+    OtherWorkflow,
+    SlotInvalid,
+)
 from conversations.models import Conversation, WorkflowKind, WorkflowState, WorkflowStatus
 
 IDLE_TIMEOUT = timedelta(minutes=10)
+# Answers in a row the bot could not use for the slot it asked: after the second, it offers choices
+# instead of a third identical prompt; after the third, a person takes over (seed 000's failed
+# attempts), so the customer is never stuck in a loop.
+OFFER_CHOICES_AFTER = 2
+ESCALATE_AFTER = 3
 
 
 def workflow_active(conversation_id: int) -> WorkflowState | None:
@@ -48,16 +61,56 @@ def workflows_expire() -> int:
     )
 
 
-def _save(state: WorkflowState, *, step: str, slots: dict[str, Any], status: str = WorkflowStatus.ACTIVE) -> None:
+def _save(
+    state: WorkflowState, *, step: str, slots: dict[str, Any], status: str = WorkflowStatus.ACTIVE, kind: str = ""
+) -> None:
     WorkflowState.objects.filter(pk=state.pk).update(
-        step=step, slots=slots, status=status, expires_at=timezone.now() + IDLE_TIMEOUT, updated_at=timezone.now()
+        step=step,
+        slots=slots,
+        status=status,
+        kind=kind or state.kind,
+        expires_at=timezone.now() + IDLE_TIMEOUT,
+        updated_at=timezone.now(),
     )
 
 
-def _ask(ctx: Ctx, workflow: Any, slot: str, s: dict[str, Any], prefix: str = "") -> SpecialistResult:
+def _person(language: str) -> str:
+    return localized(language, en="Talk to a person", zh="转人工")
+
+
+def _stuck(language: str, slot: str, prompt: str, choices: list[str]) -> SpecialistResult:
+    """The prompt that replaces a third identical one: what the bot can take, or a person."""
+    text = localized(
+        language,
+        en=f"Sorry, I still couldn't use that. {prompt} You can also say 'cancel' to stop, or ask for a person.",
+        zh=f"抱歉，还是没能识别。{prompt} 也可以回复“取消”结束办理，或选择转人工。",
+    )
+    offered = [*choices[:3], _person(language)]
+    return SpecialistResult(
+        text=text, awaiting={"slot": slot, "prompt": prompt, "choices": offered}, quick_replies=tuple(offered)
+    )
+
+
+def _give_up(ctx: Ctx, state: WorkflowState, s: dict[str, Any]) -> SpecialistResult:
+    _save(state, step="", slots=s, status=WorkflowStatus.CANCELLED)
+    return SpecialistResult(
+        text=ctx.t(
+            "I'm not getting this right, so I'm passing you to a colleague who can help.",
+            "抱歉没能帮您办好，正在为您转接人工客服。",
+        ),
+        resolved=False,
+        data={"escalate": "repeated_failure"},
+    )
+
+
+def _ask(
+    ctx: Ctx, workflow: Any, slot: str, s: dict[str, Any], prefix: str = "", *, unusable: int = 0
+) -> SpecialistResult:
     en, zh = PROMPTS[slot]
     prompt = ctx.t(en, zh)
     choices = workflow.choices(slot, ctx, s)
+    if unusable >= OFFER_CHOICES_AFTER:
+        return _stuck(ctx.language, slot, f"{prefix} {prompt}".strip(), choices)
     text = f"{prefix} {prompt}".strip()
     return SpecialistResult(
         text=text, awaiting={"slot": slot, "prompt": prompt, "choices": choices}, quick_replies=tuple(choices[:4])
@@ -148,37 +201,10 @@ def _advance(sctx: SpecialistContext, conversation: Conversation, state: Workflo
     if customer is None:
         attempt = verification_attempt(entities)
         if attempt.customer is None:
-            if not attempt.tried:
-                # Keep what the customer already said (order, items, reason…): it is read once
-                # the account is known, so nothing has to be asked twice.
-                s.setdefault("_pending", []).append({"text": text, "entities": entities})
-            failures = int(s.get("_verify_failures", 0)) + (1 if attempt.tried or state.step == "email" else 0)
-            if failures >= MAX_FAILED_ATTEMPTS:
-                _save(state, step="", slots=s, status=WorkflowStatus.CANCELLED)
-                return SpecialistResult(
-                    text=localized(
-                        sctx.language,
-                        en="I couldn't confirm your identity, so I'm passing you to a colleague who can help.",
-                        zh="暂时无法核实您的身份，正在为您转接人工客服。",
-                    ),
-                    resolved=False,
-                    data={"escalate": "policy"},
-                )
-            s["_verify_failures"] = failures
-            prompt = localized(
-                sctx.language,
-                en="First I need to confirm it's you: the email on your account, or your first and last name with "
-                "your zip code, or an order id with the last 4 digits of your phone.",
-                zh="办理前需要先核实身份：请提供账户邮箱，或姓名加邮编，或订单号加手机尾号后四位。",
-            )
-            if attempt.tried:
-                prompt = localized(sctx.language, en="That doesn't match an account. ", zh="没有匹配到账户。") + prompt
-            _save(state, step="email", slots=s)
-            return SpecialistResult(text=prompt, awaiting={"slot": "email", "prompt": prompt, "choices": []})
+            return _verification_needed(sctx, state, s, attempt.tried)
         conversation_verify(conversation_id=conversation.pk, customer=attempt.customer)
         customer = attempt.customer
-        if state.kind == WorkflowKind.VERIFY:
-            return _resume_question(sctx, state)
+        s.pop("_unusable", None)
     if state.kind == WorkflowKind.VERIFY:
         return _resume_question(sctx, state)
     workflow = WORKFLOWS[state.kind]
@@ -206,36 +232,109 @@ def _advance(sctx: SpecialistContext, conversation: Conversation, state: Workflo
             _save(state, step="", slots=s, status=WorkflowStatus.CANCELLED)
             return SpecialistResult(text=ctx.t("OK, I haven't changed anything.", "好的，未做任何更改。"))
 
+    kind = state.kind
     for earlier in pending:
-        _fill(workflow, ctx, state, s, earlier["text"], earlier["entities"])
-    filled, error = _fill(workflow, ctx, state, s, text, entities)
+        kind, _, _ = _fill(kind, ctx, state, s, earlier["text"], earlier["entities"])
+    kind, filled, error = _fill(kind, ctx, state, s, text, entities)
+    workflow = WORKFLOWS[kind]
     filled = filled or bool(pending)
+    unusable = _unusable(state, s, filled=filled, digression=sctx.digression)
+    if unusable >= ESCALATE_AFTER:
+        return _give_up(ctx, state, s)
     missing = workflow.needed(s)
     if missing:
         slot = missing[0]
+        if slot != state.step:
+            s.pop("_unusable", None)
+            unusable = 0
         prefix = error or ("" if filled or not state.step else ctx.t("To continue:", "继续办理："))
-        _save(state, step=slot, slots=s)
-        return _ask(ctx, workflow, slot, s, prefix)
+        _save(state, step=slot, slots=s, kind=kind)
+        return _ask(ctx, workflow, slot, s, prefix, unusable=unusable)
     prefix = "" if filled or state.step != "confirm" else ctx.t("Please answer yes or no.", "请回复“是”或“否”。")
-    _save(state, step="confirm", slots=s)
+    _save(state, step="confirm", slots=s, kind=kind)
     return _confirm(ctx, workflow, s, prefix or error)
 
 
+def _unusable(state: WorkflowState, s: dict[str, Any], *, filled: bool, digression: bool) -> int:
+    """Count answers in a row that filled nothing for the awaited slot (stored in the slots).
+
+    A question answered beside the workflow (a digression) is not an answer, so it does not count.
+    """
+    if filled or not state.step:
+        s.pop("_unusable", None)
+        return 0
+    if digression:
+        return int(s.get("_unusable", 0))
+    s["_unusable"] = int(s.get("_unusable", 0)) + 1
+    return s["_unusable"]
+
+
+def _verification_needed(
+    sctx: SpecialistContext, state: WorkflowState, s: dict[str, Any], tried: bool
+) -> SpecialistResult:
+    """Ask for a proof of identity; wrong proofs and unusable answers count, questions do not."""
+    if not tried and not sctx.digression:
+        # Keep what the customer already said (order, items, reason…): it is read once the
+        # account is known, so nothing has to be asked twice.
+        s.setdefault("_pending", []).append({"text": sctx.message_text, "entities": sctx.entities})
+    counts = tried or (state.step == "email" and not sctx.digression)
+    failures = int(s.get("_verify_failures", 0)) + (1 if counts else 0)
+    if failures >= MAX_FAILED_ATTEMPTS:
+        _save(state, step="", slots=s, status=WorkflowStatus.CANCELLED)
+        return SpecialistResult(
+            text=localized(
+                sctx.language,
+                en="I couldn't confirm your identity, so I'm passing you to a colleague who can help.",
+                zh="暂时无法核实您的身份，正在为您转接人工客服。",
+            ),
+            resolved=False,
+            data={"escalate": "policy"},
+        )
+    s["_verify_failures"] = failures
+    prompt = localized(
+        sctx.language,
+        en="First I need to confirm it's you: the email on your account, or your first and last name with "
+        "your zip code, or an order id with the last 4 digits of your phone.",
+        zh="办理前需要先核实身份：请提供账户邮箱，或姓名加邮编，或订单号加手机尾号后四位。",
+    )
+    _save(state, step="email", slots=s)
+    awaiting = {"slot": "email", "prompt": prompt, "choices": []}
+    if sctx.digression:  # the question was answered beside this; then the workflow's prompt again
+        text = localized(sctx.language, en=f"To continue: {prompt}", zh=f"继续办理：{prompt}")
+        return SpecialistResult(text=text, awaiting=awaiting)
+    if failures >= OFFER_CHOICES_AFTER:
+        lead = localized(sctx.language, en="That doesn't match an account. ", zh="没有匹配到账户。") if tried else ""
+        return _stuck(sctx.language, "email", f"{lead}{prompt}".strip(), [])
+    if tried:
+        prompt = localized(sctx.language, en="That doesn't match an account. ", zh="没有匹配到账户。") + prompt
+    return SpecialistResult(text=prompt, awaiting=awaiting)
+
+
 def _fill(
-    workflow: Any, ctx: Ctx, state: WorkflowState, s: dict[str, Any], text: str, entities: dict[str, Any]
-) -> tuple[bool, str]:
-    """Fill every slot this message carries; a new order id replaces the old one (a correction)."""
+    kind: str, ctx: Ctx, state: WorkflowState, s: dict[str, Any], text: str, entities: dict[str, Any]
+) -> tuple[str, bool, str]:
+    """Fill every slot this message carries; a new order id replaces the old one (a correction).
+
+    Returns the workflow kind (an order's status can turn an exchange into an item change of a
+    pending order, and back), whether anything was filled, and why a value was refused.
+    """
     filled, error = False, ""
     if "order_id" in s and entities.get("order_ids") and entities["order_ids"][0] != s["order_id"]:
         for dependent in ("order_id", "item_ids", "new_item_ids", "payment_method_id", "change"):
             s.pop(dependent, None)
     for _ in range(6):  # slots unlock others (order → its items); a few passes settle it
         progressed = False
+        workflow = WORKFLOWS[kind]
         for slot in workflow.needed(s):
             if slot in FREE_TEXT_SLOTS and slot != state.step:
                 continue
             try:
                 value = workflow.read(slot, ctx, text, entities, s)
+            except OtherWorkflow as other:
+                kind = other.kind
+                s.update(other.slots)
+                filled = progressed = True
+                break
             except SlotInvalid as exc:
                 error = str(exc)
                 continue
@@ -244,4 +343,4 @@ def _fill(
                 filled = progressed = True
         if not progressed:
             break
-    return filled, error
+    return kind, filled, error

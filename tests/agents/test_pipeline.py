@@ -7,9 +7,10 @@ from typing import Any
 import pytest
 from django.test import override_settings
 
-from agents.intents.taxonomy import Intent, specialists_for
+from agents.intents.taxonomy import specialists_for
 from agents.models import RouteDecision, Subtask, TurnEvent, TurnRun
 from agents.pipeline import route_decide, turn_advance
+from agents.route import route_plan
 from agents.services import MessageRejected, customer_message_handle, turn_transition
 from agents.states import ALLOWED_TRANSITIONS, TurnStatus
 from agents.subtasks import subtask_execute
@@ -52,21 +53,26 @@ def _intents(*pairs: tuple[str, float]) -> list[dict[str, Any]]:
         (_intents(("emotion_sensitive", 0.9), ("human_request", 0.9)), 5, RouteDecision.ESCALATE, "requested"),
         (_intents(("emotion_sensitive", 0.9)), 5, RouteDecision.ESCALATE, "emotion"),
         (_intents(("price_query", 0.2)), 2, RouteDecision.ESCALATE, "repeated_failure"),
-        (_intents(("human_request", 0.3)), 0, RouteDecision.ESCALATE, "requested"),
+        # a low-confidence human request never escalates by itself: with nothing else, clarify
+        (_intents(("human_request", 0.3)), 0, RouteDecision.CLARIFY, ""),
     ],
 )
 def test_route_decide_follows_the_edges_by_priority(
     intents: list[dict[str, Any]], failed: int, route: str, reason: str
 ) -> None:
-    choice = route_decide(intents=intents, failed_attempts=failed)
+    choice = _decide(intents, failed)
 
     assert (choice.route, choice.reason) == (route, reason)
 
 
+def _decide(intents: list[dict[str, Any]], failed: int) -> Any:
+    return route_decide(parts=route_plan(intents=intents, knowledge=[], entities={}), failed_attempts=failed)
+
+
 @override_settings(ESCALATE_FAILED_THRESHOLD=3)
 def test_failed_threshold_is_a_setting() -> None:
-    assert route_decide(intents=_intents(("faq", 0.9)), failed_attempts=2).route == RouteDecision.AGENT
-    assert route_decide(intents=_intents(("faq", 0.9)), failed_attempts=3).route == RouteDecision.ESCALATE
+    assert _decide(_intents(("faq", 0.9)), 2).route == RouteDecision.AGENT
+    assert _decide(_intents(("faq", 0.9)), 3).route == RouteDecision.ESCALATE
 
 
 def test_turn_table_has_every_status_and_terminal_ones_are_final() -> None:
@@ -127,16 +133,17 @@ def test_recognize_step_twice_records_intents_once(chat: Conversation) -> None:
 
 
 def test_fan_out_twice_creates_subtasks_once(chat: Conversation) -> None:
-    from agents.pipeline import _fan_out, _step_recognize
+    from agents.pipeline import _fan_out, _plan, _step_recognize
 
     turn = customer_message_handle(conversation_id=chat.pk, text="I want to file a complaint about the courier")
     _step_recognize(TurnRun.objects.select_related("message", "conversation").get(pk=turn.pk))
     recognized = TurnRun.objects.select_related("message", "conversation").get(pk=turn.pk)
+    parts = _plan(recognized)
 
-    _fan_out(recognized, intents=recognized.intents)
-    _fan_out(recognized, intents=recognized.intents)
+    _fan_out(recognized, parts=parts)
+    _fan_out(recognized, parts=parts)
 
-    expected = [s for entry in recognized.intents for s in specialists_for(Intent(entry["name"]))]
+    expected = [s for part in parts for s in specialists_for(part.intent)]
     assert len(expected) >= 1
     assert Subtask.objects.filter(turn=turn).count() == len(expected)
 

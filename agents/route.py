@@ -1,0 +1,183 @@
+"""The route node's plan: which specialist answers each part of a message, weighing the classified
+intents against what the knowledge base knows (pure: no ORM, no I/O).
+
+The weighing, per part (clause) of the message, is documented in docs/routing.md:
+1. an explicit human request (rule, or classified with confidence ≥ HUMAN_MIN) escalates;
+   a low-confidence one never does by itself;
+2. a request that acts on the customer's own data (a workflow asked for, an order id, "my order")
+   keeps its intent: the knowledge base cannot cancel an order;
+3. otherwise a knowledge match answers from the knowledge base: a question about returns, a public
+   question with an order-ish intent ("how long does shipping take?"), a product question that names
+   no product of the catalogue, an unclear or out-of-scope message;
+4. what is left keeps its classified intent; clarify only when nothing matched at all.
+A part the classifier dropped (an off-topic clause beside a request) is answered when the knowledge
+base knows it, so every part of a multi-part message gets an answer.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from agents.intents.taxonomy import KNOWLEDGE_INTENTS, QUERY_INTENTS, WORKFLOW_INTENTS, Intent
+
+HUMAN_MIN = 0.7  # a classified (not rule-matched) human request escalates only at this confidence
+CLARIFY_BELOW = 0.5
+PRIVATE_QUERIES = frozenset({Intent.ORDER_QUERY, Intent.LOGISTICS_QUERY})
+CATALOGUE_QUERIES = QUERY_INTENTS - PRIVATE_QUERIES
+# Never re-routed: small talk, feelings and complaints are answered by their own specialists.
+_KEPT = frozenset({Intent.CHITCHAT, Intent.EMOTION_SENSITIVE, Intent.COMPLAINT})
+
+# The customer's own orders, parcels or account: answering needs their data, not the help centre.
+_OWN_DATA = re.compile(
+    r"\b(?:my|our)\s+(?:\w+\s+){0,2}(?:orders?|packages?|parcels?|deliver(?:y|ies)|shipments?|purchases?|"
+    r"items?|refunds?|returns?|exchanges?|account|payments?|card|invoices?|tracking|stuff|things?)\b|"
+    r"\b(?:i|we)\s+(?:have\s+)?(?:just\s+|recently\s+)?(?:ordered|bought|purchased|paid|received|got)\b|"
+    r"\b(?:the|this|that)\s+(?:order|package|parcel)\s+(?:i|we)\b|"
+    r"我的(?:订单|快递|包裹|货|退款|账户|账号|发票|物流)|我(?:刚|昨天|前天|上周|之前)?(?:买|下单|订|收到|付款)(?:的|了)|"
+    r"我(?:这个|那个)?(?:订单|快递|包裹)",
+    re.IGNORECASE,
+)
+_OWN_ENTITIES = ("order_ids", "tracking_numbers", "imei")
+# Asking the store to act ("please cancel…", "could you change…", "I want to return…", "帮我退…").
+_REQUEST = re.compile(
+    r"^\s*(?:please|pls|plz|kindly)\b|\b(?:i|we)\s*(?:'d|would|'m|am)?\s*(?:want|wanna|need|like|trying|looking|"
+    r"hoping|going)\s+(?:to|a)\b|\b(?:can|could|would|will)\s+(?:you|u)\s+(?:please\s+|pls\s+)?"
+    r"(?!tell|explain|let me know|say|clarify)\w+|\bhelp me\b|"
+    r"帮我|帮忙|给我|麻烦|请(?:帮|给|把|将)|我要|我想|我需要|申请|办理|把.{0,12}(?:退|换|取消|改)",
+    re.IGNORECASE,
+)
+# A question about how things work, asked without the customer's data.
+_QUESTION = re.compile(
+    r"[?？]|^\s*(?:how|what|what's|whats|which|when|where|why|who|is|are|do|does|did|can|could|may|will|would|"
+    r"should|any|has|have|if)\b|吗|么|呢|多少|多久|多长|几天|几个|怎么|怎样|如何|什么|哪|是否|能否|能不能|可不可以|有没有|"
+    r"是不是|要不要",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class KnowledgeHit:
+    """What the knowledge base knows about one part of a message (from recognition)."""
+
+    text: str
+    matched: bool  # the retrieval's miss decision, negated
+    similarity: float = 0.0
+    document: str = ""
+    chunk_id: int | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "text": self.text,
+            "matched": self.matched,
+            "similarity": self.similarity,
+            "document": self.document,
+            "chunk_id": self.chunk_id,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> KnowledgeHit:
+        return cls(
+            text=str(data.get("text", "")),
+            matched=bool(data.get("matched")),
+            similarity=float(data.get("similarity") or 0.0),
+            document=str(data.get("document") or ""),
+            chunk_id=data.get("chunk_id"),
+        )
+
+
+@dataclass(frozen=True)
+class PlannedPart:
+    intent: Intent
+    text: str
+    confidence: float
+    via: str  # "intent" or "knowledge": why this specialist was chosen
+
+    def as_json(self) -> dict[str, Any]:
+        return {"name": self.intent.value, "text": self.text, "confidence": self.confidence, "via": self.via}
+
+
+def uses_own_data(text: str, entities: dict[str, Any]) -> bool:
+    return bool(_OWN_DATA.search(text)) or any(entities.get(key) for key in _OWN_ENTITIES)
+
+
+def is_request(text: str) -> bool:
+    return bool(_REQUEST.search(text))
+
+
+def is_public_question(text: str, entities: dict[str, Any]) -> bool:
+    """A question about how the store works, asked without the customer's own data or a request."""
+    return bool(_QUESTION.search(text)) and not is_request(text) and not uses_own_data(text, entities)
+
+
+def _knowledge_takes(intent: Intent, confidence: float, text: str, entities: dict[str, Any]) -> bool:
+    """Would a knowledge match answer this part better than its classified intent?"""
+    if intent in _KEPT:
+        return False
+    if intent in KNOWLEDGE_INTENTS or intent in (Intent.OUT_OF_SCOPE, Intent.HUMAN_REQUEST):
+        return True
+    if confidence < CLARIFY_BELOW:
+        return True
+    if intent in WORKFLOW_INTENTS:
+        return is_public_question(text, entities)
+    if intent in PRIVATE_QUERIES:
+        return not uses_own_data(text, entities)
+    if intent in CATALOGUE_QUERIES:
+        return not entities.get("products")
+    return False
+
+
+def route_plan(
+    *,
+    intents: list[dict[str, Any]],
+    knowledge: list[KnowledgeHit],
+    entities: dict[str, Any],
+    rule_human: bool = False,
+) -> list[PlannedPart]:
+    """The parts to answer, in message order; empty when nothing matched (clarify).
+
+    `intents` are the recognised ones ({"name", "confidence", "text"}), `knowledge` one hit per
+    searched part (the whole message and each clause).
+    """
+    hits = {hit.text: hit for hit in knowledge}
+    parts: list[PlannedPart] = []
+    covered: set[str] = set()
+    for entry in intents:
+        intent = Intent(entry["name"])
+        text = entry.get("text") or ""
+        confidence = float(entry.get("confidence", 0.0))
+        covered.add(text)
+        if intent == Intent.HUMAN_REQUEST and (rule_human or confidence >= HUMAN_MIN):
+            parts.append(PlannedPart(intent, text, confidence, "intent"))
+            continue
+        hit = hits.get(text)
+        if hit is not None and hit.matched and _knowledge_takes(intent, confidence, text, entities):
+            parts.append(PlannedPart(_knowledge_intent(intent), text, round(hit.similarity, 4), "knowledge"))
+        elif intent not in (Intent.OUT_OF_SCOPE, Intent.HUMAN_REQUEST) and confidence >= CLARIFY_BELOW:
+            parts.append(PlannedPart(intent, text, confidence, "intent"))
+    for hit in knowledge:  # parts the classifier set aside (off-topic beside a request) that the KB knows
+        if hit.matched and hit.text not in covered and not _inside_planned(hit.text, parts):
+            parts.append(PlannedPart(Intent.FAQ, hit.text, round(hit.similarity, 4), "knowledge"))
+    return _dedupe(parts)
+
+
+def _knowledge_intent(intent: Intent) -> Intent:
+    return intent if intent in KNOWLEDGE_INTENTS else Intent.FAQ
+
+
+def _inside_planned(text: str, parts: list[PlannedPart]) -> bool:
+    """The text is (part of) a part already planned, or holds them all (the whole message)."""
+    return any(text in part.text or part.text in text for part in parts)
+
+
+def _dedupe(parts: list[PlannedPart]) -> list[PlannedPart]:
+    """One knowledge answer per text; one part per (intent, text)."""
+    seen: set[tuple[str, str]] = set()
+    kept = []
+    for part in parts:
+        key = (part.via if part.via == "knowledge" else part.intent.value, part.text)
+        if key not in seen:
+            seen.add(key)
+            kept.append(part)
+    return kept

@@ -1,0 +1,160 @@
+"""The route plan: classified intents weighed against what the knowledge base knows (pure)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from agents.intents.taxonomy import Intent
+from agents.route import KnowledgeHit, is_public_question, route_plan, uses_own_data
+
+
+def _intent(name: str, confidence: float, text: str) -> dict[str, Any]:
+    return {"name": name, "confidence": confidence, "text": text}
+
+
+def _known(text: str, similarity: float = 0.9) -> KnowledgeHit:
+    return KnowledgeHit(text=text, matched=True, similarity=similarity, document="help/warranty.md", chunk_id=7)
+
+
+def _unknown(text: str) -> KnowledgeHit:
+    return KnowledgeHit(text=text, matched=False, similarity=0.79)
+
+
+def _routes(plan: list[Any]) -> list[tuple[str, str]]:
+    return [(part.intent.value, part.via) for part in plan]
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("logistics_query", "how long does shipping take?"),
+        ("logistics_query", "发货要几天？"),
+        ("repair", "How much is the extended warranty on a tablet"),
+        ("repair", "延保多少钱一年"),
+        ("return", "Can I return an opened phone?"),
+        ("return", "拆封了还能退吗"),
+        ("price_query", "how much does the protection plan cost"),
+        ("out_of_scope", "Can I transfer CarePlus to my daughter?"),
+    ],
+)
+def test_a_public_question_the_knowledge_base_knows_is_answered_from_it(name: str, text: str) -> None:
+    plan = route_plan(intents=[_intent(name, 0.9, text)], knowledge=[_known(text)], entities={})
+
+    assert [part.via for part in plan] == ["knowledge"]
+    assert plan[0].intent in (Intent.FAQ, Intent.POLICY_INQUIRY, Intent.USAGE_TUTORIAL, Intent.FAULT_DIAGNOSIS)
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "entities"),
+    [
+        ("cancel_order", "I want to cancel order #D1001", {"order_ids": ["#D1001"]}),
+        ("cancel_order", "Could you cancel my order please", {}),
+        ("return", "I'd like to return the earbuds I bought last week", {}),
+        ("return", "我要退货", {}),
+        ("return", "帮我把订单 #D1001 退了", {"order_ids": ["#D1001"]}),
+        ("logistics_query", "where is my package?", {}),
+        ("logistics_query", "我的快递到哪了", {}),
+        ("order_query", "what's the status of #W1234567", {"order_ids": ["#W1234567"]}),
+        ("price_query", "How much is the Pad 3?", {"products": ["Pad 3"]}),
+    ],
+)
+def test_a_request_on_own_data_keeps_its_intent_even_when_the_knowledge_base_matches(
+    name: str, text: str, entities: dict[str, Any]
+) -> None:
+    plan = route_plan(intents=[_intent(name, 0.9, text)], knowledge=[_known(text)], entities=entities)
+
+    assert _routes(plan) == [(name, "intent")]
+
+
+def test_without_a_knowledge_match_the_classified_intent_stands() -> None:
+    text = "how long does shipping take?"
+
+    plan = route_plan(intents=[_intent("logistics_query", 0.9, text)], knowledge=[_unknown(text)], entities={})
+
+    assert _routes(plan) == [("logistics_query", "intent")]
+
+
+def test_unclear_with_nothing_known_plans_nothing_so_the_bot_clarifies() -> None:
+    text = "banana telephone"
+
+    plan = route_plan(intents=[_intent("out_of_scope", 0.3, text)], knowledge=[_unknown(text)], entities={})
+
+    assert plan == []
+
+
+def test_a_low_confidence_human_request_never_escalates_by_itself() -> None:
+    text = "Can I transfer CarePlus?"
+
+    unknown = route_plan(intents=[_intent("human_request", 0.2, text)], knowledge=[_unknown(text)], entities={})
+    known = route_plan(intents=[_intent("human_request", 0.2, text)], knowledge=[_known(text)], entities={})
+
+    assert unknown == []
+    assert _routes(known) == [("faq", "knowledge")]
+
+
+@pytest.mark.parametrize(("confidence", "rule"), [(0.95, True), (0.9, False)])
+def test_an_explicit_or_confident_human_request_is_kept(confidence: float, rule: bool) -> None:
+    text = "I want to talk to a human"
+
+    plan = route_plan(
+        intents=[_intent("human_request", confidence, text)], knowledge=[_known(text)], entities={}, rule_human=rule
+    )
+
+    assert _routes(plan) == [("human_request", "intent")]
+
+
+def test_every_part_of_a_multi_part_message_is_answered() -> None:
+    whole = "How much is the Pad 3 and how long does shipping take?"
+    price, shipping = "How much is the Pad 3", "how long does shipping take?"
+
+    plan = route_plan(
+        intents=[_intent("price_query", 0.95, price), _intent("logistics_query", 0.99, shipping)],
+        knowledge=[_known(whole), _known(price, 0.86), _known(shipping)],
+        entities={"products": ["Pad 3"]},
+    )
+
+    assert _routes(plan) == [("price_query", "intent"), ("faq", "knowledge")]
+    assert plan[1].text == shipping
+
+
+def test_a_clause_the_classifier_set_aside_is_answered_when_the_knowledge_base_knows_it() -> None:
+    request, aside = "I want to cancel order #D1001", "also do you ship to Canada"
+
+    plan = route_plan(
+        intents=[_intent("cancel_order", 0.99, request)],
+        knowledge=[_unknown(f"{request}, {aside}"), _unknown(request), _known(aside)],
+        entities={"order_ids": ["#D1001"]},
+    )
+
+    assert _routes(plan) == [("cancel_order", "intent"), ("faq", "knowledge")]
+
+
+@pytest.mark.parametrize(
+    ("text", "own"),
+    [
+        ("where is my order", True),
+        ("I ordered a phone last week, when does it come", True),
+        ("我的订单怎么还没发货", True),
+        ("我昨天买的耳机能退吗", True),
+        ("how long does delivery take", False),
+        ("退货运费谁出", False),
+    ],
+)
+def test_own_data_is_recognised_in_both_languages(text: str, own: bool) -> None:
+    assert uses_own_data(text, {}) is own
+
+
+@pytest.mark.parametrize(
+    ("text", "public"),
+    [
+        ("Can I return an opened phone?", True),
+        ("是否支持分期付款", True),
+        ("Could you cancel it for me?", False),
+        ("Please change the address", False),
+        ("帮我查一下能不能退", False),
+    ],
+)
+def test_public_questions_are_told_from_requests(text: str, public: bool) -> None:
+    assert is_public_question(text, {}) is public
