@@ -21,8 +21,9 @@ sys.path.insert(0, str(ROOT))
 
 def django_setup(settings_module: str = "cs_project.settings.base", **env: str) -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", settings_module)
-    # A queue of its own, so a `make run` worker on the same Redis never takes the benchmark's tasks.
-    os.environ.setdefault("CELERY_QUEUE", "cs-bench")
+    # A queue of its own, so neither a `make run` worker nor another benchmark's worker on the same
+    # Redis (each on its own scratch database) takes this benchmark's tasks.
+    os.environ.setdefault("CELERY_QUEUE", f"cs-bench-{uuid.uuid4().hex[:8]}")
     os.environ.update(env)
     import django
 

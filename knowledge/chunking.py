@@ -41,6 +41,33 @@ def query_words(text: str) -> list[str]:
     return list(dict.fromkeys(t for t in words if len(t) > 1 or not t.isascii()))
 
 
+_CJK_RUN = re.compile(r"[\u3400-\u9fff]+")
+# Inflections that do not change what an English word is about ("selling" / "sell", "monthly" /
+# "month"); longest first. Enough to match a question's words with a passage's, not a full stemmer.
+_SUFFIXES = ("ingly", "edly", "ies", "ing", "ed", "ly", "es", "s")
+
+
+def word_stem(word: str) -> str:
+    """A crude English stem; anything else (Chinese, numbers) is returned as it is."""
+    if not word.isascii() or not word.isalpha() or len(word) <= 4:
+        return word
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not word.endswith("ss"):
+            stem = word[: -len(suffix)]
+            return stem + "y" if suffix == "ies" else stem
+    return word
+
+
+def meaning_terms(text: str) -> set[str]:
+    """What a text is about, for matching a question with the sentences that answer it: its query
+    words stemmed, and for Chinese also each pair of adjacent characters (a question rarely cuts
+    its words where the answer does: 多久到账 / 到账时间)."""
+    terms = {word_stem(word) for word in query_words(text)}
+    for run in _CJK_RUN.findall(text):
+        terms.update(run[i : i + 2] for i in range(len(run) - 1))
+    return {term for term in terms if term not in STOP_WORDS}
+
+
 def _pack(heading: str, body: str) -> list[TextChunk]:
     chunks, current = [], ""
     for sentence in sentences(body):

@@ -17,19 +17,41 @@ from agents.llm.prompts import knowledge_answer_messages
 from agents.route import KnowledgeHit
 from agents.specialists import register
 from agents.specialists.base import Specialist, SpecialistContext, SpecialistResult, localized
-from knowledge.chunking import query_words, sentences
+from knowledge.chunking import meaning_terms, sentences
 from knowledge.selectors import ScoredChunk, chunk_search_answering
 from knowledge.services import missed_question_record
 
 KNOWLEDGE_MISS = "[knowledge base miss]"
 NO_ANSWER = "NO_ANSWER"
 MAX_ANSWER_CHARS = 400
-PASSAGES = 3
+PASSAGES = 5
+# Passages this close (cosine) to the best one are read for the answer too: sections of one help
+# article sit within hundredths of each other, and the best by the embedding is often the section
+# next to the one that answers.
+SUPPORT_MARGIN = 0.02
+SUPPORT_CHARS = 240
 _CITATION = re.compile(r"\[(\d{1,2})\]")
-
-
-def _words(text: str) -> set[str]:
-    return set(query_words(text))
+_CJK = re.compile(r"[\u3400-\u9fff]")
+# What kind of answer a question wants, and the sentences that hold one: "how much" is answered by a
+# price, "how long" by a duration, "how many" by a count. Shop language in both languages.
+_ANSWER_KINDS = {
+    "<amount>": (
+        re.compile(r"\bhow much\b|\bcosts?\b|\bprices?\b|\bfees?\b|\bcharges?\b|多少钱|价格|价钱|费用|收费|几块", re.I),
+        re.compile(r"[¥$€£]\s?\d|\d\s?(?:元|块|yuan|rmb|usd|dollars?)\b|\d元|\bfree\b|免费", re.I),
+    ),
+    "<duration>": (
+        re.compile(r"\bhow long\b|\bhow soon\b|\bwhen\b|\buntil\b|多久|多长时间|几天|什么时候|何时|期限|有效期", re.I),
+        re.compile(
+            r"\d+\s?(?:business\s|working\s)?(?:minutes?|hours?|days?|weeks?|months?|years?)\b|"
+            r"\d+\s?(?:分钟|小时|天|周|个月|月|年)|\d{1,2}\s?月\s?\d{1,2}\s?日",
+            re.I,
+        ),
+    ),
+    "<count>": (
+        re.compile(r"\bhow many\b|\bup to\b|\bmaximum\b|\blimit\b|几个|几台|几次|几件|多少[个台次件]|最多|上限", re.I),
+        re.compile(r"\b\d+\b|\d+\s?(?:个|台|次|件|张)", re.I),
+    ),
+}
 
 
 def _extract(question: str, chunk: ScoredChunk) -> str:
@@ -42,8 +64,8 @@ def _extract(question: str, chunk: ScoredChunk) -> str:
     if len(text) <= MAX_ANSWER_CHARS:
         return text
     parts = sentences(text) or [text]
-    asked = _words(question)
-    overlap = [len(asked & _words(s)) for s in parts]
+    asked = meaning_terms(question)
+    overlap = [len(asked & meaning_terms(s)) for s in parts]
     order = sorted(range(len(parts)), key=lambda i: (-overlap[i], i))
     keep: list[int] = []
     length = 0
@@ -55,6 +77,45 @@ def _extract(question: str, chunk: ScoredChunk) -> str:
     joined = " ".join(parts[i] for i in sorted(keep))
     joined = re.sub(r"(?<=[。！？；])\s+", "", joined)
     return joined if len(joined) <= MAX_ANSWER_CHARS else joined[:MAX_ANSWER_CHARS].rstrip() + "…"
+
+
+def _terms(text: str, *, question: bool) -> set[str]:
+    """meaning_terms, plus the kinds of answer a question asks for or a sentence holds."""
+    side = 0 if question else 1
+    return meaning_terms(text) | {kind for kind, patterns in _ANSWER_KINDS.items() if patterns[side].search(text)}
+
+
+def _supporting_sentences(question: str, answer: str, results: list[ScoredChunk]) -> tuple[ScoredChunk, str] | None:
+    """From the passages nearly as close as the best one, the sentences that say most about what the
+    question asks and the answer so far does not; None when no sentence adds anything. A question
+    in the passage (an FAQ entry) brings the sentence that answers it."""
+    asked = _terms(question, question=True)
+    said = _terms(answer, question=False)
+    # The kind of answer asked for and not yet given comes first: a price for "how much".
+    wanted = {term for term in asked - said if term in _ANSWER_KINDS}
+    best = results[0]
+    candidates: list[tuple[int, int, ScoredChunk, int, str]] = []
+    for rank, chunk in enumerate(results[1:], start=1):
+        if chunk.similarity < best.similarity - SUPPORT_MARGIN or chunk.text in best.text:
+            continue
+        parts = sentences(re.sub(r"\s+", " ", chunk.text)) or [chunk.text]
+        for position, sentence in enumerate(parts):
+            found = (asked & _terms(sentence, question=False)) - said
+            gain = len(found) + (10 if wanted & found else 0)
+            if gain and sentence.rstrip("*").endswith(("?", "？")) and position + 1 < len(parts):
+                sentence = f"{sentence} {parts[position + 1]}"
+            if gain:
+                candidates.append((gain, -rank, chunk, position, sentence))
+    if not candidates:
+        return None
+    gain, rank, chunk, _, _ = max(candidates, key=lambda c: (c[0], c[1], -c[3]))
+    chosen = sorted((c for c in candidates if c[2] is chunk and c[0] == gain), key=lambda c: c[3])
+    text = ""
+    for _, _, _, _, sentence in chosen:
+        if len(text) + len(sentence) > SUPPORT_CHARS and text:
+            break
+        text = f"{text} {sentence}".strip() if not _CJK.search(sentence) else f"{text}{sentence}"
+    return chunk, text[:SUPPORT_CHARS]
 
 
 def _source(chunk: ScoredChunk) -> dict[str, object]:
@@ -128,16 +189,11 @@ class Knowledge(Specialist):
         best = results[0]
         parts = [f"{_extract(ctx.text, best)} [1]"]
         sources = [_source(best)]
-        # A second passage joins only when it says something the first does not and is as close a match.
-        runner_up = results[1] if len(results) > 1 else None
-        if (
-            runner_up is not None
-            and runner_up.document != best.document
-            and runner_up.similarity >= best.similarity - 0.01
-            and _words(ctx.text) & _words(runner_up.text) - _words(best.text)
-        ):
-            parts.append(f"{_extract(ctx.text, runner_up)} [2]")
-            sources.append(_source(runner_up))
+        support = _supporting_sentences(ctx.text, parts[0], results)
+        if support is not None:
+            chunk, sentence = support
+            parts.append(f"{sentence} [2]")
+            sources.append(_source(chunk))
         return SpecialistResult(
             text="\n".join(parts),
             sources=tuple(sources),

@@ -1,0 +1,71 @@
+"""Extractive answers: which sentences of the retrieved passages answer the question (pure)."""
+
+from __future__ import annotations
+
+import pytest
+
+from agents.specialists.knowledge import _supporting_sentences
+from knowledge.chunking import meaning_terms, word_stem
+from knowledge.selectors import ScoredChunk
+
+
+def _chunk(pk: int, heading: str, text: str, similarity: float, document: str = "help/plan.md") -> ScoredChunk:
+    return ScoredChunk(
+        chunk_id=pk,
+        document=document,
+        title="Protection plan",
+        heading=f"Protection plan › {heading}",
+        text=text,
+        language="en",
+        score=similarity,
+        similarity=similarity,
+        keyword_rank=None,
+    )
+
+
+PLANS = _chunk(1, "The plans", "Plan A adds a year of cover. Plan B also covers drops.", 0.880)
+PRICES = _chunk(2, "Prices", "You pay once; there is no monthly fee. Phones: Plan A ¥229. Tablets: Plan A ¥189.", 0.866)
+FAQ = _chunk(3, "Questions", "**Can I give my points to someone?** No, points stay on your own account.", 0.875)
+
+
+@pytest.mark.parametrize(("word", "stem"), [("selling", "sell"), ("monthly", "month"), ("policies", "policy")])
+def test_word_stem_strips_inflections(word: str, stem: str) -> None:
+    assert word_stem(word) == stem
+
+
+def test_meaning_terms_pair_chinese_characters_so_differently_cut_words_meet() -> None:
+    assert "到账" in meaning_terms("积分多久才到账") & meaning_terms("购物积分在确认收货 7 天后到账")
+
+
+def test_a_close_passage_adds_the_sentence_that_answers() -> None:
+    answer = "Plan A adds a year of cover. Plan B also covers drops. [1]"
+
+    chunk, sentence = _supporting_sentences("do I pay for it every month?", answer, [PLANS, PRICES]) or (None, "")
+
+    assert chunk is PRICES and "no monthly fee" in sentence
+
+
+def test_a_how_much_question_is_answered_with_an_amount() -> None:
+    answer = "Plan A adds a year of cover. Plan B also covers drops. [1]"
+
+    _, sentence = _supporting_sentences("how much does the cover cost?", answer, [PLANS, PRICES]) or (None, "")
+
+    assert "¥" in sentence
+
+
+def test_a_question_in_a_passage_brings_its_answer() -> None:
+    _, sentence = _supporting_sentences(
+        "can my points be given to someone else", "Points: earn 1 per ¥1. [1]", [PLANS, FAQ]
+    ) or (
+        None,
+        "",
+    )
+
+    assert sentence.endswith("No, points stay on your own account.")
+
+
+def test_a_distant_passage_or_one_adding_nothing_is_left_out() -> None:
+    far = _chunk(4, "Prices", PRICES.text, 0.80)
+
+    assert _supporting_sentences("do I pay every month?", PLANS.text, [PLANS, far]) is None
+    assert _supporting_sentences("what is plan B?", PLANS.text, [PLANS, PRICES]) is None
