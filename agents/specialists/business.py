@@ -16,12 +16,20 @@ from agents.llm.client import LLMUnavailable, llm_chat, llm_enabled
 from agents.pii import mask_pii
 from agents.specialists import register
 from agents.specialists.base import Specialist, SpecialistContext, SpecialistResult, localized
+from agents.store.money import money
+from agents.store.selectors import store_currency
 from agents.tools import TOOLS, ToolContext, ToolError, tool_call
 from agents.verification import conversation_verify, verification_attempt, verified_customer
 from conversations.models import Conversation
 
 PRIVATE = {Intent.ORDER_QUERY, Intent.LOGISTICS_QUERY, Intent.RETURN, Intent.EXCHANGE}
 _SUBSIDY_WORDS = re.compile(r"国补|补贴|subsid", re.IGNORECASE)
+
+
+def _money(value: float, currency: str | None) -> str:
+    return money(value, currency or store_currency())
+
+
 _CATEGORIES = {"phone": r"phone|手机", "earbuds": r"earbud|earphone|headphone|耳机", "tablet": r"tablet|pad|平板"}
 _TAGS = {
     "camera": r"camera|photo|拍照|摄影|相机",
@@ -31,10 +39,6 @@ _TAGS = {
     "study": r"study|student|学习|学生|网课",
     "music": r"music|音乐|听歌",
 }
-
-
-def _yuan(value: float) -> str:
-    return f"¥{value:,.0f}" if value == int(value) else f"¥{value:,.2f}"
 
 
 def _product_names(ctx: SpecialistContext) -> list[str]:
@@ -200,19 +204,19 @@ class Business(Specialist):
                 lines.append(
                     localized(
                         ctx.language,
-                        en=f"{product}{' from' if spread else ''}: {_yuan(cheapest['price'])}; with the national "
-                        f"subsidy (−{_yuan(cheapest['subsidy'])}) you pay {_yuan(cheapest['final_price'])}.",
-                        zh=f"{product}{'起售价' if spread else '售价'} {_yuan(cheapest['price'])}，"
-                        f"国补立减 {_yuan(cheapest['subsidy'])}，到手价 {_yuan(cheapest['final_price'])}。",
+                        en=f"{product}{' from' if spread else ''}: {_money(cheapest['price'], info['product'].get('currency'))}; with the national "
+                        f"subsidy (−{_money(cheapest['subsidy'], info['product'].get('currency'))}) you pay {_money(cheapest['final_price'], info['product'].get('currency'))}.",
+                        zh=f"{product}{'起售价' if spread else '售价'} {_money(cheapest['price'], info['product'].get('currency'))}，"
+                        f"国补立减 {_money(cheapest['subsidy'], info['product'].get('currency'))}，到手价 {_money(cheapest['final_price'], info['product'].get('currency'))}。",
                     )
                 )
             else:
                 lines.append(
                     localized(
                         ctx.language,
-                        en=f"{product}{' from' if spread else ''}: {_yuan(cheapest['price'])}"
+                        en=f"{product}{' from' if spread else ''}: {_money(cheapest['price'], info['product'].get('currency'))}"
                         + (" (no national subsidy for this category)." if _SUBSIDY_WORDS.search(ctx.text) else "."),
-                        zh=f"{product}{'起售价' if spread else '售价'} {_yuan(cheapest['price'])}"
+                        zh=f"{product}{'起售价' if spread else '售价'} {_money(cheapest['price'], info['product'].get('currency'))}"
                         + ("（该品类不参与国补）。" if _SUBSIDY_WORDS.search(ctx.text) else "。"),
                     )
                 )
@@ -257,7 +261,9 @@ class Business(Specialist):
             keys = sorted(k for k in products[0]["specs"] if not k.endswith("_zh"))
         price_label = localized(ctx.language, en="price from", zh="起售价")
         rows = ["| | " + " | ".join(p["name"] for p in products) + " |", "|" + "---|" * (len(products) + 1)]
-        rows.append(f"| {price_label} | " + " | ".join(_yuan(p["price_from"]) for p in products) + " |")
+        rows.append(
+            f"| {price_label} | " + " | ".join(_money(p["price_from"], p.get("currency")) for p in products) + " |"
+        )
         for key in keys:
             values = []
             for product in products:
@@ -275,7 +281,12 @@ class Business(Specialist):
         if product is None:
             raise ToolError("product_not_found", f"No product called {name!r} is sold here.")
         info = tool_call("get_price_info", tools, {"product": name})
-        return {"name": product.name, "price_from": info["variants"][0]["price"], "specs": product.specs}
+        return {
+            "name": product.name,
+            "price_from": info["variants"][0]["price"],
+            "currency": product.currency,
+            "specs": product.specs,
+        }
 
     def _recommend(self, ctx: SpecialistContext, tools: ToolContext) -> SpecialistResult:
         amounts = [a["value"] for a in ctx.entities.get("amounts") or [] if a.get("value")]
@@ -300,7 +311,9 @@ class Business(Specialist):
         for pick in picks:
             name = (pick["name_zh"] or pick["name"]) if ctx.language == "zh" else pick["name"]
             tagline = ", ".join(pick["tags"][:3])
-            lines.append(f"- {name}: {_yuan(pick['price_from'])}{' (' + tagline + ')' if tagline else ''}")
+            lines.append(
+                f"- {name}: {_money(pick['price_from'], pick.get('currency'))}{' (' + tagline + ')' if tagline else ''}"
+            )
         return SpecialistResult(text="\n".join(lines), data={"recommendations": [p["name"] for p in picks]})
 
     def _search(self, ctx: SpecialistContext, tools: ToolContext) -> SpecialistResult:
@@ -326,13 +339,13 @@ class Business(Specialist):
         lines = []
         for order_id in order_ids:
             order = tool_call("get_order_info", tools, {"order_id": order_id})
-            items = ", ".join(f"{i['name']} ({_yuan(i['price'])})" for i in order["items"])
+            items = ", ".join(f"{i['name']} ({_money(i['price'], order['currency'])})" for i in order["items"])
             lines.append(
                 localized(
                     ctx.language,
-                    en=f"Order {order['order_id']} is {order['status']}: {items}; total {_yuan(order['total'])}.",
+                    en=f"Order {order['order_id']} is {order['status']}: {items}; total {_money(order['total'], order['currency'])}.",
                     zh=f"订单 {order['order_id']} 状态：{order['status']}；商品：{items}；"
-                    f"合计 {_yuan(order['total'])}。",
+                    f"合计 {_money(order['total'], order['currency'])}。",
                 )
             )
         return SpecialistResult(text="\n".join(lines))

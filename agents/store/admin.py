@@ -8,10 +8,24 @@ from agents.store.models import (
     PaymentMethod,
     PaymentTransaction,
     Product,
+    StoreProfile,
     SubsidyRule,
     TrackingEvent,
     Variant,
 )
+
+
+@admin.register(StoreProfile)
+class StoreProfileAdmin(admin.ModelAdmin):
+    """The store's name and currency: one row, edited in place (never added twice or deleted)."""
+
+    list_display = ["name", "currency"]
+
+    def has_add_permission(self, request: object) -> bool:
+        return not StoreProfile.objects.exists()
+
+    def has_delete_permission(self, request: object, obj: object = None) -> bool:
+        return False
 
 
 @admin.register(Address)

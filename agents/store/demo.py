@@ -26,10 +26,12 @@ from agents.store.models import (
     PaymentMethod,
     PaymentTransaction,
     Product,
+    StoreProfile,
     SubsidyRule,
     TrackingEvent,
     Variant,
 )
+from agents.store.services import store_profile_set
 from conversations.models import Customer, Language
 
 PRODUCTS: list[dict[str, Any]] = [
@@ -493,6 +495,8 @@ def store_seed_demo(*, reset: bool = False) -> None:
     """
     anchor = _anchor()
     with transaction.atomic():
+        if reset or not StoreProfile.objects.exists():
+            store_profile_set(currency="CNY", name="Demo phone store")
         _seed_catalogue(reset)
         _seed_customers(reset)
         existing = set(

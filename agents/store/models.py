@@ -20,6 +20,24 @@ def _money(**kwargs: object) -> models.DecimalField:
     return models.DecimalField(max_digits=12, decimal_places=2, **kwargs)  # type: ignore[arg-type]
 
 
+class StoreProfile(models.Model):
+    """The store itself (one row): the currency its prices are in and shown in."""
+
+    name = models.CharField(max_length=200, default="Our store")
+    currency = models.CharField(
+        max_length=3, default="CNY", help_text="ISO 4217 code of the store's prices, e.g. CNY, USD, EUR."
+    )
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(condition=Q(pk=1), name="store_profile_single_row"),
+            models.CheckConstraint(condition=Q(currency__regex=r"^[A-Z]{3}$"), name="store_profile_currency_iso"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.currency})"
+
+
 class Address(models.Model):
     customer = models.ForeignKey(Customer, on_delete=models.CASCADE, related_name="addresses")
     address1 = models.CharField(max_length=200)

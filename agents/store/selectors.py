@@ -1,6 +1,6 @@
 from django.db.models import Prefetch, QuerySet
 
-from agents.store.models import Product, SubsidyRule, Variant
+from agents.store.models import Product, StoreProfile, SubsidyRule, Variant
 
 
 def product_list_for_storefront() -> QuerySet[Product]:
@@ -23,3 +23,8 @@ def product_resolve(name: str) -> Product | None:
         if any("".join(n.lower().split()) == wanted for n in names if n):
             return product
     return None
+
+
+def store_currency() -> str:
+    """The store's currency (StoreProfile), CNY for a store that never set one."""
+    return StoreProfile.objects.filter(pk=1).values_list("currency", flat=True).first() or "CNY"

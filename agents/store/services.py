@@ -23,6 +23,7 @@ from agents.store.models import (
     PaymentKind,
     PaymentMethod,
     PaymentTransaction,
+    StoreProfile,
     TransactionKind,
     Variant,
 )
@@ -249,3 +250,12 @@ def customer_modify_default_address(*, customer: Customer, address: dict[str, st
         Address.objects.filter(customer=customer, is_default=True).delete()
         Address.objects.create(customer=customer, is_default=True, **new)
     return new
+
+
+def store_profile_set(*, currency: str, name: str | None = None) -> StoreProfile:
+    """Set the store's currency (and name); the one row is created on first use."""
+    defaults: dict[str, Any] = {"currency": currency.upper()}
+    if name:
+        defaults["name"] = name
+    profile, _ = StoreProfile.objects.update_or_create(pk=1, defaults=defaults)
+    return profile

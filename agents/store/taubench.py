@@ -32,6 +32,7 @@ from agents.store.models import (
     TransactionKind,
     Variant,
 )
+from agents.store.services import store_profile_set
 from conversations.models import Customer
 
 ORDER_ACTION_KEYS = (
@@ -331,6 +332,7 @@ def store_import_taubench(*, data: Any) -> ImportSummary:
 
     summary = ImportSummary()
     with transaction.atomic():
+        store_profile_set(currency=TAUBENCH_CURRENCY)
         _import_products(products, summary)
         _import_users(users, summary)
         _import_orders(orders, summary)

@@ -12,6 +12,8 @@ from django.utils import timezone
 
 from agents.intents.taxonomy import Intent
 from agents.store.models import Order, OrderStatus, PaymentKind, PaymentMethod, Variant
+from agents.store.money import money
+from agents.store.selectors import store_currency
 from agents.tools import ToolContext, tool_call
 from agents.workflows import slots as read
 from conversations.models import WorkflowKind
@@ -437,9 +439,10 @@ class Repair(Workflow):
 
     def done(self, ctx: Ctx, s: dict[str, Any], result: dict[str, Any]) -> str:
         cost = result["estimated_cost"]
+        price = money(cost, store_currency()) if cost else ""
         return ctx.t(
-            f"Repair order {result['repair_order_id']} is open; estimated cost {'free' if not cost else f'¥{cost}'}.",
-            f"维修单 {result['repair_order_id']} 已创建，预估费用 {'免费' if not cost else f'¥{cost}'}。",
+            f"Repair order {result['repair_order_id']} is open; estimated cost {price or 'free'}.",
+            f"维修单 {result['repair_order_id']} 已创建，预估费用 {price or '免费'}。",
         )
 
 

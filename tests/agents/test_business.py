@@ -135,3 +135,16 @@ def test_a_question_the_help_articles_do_not_cover_is_a_miss(visitor: Conversati
     turn = run_turn(visitor, "How do I set up the fingerprint sensor for bank apps?")
 
     assert visitor.failed_attempts == 1 or turn.status == "escalated"
+
+
+@pytest.mark.parametrize(("language", "text"), [("en", "How much is the Find X9?"), ("zh", "Find X9 多少钱")])
+def test_prices_show_in_the_store_currency(visitor: Conversation, language: str, text: str) -> None:
+    from agents.store.models import Product
+    from agents.store.services import store_profile_set
+
+    store_profile_set(currency="USD")
+    Product.objects.update(currency="USD")
+
+    turn = run_turn(visitor, text)
+
+    assert "$3,999" in turn.reply["text"] and "¥" not in turn.reply["text"]

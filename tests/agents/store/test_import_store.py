@@ -268,3 +268,12 @@ def test_export_store_command_writes_the_file_or_stdout(
     with contextlib.redirect_stdout(buffer):
         call_command("export_store", "--format", "taubench")
     assert json.loads(buffer.getvalue()) == sample
+
+
+def test_a_taubench_import_makes_dollars_the_store_currency(sample_store_path: Path) -> None:
+    from agents.store.selectors import store_currency
+
+    _import(sample_store_path)
+
+    assert store_currency() == "USD"
+    assert set(Product.objects.values_list("currency", flat=True)) == {"USD"}

@@ -127,3 +127,24 @@ def test_order_total_sums_its_items() -> None:
         OrderItem.objects.create(order=order, variant=variant, product=variant.product, name="x", price=variant.price)
 
     assert Order.objects.get(pk=order.pk).total == Decimal("14.75")
+
+
+def test_the_store_profile_is_one_row_with_an_iso_currency() -> None:
+    from agents.store.models import StoreProfile
+    from agents.store.services import store_profile_set
+
+    store_profile_set(currency="usd")
+
+    assert StoreProfile.objects.get().currency == "USD"
+    assert_rejected(lambda: StoreProfile.objects.create(pk=2, currency="EUR"), "store_profile_single_row")
+    assert_rejected(lambda: StoreProfile.objects.filter(pk=1).update(currency="us1"), "store_profile_currency_iso")
+
+
+@pytest.mark.parametrize(
+    ("amount", "currency", "shown"),
+    [(3999, "CNY", "¥3,999"), (54.04, "USD", "$54.04"), (1200.5, "EUR", "€1,200.50"), (12.5, "CHF", "12.50 CHF")],
+)
+def test_money_shows_the_currency(amount: float, currency: str, shown: str) -> None:
+    from agents.store.money import money
+
+    assert money(amount, currency) == shown
