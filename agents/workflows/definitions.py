@@ -11,11 +11,12 @@ from typing import Any
 from django.utils import timezone
 
 from agents.intents.taxonomy import Intent
-from agents.store.models import Order, OrderStatus, PaymentKind, PaymentMethod, Variant
+from agents.store.models import Address, Order, OrderStatus, PaymentKind, PaymentMethod, Variant
 from agents.store.money import money
 from agents.store.selectors import store_currency
 from agents.tools import ToolContext, tool_call
 from agents.workflows import slots as read
+from agents.workflows.addresses import address_lines, parse_address
 from conversations.models import WorkflowKind
 
 RETURN_WINDOW = timedelta(days=7)
@@ -371,16 +372,26 @@ class ModifyOrder(_ItemsWorkflow):
         if slot == "change":
             return read.read_choice(text, read.CHANGE_WORDS)
         if slot == "address":
-            return read.read_address(text)
+            return parse_address(text, default_country=self._country(ctx, s))
         return super().read(slot, ctx, text, entities, s)
 
+    @staticmethod
+    def _country(ctx: Ctx, s: dict[str, Any]) -> str:
+        """The country an address without one is in: the order's, else the account's."""
+        order = ctx.order(s["order_id"]) if s.get("order_id") else None
+        if order is not None and order.address.get("country"):
+            return str(order.address["country"])
+        default = Address.objects.filter(customer=ctx.tools.customer, is_default=True).first()
+        return default.country if default else ""
+
     def summary(self, ctx: Ctx, s: dict[str, Any]) -> str:
-        if s["change"] == "default_address":
-            what = ", ".join(v for v in s["address"].values() if v)
-            return ctx.t(f"Make {what} your default shipping address.", f"将默认收货地址改为：{what}。")
-        if s["change"] == "address":
-            what = ", ".join(v for v in s["address"].values() if v)
-            return ctx.t(f"Ship order {s['order_id']} to: {what}.", f"订单 {s['order_id']} 改寄至：{what}。")
+        if s["change"] in ("default_address", "address"):
+            what = address_lines(s["address"], ctx.language)
+            if s["change"] == "default_address":
+                return ctx.t(f"Make this your default shipping address: {what}.", f"将默认收货地址改为：{what}。")
+            return ctx.t(
+                f"Ship order {s['order_id']} to this address: {what}.", f"订单 {s['order_id']} 改寄至：{what}。"
+            )
         if s["change"] == "payment":
             return ctx.t(
                 f"Pay order {s['order_id']} with {s['payment_method_id']}; the old payment is refunded.",

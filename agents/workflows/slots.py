@@ -208,27 +208,3 @@ def read_new_items(
             return None
         chosen.append(scored[0][2])
     return chosen
-
-
-def read_address(text: str) -> dict[str, str] | None:
-    """'address1, [address2,] city, state, zip, country' separated by commas (or Chinese commas)."""
-    parts = [p.strip().rstrip(".。") for p in re.split(r"[,，;；\n]", text) if p.strip()]
-    if parts and " to " in parts[0]:  # "Please change the address of order #W1 to 12 Main St, …"
-        parts[0] = parts[0].rsplit(" to ", 1)[1].strip()
-    if len(parts) == 6:
-        address1, address2, city, state, zip_code, country = parts
-    elif len(parts) == 5:
-        address1, city, state, zip_code, country = parts
-        address2 = ""
-    else:
-        return None
-    if not re.search(r"\d", zip_code):
-        return None
-    return {
-        "address1": address1,
-        "address2": address2,
-        "city": city,
-        "state": state,
-        "country": country,
-        "zip": zip_code,
-    }

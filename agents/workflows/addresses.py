@@ -1,0 +1,192 @@
+"""Postal addresses read out of a customer's sentence, field by field (pure).
+
+English (US-style) addresses are tagged by `usaddress` (a CRF trained on US addresses, which finds the address
+inside a sentence: "The new address is 953 Park Avenue, Apt 4B, Seattle, WA 98101"); Chinese ones by
+`cpca` (province, city, district and the detailed address after them: "请改成广东省深圳市南山区科苑路15号").
+A comma-separated list (street, [unit,] city, state, zip, country) whose first part is a street is
+read as it is. Anything that does not give at least a street, a city and a zip or province is not an
+address: the bot asks again rather than store half a sentence.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+ADDRESS_FIELDS = ("address1", "address2", "city", "state", "country", "zip")
+_CJK = re.compile(r"[\u3400-\u9fff]")
+_STREET_PARTS = (
+    "AddressNumberPrefix",
+    "AddressNumber",
+    "AddressNumberSuffix",
+    "StreetNamePreModifier",
+    "StreetNamePreDirectional",
+    "StreetNamePreType",
+    "StreetName",
+    "StreetNamePostType",
+    "StreetNamePostDirectional",
+)
+_BOX_PARTS = ("USPSBoxType", "USPSBoxID")
+_UNIT_PARTS = ("OccupancyType", "OccupancyIdentifier", "SubaddressType", "SubaddressIdentifier")
+# Words a sentence puts around an address that the tagger can leave inside a field.
+_FILLER = re.compile(
+    r"(?:[\s,.;:!?]+(?:in|at|instead|please|pls|thanks|thank you|thx|ty|now|then|too|as well|ok|okay))+[\s,.;:!?]*$",
+    re.IGNORECASE,
+)
+_COUNTRIES = {
+    "usa": "USA",
+    "us": "USA",
+    "u.s.": "USA",
+    "u.s.a.": "USA",
+    "united states": "USA",
+    "united states of america": "USA",
+    "america": "USA",
+    "china": "China",
+    "中国": "中国",
+    "canada": "Canada",
+    "uk": "UK",
+    "united kingdom": "UK",
+}
+_STATES = {
+    "alabama": "AL", "alaska": "AK", "arizona": "AZ", "arkansas": "AR", "california": "CA", "colorado": "CO",
+    "connecticut": "CT", "delaware": "DE", "florida": "FL", "georgia": "GA", "hawaii": "HI", "idaho": "ID",
+    "illinois": "IL", "indiana": "IN", "iowa": "IA", "kansas": "KS", "kentucky": "KY", "louisiana": "LA",
+    "maine": "ME", "maryland": "MD", "massachusetts": "MA", "michigan": "MI", "minnesota": "MN",
+    "mississippi": "MS", "missouri": "MO", "montana": "MT", "nebraska": "NE", "nevada": "NV",
+    "new hampshire": "NH", "new jersey": "NJ", "new mexico": "NM", "new york": "NY", "north carolina": "NC",
+    "north dakota": "ND", "ohio": "OH", "oklahoma": "OK", "oregon": "OR", "pennsylvania": "PA",
+    "rhode island": "RI", "south carolina": "SC", "south dakota": "SD", "tennessee": "TN", "texas": "TX",
+    "utah": "UT", "vermont": "VT", "virginia": "VA", "washington": "WA", "west virginia": "WV",
+    "wisconsin": "WI", "wyoming": "WY", "district of columbia": "DC",
+}  # fmt: skip
+_ZIP_CN = re.compile(r"(?<!\d)(\d{6})(?!\d)")
+_ZH_LEAD = re.compile(r"^.*?(?:改成|改为|改到|换成|寄到|送到|发到|地址是|地址为|[：:])")
+
+
+def _clean(value: str) -> str:
+    value = _FILLER.sub("", value.strip())
+    return value.strip(" ,.;:!?").strip()
+
+
+def _country(value: str, default: str) -> str:
+    cleaned = _clean(value)
+    return _COUNTRIES.get(cleaned.lower(), cleaned) if cleaned else default
+
+
+def _state(value: str) -> str:
+    cleaned = _clean(value)
+    return _STATES.get(cleaned.lower(), cleaned.upper() if len(cleaned) == 2 else cleaned)
+
+
+def _tagged(text: str) -> dict[str, str]:
+    """usaddress's labels for the address in `text`: from the street number to the zip (and a
+    country right after it). Words before or after the address ("please ship it to", "instead,
+    thanks!") are left out, so they cannot be read as another city."""
+    import usaddress
+
+    labels: dict[str, list[str]] = {}
+    started = after_zip = False
+    for token, label in usaddress.parse(text):
+        if not started:
+            if label not in ("AddressNumber", "USPSBoxType"):
+                continue
+            started = True
+        if after_zip and label != "CountryName":
+            break
+        if label == "ZipCode":
+            after_zip = True
+        labels.setdefault(label, []).append(token)
+    return {label: " ".join(tokens) for label, tokens in labels.items()}
+
+
+def _english(text: str, default_country: str) -> dict[str, str] | None:
+    # "for order #W2912646" confuses the tagger's idea of where the street number is.
+    tagged = _tagged(re.sub(r"#\s*[A-Z]?\d+", " ", text))
+    street = " ".join(_clean(tagged[p]) for p in (*_STREET_PARTS, *_BOX_PARTS) if tagged.get(p))
+    unit = " ".join(_clean(tagged[p]) for p in _UNIT_PARTS if tagged.get(p))
+    city, zip_code = _clean(tagged.get("PlaceName", "")), _clean(tagged.get("ZipCode", ""))
+    has_street = (tagged.get("AddressNumber") and tagged.get("StreetName")) or tagged.get("USPSBoxID")
+    if not has_street or not city or not re.fullmatch(r"\d{5}(?:-\d{4})?", zip_code):
+        return None
+    return {
+        "address1": street,
+        "address2": unit,
+        "city": city,
+        "state": _state(tagged.get("StateName", "")),
+        "country": _country(tagged.get("CountryName", ""), default_country),
+        "zip": zip_code,
+    }
+
+
+def _chinese(text: str) -> dict[str, str] | None:
+    import cpca
+
+    row = cpca.transform([text]).to_dict("records")[0]
+    province, city, district = (row.get(k) or "" for k in ("省", "市", "区"))
+    detail = re.split(r"[，,。！!？?；;]", str(row.get("地址") or ""))[0].strip()
+    zip_code = _ZIP_CN.search(text)
+    if not province or not detail or not re.search(r"\d|号|路|街|巷|村|弄|楼|室", detail):
+        return None
+    if zip_code:
+        detail = detail.replace(zip_code.group(1), "").strip()
+    return {
+        "address1": f"{district}{detail}" if district else detail,
+        "address2": "",
+        "city": province if city in ("", "市辖区", "县") else city,
+        "state": province,
+        "country": "中国",
+        "zip": zip_code.group(1) if zip_code else "",
+    }
+
+
+def _listed(text: str) -> dict[str, str] | None:
+    """'street, [unit,] city, state, zip, country' as a plain list, the street first."""
+    parts = [_clean(p) for p in re.split(r"[,，;；\n]", text) if p.strip()]
+    if len(parts) == 6:
+        address1, address2, city, state, zip_code, country = parts
+    elif len(parts) == 5:
+        address1, city, state, zip_code, country = parts
+        address2 = ""
+    else:
+        return None
+    if _CJK.search(address1):  # "请把地址改成天河路 1 号, …": the instruction before the street goes
+        address1 = _ZH_LEAD.sub("", address1).strip()
+        if not re.search(r"\d", address1):
+            return None
+    elif not re.match(r"^\d", address1):  # a street starts with its number: not "The new address is 12 …"
+        return None
+    if not re.search(r"\d", zip_code):
+        return None
+    return {
+        "address1": address1,
+        "address2": address2,
+        "city": city,
+        "state": _state(state),
+        "country": _country(country, ""),
+        "zip": zip_code,
+    }
+
+
+def parse_address(text: str, *, default_country: str = "") -> dict[str, str] | None:
+    """The address in `text` as {address1, address2, city, state, country, zip}, or None."""
+    if _CJK.search(text):
+        return _listed(text) or _chinese(text)
+    return _listed(text) or _english(text, default_country)
+
+
+def address_lines(address: dict[str, Any], language: str) -> str:
+    """The address field by field, for the customer to check before anything is written."""
+    labels = (
+        {"address1": "街道", "address2": "门牌", "city": "城市", "state": "省份", "zip": "邮编", "country": "国家"}
+        if language == "zh"
+        else {
+            "address1": "street",
+            "address2": "apt/unit",
+            "city": "city",
+            "state": "state",
+            "zip": "zip",
+            "country": "country",
+        }
+    )
+    shown = [f"{labels[key]}: {address[key]}" for key in labels if address.get(key)]
+    return ("；" if language == "zh" else "; ").join(shown)

@@ -1,0 +1,100 @@
+"""Addresses inside customers' sentences, read field by field (en: usaddress, zh: cpca)."""
+
+from __future__ import annotations
+
+import pytest
+
+from agents.workflows.addresses import address_lines, parse_address
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "Can you update the delivery address for order #W2912646? The new address is 953 Park Avenue, Apt 4B, "
+            "Seattle, WA 98101, USA",
+            ("953 Park Avenue", "Apt 4B", "Seattle", "WA", "USA", "98101"),
+        ),
+        (
+            "please ship it to 445 Maple Drive, Suite 394, Fort Worth, Texas 76165 instead, thanks!",
+            ("445 Maple Drive", "Suite 394", "Fort Worth", "TX", "USA", "76165"),
+        ),
+        (
+            "12 Oak St, Springfield, IL, 62704, United States",
+            ("12 Oak St", "", "Springfield", "IL", "USA", "62704"),
+        ),
+        (
+            "It should go to 320 Cedar Avenue Unit 5 in Milwaukee, WI 53207.",
+            ("320 Cedar Avenue", "Unit 5", "Milwaukee", "WI", "USA", "53207"),
+        ),
+    ],
+)
+def test_an_english_address_inside_a_sentence_is_read_field_by_field(text: str, expected: tuple[str, ...]) -> None:
+    address = parse_address(text, default_country="USA")
+
+    assert address is not None
+    assert tuple(address[k] for k in ("address1", "address2", "city", "state", "country", "zip")) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "province", "city", "street"),
+    [
+        ("请把地址改成广东省深圳市南山区科技园科苑路15号", "广东省", "深圳市", "南山区科技园科苑路15号"),
+        ("改寄到北京市朝阳区建国路88号2号楼1801，谢谢", "北京市", "北京市", "朝阳区建国路88号2号楼1801"),
+    ],
+)
+def test_a_chinese_address_is_read_by_province_city_and_district(
+    text: str, province: str, city: str, street: str
+) -> None:
+    address = parse_address(text)
+
+    assert address is not None
+    assert (address["state"], address["city"], address["address1"], address["country"]) == (
+        province,
+        city,
+        street,
+        "中国",
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "That's the address of my order #W3700848",
+        "change the address please",
+        "Seattle",
+        "我想改一下地址",
+        "上海",
+    ],
+)
+def test_a_sentence_without_a_whole_address_is_not_one(text: str) -> None:
+    assert parse_address(text, default_country="USA") is None
+
+
+def test_an_address_without_a_country_takes_the_default() -> None:
+    address = parse_address("my new address is 77 Elm Road, Boston, MA 02110", default_country="USA")
+
+    assert address is not None and address["country"] == "USA"
+
+
+@pytest.mark.parametrize(
+    ("language", "shown"),
+    [("en", "street: 1 Main St; city: Austin; state: TX; zip: 78701"), ("zh", "街道: 1 Main St；城市: Austin")],
+)
+def test_address_lines_name_each_field(language: str, shown: str) -> None:
+    address = {"address1": "1 Main St", "address2": "", "city": "Austin", "state": "TX", "country": "", "zip": "78701"}
+
+    assert address_lines(address, language).startswith(shown)
+
+
+def test_a_chinese_address_as_a_list_keeps_its_fields() -> None:
+    address = parse_address("请把地址改成天河路 1 号, 3 楼, 广州, 广东, 510000, 中国")
+
+    assert address == {
+        "address1": "天河路 1 号",
+        "address2": "3 楼",
+        "city": "广州",
+        "state": "广东",
+        "country": "中国",
+        "zip": "510000",
+    }
