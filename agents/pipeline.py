@@ -29,6 +29,7 @@ from django.db.models import F
 from agents import dialog
 from agents.escalation import escalated_event, escalation_card_data
 from agents.intents.catalogue import catalogue_get
+from agents.intents.entities import extract_entities
 from agents.intents.offline import split_clauses
 from agents.intents.recognize import Recognition, recognize
 from agents.intents.rules import rule_fast_path
@@ -37,13 +38,13 @@ from agents.intents.taxonomy import WORKFLOW_INTENTS, Intent, Specialist, specia
 from agents.llm.client import LLMResult
 from agents.models import RouteDecision, Subtask, TurnRun
 from agents.pii import mask_pii
-from agents.route import KnowledgeHit, PlannedPart, route_plan
+from agents.route import KnowledgeHit, PlannedPart, requests_in_order, route_plan
 from agents.services import bot_message_send, turn_transition
 from agents.specialists.emotion import soothing_line
 from agents.specialists.human import callback_confirmed_line, handoff_line, nobody_online_line
 from agents.specialists.knowledge import knowledge_hits
 from agents.states import SubtaskStatus, TurnStatus
-from agents.workflows.definitions import FREE_TEXT_SLOTS, WORKFLOWS
+from agents.workflows.definitions import FREE_TEXT_SLOTS, WORKFLOW_FOR_INTENT, WORKFLOWS
 from agents.workflows.runner import workflow_active
 from conversations.models import (
     Conversation,
@@ -170,9 +171,13 @@ def _step_recognize(turn: TurnRun) -> bool:
         ):
             return False
         if switched:
-            # The abandoned topic's slots are reset; the row stays as history of what was collected.
+            # The abandoned topic's slots are reset (and what was queued behind it); the rows stay as
+            # history of what was collected.
             WorkflowState.objects.filter(pk=workflow.pk, status=WorkflowStatus.ACTIVE).update(
                 status=WorkflowStatus.CANCELLED, step=""
+            )
+            WorkflowState.objects.filter(conversation_id=turn.conversation_id, status=WorkflowStatus.QUEUED).update(
+                status=WorkflowStatus.CANCELLED
             )
         IntentRecord.objects.bulk_create(
             IntentRecord(
@@ -290,11 +295,16 @@ def _fan_out(turn: TurnRun, *, parts: list[PlannedPart], workflow_intent: str = 
     from agents.subtasks import subtask_execute
     from agents.tasks import subtask_execute_task
 
+    queued: list[PlannedPart] = []
+    if not workflow_intent:
+        parts, queued = requests_in_order(turn.message.text, parts)
     with transaction.atomic():
         if not turn_transition(
             turn_id=turn.pk, from_=TurnStatus.RECOGNIZED, to=TurnStatus.FANNED_OUT, route=RouteDecision.AGENT
         ):
             return False
+        if queued:
+            _queue_requests(turn, queued)
         plan = [(part.intent.value, part.text, specialists_for(part.intent)) for part in parts]
         if workflow_intent:  # the paused workflow gets the message last, so its prompt ends the reply
             plan.append((workflow_intent, turn.message.text, [Specialist.TICKET]))
@@ -320,6 +330,23 @@ def _fan_out(turn: TurnRun, *, parts: list[PlannedPart], workflow_intent: str = 
         return True  # MERGING now: carry on to the reply in this same run
     # Stays FANNED_OUT: the last subtask to finish moves the turn on.
     return False
+
+
+# Queued requests wait for the ones before them, each of which may take several messages.
+QUEUED_TIMEOUT = timedelta(hours=1)
+
+
+def _queue_requests(turn: TurnRun, requests: list[PlannedPart]) -> None:
+    """Keep the later requests of a message; each starts when the one before it ends (inside atomic())."""
+    catalogue = catalogue_get()
+    for request in requests:
+        WorkflowState.objects.create(
+            conversation_id=turn.conversation_id,
+            kind=WORKFLOW_FOR_INTENT[request.intent.value],
+            status=WorkflowStatus.QUEUED,
+            slots={"_pending": [{"text": request.text, "entities": extract_entities(request.text, catalogue)}]},
+            expires_at=turn.created_at + QUEUED_TIMEOUT,
+        )
 
 
 def _clarify(turn: TurnRun) -> bool:

@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from agents.intents.offline import names_an_order
 from agents.intents.taxonomy import KNOWLEDGE_INTENTS, QUERY_INTENTS, WORKFLOW_INTENTS, Intent
 
 HUMAN_MIN = 0.7  # a classified (not rule-matched) human request escalates only at this confidence
@@ -159,7 +160,54 @@ def route_plan(
     for hit in knowledge:  # parts the classifier set aside (off-topic beside a request) that the KB knows
         if hit.matched and hit.text not in covered and not _inside_planned(hit.text, parts):
             parts.append(PlannedPart(Intent.FAQ, hit.text, round(hit.similarity, 4), "knowledge"))
-    return _dedupe(parts)
+    return _dedupe(_beside_requests(parts))
+
+
+def _beside_requests(parts: list[PlannedPart]) -> list[PlannedPart]:
+    """Beside a request to change an order, a store query counts only when it is asked as a question:
+    "change my speaker to the black 20-hour one" names options, it does not ask for a spec table."""
+    if not any(part.intent in WORKFLOW_INTENTS and part.via == "intent" for part in parts):
+        return parts
+    return [part for part in parts if part.intent not in QUERY_INTENTS or _QUESTION.search(part.text)]
+
+
+_ITEM_CHANGE = re.compile(
+    r"\b(?:items?|options?|colou?r|size|storage|capacity|version|model|variant)\b|颜色|规格|尺码|款式|容量|配置",
+    re.IGNORECASE,
+)
+
+
+def requests_in_order(text: str, parts: list[PlannedPart]) -> tuple[list[PlannedPart], list[PlannedPart]]:
+    """The parts to answer now and the requests to carry out after the first one, one at a time.
+
+    Several requests in one message ("change the address of #W1, and swap the mouse in it for the
+    wireless one") are carried out in the order they were asked, except that an item change comes
+    after other changes: once its items are changed, a pending order can no longer be modified.
+    Each request reads the part of the message from where it is asked to where the next one is.
+    The first request of a message with one request reads the whole message.
+    """
+    asked = [part for part in parts if part.intent in WORKFLOW_INTENTS and part.via == "intent"]
+    others = [part for part in parts if part not in asked]
+    # A later request counts as one of its own when it names its order; otherwise it is more of the
+    # first ("cancel my order and refund me" is one request).
+    requests = asked[:1] + [part for part in asked[1:] if names_an_order(part.text)]
+    if len(requests) <= 1:
+        return others + [PlannedPart(r.intent, text, r.confidence, r.via) for r in requests], []
+    starts = sorted((max(text.find(r.text), 0), i) for i, r in enumerate(requests))
+    segments: dict[int, str] = {}
+    for position, (start, i) in enumerate(starts):
+        end = starts[position + 1][0] if position + 1 < len(starts) else len(text)
+        segments[i] = text[0 if position == 0 else start : end].strip()
+    position = {i: start for start, i in starts}
+    # Items can be changed (or exchanged) once per order; other changes go first.
+    item_change = {
+        i: requests[i].intent == Intent.EXCHANGE
+        or (requests[i].intent == Intent.MODIFY_ORDER and bool(_ITEM_CHANGE.search(segments[i])))
+        for i in position
+    }
+    ordered = sorted(position, key=lambda i: (item_change[i], position[i]))
+    planned = [PlannedPart(requests[i].intent, segments[i], requests[i].confidence, "intent") for i in ordered]
+    return others + planned[:1], planned[1:]
 
 
 def _knowledge_intent(intent: Intent) -> Intent:

@@ -8,6 +8,7 @@ conversation's `verified_customer`; tools only ever act for that account.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,6 +19,7 @@ from agents.store.models import Address, Order
 from conversations.models import Conversation, Customer
 
 MAX_FAILED_ATTEMPTS = 3
+_BARE_ZIP = re.compile(r"(?<![\d#A-Za-z])(?:\d{5}|\d{6})(?![\d])")
 
 
 def verified_customer(conversation: Conversation) -> Customer | None:
@@ -56,6 +58,22 @@ def _by_name_and_zip(names: list[str], zip_code: str) -> Customer | None:
     return None
 
 
+def _by_zip_and_name_said(text: str, zip_code: str) -> Customer | None:
+    """The one account at `zip_code` whose first and last name the message says ("It's Noah Sanchez,
+    20056"): names are hard to tell from other capitalised words, so the account's own name is looked
+    for instead."""
+    clean = " ".join(re.findall(r"\w+", text.lower()))
+    owners = Customer.objects.filter(addresses__is_default=True, addresses__zip=zip_code.strip()).distinct()[:50]
+    said = [
+        c
+        for c in owners
+        if c.first_name
+        and c.last_name
+        and re.search(rf"\b{re.escape(c.first_name.lower())}\s+{re.escape(c.last_name.lower())}\b", clean)
+    ]
+    return said[0] if len(said) == 1 else None
+
+
 def _by_order_and_phone(order_ids: list[str], last4: str) -> Customer | None:
     for order_id in order_ids:
         order = Order.objects.select_related("customer").filter(external_id=order_id).first()
@@ -64,17 +82,21 @@ def _by_order_and_phone(order_ids: list[str], last4: str) -> Customer | None:
     return None
 
 
-def verification_attempt(entities: dict[str, Any]) -> VerificationAttempt:
+def verification_attempt(entities: dict[str, Any], text: str = "") -> VerificationAttempt:
     """Try every proof the message carries; the first that names exactly one account wins."""
     email = entities.get("email") or ""
     names = list(entities.get("names") or [])
     zip_code = entities.get("zip") or ""
     order_ids = list(entities.get("order_ids") or [])
     last4 = entities.get("last4") or (_digits(entities.get("phone") or "")[-4:])
-    tried = bool(email or (names and zip_code) or (order_ids and last4))
+    if not zip_code and text:  # "It's Emma Wilson, 94105": a bare zip counts beside the account's own name
+        bare = _BARE_ZIP.search(text)
+        zip_code = bare.group(0) if bare else ""
+    tried = bool(email or (names and zip_code) or (order_ids and last4) or (zip_code and text))
     customer = (
         (_by_email(email) if email else None)
         or (_by_name_and_zip(names, zip_code) if names and zip_code else None)
+        or (_by_zip_and_name_said(text, zip_code) if zip_code and text else None)
         or (_by_order_and_phone(order_ids, last4) if order_ids and last4 else None)
     )
     return VerificationAttempt(customer=customer, tried=tried)

@@ -212,6 +212,7 @@ class WorkflowStatus(models.TextChoices):
     COMPLETED = "completed", "Completed"
     CANCELLED = "cancelled", "Cancelled"  # the customer said 取消 / cancel
     EXPIRED = "expired", "Expired"  # no answer within the timeout
+    QUEUED = "queued", "Queued"  # asked for in the same message as the active one; starts when that one ends
 
 
 class WorkflowState(models.Model):

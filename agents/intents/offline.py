@@ -31,7 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from agents.intents.emotion import EMOTION_SENSITIVE_THRESHOLD, emotion_score, is_offensive
-from agents.intents.taxonomy import Intent
+from agents.intents.taxonomy import WORKFLOW_INTENTS, Intent
 
 
 @dataclass(frozen=True)
@@ -133,6 +133,14 @@ def split_clauses(text: str) -> list[str]:
         if _CONTENT.search(clause):
             cleaned.append(clause)
     return cleaned or ([text.strip()] if text.strip() else [])
+
+
+_ORDER_REFERENCE = re.compile(r"#\s*[A-Za-z]?\d{4,}|\border\s+(?:number\s+|no\.?\s*|id\s+)?[A-Za-z]?\d{5,}", re.I)
+
+
+def names_an_order(text: str) -> bool:
+    """The text names an order by its id ("#W2912646", "order 1001234")."""
+    return bool(_ORDER_REFERENCE.search(text))
 
 
 # --- keyword rules ---------------------------------------------------------------------------------------
@@ -267,7 +275,9 @@ _RULES: list[_Rule] = [
         Intent.EXCHANGE,
         _rx(
             r"\b(?:exchange\w*|swap\w*|replacement|replace (?:it|my|the|this)|trade (?:it|this) for)\b|"
-            r"换货|换新|换一台|换台新|换个新|换一个新|调换|换(?:成|个|一个)\s*(?:黑|白|蓝|绿|紫|银|红|粉|金|别的|其他|颜色|\d|[A-Za-z])"
+            r"\b(?:for|to|into)\s+(?:the|a|an)\s+(?:[\w-]+\s+){0,4}(?:one|version|model|variant)\b|"
+            r"换货|换新|换一台|换台新|换个新|换一个新|调换|换(?:成|个|一个)\s*(?:黑|白|蓝|绿|紫|银|红|粉|金|别的|其他|颜色|\d|[A-Za-z])|"
+            r"(?:把|将)(?!.{0,12}(?:地址|支付|付款|电话|收件人|收货人)).{0,30}(?:换成|换为)"
         ),
         0.8,
         unless=_rx(r"\bexchange rate|\btrade-?in\b"),
@@ -297,7 +307,8 @@ _RULES: list[_Rule] = [
             r"\b(?:shipping|delivery|home|new|wrong|default|another|different|old|my|the|an?)\s+address\b|"
             r"\baddress\b.{0,15}\b(?:wrong|outdated|mistake|incorrect)|"
             r"\b(?:chang(?:e|ing)|modif(?:y|ying)|edit(?:ing)?|amend(?:ing)?|alter(?:ing)?|updat(?:e|ing))\b"
-            r"(?! on\b)(?! about\b).{0,12}\borders?\b|"
+            r"(?! on\b)(?! about\b).{0,30}\borders?\b|"
+            r"\b(?:ship|send|deliver|redirect|forward|mail)\w*\b(?:\s+\S+){0,6}?\s+to\s+\d+\s+[A-Za-z]|"
             r"\b(?:add|remove|delete|include|adding|removing|deleting|including)\b.{0,20}\b(?:items?|something|"
             r"products?|articles?)\b|\bforg[eo]t\w* to (?:add|include)\b|"
             r"\b(?:add|remove|delete|take)\b.{0,25}\b(?:to|from|off|in|out of)\s+(?:my|the|this)\s+order\b|"
@@ -650,12 +661,17 @@ def classify_offline(text: str, neighbours: Neighbours) -> list[IntentScore]:
         if emotion_score(text) < EMOTION_SENSITIVE_THRESHOLD:
             kept.append(IntentScore(Intent.EMOTION_SENSITIVE, 0.75, text))
 
-    merged: dict[Intent, IntentScore] = {}
-    order: list[Intent] = []
+    # One entry per intent, except that two requests of the same kind in one message, each naming
+    # its order ("change the address of #W1… and change the mouse in #W1…"), stay two: each is
+    # carried out on its own. Without an order of its own a clause continues the request before it.
+    merged: dict[tuple[Intent, str], IntentScore] = {}
+    order: list[tuple[Intent, str]] = []
     for s in kept:
-        if s.intent not in merged:
-            merged[s.intent] = s
-            order.append(s.intent)
-        elif s.confidence > merged[s.intent].confidence:
-            merged[s.intent] = IntentScore(s.intent, s.confidence, merged[s.intent].text)
-    return [merged[i] for i in order]
+        separate = s.intent in WORKFLOW_INTENTS and s.confidence >= CONFIDENT and names_an_order(s.text)
+        key = (s.intent, s.text if separate else "")
+        if key not in merged:
+            merged[key] = s
+            order.append(key)
+        elif s.confidence > merged[key].confidence:
+            merged[key] = IntentScore(s.intent, s.confidence, merged[key].text)
+    return [merged[key] for key in order]

@@ -5,10 +5,6 @@ from __future__ import annotations
 import re
 from typing import Any
 
-_YES_NO = re.compile(
-    r"^\s*(?:yes|yeah|yep|y|sure|ok|okay|confirm|no|nope|n|cancel|是|是的|好|好的|可以|确认|对|没问题|不|不是|不要|否|取消)\b",
-    re.IGNORECASE,
-)
 _PAYMENT = re.compile(
     r"(?:credit_card|gift_card|paypal)_\d+|gift card|credit card|paypal|礼品卡|信用卡|原路", re.IGNORECASE
 )
@@ -31,7 +27,7 @@ def is_slot_answer(slot: str, text: str, entities: dict[str, Any], *, other_inte
     from agents.workflows import slots as read
 
     if slot == "confirm":
-        return bool(_YES_NO.match(text))
+        return read.yes_no(text) is not None
     choices = {
         "change": read.CHANGE_WORDS,
         "reason": read.CANCEL_REASON_WORDS,

@@ -142,7 +142,7 @@ class Business(Specialist):
             # The workflow subtask running beside this one asks for verification itself.
             return SpecialistResult(text="")
         if customer is None and Intent(ctx.intent) in PRIVATE:
-            attempt = verification_attempt(ctx.entities)
+            attempt = verification_attempt(ctx.entities, ctx.message_text)
             if attempt.customer is not None:
                 conversation_verify(conversation_id=conversation.pk, customer=attempt.customer)
                 customer = attempt.customer

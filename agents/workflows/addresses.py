@@ -63,9 +63,12 @@ _ZIP_CN = re.compile(r"(?<!\d)(\d{6})(?!\d)")
 _ZH_LEAD = re.compile(r"^.*?(?:改成|改为|改到|换成|寄到|送到|发到|地址是|地址为|[：:])")
 
 
+_LEAD = re.compile(r"^(?:(?:that'?s|that is|it'?s|it is|which is|located)\s+)?(?:in|at)\s+", re.IGNORECASE)
+
+
 def _clean(value: str) -> str:
-    value = _FILLER.sub("", value.strip())
-    return value.strip(" ,.;:!?").strip()
+    value = _LEAD.sub("", _FILLER.sub("", value.strip()).strip(" ,.;:!?("))
+    return value.strip(" ,.;:!?()").strip()
 
 
 def _country(value: str, default: str) -> str:

@@ -17,6 +17,7 @@ from agents.store.selectors import store_currency
 from agents.tools import ToolContext, tool_call
 from agents.workflows import slots as read
 from agents.workflows.addresses import address_lines, parse_address
+from agents.workflows.variants import Clarify, match_replacement
 from conversations.models import WorkflowKind
 
 RETURN_WINDOW = timedelta(days=7)
@@ -235,14 +236,7 @@ class _ItemsWorkflow(Workflow):
             return read.read_items(text, items)
         if slot == "new_item_ids" and "item_ids" in s:
             old = [next(i for i in items if i["item_id"] == item_id) for item_id in s["item_ids"]]
-            candidates: dict[str, list[dict[str, Any]]] = {}
-            # In stock only (stock None = not tracked): an out-of-stock option cannot be chosen.
-            in_stock = Variant.objects.filter(product__external_id__in={i["product_id"] for i in old}, available=True)
-            for variant in in_stock.exclude(stock=0).select_related("product"):
-                candidates.setdefault(variant.product.external_id, []).append(
-                    {"item_id": variant.external_id, "options": variant.options}
-                )
-            return read.read_new_items(text, old, candidates)
+            return self._replacements(ctx, text, old, s)
         if slot == "payment_method_id":
             original = (
                 Order.objects.get(external_id=s["order_id"])
@@ -252,6 +246,50 @@ class _ItemsWorkflow(Workflow):
             )
             return read.read_payment_method(text, ctx.payment_methods(), original)
         return None
+
+    @staticmethod
+    def _replacements(ctx: Ctx, text: str, old: list[dict[str, Any]], s: dict[str, Any]) -> list[str] | None:
+        """The new variant of each item, grounded in the catalogue (agents.workflows.variants).
+
+        Items resolved by earlier messages are kept in `_replacements` while another item's
+        choice is asked for, so the customer never repeats them.
+        """
+        variants: dict[str, list[dict[str, Any]]] = {}
+        for variant in Variant.objects.filter(product__external_id__in={i["product_id"] for i in old}).select_related(
+            "product"
+        ):
+            variants.setdefault(variant.product.external_id, []).append(
+                # Stock None = not tracked: an out-of-stock variant cannot be chosen.
+                {
+                    "item_id": variant.external_id,
+                    "options": variant.options,
+                    "available": variant.available and variant.stock != 0,
+                }
+            )
+        resolved: dict[str, str] = dict(s.get("_replacements", {}))
+        names = [item["name"] for item in old]
+        for item in old:
+            if item["item_id"] in resolved:
+                continue
+            about = text if len(old) == 1 else read.item_segment(text, item["name"], names)
+            if (
+                len(old) > 1
+                and read.keeps_as_is(about)
+                and not match_replacement(about, item, variants.get(item["product_id"], []))
+            ):
+                resolved[item["item_id"]] = item["item_id"]  # listed, but to stay as it is
+                continue
+            match = match_replacement(about, item, variants.get(item["product_id"], []))
+            if isinstance(match, Clarify):
+                s["_replacements"] = resolved
+                raise SlotInvalid(ctx.t(match.en, match.zh))
+            if match is not None:
+                resolved[item["item_id"]] = match
+        if len(resolved) < len(old):
+            s["_replacements"] = resolved
+            return None
+        s.pop("_replacements", None)
+        return [resolved[item["item_id"]] for item in old]
 
     def choices(self, slot: str, ctx: Ctx, s: dict[str, Any]) -> list[str]:
         if slot == "order_id":
@@ -370,7 +408,12 @@ class ModifyOrder(_ItemsWorkflow):
 
     def read(self, slot: str, ctx: Ctx, text: str, entities: dict[str, Any], s: dict[str, Any]) -> Any:
         if slot == "change":
-            return read.read_choice(text, read.CHANGE_WORDS)
+            if s.get("order_id") and parse_address(text, default_country=self._country(ctx, s)):
+                return "address"  # "ship it to 12 Main St, …": the address says what changes
+            said = read.read_choice(text, read.CHANGE_WORDS)
+            if said is None and entities.get("products"):  # "change the Find X9 in #D1001 to white"
+                return "items"
+            return said
         if slot == "address":
             return parse_address(text, default_country=self._country(ctx, s))
         return super().read(slot, ctx, text, entities, s)

@@ -39,6 +39,14 @@ IDLE_TIMEOUT = timedelta(minutes=10)
 # attempts), so the customer is never stuck in a loop.
 OFFER_CHOICES_AFTER = 2
 ESCALATE_AFTER = 3
+_TITLES = {
+    WorkflowKind.RETURN: ("return", "退货"),
+    WorkflowKind.EXCHANGE: ("exchange", "换货"),
+    WorkflowKind.MODIFY_ORDER: ("order change", "修改订单"),
+    WorkflowKind.CANCEL_ORDER: ("cancellation", "取消订单"),
+    WorkflowKind.REPAIR: ("repair", "维修"),
+    WorkflowKind.INVOICE: ("invoice", "开票"),
+}
 
 
 def workflow_active(conversation_id: int) -> WorkflowState | None:
@@ -55,10 +63,11 @@ def workflow_active(conversation_id: int) -> WorkflowState | None:
 
 
 def workflows_expire() -> int:
-    """Close workflows idle for longer than IDLE_TIMEOUT (Celery beat); return how many."""
-    return WorkflowState.objects.filter(status=WorkflowStatus.ACTIVE, expires_at__lt=timezone.now()).update(
-        status=WorkflowStatus.EXPIRED
-    )
+    """Close workflows idle for longer than IDLE_TIMEOUT, and the requests queued behind them (Celery
+    beat); return how many."""
+    return WorkflowState.objects.filter(
+        status__in=[WorkflowStatus.ACTIVE, WorkflowStatus.QUEUED], expires_at__lt=timezone.now()
+    ).update(status=WorkflowStatus.EXPIRED)
 
 
 def _save(
@@ -135,9 +144,11 @@ def workflow_handle(sctx: SpecialistContext) -> SpecialistResult:
             .get(pk=sctx.conversation_id)
         )
         state = workflow_active(conversation.pk)
-        text = sctx.message_text
-        if state is not None and read.is_cancel(text):
+        if state is not None and read.is_cancel(sctx.text or sctx.message_text):
             _save(state, step="", slots=state.slots, status=WorkflowStatus.CANCELLED)
+            WorkflowState.objects.filter(conversation=conversation, status=WorkflowStatus.QUEUED).update(
+                status=WorkflowStatus.CANCELLED
+            )
             return SpecialistResult(
                 text=localized(
                     sctx.language,
@@ -194,12 +205,55 @@ def _resume_question(sctx: SpecialistContext, state: WorkflowState) -> Specialis
     return SpecialistResult(text=f"{thanks} {answer.text}", sources=answer.sources, data=answer.data)
 
 
+def _own_words(sctx: SpecialistContext) -> tuple[str, dict[str, Any]]:
+    """What this workflow reads: the whole message, or its part of a message holding several requests."""
+    text = sctx.text or sctx.message_text
+    if text == sctx.message_text:
+        return text, sctx.entities
+    from agents.intents.catalogue import catalogue_get
+    from agents.intents.entities import extract_entities
+
+    return text, extract_entities(text, catalogue_get())
+
+
+def _then_next(sctx: SpecialistContext, conversation: Conversation, ended: SpecialistResult) -> SpecialistResult:
+    """A workflow ended: start the next request the customer queued in the same message, if any."""
+    queued = (
+        WorkflowState.objects.filter(conversation=conversation, status=WorkflowStatus.QUEUED)
+        .order_by("created_at", "id")
+        .first()
+    )
+    if queued is None:
+        return ended
+    WorkflowState.objects.filter(pk=queued.pk).update(
+        status=WorkflowStatus.ACTIVE, expires_at=timezone.now() + IDLE_TIMEOUT
+    )
+    queued.status = WorkflowStatus.ACTIVE
+    quiet = SpecialistContext(**{**sctx.__dict__, "text": "", "message_text": "", "entities": {}, "digression": False})
+    follow = _advance(quiet, conversation, queued)
+    now = WorkflowState.objects.get(pk=queued.pk)
+    en, zh = _TITLES.get(now.kind, (now.kind, now.kind))
+    order_id = now.slots.get("order_id", "")
+    lead = localized(
+        sctx.language,
+        en=f"Now your other request ({en}{f', order {order_id}' if order_id else ''}):",
+        zh=f"接下来办理您的另一项请求（{zh}{f'，订单 {order_id}' if order_id else ''}）：",
+    )
+    return SpecialistResult(
+        text=f"{ended.text}\n\n{lead} {follow.text}",
+        resolved=ended.resolved and follow.resolved,
+        awaiting=follow.awaiting,
+        quick_replies=follow.quick_replies,
+        data={**ended.data, **follow.data},
+    )
+
+
 def _advance(sctx: SpecialistContext, conversation: Conversation, state: WorkflowState) -> SpecialistResult:
     s = dict(state.slots)
-    text, entities = sctx.message_text, sctx.entities
+    text, entities = _own_words(sctx)
     customer = verified_customer(conversation)
     if customer is None:
-        attempt = verification_attempt(entities)
+        attempt = verification_attempt(entities, text)
         if attempt.customer is None:
             return _verification_needed(sctx, state, s, attempt.tried)
         conversation_verify(conversation_id=conversation.pk, customer=attempt.customer)
@@ -221,16 +275,19 @@ def _advance(sctx: SpecialistContext, conversation: Conversation, state: Workflo
                 result = workflow.perform(ctx, s)
             except ToolError as exc:
                 _save(state, step="", slots=s, status=WorkflowStatus.CANCELLED)
-                return SpecialistResult(
+                failed = SpecialistResult(
                     text=ctx.t(f"I couldn't do that: {exc.message}", f"无法办理：{exc.message}"),
                     resolved=True,
                     data={"tool_error": exc.code},
                 )
+                return _then_next(sctx, conversation, failed)
             _save(state, step="", slots={**s, "_result": result}, status=WorkflowStatus.COMPLETED)
-            return SpecialistResult(text=workflow.done(ctx, s, result), data={"written": state.kind, **result})
+            done = SpecialistResult(text=workflow.done(ctx, s, result), data={"written": state.kind, **result})
+            return _then_next(sctx, conversation, done)
         if answer is False:
             _save(state, step="", slots=s, status=WorkflowStatus.CANCELLED)
-            return SpecialistResult(text=ctx.t("OK, I haven't changed anything.", "好的，未做任何更改。"))
+            declined = SpecialistResult(text=ctx.t("OK, I haven't changed anything.", "好的，未做任何更改。"))
+            return _then_next(sctx, conversation, declined)
 
     kind = state.kind
     for earlier in pending:
@@ -273,10 +330,11 @@ def _verification_needed(
     sctx: SpecialistContext, state: WorkflowState, s: dict[str, Any], tried: bool
 ) -> SpecialistResult:
     """Ask for a proof of identity; wrong proofs and unusable answers count, questions do not."""
-    if not tried and not sctx.digression:
+    text, entities = _own_words(sctx)
+    if not tried and not sctx.digression and text:
         # Keep what the customer already said (order, items, reason…): it is read once the
         # account is known, so nothing has to be asked twice.
-        s.setdefault("_pending", []).append({"text": sctx.message_text, "entities": sctx.entities})
+        s.setdefault("_pending", []).append({"text": text, "entities": entities})
     counts = tried or (state.step == "email" and not sctx.digression)
     failures = int(s.get("_verify_failures", 0)) + (1 if counts else 0)
     if failures >= MAX_FAILED_ATTEMPTS:
@@ -320,7 +378,7 @@ def _fill(
     """
     filled, error = False, ""
     if "order_id" in s and entities.get("order_ids") and entities["order_ids"][0] != s["order_id"]:
-        for dependent in ("order_id", "item_ids", "new_item_ids", "payment_method_id", "change"):
+        for dependent in ("order_id", "item_ids", "new_item_ids", "_replacements", "payment_method_id", "change"):
             s.pop(dependent, None)
     for _ in range(6):  # slots unlock others (order → its items); a few passes settle it
         progressed = False

@@ -11,12 +11,23 @@ import unicodedata
 from collections.abc import Iterable
 from typing import Any
 
-_YES = re.compile(
-    r"^\s*(?:yes|yeah|yep|y|sure|ok|okay|confirm(?:ed)?|go ahead|do it|please do|correct|right|"
-    r"是|是的|好|好的|可以|确认|确定|对|对的|没问题|行)(?:\W|$)",
+# An answer to "Shall I go ahead?": short, and affirmative or negative anywhere in it ("Sounds good,
+# please proceed", "That's not what I asked"). A negation wins; idioms that carry "no" are affirmative.
+_AFFIRMATIVE = re.compile(
+    r"\b(?:yes|yeah|yep|yup|ya|y|sure|ok|okay|k|correct|right|confirm(?:ed)?|proceed|go ahead|go for it|do it|"
+    r"please do|sounds good|looks good|looks right|that works|perfect|absolutely|definitely|of course|fine|agreed|"
+    r"affirmative|exactly)\b|是的?|好的?|可以|确认|确定|对的?|没问题|行|办吧|同意",
     re.IGNORECASE,
 )
-_NO = re.compile(r"^\s*(?:no|nope|n|don't|do not|not now|wait|否|不|不是|不要|不用|先不|等等)(?:\W|$)", re.IGNORECASE)
+_NEGATIVE = re.compile(
+    r"\b(?:no|nope|nah|not|don'?t|do not|doesn'?t|isn'?t|wrong|incorrect|cancel|stop|wait|hold on|never ?mind)\b|"
+    r"\w+n't\b|否|不|错|别(?![的人处])|等等|算了",
+    re.IGNORECASE,
+)
+_NOT_NEGATIVE = re.compile(r"\bno (?:problem|worries|issue)s?\b|\bnot a problem\b|没问题|不错", re.IGNORECASE)
+_UNSURE = re.compile(r"\bbut\b|\bhowever\b|\bexcept\b|\blet me think\b|\?|？|但是|不过|除了|想想|考虑", re.IGNORECASE)
+MAX_YES_NO_WORDS = 14
+
 CANCEL_WORDS = re.compile(
     r"^\s*(?:取消|退出|算了|不办了|不用了|cancel|quit|exit|stop|never ?mind|forget it)\s*(?:吧|了)?\s*[.!。！]*\s*$",
     re.IGNORECASE,
@@ -32,10 +43,16 @@ def normalise(text: str) -> str:
 
 
 def yes_no(text: str) -> bool | None:
-    if _YES.match(normalise(text)):
-        return True
-    if _NO.match(normalise(text)):
+    """True for a yes, False for a no, None when the message is not (only) an answer."""
+    clean = normalise(text)
+    if len(clean.split()) > MAX_YES_NO_WORDS:
+        return None
+    negative = bool(_NEGATIVE.search(_NOT_NEGATIVE.sub(" ", clean)))
+    affirmative = bool(_AFFIRMATIVE.search(clean))
+    if negative and not (affirmative and _NOT_NEGATIVE.search(clean)):
         return False
+    if affirmative and not _UNSURE.search(clean):
+        return True
     return None
 
 
@@ -163,48 +180,17 @@ def _mentions(text: str, token: str) -> bool:
     return re.search(rf"(?<![\w.+-]){re.escape(token)}(?![\w+-])", text) is not None
 
 
-def _segment(text: str, name: str, names: list[str]) -> str:
-    """The part of the text about one item: from its name to the next item's name, after " to "."""
+def item_segment(text: str, name: str, names: list[str]) -> str:
+    """The part of the text about one of several items: from its name to the next item's name."""
     clean = normalise(text)
     start = clean.find(normalise(name))
     if start < 0:
         return clean
     ends = [clean.find(normalise(other), start + len(name)) for other in names if normalise(other) != normalise(name)]
     end = min([e for e in ends if e > start] or [len(clean)])
-    segment = clean[start + len(name) : end]
-    return segment.split(" to ", 1)[1] if " to " in segment else segment
+    return clean[start + len(name) : end]
 
 
-def read_new_items(
-    text: str, old: list[dict[str, Any]], candidates: dict[str, list[dict[str, Any]]]
-) -> list[str] | None:
-    """For each item being changed, the variant of the same product the text describes.
-
-    `candidates` maps a product id to its available variants ({item_id, options}). A variant is
-    named by its id, or by option values said about that item ("Kettle (1L) to 1.5L, glass"): the
-    variant matching the most new values wins, then the one changing least; a tie is no answer.
-    """
-    names = [item["name"] for item in old]
-    chosen: list[str] = []
-    for item in old:
-        variants = [v for v in candidates.get(item["product_id"], []) if v["item_id"] != item["item_id"]]
-        by_id = [v["item_id"] for v in variants if v["item_id"] in text]
-        if by_id:
-            chosen.append(by_id[0])
-            continue
-        about = _segment(text, item["name"], names)
-        if _KEEP.search(about):
-            chosen.append(item["item_id"])  # listed, but to stay as it is
-            continue
-        current = set(_option_tokens(item["options"]))
-        scored = []
-        for variant in variants:
-            wanted = [t for t in _option_tokens(variant["options"]) if t not in current]
-            score = sum(1 for t in wanted if _mentions(about, t))
-            misses = sum(1 for t in wanted if not _mentions(about, t))
-            scored.append((score, -misses, variant["item_id"]))
-        scored.sort(reverse=True)
-        if not scored or scored[0][0] == 0 or (len(scored) > 1 and scored[0][:2] == scored[1][:2]):
-            return None
-        chosen.append(scored[0][2])
-    return chosen
+def keeps_as_is(text: str) -> bool:
+    """The customer says this item stays as it is ("keep it", "unchanged", "不变")."""
+    return bool(_KEEP.search(text))

@@ -308,3 +308,79 @@ def test_modify_items_in_english_pays_the_difference(emma: Conversation) -> None
 
     order = Order.objects.get(external_id="#D2004")
     assert order.status == "pending (item modified)" and order.items.get().variant.external_id == "V-X8-WHT-256"
+
+
+# --- several requests, order-aware intents, no dead loops -------------------------------------------
+
+
+def test_two_requests_in_one_message_are_carried_out_one_after_the_other(li: Conversation) -> None:
+    # given: an item change asked before an address change of the same pending order
+    first = run_turn(
+        li,
+        "Please swap the Find X9 in order #D1001 for the Pearl White one. "
+        "Also, for order #D1001 please ship it to 88 Market Street, Suite 5, San Francisco, CA 94105, USA",
+    )
+
+    # then: the address comes first, since changed items end all other changes of a pending order
+    assert _awaiting(first) == "confirm" and "88 Market Street" in first.reply["text"]
+    assert WorkflowState.objects.filter(conversation=li, status="queued").count() == 1
+
+    second = run_turn(li, "Sounds good, please proceed.")
+    assert Order.objects.get(external_id="#D1001").address["address1"] == "88 Market Street"
+    assert "Now your other request (order change, order #D1001):" in second.reply["text"]
+
+    if _awaiting(second) == "payment_method_id":
+        second = run_turn(li, "the original card")
+    assert _awaiting(second) == "confirm" and "Pearl White" in second.reply["text"]
+    run_turn(li, "yes")
+
+    order = Order.objects.get(external_id="#D1001")
+    assert [i.variant.external_id for i in order.items.all()] == ["V-X9-WHT-256"]
+    assert not WorkflowState.objects.filter(conversation=li, status__in=["active", "queued"]).exists()
+
+
+def test_changing_an_item_of_a_pending_order_is_a_modification_not_an_exchange(li: Conversation) -> None:
+    turn = run_turn(li, "我想把订单 #D1001 里的 Find X9 换成浮光白，其他配置不变，用原来的信用卡")
+
+    assert _awaiting(turn) == "confirm"
+    assert "修改订单 #D1001" in turn.reply["text"] and "Pearl White" in turn.reply["text"]
+    assert WorkflowState.objects.get(conversation=li, status="active").kind == "modify_order"
+
+
+def test_a_no_op_change_is_never_proposed(li: Conversation) -> None:
+    turn = run_turn(li, "Change the Find X9 in order #D1001 to Star Black")
+
+    assert _awaiting(turn) == "new_item_ids"
+    assert "confirm" not in str(turn.reply["awaiting"])
+
+
+def test_the_same_prompt_is_never_sent_more_than_twice_in_a_row(li: Conversation) -> None:
+    asked = run_turn(li, "I want to cancel an order")
+    again = run_turn(li, "hmm")
+    offered = run_turn(li, "whatever")
+    handed = run_turn(li, "blah")
+
+    assert _awaiting(asked) == _awaiting(again) == "order_id" and asked.reply["text"] != offered.reply["text"]
+    assert asked.reply["awaiting"]["prompt"] in again.reply["text"]
+    assert "Talk to a person" in offered.reply["quick_replies"]
+    assert handed.status == "escalated"
+
+
+def test_a_question_while_verification_is_pending_is_answered_and_not_a_failure(guest: Conversation) -> None:
+    run_turn(guest, "I want to cancel an order")
+
+    for _ in range(3):
+        aside = run_turn(guest, "how long does shipping take?")
+        assert aside.status == "done" and "24 hours" in aside.reply["text"]
+        assert _awaiting(aside) == "email" and "To continue" in aside.reply["text"]
+
+    verified = run_turn(guest, "It's Emma Wilson, 94105")
+    assert _awaiting(verified) == "order_id"
+
+
+def test_a_public_question_never_asks_who_the_customer_is(guest: Conversation) -> None:
+    english = run_turn(guest, "how long does shipping take?")
+    chinese = run_turn(guest, "发货要几天？")
+
+    assert english.reply["awaiting"] is None and english.reply["sources"]
+    assert chinese.reply["awaiting"] is None and chinese.reply["sources"]

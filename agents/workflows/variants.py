@@ -1,0 +1,159 @@
+"""The replacement a customer asks for, matched against the real variants of the product (pure).
+
+What a customer says about the new item is read as constraints on the product's options:
+- option values, with or without their option's name ("the 75W one with Wi-Fi", "capacity: 1L");
+- only the options that change: every option not mentioned stays as it is ("same but in blue",
+  "其他配置不变，换成蓝色");
+- "exactly the same options" (a new item identical to the old one), which is a valid request.
+Then: the variant with exactly those options, if it can be bought, is the answer. If it cannot, or
+does not exist, the options not mentioned may change: one available variant is proposed, several are
+offered (available ones only), none is said so with the values that do exist. A change the customer
+did not ask for is never proposed, and neither is the same item unless they asked for it.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from typing import Any
+
+# "a brand-new one with exactly the same options", "同款同配置".
+SAME_OPTIONS = re.compile(
+    r"\bexact(?:ly)?\s+the\s+same\b|\bidentical\b|\bsame\s+(?:exact\s+)?(?:options?|specs?|specifications|configuration|"
+    r"config|variant|version|model\s+and\s+options)\b|\b(?:nothing|no\s+options?)\s+(?:changed?|different)\b|"
+    r"\bjust\s+(?:a\s+)?(?:new|fresh|replacement)\s+(?:one|unit|copy)\b|"
+    r"一模一样|完全一样|完全相同|同款同配置|相同配置|配置不变(?!.{0,6}(?:换|改))|原样",
+    re.IGNORECASE,
+)
+# Values too common as words to count without their option's name next to them.
+_NEEDS_NAME = {"yes", "no", "none", "true", "false", "on", "off", "s", "m", "l"}
+
+
+@dataclass(frozen=True)
+class Clarify:
+    """No single replacement: what to tell the customer, with the variants they could pick."""
+
+    en: str
+    zh: str
+    choices: tuple[str, ...] = ()
+
+
+def _norm(text: str) -> str:
+    return unicodedata.normalize("NFKC", str(text)).lower().strip()
+
+
+def _base(option: str) -> str:
+    return option[:-3] if option.endswith("_zh") else option
+
+
+def _values(options: dict[str, Any]) -> dict[str, set[str]]:
+    """Each option (a Chinese spelling counts as its base option) with its spellings."""
+    grouped: dict[str, set[str]] = {}
+    for key, value in options.items():
+        if str(value).strip():
+            grouped.setdefault(_base(key), set()).add(_norm(value))
+    return grouped
+
+
+def _said(text: str, option: str, value: str) -> list[int]:
+    """Where `value` of `option` is said in `text` (normalised): positions, empty when it is not."""
+    name = re.escape(_norm(option))
+    if any("\u3400" <= c <= "\u9fff" for c in value):
+        return [m.start() for m in re.finditer(re.escape(value), text)]
+    word = rf"(?<![\w.+-]){re.escape(value)}(?![\w+-])"
+    if value in _NEEDS_NAME:
+        if value in ("none", "no", "off", "false"):
+            word = rf"(?:{name}\W{{0,3}}(?:none|no|off|false)\b|\b(?:no|without(?:\s+an?)?)\s+{name}\b)"
+        else:
+            word = rf"(?:{name}\W{{0,3}}{re.escape(value)}\b|\b{re.escape(value)}\s+{name}\b)"
+    return [m.start() for m in re.finditer(word, text)]
+
+
+def wanted_options(text: str, current: dict[str, Any], variants: list[dict[str, Any]]) -> dict[str, str]:
+    """{option: value} the text asks for, among the values the product has.
+
+    When an option has several values said ("from black to white"), one differing from the
+    current item wins, and of those the last said. A longer value hides the shorter one inside it
+    ("rose gold" is not also "gold").
+    """
+    clean = _norm(text)
+    now = _values(current)
+    spellings: dict[str, dict[str, str]] = {}  # option -> spelling -> canonical value (first spelling)
+    for variant in variants:
+        for key, value in variant["options"].items():
+            canonical = _norm(variant["options"].get(_base(key), value))
+            spellings.setdefault(_base(key), {})[_norm(value)] = canonical
+    found: dict[str, list[tuple[int, str]]] = {}
+    taken: list[tuple[int, int]] = []
+    every = sorted(
+        ((option, spelling, canonical) for option, by in spellings.items() for spelling, canonical in by.items()),
+        key=lambda entry: -len(entry[1]),
+    )
+    for option, spelling, canonical in every:
+        for start in _said(clean, option, spelling):
+            end = start + len(spelling)
+            if any(s <= start < e or s < end <= e for s, e in taken):
+                continue
+            taken.append((start, end))
+            found.setdefault(option, []).append((start, canonical))
+    wanted = {}
+    for option, mentions in found.items():
+        different = [m for m in mentions if m[1] not in now.get(option, set())]
+        wanted[option] = max(different or mentions)[1]
+    return wanted
+
+
+def _label(options: dict[str, Any]) -> str:
+    return ", ".join(f"{key} {value}" for key, value in options.items() if not key.endswith("_zh"))
+
+
+def match_replacement(text: str, item: dict[str, Any], variants: list[dict[str, Any]]) -> str | Clarify | None:
+    """The variant id `text` asks for to replace `item`, a Clarify, or None when it names none.
+
+    `variants` are every variant of the item's product: {item_id, options, available}.
+    """
+    by_id = [v["item_id"] for v in variants if v["item_id"] in text and v["item_id"] != item["item_id"]]
+    if by_id:
+        return by_id[0]
+    current = {key: _norm(value) for key, value in item["options"].items() if not key.endswith("_zh")}
+    wanted = wanted_options(text, item["options"], variants)
+    changed = {key: value for key, value in wanted.items() if current.get(key) != value}
+    if not changed:
+        return item["item_id"] if SAME_OPTIONS.search(text) else None
+
+    def options_of(variant: dict[str, Any]) -> dict[str, str]:
+        return {key: _norm(value) for key, value in variant["options"].items() if not key.endswith("_zh")}
+
+    target = {**current, **changed}
+    exact = [v for v in variants if options_of(v) == target]
+    if exact and exact[0]["available"]:
+        return str(exact[0]["item_id"])
+    fitting = [
+        v
+        for v in variants
+        if v["available"]
+        and v["item_id"] != item["item_id"]
+        and all(options_of(v).get(k) == x for k, x in changed.items())
+    ]
+    asked = _label(changed)
+    if len(fitting) == 1 and not exact:
+        return str(fitting[0]["item_id"])
+    if fitting:
+        lead_en = f"The {item['name']} with {asked} " + ("is not available as it is now;" if exact else "comes in")
+        lead_zh = f"{item['name']}（{asked}）" + ("目前没有货；" if exact else "有")
+        choices = tuple(_label(v["options"]) for v in fitting[:6])
+        return Clarify(
+            en=f"{lead_en} these available versions: {'; '.join(choices)}. Which one would you like?",
+            zh=f"{lead_zh}以下可选的规格：{'；'.join(choices)}。请问要哪一个？",
+            choices=choices,
+        )
+    existing = sorted(
+        {_label({k: v["options"].get(k)}) for v in variants if v["available"] for k in changed if v["options"].get(k)}
+    )
+    shown = "; ".join(existing) or "-"
+    return Clarify(
+        en=f"The {item['name']} is not available with {asked}. Available options: {shown}.",
+        zh=f"{item['name']}没有{asked}的可选规格。可选的有：{shown}。",
+        choices=tuple(existing[:6]),
+    )

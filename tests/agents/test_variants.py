@@ -1,0 +1,107 @@
+"""Replacement items grounded in the catalogue: only what the customer asked to change (pure)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from agents.workflows.variants import Clarify, match_replacement, wanted_options
+
+
+def _variant(item_id: str, available: bool = True, **options: str) -> dict[str, Any]:
+    return {"item_id": item_id, "options": {k.replace("_", " "): v for k, v in options.items()}, "available": available}
+
+
+LAMPS = [
+    _variant("L1", color="black", brightness="60W equivalent", connectivity="none"),
+    _variant("L2", color="black", brightness="75W equivalent", connectivity="Wi-Fi"),
+    _variant("L3", color="white", brightness="75W equivalent", connectivity="Wi-Fi"),
+    _variant("L4", False, color="black", brightness="75W equivalent", connectivity="none"),
+    _variant("L5", color="white", brightness="60W equivalent", connectivity="none"),
+    _variant("L6", color="rose gold", brightness="60W equivalent", connectivity="none"),
+]
+LAMP = {"item_id": "L1", "name": "Desk Lamp", "options": LAMPS[0]["options"]}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "for one with brightness 75W equivalent, connectivity Wi-Fi (other options unchanged)",
+        "the 75W equivalent one with Wi-Fi please",
+        "switch it from 60W equivalent to 75W equivalent and Wi-Fi, same colour",
+        "brightness: 75W equivalent; connectivity: Wi-Fi",
+    ],
+)
+def test_only_the_changed_options_are_named_and_the_rest_stays(text: str) -> None:
+    assert match_replacement(text, LAMP, LAMPS) == "L2"
+
+
+def test_same_but_in_another_colour() -> None:
+    assert match_replacement("same lamp but in white", LAMP, LAMPS) == "L5"
+
+
+def test_a_longer_value_is_not_also_the_shorter_one_inside_it() -> None:
+    assert wanted_options("in rose gold please", LAMP["options"], LAMPS) == {"color": "rose gold"}
+
+
+@pytest.mark.parametrize(
+    "text", ["a brand-new one with exactly the same options", "just a replacement, identical", "同款同配置换个新的"]
+)
+def test_exactly_the_same_options_is_the_same_variant(text: str) -> None:
+    assert match_replacement(text, LAMP, LAMPS) == "L1"
+
+
+@pytest.mark.parametrize("text", ["I want to change my lamp", "black please", "same colour"])
+def test_nothing_to_change_is_no_answer_never_a_no_op(text: str) -> None:
+    assert match_replacement(text, LAMP, LAMPS) is None
+
+
+def test_an_unavailable_exact_match_offers_only_available_versions() -> None:
+    match = match_replacement("75W equivalent, keep the rest", LAMP, LAMPS)
+
+    assert isinstance(match, Clarify)
+    assert match.choices == (
+        "color black, brightness 75W equivalent, connectivity Wi-Fi",
+        "color white, brightness 75W equivalent, connectivity Wi-Fi",
+    )
+    assert "not available" in match.en and "目前没有货" in match.zh
+
+
+def test_values_that_exist_are_named_when_nothing_available_fits() -> None:
+    gold = [*LAMPS, _variant("L7", False, color="gold", brightness="60W equivalent", connectivity="none")]
+
+    match = match_replacement("in gold", LAMP, gold)
+
+    assert isinstance(match, Clarify) and match.choices == ("color black", "color rose gold", "color white")
+
+
+def test_a_value_that_is_a_common_word_needs_its_option_name() -> None:
+    wifi = {"item_id": "L2", "name": "Desk Lamp", "options": LAMPS[1]["options"]}
+
+    assert isinstance(match_replacement("the one with connectivity none", wifi, LAMPS), Clarify)  # L4 is sold out
+    assert wanted_options("no thanks", wifi["options"], LAMPS) == {}
+    assert wanted_options("without connectivity", wifi["options"], LAMPS) == {"connectivity": "none"}
+
+
+def test_chinese_option_spellings_count_as_their_option() -> None:
+    phones = [
+        {
+            "item_id": "P1",
+            "options": {"color": "Star Black", "color_zh": "星野黑", "storage": "256GB"},
+            "available": True,
+        },
+        {
+            "item_id": "P2",
+            "options": {"color": "Ice Blue", "color_zh": "冰川蓝", "storage": "256GB"},
+            "available": True,
+        },
+        {
+            "item_id": "P3",
+            "options": {"color": "Ice Blue", "color_zh": "冰川蓝", "storage": "512GB"},
+            "available": True,
+        },
+    ]
+    phone = {"item_id": "P1", "name": "Find X9", "options": phones[0]["options"]}
+
+    assert match_replacement("其他配置不变，换成冰川蓝", phone, phones) == "P2"
