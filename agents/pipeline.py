@@ -202,9 +202,18 @@ def _is_intent_switch(workflow: WorkflowState, recognition: Recognition) -> bool
     prompt is repeated (see _fan_out).
     """
     top = recognition.top
-    if top.intent not in WORKFLOW_INTENTS or top.intent.value == _workflow_intent(workflow) or top.confidence < 0.7:
+    if top.intent not in WORKFLOW_INTENTS or top.confidence < 0.7 or _same_request(top.intent, workflow):
         return False
     return not is_slot_answer(workflow.step, top.text, recognition.entities, other_intent_confidence=top.confidence)
+
+
+# An exchange and an item change are one request whose name depends on the order's status.
+_ITEM_CHANGES = frozenset({Intent.EXCHANGE.value, Intent.MODIFY_ORDER.value})
+
+
+def _same_request(intent: Intent, workflow: WorkflowState) -> bool:
+    own = _workflow_intent(workflow)
+    return intent.value == own or {intent.value, own} <= _ITEM_CHANGES
 
 
 def _workflow_intent(workflow: WorkflowState) -> str:

@@ -164,11 +164,17 @@ def route_plan(
 
 
 def _beside_requests(parts: list[PlannedPart]) -> list[PlannedPart]:
-    """Beside a request to change an order, a store query counts only when it is asked as a question:
-    "change my speaker to the black 20-hour one" names options, it does not ask for a spec table."""
+    """Beside a request to change an order, a store query counts only when it is asked as a question
+    ("change my speaker to the black 20-hour one" names options, it does not ask for a spec table),
+    and a knowledge question only when the knowledge base knows the answer."""
     if not any(part.intent in WORKFLOW_INTENTS and part.via == "intent" for part in parts):
         return parts
-    return [part for part in parts if part.intent not in QUERY_INTENTS or _QUESTION.search(part.text)]
+    return [
+        part
+        for part in parts
+        if not (part.intent in QUERY_INTENTS and not _QUESTION.search(part.text))
+        and not (part.intent in KNOWLEDGE_INTENTS and part.via == "intent")
+    ]
 
 
 _ITEM_CHANGE = re.compile(

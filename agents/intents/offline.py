@@ -164,15 +164,14 @@ _REFUND_POLICY = (
     r"\bin (?:what|which) (?:cases?|situations?|circumstances)|\bunder what (?:conditions|circumstances)|"
     r"\beligible for (?:a )?(?:refund|return)|\bwhen am i eligible|\bwhen (?:can|could) i (?:ask for|get|request) "
     r"(?:a )?refund|\brestocking fee|"
-    r"(?:cancell?ation|cancell?ing|termination|withdrawal|exit)\s+(?:fees?|charges?|penalt\w+|costs?)|"
+    r"(?:cancell?ation|cancell?ing)\s+(?:fees?|charges?|penalt\w+|costs?)|"
     r"\b(?:fees?|charges?|penalt\w+)\s+(?:for|to|if i|when i|of)\s+(?:cancel|terminat|withdraw)\w*|"
     r"(?:delivery|shipping)\s+(?:options?|methods?|choices|types|alternatives)|"
     r"\b(?:options?|methods?|ways)\s+(?:for|of)\s+(?:delivery|shipping)|"
     r"\bhow long is the (?:warranty|return)|\bwarranty (?:period|cover\w*|last\w*)|what does the warranty|"
     r"\bship internationally|\bsame-?day delivery|\bexpress delivery|\bpick ?up in (?:the )?store|"
     r"\bis (?:the )?cancell?ation free|\bdeliver on weekends|\brefundable\b|\baccording to (?:your|the) polic|"
-    r"\bhow long (?:do |does |will |would )?refunds (?:usually |normally |typically )?take|"
-    r"\bbreak(?:ing)? (?:the|my|a) contract|\bearly \w+ (?:fees?|charges?|penalt\w+)"
+    r"\bhow long (?:do |does |will |would )?refunds (?:usually |normally |typically )?take"
 )
 _ZH_POLICY = (
     r"(?:退款|退货|换货|保修|价保|退换|售后|延保|配送|发货|取消)(?:的)?(?:政策|规则|条件|要求|期限|标准|规定)|"
@@ -212,6 +211,8 @@ _RULES: list[_Rule] = [
             r"\b(?:change|switch|update)\b.{0,20}\bpayment\b.{0,30}\border\b|"
             r"\border\b.{0,30}\b(?:change|switch)\b.{0,15}\bpayment\b|"
             r"\b(?:change|switch|update)\b.{0,10}\bpayment method\b.{0,10}\bto\b|"
+            r"\b(?:charge|bill)\s+(?:the|my|it\s+to\s+(?:the|my))\s+(?:[\w-]+\s+){0,2}(?:card|paypal|account)\b|"
+            r"\b(?:pay|paying)\b.{0,25}\bwith\b.{0,30}\binstead\b|\buse\b.{0,30}\b(?:card|paypal)\b.{0,20}\binstead\b|"
             r"\b(?:change|modify|swap|switch)\b.{0,12}\bitems?\b.{0,25}\b(?:pending )?orders?\b"
         ),
         0.85,
@@ -242,7 +243,7 @@ _RULES: list[_Rule] = [
     _Rule(
         Intent.COMPLAINT,
         _rx(
-            r"\b(?:complain\w*|complaints?|grievance|reclamation|claim against|consumer claim|file a claim|"
+            r"\b(?:complain\w*|complaints?|grievance|claim against|file a claim|"
             r"lodge a claim|escalate)\b|\b(?:file|lodge|make|submit|open|filing|lodging|making) an? (?!warranty)"
             r"(?:\w+ )?claim\b|投诉|举报|12315|给(?:我)?(?:个|一个)说法|"
             r"要(?:个)?说法|向上级反映|反映.{0,6}问题"
@@ -276,6 +277,7 @@ _RULES: list[_Rule] = [
         _rx(
             r"\b(?:exchange\w*|swap\w*|replacement|replace (?:it|my|the|this)|trade (?:it|this) for)\b|"
             r"\b(?:for|to|into)\s+(?:the|a|an)\s+(?:[\w-]+\s+){0,4}(?:one|version|model|variant)\b|"
+            r"\b(?:for|to|into)\s+one\s+(?:with|in)\b|\w\s*(?:->|→|=>)\s*\w|"
             r"换货|换新|换一台|换台新|换个新|换一个新|调换|换(?:成|个|一个)\s*(?:黑|白|蓝|绿|紫|银|红|粉|金|别的|其他|颜色|\d|[A-Za-z])|"
             r"(?:把|将)(?!.{0,12}(?:地址|支付|付款|电话|收件人|收货人)).{0,30}(?:换成|换为)"
         ),
@@ -308,7 +310,8 @@ _RULES: list[_Rule] = [
             r"\baddress\b.{0,15}\b(?:wrong|outdated|mistake|incorrect)|"
             r"\b(?:chang(?:e|ing)|modif(?:y|ying)|edit(?:ing)?|amend(?:ing)?|alter(?:ing)?|updat(?:e|ing))\b"
             r"(?! on\b)(?! about\b).{0,30}\borders?\b|"
-            r"\b(?:ship|send|deliver|redirect|forward|mail)\w*\b(?:\s+\S+){0,6}?\s+to\s+\d+\s+[A-Za-z]|"
+            r"\b(?:ship|send|deliver|redirect|forward|mail)\w*\b(?:\s+\S+){0,6}?\s+to\s+"
+            r"(?:(?:suite|apt|apartment|unit|flat|#)\s*\w+,?\s+)?\d+\s+[A-Za-z]|"
             r"\b(?:add|remove|delete|include|adding|removing|deleting|including)\b.{0,20}\b(?:items?|something|"
             r"products?|articles?)\b|\bforg[eo]t\w* to (?:add|include)\b|"
             r"\b(?:add|remove|delete|take)\b.{0,25}\b(?:to|from|off|in|out of)\s+(?:my|the|this)\s+order\b|"
@@ -411,7 +414,7 @@ _RULES: list[_Rule] = [
             r"turning on)|\bdoesn'?t (?:work|charge|connect|respond)|\bstopped working|\bkeeps? (?:crashing|restarting|"
             r"freezing|dropping|disconnecting|rebooting|flickering)|\bcrash\w*|\bflicker\w*|\boverheat\w*|\blaggy\b|"
             r"\b(?:registration|sign-?up|signup|log-?in|login) (?:problem|issue|error|fail\w*|trouble)s?|"
-            r"\b(?:help|assistance|support|problems?|issues?|errors?|questions?|troubles?|isuses)\b.{0,25}"
+            r"\b(?:help|assistance|support|problems?|issues?|errors?|questions?|troubles?)\b.{0,25}"
             r"\b(?:registration|re+gistration|sign-?up|signup)\b|"
             r"\b(?:issue|problem|trouble|error)s? (?:registering|signing up)|"
             r"\bverification code|\bboot loop|\bno sound\b|\bdead pixel|"
@@ -426,7 +429,7 @@ _RULES: list[_Rule] = [
         Intent.USAGE_TUTORIAL,
         _rx(
             r"\b(?:creat\w*|open\w*|regist\w*|set(?:ting)? up|mak\w*|sign(?:ing)? up for|new|delet\w*|clos\w*|remov\w*|"
-            r"deactivat\w*|cancel\w*|terminat\w*|edit\w*|updat\w*|chang\w*|chanbe|modif\w*|switch\w*|another|different|"
+            r"deactivat\w*|cancel\w*|terminat\w*|edit\w*|updat\w*|chang\w*|modif\w*|switch\w*|another|different|"
             r"other|second\w*)\b.{0,20}\b(?:acc?o\w{1,3}t?s?|profiles?|users?)\b|"
             r"\b(?:this|the) (?:user|profile|account)\b.{0,40}\b(?:new|other|another) one\b|"
             r"\baccounts? (?:creation|deletion|removal|settings|registration)|\b(?:switch|change) users?\b|"
@@ -435,7 +438,6 @@ _RULES: list[_Rule] = [
             r"\b(?:pass|key|pin) (?:retrieval|recovery|reset)|\b(?:user|account|profile) (?:data|details|info\w*)\b|"
             r"\bdetails on my (?:\w+ )?account|\bswitch\w*\b.{0,15}\b(?:users?|accounts?|profiles?)\b|"
             r"\bregist(?:er|ering)\b|\b(?:not|don'?t) have an? (?:online |user )?account|"
-            r"\bnot (?:your|ur) (?:customer|client)|"
             r"\bbuy(?:ing)? (?:an? |some |several |a few )?(?:items?|products?|things?)\b|"
             r"\bpersonal (?:info\w*|details|data)|\b(?:place|make|placing|making) (?:an? |the )?(?:order|purchase)|"
             r"\b(?:buy|purchase) (?:some|several|a few|a couple|items?|products?|something|stuff)|"
@@ -492,7 +494,7 @@ _CHITCHAT_ZH = (
 )
 _CHITCHAT_RE = re.compile(rf"^(?:{_CHITCHAT_EN}|{_CHITCHAT_ZH})+$", re.IGNORECASE)
 # platform emoticon codes ("#E-s12", WeChat's "[微笑]") count as emojis
-_EMOTICON_CODE = re.compile(r"#E-[A-Za-z]+(?:\d+|<num>)|\[[\u4e00-\u9fff]{1,4}\]")
+_EMOTICON_CODE = re.compile(r"#E-[A-Za-z]+\d+|\[[\u4e00-\u9fff]{1,4}\]")
 _STRIP_FOR_CHITCHAT = re.compile(
     r"[\s,，.。!！?？~～、…:：;；'\"“”()（）\[\]【】\-_#*^]+|[\U0001F300-\U0001FAFF\u2600-\u27BF]"
 )

@@ -72,7 +72,7 @@ def _clean(value: str) -> str:
 
 
 def _country(value: str, default: str) -> str:
-    cleaned = _clean(value)
+    cleaned = _clean(re.split(r"[?!;]|\.(?:\s|$)", value)[0])
     return _COUNTRIES.get(cleaned.lower(), cleaned) if cleaned else default
 
 
@@ -88,12 +88,19 @@ def _tagged(text: str) -> dict[str, str]:
     import usaddress
 
     labels: dict[str, list[str]] = {}
+    unit_first: list[tuple[str, str]] = []  # "Suite 564, 760 Elm Avenue": the unit may come first
     started = after_zip = False
     for token, label in usaddress.parse(text):
         if not started:
+            if label in _UNIT_PARTS:
+                unit_first.append((token, label))
+                continue
             if label not in ("AddressNumber", "USPSBoxType"):
+                unit_first = []
                 continue
             started = True
+            for early, early_label in unit_first:
+                labels.setdefault(early_label, []).append(early)
         if after_zip and label != "CountryName":
             break
         if label == "ZipCode":

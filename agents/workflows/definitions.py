@@ -27,6 +27,25 @@ class SlotInvalid(Exception):
     """The customer's answer does not fit the slot; the message says why, in their language."""
 
 
+class OrderNotEligible(SlotInvalid):
+    """The order exists but its status does not allow this request."""
+
+    def __init__(self, message: str, *, order_id: str, status: str) -> None:
+        super().__init__(message)
+        self.order_id = order_id
+        self.status = status
+
+
+# What can still be done with an order in each status, for a customer whose request does not fit.
+ORDER_ACTIONS = {
+    OrderStatus.PENDING: ("it can still be cancelled, or its address, payment method or items changed",
+                          "它还可以取消，或修改地址、支付方式或商品规格"),
+    OrderStatus.PROCESSED: ("it is being prepared, so nothing can be changed now; you can track it here",
+                            "订单正在处理中，暂时无法修改，可以在这里查询进度"),
+    OrderStatus.DELIVERED: ("its items can be returned or exchanged", "其中的商品可以退货或换货"),
+}  # fmt: skip
+
+
 class OtherWorkflow(Exception):
     """The order named fits another workflow (items of a pending order are changed, of a delivered
     one exchanged): the runner carries on as that workflow, with these slots added."""
@@ -128,11 +147,13 @@ class Workflow(ABC):
                 sibling = self.sibling(order.status, s or {})
                 if sibling is not None:
                     raise OtherWorkflow(sibling[0], {**sibling[1], "order_id": order_id})
-                raise SlotInvalid(
+                raise OrderNotEligible(
                     ctx.t(
                         f"Order {order_id} is {order.status}, so it can't be {self.label['en']}.",
                         f"订单 {order_id} 当前状态为 {order.status}，无法{self.label['zh']}。",
-                    )
+                    ),
+                    order_id=order_id,
+                    status=order.status,
                 )
             return order_id
         return None
@@ -411,8 +432,8 @@ class ModifyOrder(_ItemsWorkflow):
             if s.get("order_id") and parse_address(text, default_country=self._country(ctx, s)):
                 return "address"  # "ship it to 12 Main St, …": the address says what changes
             said = read.read_choice(text, read.CHANGE_WORDS)
-            if said is None and entities.get("products"):  # "change the Find X9 in #D1001 to white"
-                return "items"
+            if entities.get("products") and said in (None, "payment"):
+                return "items"  # "change the Find X9 in #D1001 to white, pay with my card"
             return said
         if slot == "address":
             return parse_address(text, default_country=self._country(ctx, s))

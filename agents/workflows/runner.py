@@ -24,10 +24,12 @@ from agents.verification import MAX_FAILED_ATTEMPTS, conversation_verify, verifi
 from agents.workflows import slots as read
 from agents.workflows.definitions import (
     FREE_TEXT_SLOTS,
+    ORDER_ACTIONS,
     PROMPTS,
     WORKFLOW_FOR_INTENT,
     WORKFLOWS,
     Ctx,
+    OrderNotEligible,
     OtherWorkflow,
     SlotInvalid,
 )
@@ -290,10 +292,14 @@ def _advance(sctx: SpecialistContext, conversation: Conversation, state: Workflo
             return _then_next(sctx, conversation, declined)
 
     kind = state.kind
+    refused_before = s.pop("_refused_order", None)
     for earlier in pending:
         kind, _, _ = _fill(kind, ctx, state, s, earlier["text"], earlier["entities"])
     kind, filled, error = _fill(kind, ctx, state, s, text, entities)
     workflow = WORKFLOWS[kind]
+    if refused_before and s.get("_refused_order") == refused_before:
+        # The same order refused twice: the customer means it, and it cannot be done.
+        return _not_for_this_order(ctx, state, s, error)
     filled = filled or bool(pending)
     unusable = _unusable(state, s, filled=filled, digression=sctx.digression)
     if unusable >= ESCALATE_AFTER:
@@ -310,6 +316,17 @@ def _advance(sctx: SpecialistContext, conversation: Conversation, state: Workflo
     prefix = "" if filled or state.step != "confirm" else ctx.t("Please answer yes or no.", "请回复“是”或“否”。")
     _save(state, step="confirm", slots=s, kind=kind)
     return _confirm(ctx, workflow, s, prefix or error)
+
+
+def _not_for_this_order(ctx: Ctx, state: WorkflowState, s: dict[str, Any], refusal: str) -> SpecialistResult:
+    """End a request that cannot be done for the order the customer keeps naming, saying what can."""
+    _save(state, step="", slots=s, status=WorkflowStatus.CANCELLED)
+    en, zh = ORDER_ACTIONS.get(s.get("_refused_status", ""), ("", ""))
+    text = ctx.t(
+        f"{refusal} I've stopped this request" + (f"; {en}." if en else ".") + " What would you like to do?",
+        f"{refusal}已为您停止办理" + (f"；{zh}。" if zh else "。") + "请问您想怎么处理？",
+    )
+    return SpecialistResult(text=text, data={"refused_order": s.get("_refused_order")})
 
 
 def _unusable(state: WorkflowState, s: dict[str, Any], *, filled: bool, digression: bool) -> int:
@@ -393,6 +410,11 @@ def _fill(
                 s.update(other.slots)
                 filled = progressed = True
                 break
+            except OrderNotEligible as exc:
+                s["_refused_order"] = exc.order_id
+                s["_refused_status"] = exc.status
+                error = str(exc)
+                continue
             except SlotInvalid as exc:
                 error = str(exc)
                 continue

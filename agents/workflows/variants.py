@@ -65,6 +65,9 @@ def _said(text: str, option: str, value: str) -> list[int]:
     if value in _NEEDS_NAME:
         if value in ("none", "no", "off", "false"):
             word = rf"(?:{name}\W{{0,3}}(?:none|no|off|false)\b|\b(?:no|without(?:\s+an?)?)\s+{name}\b)"
+        elif len(value) == 1:  # a size letter: "size: S", "in S", "the S one", "S size"
+            v = re.escape(value)
+            word = rf"(?:{name}\W{{0,3}}{v}\b|\b{v}\s+(?:{name}|one)\b|\bin\s+(?:an?\s+|size\s+)?{v}\b)"
         else:
             word = rf"(?:{name}\W{{0,3}}{re.escape(value)}\b|\b{re.escape(value)}\s+{name}\b)"
     return [m.start() for m in re.finditer(word, text)]

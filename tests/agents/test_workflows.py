@@ -384,3 +384,13 @@ def test_a_public_question_never_asks_who_the_customer_is(guest: Conversation) -
 
     assert english.reply["awaiting"] is None and english.reply["sources"]
     assert chinese.reply["awaiting"] is None and chinese.reply["sources"]
+
+
+def test_an_order_refused_twice_ends_the_request_with_what_can_be_done(li: Conversation) -> None:
+    run_turn(li, "I want to return something")
+    refused = run_turn(li, "#D1001")  # pending: it cannot be returned
+    again = run_turn(li, "yes it's #D1001")
+
+    assert _awaiting(refused) == "order_id" and "can't be returned" in refused.reply["text"]
+    assert again.reply["awaiting"] is None and "cancelled" in again.reply["text"]
+    assert not WorkflowState.objects.filter(conversation=li, status="active").exists()
