@@ -194,9 +194,14 @@ def requests_in_order(text: str, parts: list[PlannedPart]) -> tuple[list[Planned
     """
     asked = [part for part in parts if part.intent in WORKFLOW_INTENTS and part.via == "intent"]
     others = [part for part in parts if part not in asked]
-    # A later request counts as one of its own when it names its order; otherwise it is more of the
-    # first ("cancel my order and refund me" is one request).
-    requests = asked[:1] + [part for part in asked[1:] if names_an_order(part.text)]
+    # A later request is one of its own when the one before it has named its order and an order is
+    # named from here on; otherwise it is more of the one before ("cancel my order and refund me").
+    asked.sort(key=lambda part: max(text.find(part.text), 0))
+    requests = asked[:1]
+    for part in asked[1:]:
+        here, current = max(text.find(part.text), 0), max(text.find(requests[-1].text), 0)
+        if names_an_order(text[current:here]) and names_an_order(text[here:]):
+            requests.append(part)
     if len(requests) <= 1:
         return others + [PlannedPart(r.intent, text, r.confidence, r.via) for r in requests], []
     starts = sorted((max(text.find(r.text), 0), i) for i, r in enumerate(requests))

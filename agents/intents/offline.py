@@ -212,6 +212,9 @@ _RULES: list[_Rule] = [
             r"\border\b.{0,30}\b(?:change|switch)\b.{0,15}\bpayment\b|"
             r"\b(?:change|switch|update)\b.{0,10}\bpayment method\b.{0,10}\bto\b|"
             r"\b(?:charge|bill)\s+(?:the|my|it\s+to\s+(?:the|my))\s+(?:[\w-]+\s+){0,2}(?:card|paypal|account)\b|"
+            r"\b(?:charge|bill)\s+(?:it\s+to\s+)?(?:credit_card|gift_card|paypal)_\w+|"
+            r"\bpayment (?:change|update|switch)\b|"
+            r"\b(?:move|switch|put|transfer)\b.{0,20}\bpayment\b.{0,30}\b(?:to|onto|over to)\b|"
             r"\b(?:pay|paying)\b.{0,25}\bwith\b.{0,30}\binstead\b|\buse\b.{0,30}\b(?:card|paypal)\b.{0,20}\binstead\b|"
             r"\b(?:change|modify|swap|switch)\b.{0,12}\bitems?\b.{0,25}\b(?:pending )?orders?\b"
         ),

@@ -92,7 +92,7 @@ def _tagged(text: str) -> dict[str, str]:
     started = after_zip = False
     for token, label in usaddress.parse(text):
         if not started:
-            if label in _UNIT_PARTS:
+            if label == "OccupancyType" or (label == "OccupancyIdentifier" and unit_first):
                 unit_first.append((token, label))
                 continue
             if label not in ("AddressNumber", "USPSBoxType"):

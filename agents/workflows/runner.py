@@ -255,7 +255,8 @@ def _advance(sctx: SpecialistContext, conversation: Conversation, state: Workflo
     text, entities = _own_words(sctx)
     customer = verified_customer(conversation)
     if customer is None:
-        attempt = verification_attempt(entities, text)
+        # A bare zip beside a name counts only as the answer to the identity question.
+        attempt = verification_attempt(entities, text if state.step == "email" else "")
         if attempt.customer is None:
             return _verification_needed(sctx, state, s, attempt.tried)
         conversation_verify(conversation_id=conversation.pk, customer=attempt.customer)

@@ -35,7 +35,9 @@ CANCEL_WORDS = re.compile(
 _PAYMENT_ID = re.compile(r"\b((?:credit_card|gift_card|paypal)_[A-Za-z0-9_]+)\b")
 _TAX_ID = re.compile(r"\b([0-9A-Z]{15,20})\b")
 _KEEP = re.compile(r"\bkeep\b|\bas it is\b|\bas is\b|\bunchanged\b|\bthe same\b|不变|保持|不用换", re.IGNORECASE)
-_ALL_ITEMS = re.compile(r"\ball (?:the )?items\b|\beverything\b|全部|所有|都退|都换", re.IGNORECASE)
+_ALL_ITEMS = re.compile(r"\ball (?:the )?items\b|\beverything\b(?!\s+else)|全部|所有|都退|都换", re.IGNORECASE)
+# Where a customer moves from the item they have to the one they want: "the Kettle (1L) -> 1.5L".
+_TARGET_START = re.compile(r"->|→|=>|\bto\b|\binto\b|\bfor (?:a|an|one|the)\b|换成|改成|换为|改为", re.IGNORECASE)
 
 
 def normalise(text: str) -> str:
@@ -154,6 +156,7 @@ def read_items(text: str, items: list[dict[str, Any]]) -> list[str] | None:
     taken: list[dict[str, Any]] = []
     for index, (_, end, name) in enumerate(occurrences):
         segment = clean[end : occurrences[index + 1][0] if index + 1 < len(occurrences) else len(clean)]
+        segment = _TARGET_START.split(segment, maxsplit=1)[0]  # the item as it is, not what it becomes
         candidates = [i for i in items if name in spellings[i["item_id"]] and i not in taken]
         if not candidates:
             continue

@@ -140,9 +140,8 @@ def match_replacement(text: str, item: dict[str, Any], variants: list[dict[str, 
         and all(options_of(v).get(k) == x for k, x in changed.items())
     ]
     asked = _label(changed)
-    if len(fitting) == 1 and not exact:
-        return str(fitting[0]["item_id"])
     if fitting:
+        # Even a single fitting variant changes an option the customer did not name: it is offered.
         lead_en = f"The {item['name']} with {asked} " + ("is not available as it is now;" if exact else "comes in")
         lead_zh = f"{item['name']}（{asked}）" + ("目前没有货；" if exact else "有")
         choices = tuple(_label(v["options"]) for v in fitting[:6])
