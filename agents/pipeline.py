@@ -35,7 +35,7 @@ from agents.intents.recognize import Recognition, recognize
 from agents.intents.rules import rule_fast_path
 from agents.intents.switch import is_slot_answer
 from agents.intents.taxonomy import WORKFLOW_INTENTS, Intent, Specialist, specialists_for
-from agents.llm.client import LLMResult
+from agents.llm.client import LLMResult, llm_enabled
 from agents.models import RouteDecision, Subtask, TurnRun
 from agents.pii import mask_pii
 from agents.route import KnowledgeHit, PlannedPart, requests_in_order, route_plan
@@ -44,6 +44,8 @@ from agents.specialists.emotion import soothing_line
 from agents.specialists.human import callback_confirmed_line, handoff_line, nobody_online_line
 from agents.specialists.knowledge import knowledge_hits
 from agents.states import SubtaskStatus, TurnStatus
+from agents.store.models import Order
+from agents.verification import verified_customer
 from agents.workflows.definitions import FREE_TEXT_SLOTS, WORKFLOW_FOR_INTENT, WORKFLOWS
 from agents.workflows.runner import workflow_active
 from conversations.models import (
@@ -145,11 +147,25 @@ def _knowledge_lookup_start(text: str, language: str) -> Callable[[list[str]], l
     return wait
 
 
+def _llm_context(turn: TurnRun, hits: list[KnowledgeHit]) -> str:
+    """What the LLM classifier is told besides the message: matching passages, the customer's orders."""
+    lines = [f"Help-centre passage that matches: {hit.passage}" for hit in hits if hit.matched and hit.passage][:3]
+    customer = verified_customer(turn.conversation)
+    if customer is not None:
+        for order in Order.objects.filter(customer=customer).prefetch_related("items").order_by("-placed_at")[:5]:
+            items = ", ".join(item.name for item in order.items.all())
+            lines.append(f"Customer's order {order.external_id}: {order.status} ({items})")
+    return "\n".join(lines)
+
+
 def _step_recognize(turn: TurnRun) -> bool:
     text = turn.message.text
     # Greetings, thanks and explicit human requests need no search (the rule fast path).
     lookup = _knowledge_lookup_start(text, turn.language) if rule_fast_path(text) is None else (lambda more: [])
-    recognition = recognize(text, catalogue=catalogue_get())
+    context = ""
+    if llm_enabled():  # the model classifies knowing the matching passages and the customer's orders
+        context = _llm_context(turn, lookup([]))
+    recognition = recognize(text, catalogue=catalogue_get(), context=context)
     hits = lookup([score.text for score in recognition.intents])
     flags = list(recognition.flags)
     with transaction.atomic():

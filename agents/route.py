@@ -67,6 +67,7 @@ class KnowledgeHit:
     similarity: float = 0.0
     document: str = ""
     chunk_id: int | None = None
+    passage: str = ""  # the start of the best passage, for the LLM's context
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -75,6 +76,7 @@ class KnowledgeHit:
             "similarity": self.similarity,
             "document": self.document,
             "chunk_id": self.chunk_id,
+            "passage": self.passage,
         }
 
     @classmethod
@@ -85,6 +87,7 @@ class KnowledgeHit:
             similarity=float(data.get("similarity") or 0.0),
             document=str(data.get("document") or ""),
             chunk_id=data.get("chunk_id"),
+            passage=str(data.get("passage") or ""),
         )
 
 

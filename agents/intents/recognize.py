@@ -23,7 +23,7 @@ from agents.intents.offline import IntentScore, Neighbours, classify_offline
 from agents.intents.rules import is_prompt_injection, normalise, rule_fast_path
 from agents.intents.taxonomy import Intent
 from agents.llm.client import LLMResult, LLMUnavailable, llm_chat, llm_enabled
-from agents.llm.prompts import intent_classification_messages, parse_json_object
+from agents.llm.prompts import INTENT_SCHEMA, intent_classification_messages, parse_json_object
 from agents.llm.router import tier_for
 from agents.pii import mask_pii
 from conversations.models import IntentLevel
@@ -88,9 +88,13 @@ def intent_cache_put(text: str, intents: list[IntentScore]) -> bool:
     return True
 
 
-def _llm_classify(text: str) -> tuple[list[IntentScore], LLMResult]:
+def _llm_classify(text: str, context: str = "") -> tuple[list[IntentScore], LLMResult]:
     """Raises LLMUnavailable or ValueError (bad JSON, unknown intent): the caller falls back."""
-    result = llm_chat(intent_classification_messages(mask_pii(text)), tier=tier_for(text), json_mode=True)
+    result = llm_chat(
+        intent_classification_messages(mask_pii(text), mask_pii(context)),
+        tier=tier_for(text),
+        schema=("intents", INTENT_SCHEMA),
+    )
     data = parse_json_object(result.text)
     entries = data.get("intents")
     if not isinstance(entries, list) or not entries:
@@ -103,8 +107,12 @@ def _llm_classify(text: str) -> tuple[list[IntentScore], LLMResult]:
         confidence = float(entry.get("confidence", 0.0))
         if not 0.0 <= confidence <= 1.0:
             raise ValueError(f"confidence {confidence} outside 0..1")
+        part = str(entry.get("text") or "")
+        # The part must be the customer's own words: anything else (a paraphrase, an invention) is
+        # replaced by the whole message, so routing never reads words the customer did not write.
+        part = part if part.strip() and part.strip() in text else text
         if intent not in {s.intent for s in scores}:
-            scores.append(IntentScore(intent=intent, confidence=confidence, text=str(entry.get("text") or text)))
+            scores.append(IntentScore(intent=intent, confidence=confidence, text=part.strip()))
     return scores, result
 
 
@@ -125,8 +133,12 @@ def _with_emotion(intents: list[IntentScore], text: str, score: float) -> list[I
     return intents
 
 
-def recognize(text: str, *, catalogue: Catalogue | None = None, neighbours: Neighbours | None = None) -> Recognition:
-    """Intents (best first), entities, emotion and the level that decided, for one message."""
+def recognize(
+    text: str, *, catalogue: Catalogue | None = None, neighbours: Neighbours | None = None, context: str = ""
+) -> Recognition:
+    """Intents (best first), entities, emotion and the level that decided, for one message.
+
+    `context` (the customer's orders, the help-centre passages that match) goes to the LLM only."""
     entities = extract_entities(text, catalogue or Catalogue())
     score = emotion_score(text)
     flags = ["prompt_injection"] if is_prompt_injection(text) else []
@@ -147,7 +159,7 @@ def recognize(text: str, *, catalogue: Catalogue | None = None, neighbours: Neig
     level = IntentLevel.CLASSIFIER
     if llm_enabled():
         try:
-            intents, result = _llm_classify(text)
+            intents, result = _llm_classify(text, context)
             usage.append(result)
             level = IntentLevel.LLM
         except (LLMUnavailable, ValueError, KeyError, TypeError) as exc:

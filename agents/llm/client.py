@@ -69,6 +69,7 @@ def llm_chat(
     *,
     tier: Tier = "main",
     json_mode: bool = False,
+    schema: tuple[str, dict[str, Any]] | None = None,
     on_delta: Callable[[str], None] | None = None,
     tools: list[dict[str, Any]] | None = None,
     temperature: float = 0.0,
@@ -81,7 +82,13 @@ def llm_chat(
         raise LLMUnavailable("no LLM configured" if not settings.OPENAI_API_KEY else "circuit breaker open")
     model = model_for(tier)
     kwargs: dict[str, Any] = {"model": model, "messages": messages, "temperature": temperature}
-    if json_mode:
+    if schema is not None:  # structured output: the server holds the answer to this JSON schema
+        name, body = schema
+        kwargs["response_format"] = {
+            "type": "json_schema",
+            "json_schema": {"name": name, "schema": body, "strict": True},
+        }
+    elif json_mode:
         kwargs["response_format"] = {"type": "json_object"}
     if tools:
         kwargs["tools"] = tools

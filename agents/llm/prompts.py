@@ -39,19 +39,100 @@ INTENT_MEANINGS = {
 }
 
 
-def intent_classification_messages(text: str) -> list[dict[str, Any]]:
+INTENT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "intents": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "intent": {"type": "string", "enum": [intent.value for intent in INTENT_MEANINGS]},
+                    "confidence": {"type": "number"},
+                    "text": {"type": "string"},
+                },
+                "required": ["intent", "confidence", "text"],
+                "additionalProperties": False,
+            },
+        }
+    },
+    "required": ["intents"],
+    "additionalProperties": False,
+}
+
+
+def intent_classification_messages(text: str, context: str = "") -> list[dict[str, Any]]:
+    """Classify one message; `context` lists what the store knows that bears on it.
+
+    - The help-centre passages that match the message are named, so a question they answer is
+      classified as a knowledge question rather than a request.
+    - The customer's orders (ids, statuses, items) let "change the mouse" on a pending order read as an
+      item change and on a delivered one as an exchange.
+    """
     intents = "\n".join(f"- {intent.value}: {meaning}" for intent, meaning in INTENT_MEANINGS.items())
     system = (
         "You classify customer messages for an online phone store (Chinese or English).\n"
         f"Intents:\n{intents}\n"
-        "A message may contain several requests: return one entry per request, in the order they appear.\n"
+        "A message may contain several requests: return one entry per request, in the order they appear, "
+        "with the exact part of the message it comes from as text. A question about how the store works is a "
+        "knowledge question (faq, policy_inquiry, usage_tutorial, fault_diagnosis) even when it mentions returns "
+        "or orders; a request to act on the customer's own order is a workflow.\n"
         'Answer with JSON only: {"intents": [{"intent": "<name>", "confidence": <0..1>, "text": "<the part of '
         'the message>"}]}'
     )
+    user = f"<context>\n{context}\n</context>\n" if context else ""
     return [
         {"role": "system", "content": system},
-        {"role": "user", "content": f"<message>\n{text}\n</message>"},
+        {"role": "user", "content": f"{user}<message>\n{text}\n</message>"},
     ]
+
+
+REPLACEMENT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "replacements": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "item_id": {"type": "string"},
+                    "new_item_id": {"type": "string"},
+                    "same_options_asked": {"type": "boolean"},
+                },
+                "required": ["item_id", "new_item_id", "same_options_asked"],
+                "additionalProperties": False,
+            },
+        }
+    },
+    "required": ["replacements"],
+    "additionalProperties": False,
+}
+
+
+def replacement_messages(
+    *, text: str, items: list[dict[str, Any]], variants: dict[str, list[dict[str, Any]]]
+) -> list[dict[str, Any]]:
+    """Pick, for each item being changed, the variant the customer describes, from the real ones.
+
+    - Only available variants are listed: the model cannot pick one that cannot be bought.
+    - The model must say when the customer asked for the very same options, so a no-op is never
+      read into a message that did not ask for it.
+    """
+    lines = []
+    for item in items:
+        lines.append(f"Item {item['item_id']}: {item['name']} {json.dumps(item['options'], ensure_ascii=False)}")
+        for variant in variants.get(item["product_id"], []):
+            if variant["available"]:
+                lines.append(f"  - variant {variant['item_id']}: {json.dumps(variant['options'], ensure_ascii=False)}")
+    system = (
+        "A customer of an online store wants to replace items of an order with other variants of the same "
+        "products. For each item, choose the variant the customer describes from the variants listed under it. "
+        "Options the customer does not mention stay as they are. Use the item's own id as new_item_id only if the "
+        "customer asked for exactly the same options, and then set same_options_asked. Leave out an item whose "
+        "replacement the customer did not describe. Answer with JSON only."
+    )
+    user = "Items and their available variants:\n" + "\n".join(lines) + f"\n\n<message>\n{text}\n</message>"
+    return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
 
 def reply_polish_messages(*, draft: str, language: str, context: str, customer_text: str) -> list[dict[str, Any]]:

@@ -153,6 +153,7 @@ def knowledge_hits(texts: list[str], *, language: str) -> list[KnowledgeHit]:
                 similarity=best.similarity if best else 0.0,
                 document=best.document if best else "",
                 chunk_id=best.chunk_id if best else None,
+                passage=f"{best.label}: {best.text[:200]}" if best else "",
             )
         )
     return hits

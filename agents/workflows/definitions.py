@@ -11,13 +11,14 @@ from typing import Any
 from django.utils import timezone
 
 from agents.intents.taxonomy import Intent
+from agents.llm.client import llm_enabled
 from agents.store.models import Address, Order, OrderStatus, PaymentKind, PaymentMethod, Variant
 from agents.store.money import money
 from agents.store.selectors import store_currency
 from agents.tools import ToolContext, tool_call
 from agents.workflows import slots as read
 from agents.workflows.addresses import address_lines, parse_address
-from agents.workflows.variants import Clarify, match_replacement
+from agents.workflows.variants import Clarify, llm_replacements, match_replacement
 from conversations.models import WorkflowKind
 
 RETURN_WINDOW = timedelta(days=7)
@@ -288,6 +289,8 @@ class _ItemsWorkflow(Workflow):
                 }
             )
         resolved: dict[str, str] = dict(s.get("_replacements", {}))
+        if llm_enabled():
+            resolved.update(llm_replacements(text, [i for i in old if i["item_id"] not in resolved], variants))
         names = [item["name"] for item in old]
         for item in old:
             if item["item_id"] in resolved:

@@ -159,3 +159,42 @@ def match_replacement(text: str, item: dict[str, Any], variants: list[dict[str, 
         zh=f"{item['name']}没有{asked}的可选规格。可选的有：{shown}。",
         choices=tuple(existing[:6]),
     )
+
+
+def llm_replacements(
+    text: str, items: list[dict[str, Any]], variants: dict[str, list[dict[str, Any]]]
+) -> dict[str, str]:
+    """{old item id: new variant id} read by the LLM (structured output), each checked against the
+    catalogue: a variant of the same product, available, and the same item only when the customer
+    asked for exactly the same options. Anything else is dropped, and the offline reading decides."""
+    from agents.llm.client import LLMUnavailable, llm_chat
+    from agents.llm.prompts import REPLACEMENT_SCHEMA, parse_json_object, replacement_messages
+    from agents.pii import mask_pii
+
+    if not items:
+        return {}
+    try:
+        result = llm_chat(
+            replacement_messages(text=mask_pii(text), items=items, variants=variants),
+            tier="main",
+            schema=("replacements", REPLACEMENT_SCHEMA),
+        )
+        answer = parse_json_object(result.text).get("replacements")
+    except (LLMUnavailable, ValueError):
+        return {}
+    chosen: dict[str, str] = {}
+    by_id = {item["item_id"]: item for item in items}
+    for entry in answer if isinstance(answer, list) else []:
+        if not isinstance(entry, dict):
+            continue
+        item = by_id.get(str(entry.get("item_id")))
+        new_id = str(entry.get("new_item_id"))
+        if item is None:
+            continue
+        sellable = {v["item_id"] for v in variants.get(item["product_id"], []) if v["available"]}
+        same_asked = (
+            new_id == item["item_id"] and bool(entry.get("same_options_asked")) and bool(SAME_OPTIONS.search(text))
+        )
+        if (new_id in sellable and new_id != item["item_id"]) or same_asked:
+            chosen[item["item_id"]] = new_id
+    return chosen

@@ -108,6 +108,12 @@ def test_llm_classification_request_is_json_mode_with_every_intent(
     run_turn(chat, "I want to complain about the courier who left my parcel in the rain")
 
     body = llm_settings.chat_requests[0]["body"]
-    assert body["response_format"] == {"type": "json_object"}
+    assert body["response_format"]["type"] == "json_schema"
+    assert (
+        "human_request"
+        in body["response_format"]["json_schema"]["schema"]["properties"]["intents"]["items"]["properties"]["intent"][
+            "enum"
+        ]
+    )
     assert "human_request" in body["messages"][0]["content"]
     assert json.loads(json.dumps(body))  # sent as plain JSON
