@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from agents.intents.offline import names_an_order
+from agents.intents.offline import names_an_order, order_ids
 from agents.intents.taxonomy import KNOWLEDGE_INTENTS, QUERY_INTENTS, WORKFLOW_INTENTS, Intent
 
 HUMAN_MIN = 0.7  # a classified (not rule-matched) human request escalates only at this confidence
@@ -180,10 +180,28 @@ def _beside_requests(parts: list[PlannedPart]) -> list[PlannedPart]:
     ]
 
 
-_ITEM_CHANGE = re.compile(
-    r"\b(?:items?|options?|colou?r|size|storage|capacity|version|model|variant)\b|颜色|规格|尺码|款式|容量|配置",
+_ANOTHER_REQUEST = re.compile(
+    r"\b(?:also|additionally|another thing|one more thing|second(?:ly)?|plus|besides|as well)\b|"
+    r"另外|还有|还要|再帮|顺便|其次",
     re.IGNORECASE,
 )
+_OPENS_A_REQUEST = re.compile(
+    r"^\W*(?:(?:and|also|oh|hi|hello|hey|ok|okay)\W+)*(?:please|pls|kindly|could you|can you|would you|will you|"
+    r"i'?d like|i would like|i want|i need|need to|help me|let'?s|i have to|帮我|我要|我想|麻烦|请)",
+    re.IGNORECASE,
+)
+
+
+def _changes_items(text: str) -> bool:
+    """A modification that is not of the address or the payment method changes items."""
+    from agents.workflows.addresses import parse_address
+    from agents.workflows.slots import CHANGE_WORDS, read_choice
+
+    if parse_address(text):
+        return False
+    return read_choice(text, {k: v for k, v in CHANGE_WORDS.items() if k != "items"}) is None or bool(
+        read_choice(text, {"items": CHANGE_WORDS["items"]})
+    )
 
 
 def requests_in_order(text: str, parts: list[PlannedPart]) -> tuple[list[PlannedPart], list[PlannedPart]]:
@@ -197,14 +215,20 @@ def requests_in_order(text: str, parts: list[PlannedPart]) -> tuple[list[Planned
     """
     asked = [part for part in parts if part.intent in WORKFLOW_INTENTS and part.via == "intent"]
     others = [part for part in parts if part not in asked]
-    # A later request is one of its own when the one before it has named its order and an order is
-    # named from here on; otherwise it is more of the one before ("cancel my order and refund me").
+    # A later request is one of its own when the one before it has named its order and this one is
+    # announced ("Also, …", "另外…") or opens as a request naming its own order ("I'd like to change an
+    # item in order #W1…"); otherwise it is more of the one before ("cancel my order and refund me").
     asked.sort(key=lambda part: max(text.find(part.text), 0))
     requests = asked[:1]
+    previous = max(text.find(asked[0].text), 0) if asked else 0
     for part in asked[1:]:
         here, current = max(text.find(part.text), 0), max(text.find(requests[-1].text), 0)
-        if names_an_order(text[current:here]) and names_an_order(text[here:]):
+        announced = _ANOTHER_REQUEST.search(f"{text[previous:here]} {part.text[:30]}") or (
+            names_an_order(part.text) and _OPENS_A_REQUEST.search(part.text)
+        )
+        if names_an_order(text[current:here]) and announced:
             requests.append(part)
+        previous = here
     if len(requests) <= 1:
         return others + [PlannedPart(r.intent, text, r.confidence, r.via) for r in requests], []
     starts = sorted((max(text.find(r.text), 0), i) for i, r in enumerate(requests))
@@ -212,14 +236,17 @@ def requests_in_order(text: str, parts: list[PlannedPart]) -> tuple[list[Planned
     for position, (start, i) in enumerate(starts):
         end = starts[position + 1][0] if position + 1 < len(starts) else len(text)
         segments[i] = text[0 if position == 0 else start : end].strip()
-    position = {i: start for start, i in starts}
-    # Items can be changed (or exchanged) once per order; other changes go first.
-    item_change = {
-        i: requests[i].intent == Intent.EXCHANGE
-        or (requests[i].intent == Intent.MODIFY_ORDER and bool(_ITEM_CHANGE.search(segments[i])))
-        for i in position
-    }
-    ordered = sorted(position, key=lambda i: (item_change[i], position[i]))
+    # In the order asked, except that an item change waits for the other changes of its order: items
+    # can be changed (or exchanged) once, and then the order can no longer be modified.
+    ordered = sorted(range(len(requests)), key=lambda i: text.find(segments[i]))
+    for i in list(ordered):
+        changes_items = requests[i].intent == Intent.EXCHANGE or (
+            requests[i].intent == Intent.MODIFY_ORDER and _changes_items(segments[i])
+        )
+        same_order = [j for j in ordered if j != i and set(order_ids(segments[j])) & set(order_ids(segments[i]))]
+        if changes_items and same_order:
+            ordered.remove(i)
+            ordered.insert(max(ordered.index(j) for j in same_order) + 1, i)
     planned = [PlannedPart(requests[i].intent, segments[i], requests[i].confidence, "intent") for i in ordered]
     return others + planned[:1], planned[1:]
 

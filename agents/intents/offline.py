@@ -61,7 +61,8 @@ EMOTION_KNN_MAX_SCORE = 0.4  # a kNN-only EMOTION_SENSITIVE vote needs an emotio
 # --- clause splitting ------------------------------------------------------------------------------------
 
 _CJK = r"\u4e00-\u9fff"
-_HARD_SPLIT = re.compile(r"[。！？!?；;\n\r…]+|\.{2,}|(?<![0-9])\.(?![0-9])")
+# A period after a digit ends a sentence only when words follow ("…gift_card_123. And…"), not in "1.5L".
+_HARD_SPLIT = re.compile(r"[。！？!?；;\n\r…]+|\.{2,}|(?<![0-9])\.(?![0-9])|(?<=[0-9])\.(?=\s+[^\W\d])")
 _ZH_CONNECTOR = re.compile(
     r"(?:并且|而且|然后|另外|顺便|同时|此外|还想问|还想知道|再帮我|再问一下|"
     r"并(?=(?:告诉|帮|查|问|给|请|说|把|提供|推荐|看|发|申请|开)))"
@@ -141,6 +142,14 @@ _ORDER_REFERENCE = re.compile(r"#\s*[A-Za-z]?\d{4,}|\border\s+(?:number\s+|no\.?
 def names_an_order(text: str) -> bool:
     """The text names an order by its id ("#W2912646", "order 1001234")."""
     return bool(_ORDER_REFERENCE.search(text))
+
+
+def order_ids(text: str) -> list[str]:
+    """The order ids the text names, as written without "#" and spaces, upper case."""
+    return [
+        re.sub(r"[#\s]|order|number|no\.?|id", "", m.group(0), flags=re.I).upper()
+        for m in _ORDER_REFERENCE.finditer(text)
+    ]
 
 
 # --- keyword rules ---------------------------------------------------------------------------------------
@@ -270,7 +279,7 @@ _RULES: list[_Rule] = [
             r"\b(?:refund\w*|money back|reimburs\w*|compensat\w*|send (?:it|this|them|the \w+) back|"
             r"give (?:it|them) back|"
             r"take (?:it|them) back)\b|\breturn(?:ing)? (?:it|this|that|them|the|my|an?|items?|products?|"
-            r"purchases?|orders?)\b|^\s*return\b|\b(?:a|start a|make a|process a) return\b|"
+            r"something|some|purchases?|orders?)\b|^\s*return\b|\b(?:a|start a|make a|process a) return\b|"
             r"退货|退款|退钱|退掉|退了|想退|要退|能退|可以退|申请退|办理退|退一下|给我退|退吗|把钱退|退回"
         ),
         0.85,
@@ -672,7 +681,7 @@ def classify_offline(text: str, neighbours: Neighbours) -> list[IntentScore]:
     merged: dict[tuple[Intent, str], IntentScore] = {}
     order: list[tuple[Intent, str]] = []
     for s in kept:
-        separate = s.intent in WORKFLOW_INTENTS and s.confidence >= CONFIDENT and names_an_order(s.text)
+        separate = s.intent in WORKFLOW_INTENTS and names_an_order(s.text)
         key = (s.intent, s.text if separate else "")
         if key not in merged:
             merged[key] = s

@@ -432,7 +432,7 @@ class ModifyOrder(_ItemsWorkflow):
 
     def read(self, slot: str, ctx: Ctx, text: str, entities: dict[str, Any], s: dict[str, Any]) -> Any:
         if slot == "change":
-            if s.get("order_id") and parse_address(text, default_country=self._country(ctx, s)):
+            if parse_address(text, default_country=self._country(ctx, s) if s.get("order_id") else ""):
                 return "address"  # "ship it to 12 Main St, …": the address says what changes
             said = read.read_choice(text, read.CHANGE_WORDS)
             if entities.get("products") and said in (None, "payment"):

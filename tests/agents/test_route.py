@@ -158,3 +158,54 @@ def test_own_data_is_recognised_in_both_languages(text: str, own: bool) -> None:
 )
 def test_public_questions_are_told_from_requests(text: str, public: bool) -> None:
     assert is_public_question(text, {}) is public
+
+
+def _request(name: str, text: str) -> Any:
+    from agents.route import PlannedPart
+
+    return PlannedPart(Intent(name), text, 0.9, "intent")
+
+
+def test_requests_in_one_message_are_split_where_another_is_announced() -> None:
+    from agents.route import requests_in_order
+
+    message = (
+        "Return the kettle from order #W1234567 please. Also, could I exchange the skateboard for the plastic one? "
+        "It's order #W7654321, use my paypal."
+    )
+    parts = [
+        _request("return", "Return the kettle from order #W1234567 please"),
+        _request("exchange", "could I exchange the skateboard for the plastic one"),
+        _request("return", "It's order #W7654321, use my paypal"),
+    ]
+
+    now, queued = requests_in_order(message, parts)
+
+    assert [p.intent.value for p in now] == ["return"] and now[0].text.startswith("Return the kettle")
+    assert [p.intent.value for p in queued] == ["exchange"]
+    assert queued[0].text.startswith("could I exchange") and queued[0].text.endswith("use my paypal.")
+
+
+def test_a_clause_that_only_continues_a_request_is_not_another_one() -> None:
+    from agents.route import requests_in_order
+
+    message = "我要退货，订单 #D1003 里的 Enco X3 耳机，退到礼品卡"
+    parts = [_request("return", "我要退货"), _request("return", "退到礼品卡")]
+
+    now, queued = requests_in_order(message, parts)
+
+    assert queued == [] and now[0].text == message
+
+
+def test_an_item_change_waits_for_the_other_changes_of_its_order() -> None:
+    from agents.route import requests_in_order
+
+    message = "Please change the mouse in order #W1234567 to the wireless one. Also ship order #W1234567 to 1 Main St, Austin TX 78701"
+    parts = [
+        _request("modify_order", "Please change the mouse in order #W1234567 to the wireless one"),
+        _request("modify_order", "Also ship order #W1234567 to 1 Main St"),
+    ]
+
+    now, queued = requests_in_order(message, parts)
+
+    assert "ship order #W1234567" in now[0].text and "mouse" in queued[0].text
