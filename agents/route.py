@@ -220,25 +220,26 @@ def requests_in_order(text: str, parts: list[PlannedPart]) -> tuple[list[Planned
     # item in order #W1…"); otherwise it is more of the one before ("cancel my order and refund me").
     asked.sort(key=lambda part: max(text.find(part.text), 0))
     requests = asked[:1]
+    begins = [0]  # where each request's words start: at its announcement ("And one more thing: …")
     previous = max(text.find(asked[0].text), 0) if asked else 0
     for part in asked[1:]:
-        here, current = max(text.find(part.text), 0), max(text.find(requests[-1].text), 0)
-        announced = _ANOTHER_REQUEST.search(f"{text[previous:here]} {part.text[:30]}") or (
-            names_an_order(part.text) and _OPENS_A_REQUEST.search(part.text)
-        )
-        if names_an_order(text[current:here]) and announced:
+        here = max(text.find(part.text), 0)
+        announcement = _ANOTHER_REQUEST.search(text, previous, here + min(len(part.text), 30))
+        opens = names_an_order(part.text) and _OPENS_A_REQUEST.search(part.text)
+        if names_an_order(text[begins[-1] : here]) and (announcement or opens):
             requests.append(part)
+            begins.append(min(announcement.start(), here) if announcement else here)
         previous = here
     if len(requests) <= 1:
         return others + [PlannedPart(r.intent, text, r.confidence, r.via) for r in requests], []
-    starts = sorted((max(text.find(r.text), 0), i) for i, r in enumerate(requests))
+    starts = sorted(zip(begins, range(len(requests)), strict=True))
     segments: dict[int, str] = {}
     for position, (start, i) in enumerate(starts):
         end = starts[position + 1][0] if position + 1 < len(starts) else len(text)
         segments[i] = text[0 if position == 0 else start : end].strip()
     # In the order asked, except that an item change waits for the other changes of its order: items
     # can be changed (or exchanged) once, and then the order can no longer be modified.
-    ordered = sorted(range(len(requests)), key=lambda i: text.find(segments[i]))
+    ordered = [i for _, i in starts]
     for i in list(ordered):
         changes_items = requests[i].intent == Intent.EXCHANGE or (
             requests[i].intent == Intent.MODIFY_ORDER and _changes_items(segments[i])

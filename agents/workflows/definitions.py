@@ -47,6 +47,14 @@ ORDER_ACTIONS = {
 }  # fmt: skip
 
 
+def _named_first(text: str, entities: dict[str, Any]) -> bool:
+    """A product is named before any payment word: the payment only settles an item change."""
+    clean = text.lower()
+    product = min((clean.find(p.lower()) for p in entities.get("products", []) if p.lower() in clean), default=-1)
+    payment = min((clean.find(w) for w in read.CHANGE_WORDS["payment"] if w in clean), default=len(clean))
+    return 0 <= product < payment
+
+
 class OtherWorkflow(Exception):
     """The order named fits another workflow (items of a pending order are changed, of a delivered
     one exchanged): the runner carries on as that workflow, with these slots added."""
@@ -435,7 +443,7 @@ class ModifyOrder(_ItemsWorkflow):
             if parse_address(text, default_country=self._country(ctx, s) if s.get("order_id") else ""):
                 return "address"  # "ship it to 12 Main St, …": the address says what changes
             said = read.read_choice(text, read.CHANGE_WORDS)
-            if entities.get("products") and said in (None, "payment"):
+            if entities.get("products") and (said is None or (said == "payment" and _named_first(text, entities))):
                 return "items"  # "change the Find X9 in #D1001 to white, pay with my card"
             return said
         if slot == "address":

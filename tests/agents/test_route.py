@@ -183,7 +183,7 @@ def test_requests_in_one_message_are_split_where_another_is_announced() -> None:
 
     assert [p.intent.value for p in now] == ["return"] and now[0].text.startswith("Return the kettle")
     assert [p.intent.value for p in queued] == ["exchange"]
-    assert queued[0].text.startswith("could I exchange") and queued[0].text.endswith("use my paypal.")
+    assert queued[0].text.startswith("Also, could I exchange") and queued[0].text.endswith("use my paypal.")
 
 
 def test_a_clause_that_only_continues_a_request_is_not_another_one() -> None:
