@@ -39,26 +39,25 @@ INTENT_MEANINGS = {
 }
 
 
-INTENT_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "intents": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "properties": {
-                    "intent": {"type": "string", "enum": [intent.value for intent in INTENT_MEANINGS]},
-                    "confidence": {"type": "number"},
-                    "text": {"type": "string"},
-                },
-                "required": ["intent", "confidence", "text"],
-                "additionalProperties": False,
-            },
-        }
+def _list_schema(key: str, fields: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """A strict JSON schema for {key: [{field, …}]}, every field required (as strict mode wants)."""
+    item = {"type": "object", "properties": fields, "required": list(fields), "additionalProperties": False}
+    return {
+        "type": "object",
+        "properties": {key: {"type": "array", "items": item}},
+        "required": [key],
+        "additionalProperties": False,
+    }
+
+
+INTENT_SCHEMA = _list_schema(
+    "intents",
+    {
+        "intent": {"type": "string", "enum": [intent.value for intent in INTENT_MEANINGS]},
+        "confidence": {"type": "number"},
+        "text": {"type": "string"},
     },
-    "required": ["intents"],
-    "additionalProperties": False,
-}
+)
 
 
 def intent_classification_messages(text: str, context: str = "") -> list[dict[str, Any]]:
@@ -87,26 +86,10 @@ def intent_classification_messages(text: str, context: str = "") -> list[dict[st
     ]
 
 
-REPLACEMENT_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "replacements": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "properties": {
-                    "item_id": {"type": "string"},
-                    "new_item_id": {"type": "string"},
-                    "same_options_asked": {"type": "boolean"},
-                },
-                "required": ["item_id", "new_item_id", "same_options_asked"],
-                "additionalProperties": False,
-            },
-        }
-    },
-    "required": ["replacements"],
-    "additionalProperties": False,
-}
+REPLACEMENT_SCHEMA = _list_schema(
+    "replacements",
+    {"item_id": {"type": "string"}, "new_item_id": {"type": "string"}, "same_options_asked": {"type": "boolean"}},
+)
 
 
 def replacement_messages(

@@ -19,7 +19,8 @@ from agents.store.models import (
 class StoreProfileAdmin(admin.ModelAdmin):
     """The store's name and currency: one row, edited in place (never added twice or deleted)."""
 
-    list_display = ["name", "currency"]
+    list_display = ["name", "currency", "id"]
+    search_fields = ["name", "currency"]
 
     def has_add_permission(self, request: object) -> bool:
         return not StoreProfile.objects.exists()
