@@ -173,7 +173,9 @@ _REFUND_POLICY = (
     r"\bin (?:what|which) (?:cases?|situations?|circumstances)|\bunder what (?:conditions|circumstances)|"
     r"\beligible for (?:a )?(?:refund|return)|\bwhen am i eligible|\bwhen (?:can|could) i (?:ask for|get|request) "
     r"(?:a )?refund|\brestocking fee|"
-    r"(?:cancell?ation|cancell?ing)\s+(?:fees?|charges?|penalt\w+|costs?)|"
+    # What something costs beyond the price (a fee, a penalty, a charge) is the store's policy.
+    r"\b(?:fees?|penalt(?:y|ies))\b|\b(?:the|any|a|an|what|which|extra|hidden)\s+(?:[\w-]+\s+){0,2}charges?\b"
+    r"(?!\s+(?:me|my|it|you))|"
     r"\b(?:fees?|charges?|penalt\w+)\s+(?:for|to|if i|when i|of)\s+(?:cancel|terminat|withdraw)\w*|"
     r"(?:delivery|shipping)\s+(?:options?|methods?|choices|types|alternatives)|"
     r"\b(?:options?|methods?|ways)\s+(?:for|of)\s+(?:delivery|shipping)|"
