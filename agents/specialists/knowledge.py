@@ -43,7 +43,7 @@ _ANSWER_KINDS = {
         re.compile(r"\bhow long\b|\bhow soon\b|\bwhen\b|\buntil\b|多久|多长时间|几天|什么时候|何时|期限|有效期", re.I),
         re.compile(
             r"\d+\s?(?:business\s|working\s)?(?:minutes?|hours?|days?|weeks?|months?|years?)\b|"
-            r"\d+\s?(?:分钟|小时|天|周|个月|月|年)|\d{1,2}\s?月\s?\d{1,2}\s?日",
+            r"\d+\s?(?:分钟|小时|个?工作日|天|日|周|个月|月|年)|\d{1,2}\s?月\s?\d{1,2}\s?日",
             re.I,
         ),
     ),

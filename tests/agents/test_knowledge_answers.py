@@ -3,6 +3,8 @@ retrieved; a miss is unresolved and becomes a knowledge gap that staff can answe
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from django.core.management import call_command
 
@@ -140,3 +142,50 @@ def test_an_offline_miss_is_unresolved_and_remembered_once(visitor: Conversation
     assert (
         missed.question.startswith("How do I set up the fingerprint sensor for bank apps") and missed.language == "en"
     )
+
+
+TRADE_IN_EN = """# Trade-in programme
+
+## How much we pay
+We buy back your old phone for store credit. A Find X8 in good condition is worth ¥1,200 and a
+cracked one ¥400. The credit arrives within 2 business days after our inspection.
+
+## Shipping the old phone
+Print the free shipping label from your account and drop the box at any post office.
+"""
+TRADE_IN_ZH = """# 以旧换新
+
+## 回收价格
+旧手机可以折算成商城余额。成色良好的 Find X8 折价 1200 元，屏幕碎裂的折价 400 元。验机后 2 个工作日内到账。
+
+## 寄送旧手机
+在账户中打印免费运单，把包裹交给任意邮局即可。
+"""
+
+
+@pytest.mark.parametrize(
+    ("language", "question", "fact"),
+    [
+        ("en", "what would I get for my old Find X8 if the screen is smashed?", "¥400"),
+        ("en", "how long until the credit shows up once you've checked the old phone?", "2 business days"),
+        ("zh", "旧手机屏幕碎了还能换多少钱", "400 元"),
+        ("zh", "旧手机寄过去多久能拿到钱？", "2 个工作日"),
+    ],
+)
+def test_an_ingested_article_answers_questions_in_other_words_without_identity_checks(
+    visitor: Conversation, tmp_path: Path, language: str, question: str, fact: str
+) -> None:
+    # given: an article the operator has just ingested, which the demo knowledge base does not hold
+    from knowledge.services import file_ingest
+
+    for name, body in (("trade_in_en.md", TRADE_IN_EN), ("trade_in_zh.md", TRADE_IN_ZH)):
+        (tmp_path / name).write_text(body)
+        file_ingest(kb_name="help", path=tmp_path / name, source=f"help/{name}")
+
+    # when
+    turn = run_turn(visitor, question)
+
+    # then: cited, stated, and no question about who the customer is
+    assert fact in turn.reply["text"]
+    assert any("Trade-in" in s["title"] or "以旧换新" in s["title"] for s in turn.reply["sources"])
+    assert turn.reply["awaiting"] is None
