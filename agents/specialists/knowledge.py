@@ -17,7 +17,8 @@ from agents.llm.prompts import knowledge_answer_messages
 from agents.route import KnowledgeHit
 from agents.specialists import register
 from agents.specialists.base import Specialist, SpecialistContext, SpecialistResult, localized
-from knowledge.chunking import meaning_terms, sentences
+from agents.store.selectors import product_names_by_category
+from knowledge.chunking import meaning_terms, sentences, word_stem
 from knowledge.selectors import ScoredChunk, chunk_search_answering
 from knowledge.services import missed_question_record
 
@@ -85,11 +86,23 @@ def _terms(text: str, *, question: bool) -> set[str]:
     return meaning_terms(text) | {kind for kind, patterns in _ANSWER_KINDS.items() if patterns[side].search(text)}
 
 
+def _products_meant(question: str) -> set[str]:
+    """The words of the store's products a question means by their category: "a tablet" is the
+    Pad 3 in this store, so a passage that names the Pad 3 answers it."""
+    asked = meaning_terms(question)
+    meant: set[str] = set()
+    for category, names in product_names_by_category().items():
+        if word_stem(category) in asked or category in asked:
+            for name in names:
+                meant |= meaning_terms(name)
+    return meant
+
+
 def _supporting_sentences(question: str, answer: str, results: list[ScoredChunk]) -> tuple[ScoredChunk, str] | None:
     """From the passages nearly as close as the best one, the sentences that say most about what the
     question asks and the answer so far does not; None when no sentence adds anything. A question
     in the passage (an FAQ entry) brings the sentence that answers it."""
-    asked = _terms(question, question=True)
+    asked = _terms(question, question=True) | _products_meant(question)
     said = _terms(answer, question=False)
     # The kind of answer asked for and not yet given comes first: a price for "how much".
     wanted = {term for term in asked - said if term in _ANSWER_KINDS}

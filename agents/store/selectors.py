@@ -28,3 +28,11 @@ def product_resolve(name: str) -> Product | None:
 def store_currency() -> str:
     """The store's currency (StoreProfile), CNY for a store that never set one."""
     return StoreProfile.objects.filter(pk=1).values_list("currency", flat=True).first() or "CNY"
+
+
+def product_names_by_category() -> dict[str, list[str]]:
+    """Each catalogue category with the names its products go by (English and Chinese)."""
+    names: dict[str, list[str]] = {}
+    for category, name, name_zh in Product.objects.exclude(category="").values_list("category", "name", "name_zh"):
+        names.setdefault(category.lower(), []).extend(n for n in (name, name_zh) if n)
+    return names
