@@ -86,7 +86,7 @@ def _terms(text: str, *, question: bool) -> set[str]:
     return meaning_terms(text) | {kind for kind, patterns in _ANSWER_KINDS.items() if patterns[side].search(text)}
 
 
-def _products_meant(question: str) -> set[str]:
+def _products_meant(question: str) -> frozenset[str]:
     """The words of the store's products a question means by their category: "a tablet" is the
     Pad 3 in this store, so a passage that names the Pad 3 answers it."""
     asked = meaning_terms(question)
@@ -95,14 +95,17 @@ def _products_meant(question: str) -> set[str]:
         if word_stem(category) in asked or category in asked:
             for name in names:
                 meant |= meaning_terms(name)
-    return meant
+    return frozenset(meant)
 
 
-def _supporting_sentences(question: str, answer: str, results: list[ScoredChunk]) -> tuple[ScoredChunk, str] | None:
+def _supporting_sentences(
+    question: str, answer: str, results: list[ScoredChunk], meant: frozenset[str] = frozenset()
+) -> tuple[ScoredChunk, str] | None:
     """From the passages nearly as close as the best one, the sentences that say most about what the
     question asks and the answer so far does not; None when no sentence adds anything. A question
-    in the passage (an FAQ entry) brings the sentence that answers it."""
-    asked = _terms(question, question=True) | _products_meant(question)
+    in the passage (an FAQ entry) brings the sentence that answers it. `meant` are the words of the
+    products the question means by their category."""
+    asked = _terms(question, question=True) | meant
     said = _terms(answer, question=False)
     # The kind of answer asked for and not yet given comes first: a price for "how much".
     wanted = {term for term in asked - said if term in _ANSWER_KINDS}
@@ -203,7 +206,7 @@ class Knowledge(Specialist):
         best = results[0]
         parts = [f"{_extract(ctx.text, best)} [1]"]
         sources = [_source(best)]
-        support = _supporting_sentences(ctx.text, parts[0], results)
+        support = _supporting_sentences(ctx.text, parts[0], results, _products_meant(ctx.text))
         if support is not None:
             chunk, sentence = support
             parts.append(f"{sentence} [2]")

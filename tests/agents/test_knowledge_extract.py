@@ -69,3 +69,15 @@ def test_a_distant_passage_or_one_adding_nothing_is_left_out() -> None:
 
     assert _supporting_sentences("do I pay every month?", PLANS.text, [PLANS, far]) is None
     assert _supporting_sentences("what is plan B?", PLANS.text, [PLANS, PRICES]) is None
+
+
+def test_a_category_word_means_the_stores_products_of_that_category() -> None:
+    answer = "Plan A adds a year of cover. Plan B also covers drops. [1]"
+    prices = _chunk(5, "Prices", "Phones: Plan A ¥229. Pad 3: Plan A ¥189.", 0.866)
+
+    _, sentence = _supporting_sentences("how much for a tablet?", answer, [PLANS, prices], frozenset({"pad"})) or (
+        None,
+        "",
+    )
+
+    assert sentence == "Pad 3: Plan A ¥189."
