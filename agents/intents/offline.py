@@ -227,6 +227,8 @@ _RULES: list[_Rule] = [
             r"\bpayment (?:change|update|switch)\b|"
             r"\b(?:move|switch|put|transfer)\b.{0,20}\bpayment\b.{0,30}\b(?:to|onto|over to)\b|"
             r"\b(?:pay|paying)\b.{0,25}\bwith\b.{0,30}\binstead\b|\buse\b.{0,30}\b(?:card|paypal)\b.{0,20}\binstead\b|"
+            r"\b(?:pay|paid|put|move)\b.{0,20}\border\b.{0,20}\b(?:with|on|to|by)\b.{0,15}"
+            r"\b(?:my|the|a)?\s*(?:credit card|gift card|paypal|card|(?:credit_card|gift_card|paypal)_\w+)|"
             r"\b(?:change|modify|swap|switch)\b.{0,12}\bitems?\b.{0,25}\b(?:pending )?orders?\b"
         ),
         0.85,
@@ -307,7 +309,8 @@ _RULES: list[_Rule] = [
     _Rule(
         Intent.CANCEL_ORDER,
         _rx(
-            r"\bcancel\w*|\bvoid (?:that|the|my) order|\bcall off\b|"
+            r"\bcancel\w*|\bvoid (?:that|the|my) order|\bcall off\b|\bscrap (?:that|the|my) order\b|"
+            r"\bstop (?:that|the|my) order\b|\b(?:don'?t|do not) (?:ship|send) (?:it|that|the order|my order)\b|"
             r"\b(?:don'?t|do not|no longer) want (?:to pay for )?(?:the|my|this|that|an?) (?:\w+ )?order\b|"
             r"取消(?!订阅|关注|自动续费|收藏)|撤单|撤销订单"
         ),

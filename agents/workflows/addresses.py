@@ -177,11 +177,54 @@ def _listed(text: str) -> dict[str, str] | None:
     }
 
 
+_LABELS = {
+    "address1": r"street(?: address)?|address(?: line)? ?1|address",
+    "address2": r"address(?: line)? ?2|apt|apartment|unit|suite",
+    "city": r"city|town",
+    "state": r"state|province",
+    "zip": r"zip(?: code)?|postal code|post ?code",
+    "country": r"country",
+}
+_LABELLED = re.compile(
+    r"\b(" + "|".join(f"(?P<{key}>{pattern})" for key, pattern in _LABELS.items()) + r")\s*[:=]\s*",
+    re.IGNORECASE,
+)
+
+
+def _labelled(text: str, default_country: str) -> dict[str, str] | None:
+    """'street: 1 Main St; city: Austin; state: TX; zip: 78701' (each field named)."""
+    marks = list(_LABELLED.finditer(text))
+    if len(marks) < 3:
+        return None
+    fields: dict[str, str] = {}
+    for mark, following in zip(marks, [*marks[1:], None], strict=True):
+        key = next(k for k in _LABELS if mark.group(k))
+        value = _clean(re.split(r"[;\n]", text[mark.end() : following.start() if following else len(text)])[0])
+        label = mark.group(key)
+        if (
+            key == "address2"
+            and not label.lower().startswith("address")
+            and not value.lower().startswith(label.lower())
+        ):
+            value = f"{label.title()} {value}"  # "Apt: 4B" is "Apt 4B"
+        fields.setdefault(key, value)
+    if not fields.get("address1") or not fields.get("city") or not fields.get("zip"):
+        return None
+    return {
+        "address1": fields["address1"],
+        "address2": fields.get("address2", ""),
+        "city": fields["city"],
+        "state": _state(fields.get("state", "")),
+        "country": _country(fields.get("country", ""), default_country),
+        "zip": fields["zip"],
+    }
+
+
 def parse_address(text: str, *, default_country: str = "") -> dict[str, str] | None:
     """The address in `text` as {address1, address2, city, state, country, zip}, or None."""
     if _CJK.search(text):
         return _listed(text) or _chinese(text)
-    return _listed(text) or _english(text, default_country)
+    return _labelled(text, default_country) or _listed(text) or _english(text, default_country)
 
 
 def address_lines(address: dict[str, Any], language: str) -> str:

@@ -15,8 +15,9 @@ from typing import Any
 # please proceed", "That's not what I asked"). A negation wins; idioms that carry "no" are affirmative.
 _AFFIRMATIVE = re.compile(
     r"\b(?:yes|yeah|yep|yup|ya|y|sure|ok|okay|k|correct|right|confirm(?:ed)?|proceed|go ahead|go for it|do it|"
-    r"please do|sounds good|looks good|looks right|that works|perfect|absolutely|definitely|of course|fine|agreed|"
-    r"affirmative|exactly)\b|是的?|好的?|可以|确认|确定|对的?|没问题|行|办吧|同意",
+    r"please do|do so|go on|sounds good|looks good|looks right|that works|perfect|absolutely|definitely|of course|"
+    r"fine|agreed|affirmative|exactly|alright|all right|indeed|certainly|great|good)\b|👍|✅|"
+    r"是的?|好的?|可以|确认|确定|对的?|没问题|行|办吧|同意|嗯嗯|就这样",
     re.IGNORECASE,
 )
 _NEGATIVE = re.compile(
@@ -72,18 +73,16 @@ def read_choice(text: str, choices: dict[str, Iterable[str]]) -> str | None:
 
 
 CANCEL_REASON_WORDS = {
-    "ordered by mistake": ("mistake", "by accident", "wrong", "买错", "下错", "拍错", "误"),
-    "no longer needed": (
-        "no longer",
-        "don't need",
-        "do not need",
-        "not needed",
-        "不需要",
-        "不要了",
-        "用不上",
-        "不想要",
+    "ordered by mistake": (
+        "mistake", "mistaken", "by accident", "accidental", "in error", "wrong", "didn't mean", "did not mean",
+        "duplicate", "twice", "买错", "下错", "拍错", "误", "重复下单", "不小心",
     ),
-}
+    "no longer needed": (
+        "no longer", "don't need", "do not need", "not needed", "won't need", "will not need", "won't be needing",
+        "anymore", "any more", "no need", "no use", "changed my mind", "change of mind", "don't want", "do not want",
+        "不需要", "不要了", "用不上", "不想要", "用不到", "改主意",
+    ),
+}  # fmt: skip
 WARRANTY_WORDS = {
     "out_of_warranty": ("out of warranty", "expired", "过保", "保外", "不在保"),
     "in_warranty": ("in warranty", "under warranty", "within warranty", "保内", "在保"),

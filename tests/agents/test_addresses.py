@@ -98,3 +98,16 @@ def test_a_chinese_address_as_a_list_keeps_its_fields() -> None:
         "country": "中国",
         "zip": "510000",
     }
+
+
+def test_an_address_given_field_by_field_is_read_by_its_labels() -> None:
+    address = parse_address("Street: 12 Oak St; Apt: 4B; City: Springfield; State: Illinois; Zip code: 62704")
+
+    assert address == {
+        "address1": "12 Oak St",
+        "address2": "Apt 4B",
+        "city": "Springfield",
+        "state": "IL",
+        "country": "",
+        "zip": "62704",
+    }

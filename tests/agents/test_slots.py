@@ -29,3 +29,20 @@ def test_a_no_in_many_words(text: str) -> None:
 )
 def test_anything_else_is_neither(text: str) -> None:
     assert yes_no(text) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("I won't be needing it anymore", "no longer needed"),
+        ("changed my mind", "no longer needed"),
+        ("用不到了", "no longer needed"),
+        ("I placed it in error", "ordered by mistake"),
+        ("accidentally ordered it twice", "ordered by mistake"),
+        ("不小心下单了", "ordered by mistake"),
+    ],
+)
+def test_a_cancel_reason_in_the_customers_words(text: str, reason: str) -> None:
+    from agents.workflows.slots import CANCEL_REASON_WORDS, read_choice
+
+    assert read_choice(text, CANCEL_REASON_WORDS) == reason
