@@ -47,7 +47,7 @@ from agents.states import SubtaskStatus, TurnStatus
 from agents.store.models import Order
 from agents.verification import verified_customer
 from agents.workflows.definitions import FREE_TEXT_SLOTS, WORKFLOW_FOR_INTENT, WORKFLOWS
-from agents.workflows.runner import workflow_active
+from agents.workflows.runner import workflow_active, workflows_queued_cancel
 from conversations.models import (
     Conversation,
     ConversationStatus,
@@ -192,9 +192,7 @@ def _step_recognize(turn: TurnRun) -> bool:
             WorkflowState.objects.filter(pk=workflow.pk, status=WorkflowStatus.ACTIVE).update(
                 status=WorkflowStatus.CANCELLED, step=""
             )
-            WorkflowState.objects.filter(conversation_id=turn.conversation_id, status=WorkflowStatus.QUEUED).update(
-                status=WorkflowStatus.CANCELLED
-            )
+            workflows_queued_cancel(turn.conversation_id)
         IntentRecord.objects.bulk_create(
             IntentRecord(
                 conversation_id=turn.conversation_id,

@@ -17,7 +17,7 @@ base knows it, so every part of a multi-part message gets an answer.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from agents.intents.offline import names_an_order, order_ids
@@ -70,14 +70,7 @@ class KnowledgeHit:
     passage: str = ""  # the start of the best passage, for the LLM's context
 
     def as_json(self) -> dict[str, Any]:
-        return {
-            "text": self.text,
-            "matched": self.matched,
-            "similarity": self.similarity,
-            "document": self.document,
-            "chunk_id": self.chunk_id,
-            "passage": self.passage,
-        }
+        return asdict(self)
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> KnowledgeHit:

@@ -64,6 +64,13 @@ def workflow_active(conversation_id: int) -> WorkflowState | None:
     return state
 
 
+def workflows_queued_cancel(conversation_id: int) -> None:
+    """Drop the requests queued behind the active workflow (it was cancelled or replaced)."""
+    WorkflowState.objects.filter(conversation_id=conversation_id, status=WorkflowStatus.QUEUED).update(
+        status=WorkflowStatus.CANCELLED
+    )
+
+
 def workflows_expire() -> int:
     """Close workflows idle for longer than IDLE_TIMEOUT, and the requests queued behind them (Celery
     beat); return how many."""
@@ -148,9 +155,7 @@ def workflow_handle(sctx: SpecialistContext) -> SpecialistResult:
         state = workflow_active(conversation.pk)
         if state is not None and read.is_cancel(sctx.text or sctx.message_text):
             _save(state, step="", slots=state.slots, status=WorkflowStatus.CANCELLED)
-            WorkflowState.objects.filter(conversation=conversation, status=WorkflowStatus.QUEUED).update(
-                status=WorkflowStatus.CANCELLED
-            )
+            workflows_queued_cancel(conversation.pk)
             return SpecialistResult(
                 text=localized(
                     sctx.language,
@@ -258,7 +263,7 @@ def _advance(sctx: SpecialistContext, conversation: Conversation, state: Workflo
         # A bare zip beside a name counts only as the answer to the identity question.
         attempt = verification_attempt(entities, text if state.step == "email" else "")
         if attempt.customer is None:
-            return _verification_needed(sctx, state, s, attempt.tried)
+            return _verification_needed(sctx, state, s, attempt.tried, said={"text": text, "entities": entities})
         conversation_verify(conversation_id=conversation.pk, customer=attempt.customer)
         customer = attempt.customer
         s.pop("_unusable", None)
@@ -345,14 +350,15 @@ def _unusable(state: WorkflowState, s: dict[str, Any], *, filled: bool, digressi
 
 
 def _verification_needed(
-    sctx: SpecialistContext, state: WorkflowState, s: dict[str, Any], tried: bool
+    sctx: SpecialistContext, state: WorkflowState, s: dict[str, Any], tried: bool, *, said: dict[str, Any]
 ) -> SpecialistResult:
-    """Ask for a proof of identity; wrong proofs and unusable answers count, questions do not."""
-    text, entities = _own_words(sctx)
-    if not tried and not sctx.digression and text:
+    """Ask for a proof of identity; wrong proofs and unusable answers count, questions do not.
+
+    `said` is this workflow's words ({text, entities}), kept when they prove nothing yet."""
+    if not tried and not sctx.digression and said["text"]:
         # Keep what the customer already said (order, items, reason…): it is read once the
         # account is known, so nothing has to be asked twice.
-        s.setdefault("_pending", []).append({"text": text, "entities": entities})
+        s.setdefault("_pending", []).append(said)
     counts = tried or (state.step == "email" and not sctx.digression)
     failures = int(s.get("_verify_failures", 0)) + (1 if counts else 0)
     if failures >= MAX_FAILED_ATTEMPTS:
