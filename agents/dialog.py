@@ -177,19 +177,26 @@ def reply_pieces(text: str) -> list[str]:
     return pieces
 
 
+def clarify_choices(candidates: list[str]) -> list[str]:
+    """The intents a clarifying question offers: the likely ones, else the most asked-for."""
+    return [c for c in candidates if c in INTENT_LABELS][:3] or [c.value for c in DEFAULT_CHOICES]
+
+
 def clarify_reply(*, language: str, candidates: list[str], injection: bool) -> Reply:
-    """One clarifying question with the likely intents as quick replies (confidence < 0.5)."""
-    choices = [c for c in candidates if c in INTENT_LABELS][:3] or [c.value for c in DEFAULT_CHOICES]
+    """One clarifying question with the likely intents, in the text (for channels without buttons)
+    and as quick replies (confidence < 0.5). The answer picks one (agents.route.clarify_picked)."""
+    choices = clarify_choices(candidates)
+    labels = [INTENT_LABELS[c][language] for c in choices]
     if injection:
         text = (
             "我只能协助处理本店的商品、订单和售后问题。请问有什么可以帮您？"
             if language == "zh"
             else "I can only help with our products, your orders and after-sales service. What can I do for you?"
         )
+    elif language == "zh":
+        listed = f"{'、'.join(labels[:-1])}，还是{labels[-1]}" if len(labels) > 1 else labels[0]
+        text = f"抱歉，我没有完全理解您的意思。您是想：{listed}？"
     else:
-        text = (
-            "抱歉，我没有完全理解您的意思。您是想："
-            if language == "zh"
-            else "Sorry, I'm not sure I understood. Did you mean one of these?"
-        )
-    return Reply(text=text, quick_replies=[INTENT_LABELS[c][language] for c in choices])
+        listed = f"{', '.join(labels[:-1])} or {labels[-1]}" if len(labels) > 1 else labels[0]
+        text = f"Sorry, I'm not sure I understood. Did you mean: {listed}?"
+    return Reply(text=text, quick_replies=labels)

@@ -34,11 +34,11 @@ from agents.intents.offline import split_clauses
 from agents.intents.recognize import Recognition, recognize
 from agents.intents.rules import rule_fast_path
 from agents.intents.switch import is_slot_answer
-from agents.intents.taxonomy import WORKFLOW_INTENTS, Intent, Specialist, specialists_for
+from agents.intents.taxonomy import KNOWLEDGE_INTENTS, WORKFLOW_INTENTS, Intent, Specialist, specialists_for
 from agents.llm.client import LLMResult, llm_enabled
 from agents.models import RouteDecision, Subtask, TurnRun
 from agents.pii import mask_pii
-from agents.route import KnowledgeHit, PlannedPart, requests_in_order, route_plan
+from agents.route import KnowledgeHit, PlannedPart, clarify_picked, requests_in_order, route_plan
 from agents.services import bot_message_send, turn_transition
 from agents.specialists.emotion import soothing_line
 from agents.specialists.human import callback_confirmed_line, handoff_line, nobody_online_line
@@ -270,11 +270,31 @@ def _plan(turn: TurnRun) -> list[PlannedPart]:
     )
 
 
+def _clarified(turn: TurnRun) -> list[PlannedPart]:
+    """An answer to the clarifying question just asked ("Cancel an order", "the first one", "yes"):
+    the intent it picks, applied to the unclear message, whose order ids and products it inherits."""
+    before = (
+        TurnRun.objects.filter(conversation_id=turn.conversation_id, pk__lt=turn.pk)
+        .select_related("message")
+        .order_by("-pk")
+        .first()
+    )
+    if before is None or before.route != RouteDecision.CLARIFY or "prompt_injection" in before.flags:
+        return []
+    offered = dialog.clarify_choices([i["name"] for i in before.intents if i["name"] != Intent.OUT_OF_SCOPE])
+    picked = clarify_picked(turn.message.text, [(c, tuple(dialog.INTENT_LABELS[c].values())) for c in offered])
+    if picked is None:
+        return []
+    turn.entities = {**before.entities, **turn.entities}
+    TurnRun.objects.filter(pk=turn.pk).update(entities=turn.entities)
+    return [PlannedPart(Intent(picked), before.message.text, 1.0, "intent")]
+
+
 def _step_route(turn: TurnRun) -> bool:
     conversation = turn.conversation
     if conversation.status == ConversationStatus.WAITING_HUMAN:
         return _callback_collect(turn)
-    parts = _plan(turn)
+    parts = _clarified(turn) or _plan(turn)
     choice = route_decide(parts=parts, failed_attempts=conversation.failed_attempts)
     if choice.route == RouteDecision.ESCALATE:
         return _escalate(turn, from_=TurnStatus.RECOGNIZED, reason=choice.reason)
@@ -305,7 +325,8 @@ def _digressions(turn: TurnRun, workflow: WorkflowState, parts: list[PlannedPart
         if part.intent.value != own
         and part.intent not in WORKFLOW_INTENTS
         and part.intent not in (Intent.CHITCHAT, Intent.OUT_OF_SCOPE)
-        and (part.via == "knowledge" or part.confidence >= 0.7)
+        # a knowledge question the knowledge base cannot answer would only add "I couldn't find that"
+        and (part.via == "knowledge" or (part.confidence >= 0.7 and part.intent not in KNOWLEDGE_INTENTS))
     ]
 
 

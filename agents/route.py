@@ -25,6 +25,10 @@ from agents.intents.taxonomy import KNOWLEDGE_INTENTS, QUERY_INTENTS, WORKFLOW_I
 
 HUMAN_MIN = 0.7  # a classified (not rule-matched) human request escalates only at this confidence
 CLARIFY_BELOW = 0.5
+# An unsure request on a named order ("can you kill order W7425646?") goes ahead from this confidence:
+# the workflow asks for what it needs and writes nothing without an explicit yes, so a wrong guess costs
+# one "no", while a clarifying question would lose the order id and the details the customer gave.
+ORDER_REQUEST_MIN = 0.2
 PRIVATE_QUERIES = frozenset({Intent.ORDER_QUERY, Intent.LOGISTICS_QUERY})
 CATALOGUE_QUERIES = QUERY_INTENTS - PRIVATE_QUERIES
 # Never re-routed: small talk, feelings and complaints are answered by their own specialists.
@@ -153,10 +157,46 @@ def route_plan(
             parts.append(PlannedPart(_knowledge_intent(intent), text, round(hit.similarity, 4), "knowledge"))
         elif intent not in (Intent.OUT_OF_SCOPE, Intent.HUMAN_REQUEST) and confidence >= CLARIFY_BELOW:
             parts.append(PlannedPart(intent, text, confidence, "intent"))
+        elif (
+            intent in WORKFLOW_INTENTS
+            and confidence >= ORDER_REQUEST_MIN
+            and _order_named(text, entities, alone=len(intents) == 1)
+        ):
+            parts.append(PlannedPart(intent, text, confidence, "intent"))
     for hit in knowledge:  # parts the classifier set aside (off-topic beside a request) that the KB knows
         if hit.matched and hit.text not in covered and not _inside_planned(hit.text, parts):
             parts.append(PlannedPart(Intent.FAQ, hit.text, round(hit.similarity, 4), "knowledge"))
+    if not parts and entities.get("order_ids") and len(intents) <= 1:
+        # A bare order id ("W7425646") asks what became of that order.
+        parts.append(PlannedPart(Intent.ORDER_QUERY, intents[0].get("text", "") if intents else "", 0.5, "intent"))
     return _dedupe(_beside_requests(parts))
+
+
+def _order_named(text: str, entities: dict[str, Any], *, alone: bool) -> bool:
+    """The part names an order of the customer's: by its id, or with one id elsewhere in the message
+    when it says "my order" or is the message's only request ("I just moved! Can #W1 go to …")."""
+    return names_an_order(text) or bool(entities.get("order_ids") and (alone or _OWN_DATA.search(text)))
+
+
+def clarify_picked(answer: str, offered: list[tuple[str, tuple[str, ...]]]) -> str | None:
+    """Which intent of a clarifying question the answer picks: its label ("Cancel an order", "取消订单"),
+    its position ("the first one", "2", "第二个"), or a plain yes for the first. `offered` is each
+    intent with its labels, in the order they were shown."""
+    from agents.workflows.slots import normalise, yes_no
+
+    clean = normalise(answer).strip(" .!。！")
+    for intent, labels in offered:
+        if any(clean == normalise(label) or (len(clean) > 3 and normalise(label) in clean) for label in labels):
+            return intent
+    for index, words in enumerate(_ORDINALS[: len(offered)]):
+        if re.fullmatch(rf"(?:the\s+)?(?:{words})(?:\s+one)?|(?:{words})(?:个|项)?", clean):
+            return offered[index][0]
+    if len(clean.split()) <= 4 and yes_no(answer) is True:
+        return offered[0][0] if offered else None
+    return None
+
+
+_ORDINALS = ["1|first|1st|一|第一", "2|second|2nd|二|第二", "3|third|3rd|三|第三"]
 
 
 def _beside_requests(parts: list[PlannedPart]) -> list[PlannedPart]:

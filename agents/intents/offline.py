@@ -136,7 +136,9 @@ def split_clauses(text: str) -> list[str]:
     return cleaned or ([text.strip()] if text.strip() else [])
 
 
-_ORDER_REFERENCE = re.compile(r"#\s*[A-Za-z]?\d{4,}|\border\s+(?:number\s+|no\.?\s*|id\s+)?[A-Za-z]?\d{5,}", re.I)
+_ORDER_REFERENCE = re.compile(
+    r"#\s*[A-Za-z]?\d{4,}|\border\s+(?:number\s+|no\.?\s*|id\s+)?[A-Za-z]?\d{5,}|(?<![\w#])[A-Za-z]\d{6,12}\b", re.I
+)
 
 
 def names_an_order(text: str) -> bool:
@@ -209,9 +211,17 @@ _ZH_REFUND_STATUS = (
     r"(?:钱|退款)什么时候(?:能)?(?:退回来|到)"
 )
 
+# An order named by its id ("#W2912646") is as good as the word "order" in a rule.
+_ORDER = r"(?:\borders?\b|#\s*[A-Za-z]?\d{4,}|\b[A-Za-z]\d{6,}\b)"
+
 _RULES: list[_Rule] = [
     # --- overrides that would otherwise be caught by ticket words -------------------------------------------
-    _Rule(Intent.POLICY_INQUIRY, _rx(_REFUND_POLICY + "|" + _ZH_POLICY), 0.85),
+    _Rule(
+        Intent.POLICY_INQUIRY,
+        _rx(_REFUND_POLICY + "|" + _ZH_POLICY),
+        0.85,
+        unless=_rx(r"\b(?:credit_card|gift_card|paypal)_\w+"),  # one's own payment method: a request
+    ),
     _Rule(Intent.ORDER_QUERY, _rx(_REFUND_STATUS + "|" + _ZH_REFUND_STATUS), 0.85),
     _Rule(Intent.FAQ, _rx(r"newsletter|mailing list|\b(?:un)?subscri\w*|订阅|退订"), 0.85),
     # Changing how an order is paid is an order change, not a question about payment methods.
@@ -219,25 +229,43 @@ _RULES: list[_Rule] = [
         Intent.MODIFY_ORDER,
         _rx(
             r"(?:改|换|修改|更换|变更).{0,8}(?:支付|付款)|(?:支付|付款)方式.{0,6}(?:改|换)|"
-            r"\b(?:change|switch|update)\b.{0,20}\bpayment\b.{0,30}\border\b|"
-            r"\border\b.{0,30}\b(?:change|switch)\b.{0,15}\bpayment\b|"
+            r"\b(?:change|switch|update|swap|replace|alter|modify)\b.{0,20}\bpayment\b.{0,30}"
+            + _ORDER
+            + r"|"
+            + _ORDER
+            + r".{0,30}\b(?:change|switch)\b.{0,15}\bpayment\b|"
+            r"\b(?:charge|bill)\b.{0,30}\bto\s+(?:my|the|a|an)\b.{0,20}\b(?:card|paypal|account)\b|"
             r"\b(?:change|switch|update)\b.{0,10}\bpayment method\b.{0,10}\bto\b|"
             r"\b(?:charge|bill)\s+(?:the|my|it\s+to\s+(?:the|my))\s+(?:[\w-]+\s+){0,2}(?:card|paypal|account)\b|"
             r"\b(?:charge|bill)\s+(?:it\s+to\s+)?(?:credit_card|gift_card|paypal)_\w+|"
             r"\bpayment (?:change|update|switch)\b|"
             r"\b(?:move|switch|put|transfer)\b.{0,20}\bpayment\b.{0,30}\b(?:to|onto|over to)\b|"
             r"\b(?:pay|paying)\b.{0,25}\bwith\b.{0,30}\binstead\b|\buse\b.{0,30}\b(?:card|paypal)\b.{0,20}\binstead\b|"
-            r"\b(?:pay|paid|put|move)\b.{0,20}\border\b.{0,20}\b(?:with|on|to|by)\b.{0,15}"
+            r"\b(?:pay|paid|put|move)\b.{0,20}" + _ORDER + r".{0,20}\b(?:with|on|to|by)\b.{0,15}"
             r"\b(?:my|the|a)?\s*(?:credit card|gift card|paypal|card|(?:credit_card|gift_card|paypal)_\w+)|"
-            r"\b(?:change|modify|swap|switch)\b.{0,12}\bitems?\b.{0,25}\b(?:pending )?orders?\b"
+            r"\b(?:change|modify|swap|switch)\b.{0,12}\bitems?\b.{0,25}(?:\bpending )?" + _ORDER
         ),
         0.85,
+    ),
+    # An order and one of the customer's payment methods named together, with no other request: the
+    # method is what should pay for the order ("would it be possible to use credit_card_1199336 for #W1?").
+    _Rule(
+        Intent.MODIFY_ORDER,
+        _rx(
+            r"(?=.*" + _ORDER + r")(?=.*(?:\b(?:credit_card|gift_card|paypal)_\w+|\bcard ending (?:in )?\d{4}\b|"
+            r"尾号\s*\d{4}))"
+        ),
+        0.8,
+        unless=_rx(
+            r"\b(?:return\w*|refund\w*|exchang\w*|cancel\w*|send (?:it|them|\w+) back|price difference|"
+            r"the difference)\b|退|换货|取消|差价"
+        ),
     ),
     _Rule(
         Intent.FAQ,
         _rx(r"\bp\w{1,3}ment (?:methods?|options?|types?)|\bways to pay\b|付款方式|支付方式"),
         0.85,
-        unless=_rx(r"\b(?:issue|problem|error|fail\w*|declined|not working)"),
+        unless=_rx(r"\b(?:issue|problem|error|fail\w*|declined|not working)|#\s*[A-Za-z]?\d{4,}"),
     ),
     # --- ticket words ------------------------------------------------------------------------------------------
     _Rule(
@@ -294,11 +322,21 @@ _RULES: list[_Rule] = [
             r"\b(?:exchange\w*|swap\w*|replacement|replace (?:it|my|the|this)|trade (?:it|this) for)\b|"
             r"\b(?:for|to|into)\s+(?:the|a|an)\s+(?:[\w-]+\s+){0,4}(?:one|version|model|variant)\b|"
             r"\b(?:for|to|into)\s+one\s+(?:with|in)\b|\w\s*(?:->|→|=>)\s*\w|"
+            # an option wanted in place of the one ordered: "in white instead of black", "the 4mm one instead"
+            r"\b(?:in|to|be)\s+(?:[\w-]+\s+){0,3}(?:instead of|rather than)\s|"
+            r"\b(?:the|a|an)\s+(?:[\w.-]+\s+){0,3}one,?\s+instead\b|\bin\s+(?:[\w.-]+\s+){1,3}instead\b|"
+            r"\b(?:prefer|rather have|would rather get)\s+(?:the|a|an)\s+(?:[\w.-]+\s+){0,3}"
+            r"(?:one|version|model|variant)\b|"
+            r"\b(?:everything|all) else (?:the same|unchanged|as is)\b|"
+            r"\bother (?:options?|specs?) (?:the same|unchanged)\b|"
             r"换货|换新|换一台|换台新|换个新|换一个新|调换|换(?:成|个|一个)\s*(?:黑|白|蓝|绿|紫|银|红|粉|金|别的|其他|颜色|\d|[A-Za-z])|"
             r"(?:把|将)(?!.{0,12}(?:地址|支付|付款|电话|收件人|收货人)).{0,30}(?:换成|换为)"
         ),
         0.8,
-        unless=_rx(r"\bexchange rate|\btrade-?in\b"),
+        unless=_rx(
+            r"\bexchange rate|\btrade-?in\b|"
+            r"\b(?:deliver\w*|ship\w*|send|sent|address\w*|pay|paid|paying|card)\b.{0,40}\b(?:instead of|rather than)\b"
+        ),
     ),
     _Rule(
         Intent.INVOICE,
@@ -309,7 +347,8 @@ _RULES: list[_Rule] = [
     _Rule(
         Intent.CANCEL_ORDER,
         _rx(
-            r"\bcancel\w*|\bvoid (?:that|the|my) order|\bcall off\b|\bscrap (?:that|the|my) order\b|"
+            r"\bcancel\w*|\b(?:void|kill|scrap|drop) (?:that|the|my|this)? ?order|\bcall off\b|"
+            r"\bchanged? my mind (?:about|on) (?:my|the|this|that) order|"
             r"\bstop (?:that|the|my) order\b|\b(?:don'?t|do not) (?:ship|send) (?:it|that|the order|my order)\b|"
             r"\b(?:don'?t|do not|no longer) want (?:to pay for )?(?:the|my|this|that|an?) (?:\w+ )?order\b|"
             r"取消(?!订阅|关注|自动续费|收藏)|撤单|撤销订单"
@@ -323,11 +362,14 @@ _RULES: list[_Rule] = [
     _Rule(
         Intent.MODIFY_ORDER,
         _rx(
-            r"\b(?:shipping|delivery|home|new|wrong|default|another|different|old|my|the|an?)\s+address\b|"
+            r"\b(?:shipping|delivery|home|new|wrong|default|another|different|old|my|the|an?|this|that|following|"
+            r"correct|right|updated)\s+address\b|"
+            r"\b(?:deliver\w*|ship\w*|sen[dt]|mail\w*|redirect\w*)\b.{0,20}\b(?:somewhere else|elsewhere|"
+            r"(?:an)?other (?:place|address|location)|a different (?:place|address|location))\b|"
             r"\baddress\b.{0,15}\b(?:wrong|outdated|mistake|incorrect)|"
             r"\b(?:chang(?:e|ing)|modif(?:y|ying)|edit(?:ing)?|amend(?:ing)?|alter(?:ing)?|updat(?:e|ing))\b"
-            r"(?! on\b)(?! about\b).{0,30}\borders?\b|"
-            r"\b(?:ship|send|deliver|redirect|forward|mail)\w*\b(?:\s+\S+){0,6}?\s+to\s+"
+            r"(?! on\b)(?! about\b).{0,30}" + _ORDER + r"|"
+            r"\b(?:ship|send|deliver|redirect|forward|mail|go|goes|going)\w*\b(?:\s+\S+){0,6}?\s+to\s+"
             r"(?:(?:suite|apt|apartment|unit|flat|#)\s*\w+,?\s+)?\d+\s+[A-Za-z]|"
             r"\b(?:add|remove|delete|include|adding|removing|deleting|including)\b.{0,20}\b(?:items?|something|"
             r"products?|articles?)\b|\bforg[eo]t\w* to (?:add|include)\b|"
@@ -649,10 +691,24 @@ def _classify_clause(clause: str, near: list[tuple[str, float]]) -> _ClauseResul
 _SIDE = (Intent.CHITCHAT, Intent.OUT_OF_SCOPE)
 
 
+_PAYMENT_ID_WORDS = re.compile(r"\b(credit|gift)_card_\w+|\bpaypal_\w+", re.IGNORECASE)
+_ORDER_ID_WORDS = re.compile(r"(?:\border\s+)?(?:#\s*[A-Za-z]?\d{4,}|(?<![\w#])[A-Za-z]\d{6,12}\b)", re.IGNORECASE)
+
+
+def knn_text(clause: str) -> str:
+    """The clause as the exemplars are written: ids read as what they are ("credit_card_1199336" is
+    "credit card", "#W7425646" is "order"), since a string of digits only moves a sentence's embedding
+    away from every exemplar and makes a clear request look unclear."""
+    clause = _PAYMENT_ID_WORDS.sub(lambda m: f"{m.group(1)} card" if m.group(1) else "paypal", clause)
+    if re.search(rf"[{_CJK}]", clause):
+        return re.sub(r"订单\s*订单", "订单", _ORDER_ID_WORDS.sub("订单", clause))
+    return _ORDER_ID_WORDS.sub("order", clause)
+
+
 def classify_offline(text: str, neighbours: Neighbours) -> list[IntentScore]:
     """One IntentScore per distinct intent in `text`, in order of appearance; never empty."""
     clauses = split_clauses(text) or [text]
-    near_all = neighbours(clauses)
+    near_all = neighbours([knn_text(clause) for clause in clauses])
     results = [_classify_clause(c, n) for c, n in zip(clauses, near_all, strict=True)]
 
     scored: list[IntentScore] = []

@@ -2,12 +2,8 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
-_PAYMENT = re.compile(
-    r"(?:credit_card|gift_card|paypal)_\d+|gift card|credit card|paypal|礼品卡|信用卡|原路", re.IGNORECASE
-)
 _ENTITY_SLOTS = {
     "order_id": ("order_ids",),
     # The verification question accepts any of its proofs: email, name + zip, order + phone digits.
@@ -37,7 +33,7 @@ def is_slot_answer(slot: str, text: str, entities: dict[str, Any], *, other_inte
     }
     if slot in choices and read.read_choice(text, choices[slot]):
         return True
-    if slot == "payment_method_id" and _PAYMENT.search(text):
+    if slot == "payment_method_id" and read.PAYMENT_WORDS.search(text):
         return True
     if slot in _ENTITY_SLOTS:
         return any(entities.get(key) for key in _ENTITY_SLOTS[slot]) or other_intent_confidence < 0.7

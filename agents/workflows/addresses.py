@@ -30,8 +30,14 @@ _BOX_PARTS = ("USPSBoxType", "USPSBoxID")
 _UNIT_PARTS = ("OccupancyType", "OccupancyIdentifier", "SubaddressType", "SubaddressIdentifier")
 # Words a sentence puts around an address that the tagger can leave inside a field.
 _FILLER = re.compile(
-    r"(?:[\s,.;:!?]+(?:in|at|instead|please|pls|thanks|thank you|thx|ty|now|then|too|as well|ok|okay))+[\s,.;:!?]*$",
+    r"(?:(?:^|[\s,.;:!?]+)(?:in|at|instead|please|pls|thanks|thank you|thx|ty|now|then|too|as well|ok|okay))+"
+    r"[\s,.;:!?]*$",
     re.IGNORECASE,
+)
+# A field's own label said before the next field's value: "NY, zip code 10001".
+_TRAILING_LABEL = re.compile(r"[\s,]+(?:zip(?: code)?|postal code|post ?code|postcode)\s*$", re.IGNORECASE)
+_UNIT_WORD = re.compile(
+    r"(?:^|\s)(?:apt|apartment|unit|suite|ste|flat|floor|fl|room|rm|building|bldg|#)\b", re.IGNORECASE
 )
 _COUNTRIES = {
     "usa": "USA",
@@ -67,7 +73,7 @@ _LEAD = re.compile(r"^(?:(?:that'?s|that is|it'?s|it is|which is|located)\s+)?(?
 
 
 def _clean(value: str) -> str:
-    value = _LEAD.sub("", _FILLER.sub("", value.strip()).strip(" ,.;:!?("))
+    value = _LEAD.sub("", _FILLER.sub("", _TRAILING_LABEL.sub("", value.strip())).strip(" ,.;:!?("))
     return value.strip(" ,.;:!?()").strip()
 
 
@@ -109,11 +115,54 @@ def _tagged(text: str) -> dict[str, str]:
     return {label: " ".join(tokens) for label, tokens in labels.items()}
 
 
+_STREET_START = re.compile(r"(?<![\w#.-])\d{1,6}[A-Za-z]?\s+[A-Za-z]")
+_ZIP_END = re.compile(
+    r"\b\d{5}(?:-\d{4})?\b(?:[\s,(]+(?:USA|U\.S\.A\.?|US|U\.S\.|United States(?: of America)?|America)\b\)?)?",
+    re.IGNORECASE,
+)
+_STREET_TYPE = re.compile(
+    r"\d{1,6}[A-Za-z]?\s+(?:[\w.'-]+\s+){0,4}?(?:st|street|ave|avenue|rd|road|dr|drive|ln|lane|blvd|boulevard|ct|"
+    r"court|way|ter|terrace|pl|place|pkwy|parkway|cir|circle|hwy|highway|trl|trail|sq|square|loop|row|walk|pike|"
+    r"plaza|broadway|alley|crescent|close|grove|hill|park|point|ridge|run|view)\b\.?",
+    re.IGNORECASE,
+)
+_COUNTRY_LAST = re.compile(
+    r"[\s,(]+(USA|U\.S\.A\.?|US|U\.S\.|United States(?: of America)?|America)\W*$", re.IGNORECASE
+)
+_UNIT_BEFORE = re.compile(r"(?:apt|apartment|unit|suite|ste|flat|#)\s*[\w-]+\s*,?\s*$", re.IGNORECASE)
+
+
+def _span(text: str) -> str:
+    """The address inside a sentence: from a street number to the zip code that follows it (and a
+    country right after), with a unit said before the street ("Suite 5, 12 Oak St, …"). The tagger
+    reads words around an address as parts of it, so it is given the address alone."""
+    starts = list(_STREET_START.finditer(text))
+    # "I have 2 kids. Send it to 12 Oak St, …": a number followed by a street type starts the street
+    starts.sort(key=lambda m: _STREET_TYPE.match(text, m.start()) is None)
+    for start in starts:
+        end = _ZIP_END.search(text, start.end())
+        if end is None:
+            return text
+        begin = start.start()
+        unit = _UNIT_BEFORE.search(text[:begin])
+        if unit is not None:
+            begin = unit.start()
+        span = text[begin : end.end()]
+        if re.search(r"\b\d{5}(?:-\d{4})?\b", span[: start.end() - begin]) is None:
+            return span
+    return text
+
+
 def _english(text: str, default_country: str) -> dict[str, str] | None:
-    # "for order #W2912646" confuses the tagger's idea of where the street number is.
-    tagged = _tagged(re.sub(r"#\s*[A-Z]?\d+", " ", text))
+    # "for order #W2912646" confuses the tagger's idea of where the street number is ("#5" is a unit).
+    text = re.sub(r"#\s*(?:[A-Z]\d{4,}|\d{6,})|(?<![\w#])[A-Z]\d{6,12}\b", " ", text)
+    span = _span(text)
+    said = _COUNTRY_LAST.search(span)
+    tagged = _tagged(span[: said.start()] if said else span)
+    if said:
+        tagged["CountryName"] = said.group(1)
     street = " ".join(_clean(tagged[p]) for p in (*_STREET_PARTS, *_BOX_PARTS) if tagged.get(p))
-    unit = " ".join(_clean(tagged[p]) for p in _UNIT_PARTS if tagged.get(p))
+    unit = " ".join(_clean(tagged[p]) for p in _UNIT_PARTS if tagged.get(p)).replace("# ", "#")
     city, zip_code = _clean(tagged.get("PlaceName", "")), _clean(tagged.get("ZipCode", ""))
     has_street = (tagged.get("AddressNumber") and tagged.get("StreetName")) or tagged.get("USPSBoxID")
     if not has_street or not city or not re.fullmatch(r"\d{5}(?:-\d{4})?", zip_code):
@@ -165,8 +214,8 @@ def _listed(text: str) -> dict[str, str] | None:
             return None
     elif not re.match(r"^\d", address1):  # a street starts with its number: not "The new address is 12 …"
         return None
-    if not re.search(r"\d", zip_code):
-        return None
+    if not re.fullmatch(r"(?=.*\d)[A-Za-z0-9 -]{3,10}", zip_code) or _UNIT_WORD.match(city):
+        return None  # "…, Denver, Colorado 80202, US": not one field per part, the tagger reads it
     return {
         "address1": address1,
         "address2": address2,
@@ -225,6 +274,37 @@ def parse_address(text: str, *, default_country: str = "") -> dict[str, str] | N
     if _CJK.search(text):
         return _listed(text) or _chinese(text)
     return _labelled(text, default_country) or _listed(text) or _english(text, default_country)
+
+
+def address_fragment(text: str) -> dict[str, str]:
+    """The address fields a message gives when it is only part of an address ("100 Main Street",
+    then "Apartment 4", then "Austin TX 78701"): empty when it gives none, so that a customer who
+    sends an address line by line is not told it is unusable."""
+    if _CJK.search(text):
+        import cpca
+
+        row = cpca.transform([text]).to_dict("records")[0]
+        detail = str(row.get("地址") or "")
+        found = {"state": row.get("省") or "", "city": row.get("市") or ""}
+        if re.search(r"\d+\s*(?:号|弄|室|栋|楼)|路|街", detail):
+            found["address1"] = f"{row.get('区') or ''}{detail}"
+        return {key: value for key, value in found.items() if value}
+    street = re.search(r"\b\d+[A-Za-z]?\s+[A-Za-z]", text)
+    # Without a street number the tagger finds nothing, so a placeholder street goes before the rest.
+    tagged = _tagged(text[street.start() :]) if street else _tagged(f"1 X St, {text}")
+    found = {
+        "address1": " ".join(tagged[p] for p in _STREET_PARTS if tagged.get(p))
+        if street and (tagged.get("StreetNamePostType") or tagged.get("StreetNamePreType"))
+        else "",
+        "address2": " ".join(tagged[p] for p in _UNIT_PARTS if tagged.get(p)) if _UNIT_WORD.search(text) else "",
+        "state": _state(tagged["StateName"])
+        if tagged.get("StateName") in _STATES.values() or (tagged.get("StateName", "").lower() in _STATES)
+        else "",
+        "zip": tagged.get("ZipCode", "") if re.search(r"\b\d{5}(?:-\d{4})?\b", text) else "",
+    }
+    if found["state"] or found["zip"]:
+        found["city"] = tagged.get("PlaceName", "")
+    return {key: _clean(value) for key, value in found.items() if _clean(value)}
 
 
 def address_lines(address: dict[str, Any], language: str) -> str:

@@ -17,7 +17,7 @@ from agents.store.money import money
 from agents.store.selectors import store_currency
 from agents.tools import ToolContext, tool_call
 from agents.workflows import slots as read
-from agents.workflows.addresses import address_lines, parse_address
+from agents.workflows.addresses import address_fragment, address_lines, parse_address
 from agents.workflows.variants import Clarify, llm_replacements, match_replacement
 from conversations.models import WorkflowKind
 
@@ -26,6 +26,15 @@ RETURN_WINDOW = timedelta(days=7)
 
 class SlotInvalid(Exception):
     """The customer's answer does not fit the slot; the message says why, in their language."""
+
+
+class SlotPartial(SlotInvalid):
+    """The answer is part of the value (an address sent line by line): kept as a draft that the
+    next message completes; the message says what is still missing."""
+
+    def __init__(self, message: str, *, draft: str) -> None:
+        super().__init__(message)
+        self.draft = draft
 
 
 class OrderNotEligible(SlotInvalid):
@@ -100,7 +109,7 @@ class Ctx:
 
     def payment_methods(self) -> list[dict[str, Any]]:
         return [
-            {"id": m.external_id, "kind": m.kind, "label": str(m)}
+            {"id": m.external_id, "kind": m.kind, "label": str(m), "brand": m.brand, "last_four": m.last_four}
             for m in PaymentMethod.objects.filter(customer=self.tools.customer).order_by("external_id")
         ]
 
@@ -139,7 +148,9 @@ class Workflow(ABC):
 
     # --- order_id is shared by most workflows ---------------------------------------------------
 
-    def sibling(self, status: str, s: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
+    def sibling(
+        self, status: str, s: dict[str, Any], ctx: Ctx, text: str, entities: dict[str, Any]
+    ) -> tuple[str, dict[str, Any]] | None:
         """The workflow that serves the same request for an order in `status`, with its extra slots."""
         return None
 
@@ -153,7 +164,7 @@ class Workflow(ABC):
                     ctx.t(f"I can't find order {order_id} on your account.", f"您的账户下没有订单 {order_id}。")
                 )
             if self.statuses and order.status not in self.statuses:
-                sibling = self.sibling(order.status, s or {})
+                sibling = self.sibling(order.status, s or {}, ctx, text, entities)
                 if sibling is not None:
                     raise OtherWorkflow(sibling[0], {**sibling[1], "order_id": order_id})
                 raise OrderNotEligible(
@@ -268,14 +279,18 @@ class _ItemsWorkflow(Workflow):
             old = [next(i for i in items if i["item_id"] == item_id) for item_id in s["item_ids"]]
             return self._replacements(ctx, text, old, s)
         if slot == "payment_method_id":
-            original = (
-                Order.objects.get(external_id=s["order_id"])
-                .transactions.order_by("position", "id")
-                .values_list("payment_method__external_id", flat=True)
-                .first()
-            )
-            return read.read_payment_method(text, ctx.payment_methods(), original)
+            return read.read_payment_method(text, ctx.payment_methods(), self.paid_with(s["order_id"]))
         return None
+
+    @staticmethod
+    def paid_with(order_id: str) -> str | None:
+        """The payment method the order was first paid with."""
+        return (
+            Order.objects.get(external_id=order_id)
+            .transactions.order_by("position", "id")
+            .values_list("payment_method__external_id", flat=True)
+            .first()
+        )
 
     @staticmethod
     def _replacements(ctx: Ctx, text: str, old: list[dict[str, Any]], s: dict[str, Any]) -> list[str] | None:
@@ -363,12 +378,7 @@ class Return(_ItemsWorkflow):
         if slot != "payment_method_id" or "order_id" not in s:
             return super().choices(slot, ctx, s)
         # Only where a refund may go (store policy): the order's original method or a gift card.
-        original = (
-            Order.objects.get(external_id=s["order_id"])
-            .transactions.order_by("position", "id")
-            .values_list("payment_method__external_id", flat=True)
-            .first()
-        )
+        original = self.paid_with(s["order_id"])
         return [m["id"] for m in ctx.payment_methods() if m["id"] == original or m["kind"] == PaymentKind.GIFT_CARD]
 
     def summary(self, ctx: Ctx, s: dict[str, Any]) -> str:
@@ -394,9 +404,15 @@ class Return(_ItemsWorkflow):
 class Exchange(_ItemsWorkflow):
     new_items = True
 
-    def sibling(self, status: str, s: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
-        # "Change the mouse" on an order not yet shipped is an item change, not an exchange.
-        return (WorkflowKind.MODIFY_ORDER, {"change": "items"}) if status == OrderStatus.PENDING else None
+    def sibling(
+        self, status: str, s: dict[str, Any], ctx: Ctx, text: str, entities: dict[str, Any]
+    ) -> tuple[str, dict[str, Any]] | None:
+        # "Change the mouse" on an order not yet shipped is an item change, not an exchange; "a
+        # different card on #W1, use credit_card_2" is a change of its payment.
+        if status != OrderStatus.PENDING:
+            return None
+        said = ModifyOrder.change_said(ctx, text, entities, country="")
+        return WorkflowKind.MODIFY_ORDER, {"change": said if said in ("address", "payment") else "items"}
 
     def summary(self, ctx: Ctx, s: dict[str, Any]) -> str:
         return ctx.t(
@@ -418,7 +434,9 @@ class Exchange(_ItemsWorkflow):
 
 
 class ModifyOrder(_ItemsWorkflow):
-    def sibling(self, status: str, s: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
+    def sibling(
+        self, status: str, s: dict[str, Any], ctx: Ctx, text: str, entities: dict[str, Any]
+    ) -> tuple[str, dict[str, Any]] | None:
         # Items of a delivered order are exchanged; its address or payment can no longer change.
         if status == OrderStatus.DELIVERED and s.get("change", "items") == "items":
             return WorkflowKind.EXCHANGE, {}
@@ -440,15 +458,73 @@ class ModifyOrder(_ItemsWorkflow):
 
     def read(self, slot: str, ctx: Ctx, text: str, entities: dict[str, Any], s: dict[str, Any]) -> Any:
         if slot == "change":
-            if parse_address(text, default_country=self._country(ctx, s) if s.get("order_id") else ""):
-                return "address"  # "ship it to 12 Main St, …": the address says what changes
-            said = read.read_choice(text, read.CHANGE_WORDS)
-            if entities.get("products") and (said is None or (said == "payment" and _named_first(text, entities))):
-                return "items"  # "change the Find X9 in #D1001 to white, pay with my card"
-            return said
+            country = self._country(ctx, s) if s.get("order_id") else ""
+            return self.change_said(ctx, text, entities, country=country, order_named=bool(s.get("order_id")))
         if slot == "address":
-            return parse_address(text, default_country=self._country(ctx, s))
-        return super().read(slot, ctx, text, entities, s)
+            return self._address(ctx, text, s)
+        value = super().read(slot, ctx, text, entities, s)
+        if slot == "payment_method_id" and s.get("change") == "payment" and value == self.paid_with(s["order_id"]):
+            raise SlotInvalid(
+                ctx.t(
+                    f"Order {s['order_id']} is already paid with {value}.",
+                    f"订单 {s['order_id']} 已经是用 {value} 支付的。",
+                )
+            )
+        return value
+
+    @staticmethod
+    def change_said(
+        ctx: Ctx, text: str, entities: dict[str, Any], *, country: str, order_named: bool = False
+    ) -> str | None:
+        """What of an order the message changes: its address, its payment, its items, or the
+        account's default address."""
+        if parse_address(text, default_country=country):
+            return "address"  # "ship it to 12 Main St, …": the address says what changes
+        said = read.read_choice(text, read.CHANGE_WORDS)
+        if said == "default_address" and (order_named or entities.get("order_ids")):
+            if not read.SETS_DEFAULT_ADDRESS.search(text):
+                return "address"  # "deliver #W1 to my default address": the order's address changes
+        if entities.get("products") and (said is None or (said == "payment" and _named_first(text, entities))):
+            return "items"  # "change the Find X9 in #D1001 to white, pay with my card"
+        if said is None and read.read_payment_method(text, ctx.payment_methods(), None, strict=True):
+            if not entities.get("products"):
+                return "payment"  # "can I pay for #W1 with my Visa ending 5768": the method says it
+        return said
+
+    def _address(self, ctx: Ctx, text: str, s: dict[str, Any]) -> dict[str, str] | None:
+        """A whole address; or the account's own ("my default address"); or a part of one, kept as a
+        draft until the rest arrives."""
+        country = self._country(ctx, s)
+        draft = s.get("_draft", "")
+        if draft.endswith(text):  # read again in a later pass over the same message
+            draft = draft[: -len(text)].rstrip(", ")
+        found = parse_address(text, default_country=country) or (
+            parse_address(f"{draft}, {text}", default_country=country) if draft else None
+        )
+        if found:
+            s.pop("_draft", None)
+            return found
+        if s.get("change") == "address" and read.ACCOUNT_ADDRESS.search(text):
+            default = Address.objects.filter(customer=ctx.tools.customer, is_default=True).first()
+            if default is not None:
+                return default.as_dict()
+        part = address_fragment(text)
+        if not part:
+            return None
+        so_far = address_fragment(f"{draft}, {text}") if draft else part
+        if all(so_far.get(key) for key in ("address1", "city", "zip")):
+            s.pop("_draft", None)  # every field is there, only not in an order the parsers know
+            return {**dict.fromkeys(("address2", "state"), ""), **so_far, "country": country}
+        missing = [f for f in ("address1", "city", "zip") if f not in so_far]
+        names = {"address1": ("street", "街道门牌"), "city": ("city", "城市"), "zip": ("zip code", "邮编")}
+        raise SlotPartial(
+            ctx.t(
+                f"Got it so far: {address_lines(so_far, 'en')}. "
+                f"Please send the rest ({', '.join(names[f][0] for f in missing) or 'the full address'}).",
+                f"已记下：{address_lines(so_far, 'zh')}。请补充其余部分（{'、'.join(names[f][1] for f in missing) or '完整地址'}）。",
+            ),
+            draft=f"{draft}, {text}" if draft else text,
+        )
 
     @staticmethod
     def _country(ctx: Ctx, s: dict[str, Any]) -> str:

@@ -32,6 +32,7 @@ from agents.workflows.definitions import (
     OrderNotEligible,
     OtherWorkflow,
     SlotInvalid,
+    SlotPartial,
 )
 from conversations.models import Conversation, WorkflowKind, WorkflowState, WorkflowStatus
 
@@ -299,14 +300,25 @@ def _advance(sctx: SpecialistContext, conversation: Conversation, state: Workflo
 
     kind = state.kind
     refused_before = s.pop("_refused_order", None)
+    order_known = "order_id" in s
+    filled_before = False
     for earlier in pending:
-        kind, _, _ = _fill(kind, ctx, state, s, earlier["text"], earlier["entities"])
+        kind, filled_earlier, _ = _fill(kind, ctx, state, s, earlier["text"], earlier["entities"])
+        filled_before = filled_before or filled_earlier
     kind, filled, error = _fill(kind, ctx, state, s, text, entities)
+    if pending and not order_known and "order_id" in s:  # what was said before the order id, read again
+        for earlier in pending:
+            kind, _, _ = _fill(kind, ctx, state, s, earlier["text"], earlier["entities"])
+        kind, _, _ = _fill(kind, ctx, state, s, text, entities)
     workflow = WORKFLOWS[kind]
+    if "order_id" in workflow.needed(s) and text and not sctx.digression:
+        # Until the order is known its items cannot be read: what the customer said about them
+        # ("the thermostat, in white") is read again once the order id arrives.
+        s["_pending"] = [*pending, {"text": text, "entities": entities}][-3:]
     if refused_before and s.get("_refused_order") == refused_before:
         # The same order refused twice: the customer means it, and it cannot be done.
         return _not_for_this_order(ctx, state, s, error)
-    filled = filled or bool(pending)
+    filled = filled or filled_before
     unusable = _unusable(state, s, filled=filled, digression=sctx.digression)
     if unusable >= ESCALATE_AFTER:
         return _give_up(ctx, state, s)
@@ -417,6 +429,11 @@ def _fill(
                 s.update(other.slots)
                 filled = progressed = True
                 break
+            except SlotPartial as exc:
+                s["_draft"] = exc.draft
+                error = str(exc)
+                filled = True  # part of an answer is progress, not an unusable one
+                continue
             except OrderNotEligible as exc:
                 s["_refused_order"] = exc.order_id
                 s["_refused_status"] = exc.status

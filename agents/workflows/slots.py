@@ -25,7 +25,9 @@ _NEGATIVE = re.compile(
     r"\w+n't\b|否|不|错|别(?![的人处])|等等|算了",
     re.IGNORECASE,
 )
-_NOT_NEGATIVE = re.compile(r"\bno (?:problem|worries|issue)s?\b|\bnot a problem\b|没问题|不错", re.IGNORECASE)
+_NOT_NEGATIVE = re.compile(
+    r"\bno (?:problem|worries|issue)s?\b|\bnot a problem\b|\bno longer need(?:ed)?\b|没问题|不错", re.IGNORECASE
+)
 _UNSURE = re.compile(r"\bbut\b|\bhowever\b|\bexcept\b|\blet me think\b|\?|？|但是|不过|除了|想想|考虑", re.IGNORECASE)
 MAX_YES_NO_WORDS = 14
 
@@ -80,7 +82,10 @@ CANCEL_REASON_WORDS = {
     "no longer needed": (
         "no longer", "don't need", "do not need", "not needed", "won't need", "will not need", "won't be needing",
         "anymore", "any more", "no need", "no use", "changed my mind", "change of mind", "don't want", "do not want",
-        "不需要", "不要了", "用不上", "不想要", "用不到", "改主意",
+        # a better offer or a wait too long: the customer no longer needs this order
+        "cheaper", "better price", "better deal", "elsewhere", "somewhere else", "another store", "too expensive",
+        "too long", "too slow", "can't wait",
+        "不需要", "不要了", "用不上", "不想要", "用不到", "改主意", "更便宜", "别家", "太贵", "太慢", "等不及", "太久",
     ),
 }  # fmt: skip
 WARRANTY_WORDS = {
@@ -106,24 +111,81 @@ CHANGE_WORDS = {
 }
 
 
-def read_payment_method(text: str, methods: list[dict[str, Any]], original: str | None) -> str | None:
-    """A payment method id by id, by kind when the account has one of that kind, or 'original'."""
+# The account's own address named instead of written out: "ship it to my default address".
+ACCOUNT_ADDRESS = re.compile(
+    r"\b(?:my|the)\s+(?:default|home|usual|saved|account|profile|regular|primary|normal)\s+(?:shipping\s+|delivery\s+)?"
+    r"address\b|\baddress\s+(?:on file|(?:on|in|of) (?:my|the) (?:account|profile))\b|"
+    r"默认(?:收货)?地址|账户(?:里|上)?的?地址|常用地址",
+    re.IGNORECASE,
+)
+# The customer changes the account's default address itself, not one order's.
+SETS_DEFAULT_ADDRESS = re.compile(
+    r"\b(?:change|update|set|edit|modify|make|replace)\w*\s+(?:\w+\s+){0,3}default\b|"
+    r"\bdefault address\s+(?:to|is now)\b|"
+    r"(?:改|修改|更新|设置|设为)(?:一下)?(?:我的)?默认|默认(?:收货)?地址(?:改|换|设)",
+    re.IGNORECASE,
+)
+_PAYMENT_KIND_WORDS = (
+    ("gift_card", ("gift card", "giftcard", "voucher", "礼品卡", "购物卡")),
+    ("paypal", ("paypal", "pay pal")),
+    ("credit_card", ("credit card", "debit card", "card", "信用卡", "银行卡", "借记卡", "卡")),
+)
+# The method the order was paid with: "the original payment method", "the card I used", "原路退回".
+_ORIGINAL_METHOD = re.compile(
+    r"\boriginal\b|\bsame (?:card|payment|method|account|way)\b|\b(?:i|we) (?:used|paid|bought it|ordered)\b|"
+    r"\b(?:it was|was) paid (?:with|by|on)\b|\bwhere it came from\b|原路|原支付|原来|原卡|付款时",
+    re.IGNORECASE,
+)
+# A message that names a payment method: an answer to "which payment method?".
+PAYMENT_WORDS = re.compile(
+    r"(?:credit_card|gift_card|paypal)_\d+|\b(?:gift ?card|credit card|debit card|card|paypal|visa|mastercard|amex|"
+    r"american express|discover)\b|\bending (?:in )?\d{4}\b|" + _ORIGINAL_METHOD.pattern + "|礼品卡|信用卡|银行卡|尾号",
+    re.IGNORECASE,
+)
+# Another method than the one the order was paid with: "my other card", "a different card".
+_OTHER_METHOD = re.compile(
+    r"\b(?:other|another|different|second|new)\s+(?:[\w-]+\s+)?(?:card|method|account|one)\b|"
+    r"另一张|另外一张|(?:其他|别的|另一个)的?(?:卡|信用卡|支付|账户)",
+    re.IGNORECASE,
+)
+
+
+def read_payment_method(
+    text: str, methods: list[dict[str, Any]], original: str | None, *, strict: bool = False
+) -> str | None:
+    """The account's payment method the text names: by id, by the card's last four digits or the
+    number in its id ("ending 5768", "尾号5768"), by brand ("my Visa"), by kind when the account has
+    one of that kind (or one besides the original, for "my other card"), or 'the original one'.
+
+    `strict` reads only a method named unmistakably (id, digits, brand), not a kind word alone."""
     found = _PAYMENT_ID.search(text)
     ids = {m["id"] for m in methods}
     if found and found.group(1) in ids:
         return found.group(1)
     clean = normalise(text)
-    if original and any(w in clean for w in ("original", "same card", "same payment", "原路", "原支付", "原来")):
-        return original
-    for kind, words in (
-        ("gift_card", ("gift card", "礼品卡")),
-        ("paypal", ("paypal",)),
-        ("credit_card", ("credit card", "信用卡", "银行卡")),
-    ):
-        if any(word in clean for word in words):
-            of_kind = [m["id"] for m in methods if m["kind"] == kind]
+    numbers = set(re.findall(r"(?<!\d)(\d{4,})(?!\d)", clean))
+    by_number = [
+        m["id"]
+        for m in methods
+        if (m.get("last_four") and any(n.endswith(m["last_four"]) for n in numbers))
+        or any(m["id"].endswith(f"_{n}") for n in numbers)
+    ]
+    if len(by_number) == 1:
+        return by_number[0]
+    by_brand = [m["id"] for m in methods if m.get("brand") and _mentions(clean, normalise(m["brand"]))]
+    if len(by_brand) == 1:
+        return by_brand[0]
+    if strict:
+        return None
+    other = bool(_OTHER_METHOD.search(clean))
+    for kind, words in _PAYMENT_KIND_WORDS:
+        if any(_mentions(clean, word) for word in words):
+            of_kind = [m["id"] for m in methods if m["kind"] == kind and not (other and m["id"] == original)]
             if len(of_kind) == 1:
                 return of_kind[0]
+            break  # "card" inside "gift card" is not a credit card
+    if original and not other and _ORIGINAL_METHOD.search(clean):
+        return original
     return None
 
 
@@ -145,6 +207,7 @@ def read_items(text: str, items: list[dict[str, Any]]) -> list[str] | None:
         item["item_id"]: {
             normalise(n) for n in (item["name"], item.get("name_zh"), *item.get("aliases", ())) if n and len(n) > 2
         }
+        | _head_words(item, items)
         for item in items
     }
     occurrences = sorted(
@@ -166,6 +229,27 @@ def read_items(text: str, items: list[dict[str, Any]]) -> list[str] | None:
         else:
             taken.append(next(i for score, i in scored if score == best))
     return [i["item_id"] for i in taken] or None
+
+
+_NOT_A_NAME = frozenset({"the", "and", "for", "with", "smart", "pro", "max", "mini", "plus", "new", "set", "kit"})
+
+
+def _head_words(item: dict[str, Any], items: list[dict[str, Any]]) -> set[str]:
+    """The words of an item's name that no other product of the order shares, singular and plural:
+    a customer says "the thermostat" or "the mats", not "the Smart Thermostat"."""
+
+    def words(entry: dict[str, Any]) -> set[str]:
+        return {w for w in re.findall(r"[a-z][a-z-]+", normalise(entry["name"])) if len(w) > 2} - _NOT_A_NAME
+
+    others = set().union(
+        *(words(i) for i in items if i.get("product_id", i["name"]) != item.get("product_id", item["name"]))
+    )
+    unique = words(item) - others
+    return (
+        unique
+        | {f"{w}s" for w in unique if not w.endswith("s")}
+        | {f"{w}es" for w in unique if w.endswith(("s", "x", "ch", "sh"))}
+    )
 
 
 def _option_tokens(options: dict[str, Any]) -> list[str]:

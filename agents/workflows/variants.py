@@ -87,6 +87,7 @@ def wanted_options(text: str, current: dict[str, Any], variants: list[dict[str, 
         for key, value in variant["options"].items():
             canonical = _norm(variant["options"].get(_base(key), value))
             spellings.setdefault(_base(key), {})[_norm(value)] = canonical
+    _add_short_spellings(spellings)
     found: dict[str, list[tuple[int, str]]] = {}
     taken: list[tuple[int, int]] = []
     every = sorted(
@@ -105,6 +106,27 @@ def wanted_options(text: str, current: dict[str, Any], variants: list[dict[str, 
         different = [m for m in mentions if m[1] not in now.get(option, set())]
         wanted[option] = max(different or mentions)[1]
     return wanted
+
+
+def _add_short_spellings(spellings: dict[str, dict[str, str]]) -> None:
+    """A word of a multi-word value that no other value has stands for the value: "Alexa" for
+    "Amazon Alexa", "stainless" for "stainless steel", "75W" for "75W equivalent"."""
+    words_of: dict[str, set[str]] = {}
+    for option, by in spellings.items():
+        for canonical in set(by.values()):
+            words = set(re.findall(r"[a-z][a-z-]{2,}|\d+[a-z]+", canonical))
+            if len(words) > 1 or canonical not in words:
+                words_of[f"{option}\0{canonical}"] = words
+    counts: dict[str, int] = {}
+    for words in words_of.values():
+        for word in words:
+            counts[word] = counts.get(word, 0) + 1
+    existing = {spelling for by in spellings.values() for spelling in by}
+    for key, words in words_of.items():
+        option, canonical = key.split("\0")
+        for word in words:
+            if counts[word] == 1 and word not in existing and word not in _NEEDS_NAME and word not in spellings:
+                spellings[option].setdefault(word, canonical)
 
 
 def _label(options: dict[str, Any]) -> str:

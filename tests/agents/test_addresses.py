@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agents.workflows.addresses import address_lines, parse_address
+from agents.workflows.addresses import address_fragment, address_lines, parse_address
 
 
 @pytest.mark.parametrize(
@@ -111,3 +111,40 @@ def test_an_address_given_field_by_field_is_read_by_its_labels() -> None:
         "country": "",
         "zip": "62704",
     }
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a word after the zip is not a country
+        ("Please ship it to 100 Main St, Apt 4, Austin, Texas 78701 instead", ("Apt 4", "TX", "USA", "78701")),
+        # "#5" is a unit, not an order id
+        ("ship to 12 Oak Ln #5 San Francisco CA 94110", ("#5", "CA", "USA", "94110")),
+        # the label of the next field is not part of the state
+        ("It's 1 Lakeview Terrace, unit 12, in New York, NY, zip code 10001, USA", ("unit 12", "NY", "USA", "10001")),
+        # five parts, but state and zip share one: not a plain list
+        ("4 Chestnut Street, Suite 212, Denver, Colorado 80202, US", ("Suite 212", "CO", "USA", "80202")),
+    ],
+)
+def test_words_around_the_fields_stay_out_of_them(text: str, expected: tuple[str, ...]) -> None:
+    address = parse_address(text, default_country="USA")
+
+    assert address is not None
+    assert (address["address2"], address["state"], address["country"], address["zip"]) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "fields"),
+    [
+        ("100 Main Street", {"address1": "100 Main Street"}),
+        ("it is 12 Oak Lane", {"address1": "12 Oak Lane"}),
+        ("Apartment 4", {"address2": "Apartment 4"}),
+        ("Austin TX 78701", {"city": "Austin", "state": "TX", "zip": "78701"}),
+        ("广东省深圳市", {"state": "广东省", "city": "深圳市"}),
+        ("yes", {}),
+        ("I have 2 orders", {}),
+        ("the visa card", {}),
+    ],
+)
+def test_a_part_of_an_address_is_recognised_as_one(text: str, fields: dict[str, str]) -> None:
+    assert address_fragment(text) == fields

@@ -157,6 +157,30 @@ def test_keyword_intent_first(text: str, intent: Intent) -> None:
     assert 0.0 < found[0][1] <= 1.0
 
 
+@pytest.mark.parametrize(
+    ("text", "intent"),
+    [
+        # an order named by its id counts as the word "order"
+        ("I want to change the payment method on #W7425646.", Intent.MODIFY_ORDER),
+        ("please charge order W7425646 to my other credit card", Intent.MODIFY_ORDER),
+        ("Can you kill order W7425646?", Intent.CANCEL_ORDER),
+        ("I changed my mind about my order", Intent.CANCEL_ORDER),
+        # an option wanted in place of the one ordered
+        ("can I get the thermostat in white instead of black?", Intent.EXCHANGE),
+        ("I'd like the yoga mat to be the 4mm blue one instead", Intent.EXCHANGE),
+        ("I'd prefer the 30MP version, everything else the same", Intent.EXCHANGE),
+        ("I want to pay with my visa instead of the mastercard", Intent.MODIFY_ORDER),
+        ("what payment methods do you accept?", Intent.FAQ),
+    ],
+)
+def test_shop_language_for_changes_to_an_order(text: str, intent: Intent) -> None:
+    assert keyword_intents(text)[0][0] is intent
+
+
+def test_a_delivery_instead_of_another_is_no_item_exchange() -> None:
+    assert Intent.EXCHANGE not in [i for i, _ in keyword_intents("deliver it to my office instead of home")]
+
+
 def test_offensive_comes_first() -> None:
     found = keyword_intents("垃圾客服，我要退货")
     assert [i for i, _ in found][:2] == [Intent.EMOTION_SENSITIVE, Intent.RETURN]

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from agents.intents.taxonomy import Intent
-from agents.route import KnowledgeHit, is_public_question, route_plan, uses_own_data
+from agents.route import KnowledgeHit, clarify_picked, is_public_question, route_plan, uses_own_data
 
 
 def _intent(name: str, confidence: float, text: str) -> dict[str, Any]:
@@ -209,3 +209,62 @@ def test_an_item_change_waits_for_the_other_changes_of_its_order() -> None:
     now, queued = requests_in_order(message, parts)
 
     assert "ship order #W1234567" in now[0].text and "mouse" in queued[0].text
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "entities"),
+    [
+        ("cancel_order", "Can you kill order W7425646?", {"order_ids": ["#W7425646"]}),
+        ("exchange", "I'd like the mat on #W7425646 to be the blue one", {"order_ids": ["#W7425646"]}),
+        ("modify_order", "我的订单 #D1001 能不能换个地方送", {"order_ids": ["#D1001"]}),
+    ],
+)
+def test_an_unsure_request_on_a_named_order_goes_ahead(name: str, text: str, entities: dict[str, Any]) -> None:
+    # The workflow asks for what it needs and writes nothing without a yes: no clarifying detour.
+    plan = route_plan(intents=[_intent(name, 0.3, text)], knowledge=[_unknown(text)], entities=entities)
+
+    assert _routes(plan) == [(name, "intent")]
+
+
+def test_an_unsure_request_without_an_order_is_still_clarified() -> None:
+    text = "I changed my mind about it"
+
+    plan = route_plan(intents=[_intent("cancel_order", 0.3, text)], knowledge=[_unknown(text)], entities={})
+
+    assert plan == []
+
+
+def test_a_bare_order_id_asks_about_that_order() -> None:
+    plan = route_plan(
+        intents=[_intent("out_of_scope", 0.3, "W7425646")],
+        knowledge=[_unknown("W7425646")],
+        entities={"order_ids": ["#W7425646"]},
+    )
+
+    assert _routes(plan) == [("order_query", "intent")]
+
+
+OFFERED = [
+    ("cancel_order", ("Cancel an order", "取消订单")),
+    ("modify_order", ("Change an order", "修改订单")),
+    ("human_request", ("Talk to a person", "转人工")),
+]
+
+
+@pytest.mark.parametrize(
+    ("answer", "picked"),
+    [
+        ("Change an order", "modify_order"),
+        ("修改订单", "modify_order"),
+        ("I'd like to talk to a person", "human_request"),
+        ("the second one", "modify_order"),
+        ("3", "human_request"),
+        ("第一个", "cancel_order"),
+        ("yes", "cancel_order"),
+        ("是的", "cancel_order"),
+        ("no", None),
+        ("what are your opening hours?", None),
+    ],
+)
+def test_the_answer_to_a_clarifying_question_picks_an_offered_intent(answer: str, picked: str | None) -> None:
+    assert clarify_picked(answer, OFFERED) == picked

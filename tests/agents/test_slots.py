@@ -46,3 +46,85 @@ def test_a_cancel_reason_in_the_customers_words(text: str, reason: str) -> None:
     from agents.workflows.slots import CANCEL_REASON_WORDS, read_choice
 
     assert read_choice(text, CANCEL_REASON_WORDS) == reason
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("I found it cheaper somewhere else", "no longer needed"),
+        ("it takes too long to arrive", "no longer needed"),
+        ("别家更便宜", "no longer needed"),
+    ],
+)
+def test_a_better_offer_or_a_long_wait_means_no_longer_needed(text: str, reason: str) -> None:
+    from agents.workflows.slots import CANCEL_REASON_WORDS, read_choice
+
+    assert read_choice(text, CANCEL_REASON_WORDS) == reason
+
+
+def test_no_longer_needed_is_not_a_no_at_the_confirmation() -> None:
+    assert yes_no("ok no longer needed then") is True
+
+
+METHODS = [
+    {"id": "credit_card_1199336", "kind": "credit_card", "brand": "mastercard", "last_four": "7287"},
+    {"id": "credit_card_1283450", "kind": "credit_card", "brand": "visa", "last_four": "5768"},
+    {"id": "gift_card_7000001", "kind": "gift_card", "brand": "", "last_four": ""},
+]
+
+
+@pytest.mark.parametrize(
+    ("text", "method"),
+    [
+        ("my Visa ending in 5768", "credit_card_1283450"),
+        ("the card ending 7287", "credit_card_1199336"),
+        ("尾号7287的卡", "credit_card_1199336"),
+        ("credit card 1283450", "credit_card_1283450"),
+        ("put it on the mastercard", "credit_card_1199336"),
+        ("my gift card", "gift_card_7000001"),
+        ("my other credit card", "credit_card_1199336"),  # the order was paid with the Visa
+        ("the card I paid with", "credit_card_1283450"),
+        ("the original payment method", "credit_card_1283450"),
+        ("原路退回", "credit_card_1283450"),
+    ],
+)
+def test_a_payment_method_is_named_the_way_customers_name_it(text: str, method: str) -> None:
+    from agents.workflows.slots import read_payment_method
+
+    assert read_payment_method(text, METHODS, "credit_card_1283450") == method
+
+
+@pytest.mark.parametrize("text", ["a credit card", "I'd like to pay", "the card"])
+def test_an_ambiguous_payment_method_is_not_guessed(text: str) -> None:
+    from agents.workflows.slots import read_payment_method
+
+    assert read_payment_method(text, METHODS, None) is None
+
+
+def test_a_strict_reading_needs_the_method_named_unmistakably() -> None:
+    from agents.workflows.slots import read_payment_method
+
+    assert read_payment_method("my gift card", METHODS, None, strict=True) is None
+    assert read_payment_method("with my visa", METHODS, None, strict=True) == "credit_card_1283450"
+
+
+ORDER_ITEMS = [
+    {"item_id": "1", "product_id": "p1", "name": "Yoga Mat", "options": {"color": "green"}},
+    {"item_id": "2", "product_id": "p2", "name": "Smart Thermostat", "options": {"color": "black"}},
+    {"item_id": "3", "product_id": "p3", "name": "Smart Watch", "options": {"color": "gold"}},
+]
+
+
+@pytest.mark.parametrize(
+    ("text", "items"),
+    [
+        ("can I get the thermostat in white instead?", ["2"]),
+        ("return the mats", ["1"]),
+        ("the watch and the yoga mat", ["3", "1"]),
+        ("the smart one", None),  # a word both products share names neither
+    ],
+)
+def test_an_item_is_named_by_the_word_that_sets_it_apart(text: str, items: list[str] | None) -> None:
+    from agents.workflows.slots import read_items
+
+    assert read_items(text, ORDER_ITEMS) == items

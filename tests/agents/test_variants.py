@@ -105,3 +105,17 @@ def test_chinese_option_spellings_count_as_their_option() -> None:
     phone = {"item_id": "P1", "name": "Find X9", "options": phones[0]["options"]}
 
     assert match_replacement("其他配置不变，换成冰川蓝", phone, phones) == "P2"
+
+
+def test_one_word_of_a_value_no_other_value_has_stands_for_it() -> None:
+    variants = [
+        {"item_id": f"{c}-{col}", "options": {"compatibility": c, "color": col}, "available": True}
+        for c in ("Google Assistant", "Amazon Alexa", "Apple HomeKit")
+        for col in ("white", "black", "stainless steel")
+    ]
+    current = {"compatibility": "Apple HomeKit", "color": "black"}
+
+    assert wanted_options("to work with Alexa rather than HomeKit", current, variants) == {
+        "compatibility": "amazon alexa"
+    }
+    assert wanted_options("the stainless one", current, variants) == {"color": "stainless steel"}

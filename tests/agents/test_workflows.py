@@ -394,3 +394,78 @@ def test_an_order_refused_twice_ends_the_request_with_what_can_be_done(li: Conve
     assert _awaiting(refused) == "order_id" and "can't be returned" in refused.reply["text"]
     assert again.reply["awaiting"] is None and "cancelled" in again.reply["text"]
     assert not WorkflowState.objects.filter(conversation=li, status="active").exists()
+
+
+def test_an_address_sent_line_by_line_is_put_together(emma: Conversation) -> None:
+    Order.objects.filter(external_id="#D2004").update(status="pending")
+    run_turn(emma, "Please change the shipping address of order #D2004")
+
+    street = run_turn(emma, "100 Main Street")
+    unit = run_turn(emma, "Apartment 4")
+    confirm = run_turn(emma, "Austin TX 78701")
+
+    assert _awaiting(street) == _awaiting(unit) == "address"
+    assert "Got it so far: street: 100 Main Street" in street.reply["text"]
+    assert "apt/unit: Apartment 4" in unit.reply["text"] and "Sorry" not in unit.reply["text"]
+    assert _awaiting(confirm) == "confirm" and "city: Austin; state: TX; zip: 78701" in confirm.reply["text"]
+    run_turn(emma, "yes")
+    assert Order.objects.get(external_id="#D2004").address["address1"] == "100 Main Street"
+
+
+def test_an_order_is_sent_to_the_accounts_default_address_when_asked(li: Conversation) -> None:
+    Order.objects.filter(external_id="#D1001").update(address={"address1": "旧地址 1 号", "city": "广州"})
+
+    confirm = run_turn(li, "订单 #D1001 请寄到我的默认地址")
+
+    assert _awaiting(confirm) == "confirm" and "南山区科技园路 8 号" in confirm.reply["text"]
+    run_turn(li, "确认")
+    assert Order.objects.get(external_id="#D1001").address["address1"] == "南山区科技园路 8 号"
+
+
+def test_the_method_an_order_is_already_paid_with_is_refused_before_the_confirmation(emma: Conversation) -> None:
+    Order.objects.filter(external_id="#D2004").update(status="pending")
+
+    same = run_turn(emma, "Can I pay for order #D2004 with my mastercard ending 5100 instead?")
+    other = run_turn(emma, "then PayPal")
+
+    assert _awaiting(same) == "payment_method_id" and "already paid with credit_card_demo_emma" in same.reply["text"]
+    assert _awaiting(other) == "confirm" and "paypal_demo_emma" in other.reply["text"]
+
+
+def test_a_payment_method_named_by_its_last_digits_in_chinese(li: Conversation) -> None:
+    same = run_turn(li, "订单 #D1001 改用尾号4242的卡付款")
+    gift = run_turn(li, "那用礼品卡")
+
+    assert _awaiting(same) == "payment_method_id" and "已经是用 credit_card_demo_li 支付的" in same.reply["text"]
+    assert _awaiting(gift) == "confirm" and "gift_card_demo_li" in gift.reply["text"]
+
+
+def test_what_was_said_before_the_order_id_is_read_once_it_arrives(li: Conversation) -> None:
+    asked = run_turn(li, "I'd like the Find X9 in my order in Pearl White instead, keep the rest")
+    after = run_turn(li, "#D1001")
+
+    assert _awaiting(asked) == "order_id"
+    assert _awaiting(after) not in ("order_id", "item_ids", "new_item_ids")
+    assert "Pearl White" in after.reply["text"] or _awaiting(after) == "payment_method_id"
+
+
+@pytest.mark.parametrize(
+    ("language", "unclear", "pick", "asked_text"),
+    [("en", "blorp zibble wug", "yes", "Did you mean: "), ("zh", "紫色香蕉会打电话跳舞", "第一个", "您是想：")],
+)
+def test_the_answer_to_a_clarifying_question_carries_on_with_the_unclear_message(
+    store: None, language: str, unclear: str, pick: str, asked_text: str
+) -> None:
+    from agents.dialog import INTENT_LABELS
+    from agents.models import Subtask
+
+    chat = conversation_start(customer=Customer.objects.create(external_id=f"guest_{language}"), language=language)
+
+    asked = run_turn(chat, unclear)
+    picked = run_turn(chat, pick)
+
+    first = asked.reply["quick_replies"][0]
+    assert asked.route == "clarify" and f"{asked_text}{first}" in asked.reply["text"]
+    subtask = Subtask.objects.filter(turn=picked).first()
+    assert subtask is not None and subtask.text == unclear  # the picked intent answers the first message
+    assert INTENT_LABELS[subtask.intent][language] == first
