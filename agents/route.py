@@ -56,7 +56,7 @@ _REQUEST = re.compile(
 # A question about how things work, asked without the customer's data.
 _QUESTION = re.compile(
     r"[?？]|^\s*(?:how|what|what's|whats|which|when|where|why|who|is|are|do|does|did|can|could|may|will|would|"
-    r"should|any|has|have|if)\b|吗|么|呢|多少|多久|多长|几天|几个|怎么|怎样|如何|什么|哪|是否|能否|能不能|可不可以|有没有|"
+    r"should|has|have|if)\b|吗|么|呢|多少|多久|多长|几天|几个|怎么|怎样|如何|什么|哪|是否|能否|能不能|可不可以|有没有|"
     r"是不是|要不要",
     re.IGNORECASE,
 )

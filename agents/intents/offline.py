@@ -319,7 +319,8 @@ _RULES: list[_Rule] = [
     _Rule(
         Intent.EXCHANGE,
         _rx(
-            r"\b(?:exchange\w*|swap\w*|replacement|replace (?:it|my|the|this)|trade (?:it|this) for)\b|"
+            r"\b(?:exchange\w*|swap\w*|replacement|replace (?:it|my|the|this)|trade (?:it|this) for|"
+            r"replaced (?:with|by|for))\b|"
             r"\b(?:for|to|into)\s+(?:the|a|an)\s+(?:[\w-]+\s+){0,4}(?:one|version|model|variant)\b|"
             r"\b(?:for|to|into)\s+one\s+(?:with|in)\b|\w\s*(?:->|→|=>)\s*\w|"
             # an option wanted in place of the one ordered: "in white instead of black", "the 4mm one instead"
@@ -379,6 +380,17 @@ _RULES: list[_Rule] = [
         ),
         0.8,
         unless=_rx(r"\b(?:e-?mail|store|shop|ip|mac|web) address|门店地址|实体店|退货地址|维修点地址"),
+    ),
+    # "I want to modify the Smart Thermostat": something of an order, unless it is the account's.
+    _Rule(
+        Intent.MODIFY_ORDER,
+        _rx(
+            r"\b(?:i|we)\s*(?:want|need|would like|'d like|wish) to (?:modify|change|alter|update|amend)\s+(?:the|my)\b"
+        ),
+        0.75,
+        unless=_rx(
+            r"\b(?:password|account|profile|e-?mail|phone|name|username|subscription|plan|mind|settings?|language)\b"
+        ),
     ),
     # --- business words -----------------------------------------------------------------------------------------
     _Rule(
@@ -705,6 +717,16 @@ def knn_text(clause: str) -> str:
     return _ORDER_ID_WORDS.sub("order", clause)
 
 
+def _sentence_of(text: str, clause: str) -> str:
+    """The sentence of `text` that holds `clause` (the clause itself when it is not found)."""
+    at = text.find(clause)
+    if at < 0:
+        return clause
+    starts = [0] + [m.end() for m in _HARD_SPLIT.finditer(text) if m.end() <= at]
+    end = _HARD_SPLIT.search(text, at + len(clause))
+    return text[starts[-1] : end.start() if end else len(text)]
+
+
 def classify_offline(text: str, neighbours: Neighbours) -> list[IntentScore]:
     """One IntentScore per distinct intent in `text`, in order of appearance; never empty."""
     clauses = split_clauses(text) or [text]
@@ -742,7 +764,8 @@ def classify_offline(text: str, neighbours: Neighbours) -> list[IntentScore]:
     merged: dict[tuple[Intent, str], IntentScore] = {}
     order: list[tuple[Intent, str]] = []
     for s in kept:
-        separate = s.intent in WORKFLOW_INTENTS and names_an_order(s.text)
+        # the order may be named later in the clause's sentence: "modify the Thermostat in black, … in #W1"
+        separate = s.intent in WORKFLOW_INTENTS and names_an_order(_sentence_of(text, s.text))
         key = (s.intent, s.text if separate else "")
         if key not in merged:
             merged[key] = s

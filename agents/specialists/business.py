@@ -17,7 +17,7 @@ from agents.pii import mask_pii
 from agents.specialists import register
 from agents.specialists.base import Specialist, SpecialistContext, SpecialistResult, localized
 from agents.store.money import money
-from agents.store.selectors import store_currency
+from agents.store.selectors import product_examples, store_currency
 from agents.tools import TOOLS, ToolContext, ToolError, tool_call
 from agents.verification import conversation_verify, verification_attempt, verified_customer
 from conversations.models import Conversation
@@ -185,12 +185,15 @@ class Business(Specialist):
     def _need_product(self, ctx: SpecialistContext) -> list[str]:
         names = _product_names(ctx)
         if not names:
+            examples = product_examples()
+            listed = f" For example {' or '.join(examples[:2])}." if examples else ""
+            listed_zh = f"例如 {'、'.join(examples[:2])}。" if examples else ""
             text = localized(
                 ctx.language,
-                en="Which product do you mean? For example Find X9 or Pad 3.",
-                zh="请问您想了解哪款商品？例如 Find X9、Pad 3。",
+                en=f"Which product do you mean?{listed}",
+                zh=f"请问您想了解哪款商品？{listed_zh}",
             )
-            raise _Answer(SpecialistResult(text=text, quick_replies=("Find X8", "Find X9", "Pad 3")))
+            raise _Answer(SpecialistResult(text=text, quick_replies=tuple(examples)))
         return names
 
     def _price(self, ctx: SpecialistContext, tools: ToolContext) -> SpecialistResult:

@@ -1,4 +1,4 @@
-from django.db.models import Prefetch, QuerySet
+from django.db.models import Count, Prefetch, QuerySet
 
 from agents.store.models import Product, StoreProfile, SubsidyRule, Variant
 
@@ -36,3 +36,9 @@ def product_names_by_category() -> dict[str, list[str]]:
     for category, name, name_zh in Product.objects.exclude(category="").values_list("category", "name", "name_zh"):
         names.setdefault(category.lower(), []).extend(n for n in (name, name_zh) if n)
     return names
+
+
+def product_examples(limit: int = 3) -> list[str]:
+    """A few of the store's product names to suggest, those with the most versions first."""
+    products = Product.objects.annotate(versions=Count("variants")).order_by("-versions", "name")
+    return list(products.values_list("name", flat=True)[:limit])

@@ -56,10 +56,11 @@ ORDER_ACTIONS = {
 }  # fmt: skip
 
 
-def _named_first(text: str, entities: dict[str, Any]) -> bool:
+def _named_first(text: str, products: list[str]) -> bool:
     """A product is named before any payment word: the payment only settles an item change."""
     clean = text.lower()
-    product = min((clean.find(p.lower()) for p in entities.get("products", []) if p.lower() in clean), default=-1)
+    heads = [p.lower().split()[-1] for p in products if p.strip()]  # "the thermostat" names the Smart Thermostat
+    product = min((clean.find(p) for p in [*map(str.lower, products), *heads] if p in clean), default=-1)
     payment = min((clean.find(w) for w in read.CHANGE_WORDS["payment"] if w in clean), default=len(clean))
     return 0 <= product < payment
 
@@ -484,7 +485,10 @@ class ModifyOrder(_ItemsWorkflow):
         if said == "default_address" and (order_named or entities.get("order_ids")):
             if not read.SETS_DEFAULT_ADDRESS.search(text):
                 return "address"  # "deliver #W1 to my default address": the order's address changes
-        if entities.get("products") and (said is None or (said == "payment" and _named_first(text, entities))):
+        order_id = next(iter(entities.get("order_ids") or []), None)
+        named = [i["name"] for i in ctx.items(order_id) if read.read_items(text, [i])] if order_id else []
+        named = [*entities.get("products", []), *named]
+        if named and (said is None or (said == "payment" and _named_first(text, named))):
             return "items"  # "change the Find X9 in #D1001 to white, pay with my card"
         if said is None and read.read_payment_method(text, ctx.payment_methods(), None, strict=True):
             if not entities.get("products"):

@@ -207,9 +207,11 @@ def read_items(text: str, items: list[dict[str, Any]]) -> list[str] | None:
         item["item_id"]: {
             normalise(n) for n in (item["name"], item.get("name_zh"), *item.get("aliases", ())) if n and len(n) > 2
         }
-        | _head_words(item, items)
         for item in items
     }
+    if not any(_mentions(clean, name) for names in spellings.values() for name in names):
+        for item_id, nouns in _head_nouns(items).items():  # no item named in full: "the thermostat"
+            spellings[item_id] |= nouns
     occurrences = sorted(
         (match.start(), match.end(), name)
         for name in {n for names in spellings.values() for n in names}
@@ -231,25 +233,24 @@ def read_items(text: str, items: list[dict[str, Any]]) -> list[str] | None:
     return [i["item_id"] for i in taken] or None
 
 
-_NOT_A_NAME = frozenset({"the", "and", "for", "with", "smart", "pro", "max", "mini", "plus", "new", "set", "kit"})
-
-
-def _head_words(item: dict[str, Any], items: list[dict[str, Any]]) -> set[str]:
-    """The words of an item's name that no other product of the order shares, singular and plural:
-    a customer says "the thermostat" or "the mats", not "the Smart Thermostat"."""
-
-    def words(entry: dict[str, Any]) -> set[str]:
-        return {w for w in re.findall(r"[a-z][a-z-]+", normalise(entry["name"])) if len(w) > 2} - _NOT_A_NAME
-
-    others = set().union(
-        *(words(i) for i in items if i.get("product_id", i["name"]) != item.get("product_id", item["name"]))
-    )
-    unique = words(item) - others
-    return (
-        unique
-        | {f"{w}s" for w in unique if not w.endswith("s")}
-        | {f"{w}es" for w in unique if w.endswith(("s", "x", "ch", "sh"))}
-    )
+def _head_nouns(items: list[dict[str, Any]]) -> dict[str, set[str]]:
+    """The last word of each item's name when no other product of the order ends with it and it is no
+    option value, singular and plural: a customer says "the thermostat" or "the mats", not "the Smart
+    Thermostat"."""
+    values = {normalise(str(v)) for item in items for v in item["options"].values()}
+    heads = {}
+    for item in items:
+        words = re.findall(r"[a-z][a-z-]+", normalise(item["name"]))
+        if words and len(words[-1]) > 2 and words[-1] not in values:
+            heads[item.get("product_id", item["name"])] = words[-1]
+    shared = {head for head in heads.values() if list(heads.values()).count(head) > 1}
+    nouns: dict[str, set[str]] = {}
+    for item in items:
+        head = heads.get(item.get("product_id", item["name"]))
+        if head and head not in shared:
+            plural = f"{head}es" if head.endswith(("s", "x", "ch", "sh")) else f"{head}s"
+            nouns[item["item_id"]] = {head, plural}
+    return nouns
 
 
 def _option_tokens(options: dict[str, Any]) -> list[str]:

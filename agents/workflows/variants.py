@@ -145,7 +145,18 @@ def match_replacement(text: str, item: dict[str, Any], variants: list[dict[str, 
     wanted = wanted_options(text, item["options"], variants)
     changed = {key: value for key, value in wanted.items() if current.get(key) != value}
     if not changed:
-        return item["item_id"] if SAME_OPTIONS.search(text) else None
+        if not SAME_OPTIONS.search(text):
+            return None
+        same = next((v for v in variants if v["item_id"] == item["item_id"]), None)
+        if same is None or same["available"]:
+            return item["item_id"]
+        others = tuple(_label(v["options"]) for v in variants if v["available"])[:6]
+        return Clarify(
+            en=f"The {item['name']} with exactly these options is not available right now."
+            + (f" Available versions: {'; '.join(others)}." if others else ""),
+            zh=f"{item['name']}同款同配置目前没有货。" + (f"可选的规格：{'；'.join(others)}。" if others else ""),
+            choices=others,
+        )
 
     def options_of(variant: dict[str, Any]) -> dict[str, str]:
         return {key: _norm(value) for key, value in variant["options"].items() if not key.endswith("_zh")}

@@ -148,3 +148,15 @@ def test_prices_show_in_the_store_currency(visitor: Conversation, language: str,
     turn = run_turn(visitor, text)
 
     assert "$3,999" in turn.reply["text"] and "¥" not in turn.reply["text"]
+
+
+def test_a_price_without_a_product_suggests_products_of_this_store(visitor: Conversation) -> None:
+    from agents.store.models import Product
+
+    Product.objects.create(external_id="p_lamp", name="Desk Lamp")  # the suggestions follow the catalogue
+    turn = run_turn(visitor, "how much is it?")
+
+    suggested = turn.reply["quick_replies"]
+    assert "Which product do you mean?" in turn.reply["text"] and suggested
+    assert set(suggested) <= set(Product.objects.values_list("name", flat=True))
+    assert all(name in turn.reply["text"] for name in suggested[:2])

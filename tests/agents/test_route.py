@@ -268,3 +268,8 @@ OFFERED = [
 )
 def test_the_answer_to_a_clarifying_question_picks_an_offered_intent(answer: str, picked: str | None) -> None:
     assert clarify_picked(answer, OFFERED) == picked
+
+
+@pytest.mark.parametrize("text", ["Any cost can go on my card.", "any difference on my paypal"])
+def test_a_sentence_starting_with_any_is_not_a_question_without_a_question_mark(text: str) -> None:
+    assert not is_public_question(text, {})

@@ -120,7 +120,7 @@ ORDER_ITEMS = [
     [
         ("can I get the thermostat in white instead?", ["2"]),
         ("return the mats", ["1"]),
-        ("the watch and the yoga mat", ["3", "1"]),
+        ("the watch and the mat", ["3", "1"]),
         ("the smart one", None),  # a word both products share names neither
     ],
 )
@@ -128,3 +128,18 @@ def test_an_item_is_named_by_the_word_that_sets_it_apart(text: str, items: list[
     from agents.workflows.slots import read_items
 
     assert read_items(text, ORDER_ITEMS) == items
+
+
+def test_a_word_of_a_name_that_is_also_an_option_value_names_nothing() -> None:
+    from agents.workflows.slots import read_items
+
+    items = [
+        {"item_id": "1", "product_id": "p1", "name": "Gaming Mouse", "options": {"connectivity": "wireless"}},
+        {"item_id": "2", "product_id": "p2", "name": "Wireless Earbuds", "options": {"color": "white"}},
+        {"item_id": "3", "product_id": "p3", "name": "Electric Kettle", "options": {"capacity": "2L"}},
+        {"item_id": "4", "product_id": "p4", "name": "Grill", "options": {"type": "electric"}},
+    ]
+
+    assert read_items("the Gaming Mouse in wireless connectivity, white", items) == ["1"]
+    assert read_items("the Grill in electric type", items) == ["4"]
+    assert read_items("the mouse and the earbuds", items) == ["1", "2"]

@@ -119,3 +119,16 @@ def test_one_word_of_a_value_no_other_value_has_stands_for_it() -> None:
         "compatibility": "amazon alexa"
     }
     assert wanted_options("the stainless one", current, variants) == {"color": "stainless steel"}
+
+
+def test_exactly_the_same_options_out_of_stock_is_said_before_anything_is_confirmed() -> None:
+    item = {"item_id": "w1", "name": "Smart Watch", "options": {"color": "black"}}
+    variants = [
+        {"item_id": "w1", "options": {"color": "black"}, "available": False},
+        {"item_id": "w2", "options": {"color": "gold"}, "available": True},
+    ]
+
+    answer = match_replacement("swap it for an identical new one", item, variants)
+
+    assert isinstance(answer, Clarify)
+    assert "not available" in answer.en and "color gold" in answer.en and "没有货" in answer.zh
