@@ -373,6 +373,14 @@ class Return(_ItemsWorkflow):
                         f"订单 {value} 签收已超过 7 天，超出七天无理由退货期限。",
                     )
                 )
+        if slot == "payment_method_id" and value and value not in self.choices(slot, ctx, s):
+            allowed = ", ".join(self.choices(slot, ctx, s))
+            raise SlotInvalid(
+                ctx.t(
+                    f"A refund can only go back to the original payment method or to a gift card: {allowed}.",
+                    f"退款只能退回原支付方式或礼品卡：{allowed}。",
+                )
+            )
         return value
 
     def choices(self, slot: str, ctx: Ctx, s: dict[str, Any]) -> list[str]:

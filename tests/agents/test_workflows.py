@@ -469,3 +469,14 @@ def test_the_answer_to_a_clarifying_question_carries_on_with_the_unclear_message
     subtask = Subtask.objects.filter(turn=picked).first()
     assert subtask is not None and subtask.text == unclear  # the picked intent answers the first message
     assert INTENT_LABELS[subtask.intent][language] == first
+
+
+def test_a_refund_to_a_method_the_policy_does_not_allow_is_refused_before_the_confirmation(
+    emma: Conversation,
+) -> None:
+    refused = run_turn(emma, "I'd like to return the Find X9 from order #D2001, refund to credit_card_demo_emma")
+    allowed = run_turn(emma, "ok, back to the original payment then")
+
+    assert _awaiting(refused) == "payment_method_id"
+    assert "only go back to the original payment method or to a gift card: paypal_demo_emma" in refused.reply["text"]
+    assert _awaiting(allowed) == "confirm" and "refund to paypal_demo_emma" in allowed.reply["text"]
