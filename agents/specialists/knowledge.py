@@ -37,8 +37,13 @@ _CJK = re.compile(r"[\u3400-\u9fff]")
 # price, "how long" by a duration, "how many" by a count. Shop language in both languages.
 _ANSWER_KINDS = {
     "<amount>": (
-        re.compile(r"\bhow much\b|\bcosts?\b|\bprices?\b|\bfees?\b|\bcharges?\b|多少钱|价格|价钱|费用|收费|几块", re.I),
-        re.compile(r"[¥$€£]\s?\d|\d\s?(?:元|块|yuan|rmb|usd|dollars?)\b|\d元|\bfree\b|免费", re.I),
+        # a discount is asked for as an amount too: "do you do student discounts?" wants "¥300 off"
+        re.compile(
+            r"\bhow much\b|\bcosts?\b|\bprices?\b|\bfees?\b|\bcharges?\b|\bdiscounts?\b|\bcheaper\b|\bsav(?:e|ings?)\b|"
+            r"多少钱|价格|价钱|费用|收费|几块|优惠|折扣|便宜|省多少",
+            re.I,
+        ),
+        re.compile(r"[¥$€£]\s?\d|\d\s?(?:元|块|yuan|rmb|usd|dollars?)\b|\d元|\d+\s?%|\d折|\bfree\b|免费", re.I),
     ),
     "<duration>": (
         re.compile(r"\bhow long\b|\bhow soon\b|\bwhen\b|\buntil\b|多久|多长时间|几天|什么时候|何时|期限|有效期", re.I),

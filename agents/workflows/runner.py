@@ -128,6 +128,11 @@ def _ask(
     en, zh = PROMPTS[slot]
     prompt = ctx.t(en, zh)
     choices = workflow.choices(slot, ctx, s)
+    if slot == "payment_method_id" and choices:
+        # Said in the text too, for channels without buttons: "mastercard ending 7287 (credit_card_1)".
+        labels = {m["id"]: m["label"] for m in ctx.payment_methods()}
+        listed = "; ".join(labels.get(c, c) if c in labels.get(c, c) else f"{labels[c]} ({c})" for c in choices)
+        prompt = f"{prompt} ({listed})" if ctx.language != "zh" else f"{prompt}（{listed}）"
     if unusable >= OFFER_CHOICES_AFTER:
         return _stuck(ctx.language, slot, f"{prefix} {prompt}".strip(), choices)
     text = f"{prefix} {prompt}".strip()

@@ -81,3 +81,14 @@ def test_a_category_word_means_the_stores_products_of_that_category() -> None:
     )
 
     assert sentence == "Pad 3: Plan A ¥189."
+
+
+@pytest.mark.parametrize("question", ["do u do discounts for students??", "学生有优惠吗"])
+def test_a_discount_question_is_answered_with_an_amount(question: str) -> None:
+    intro = _chunk(4, "Students", "Students save on phones all year round with the Campus programme.", 0.880)
+    amounts = _chunk(5, "How much", "Phones: 15% off, at most ¥300 off. 手机立减 300 元。", 0.870)
+    answer = "Students save on phones all year round with the Campus programme. [1]"
+
+    _, sentence = _supporting_sentences(question, answer, [intro, amounts]) or (None, "")
+
+    assert "300" in sentence

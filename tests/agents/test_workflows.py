@@ -480,3 +480,14 @@ def test_a_refund_to_a_method_the_policy_does_not_allow_is_refused_before_the_co
     assert _awaiting(refused) == "payment_method_id"
     assert "only go back to the original payment method or to a gift card: paypal_demo_emma" in refused.reply["text"]
     assert _awaiting(allowed) == "confirm" and "refund to paypal_demo_emma" in allowed.reply["text"]
+
+
+@pytest.mark.parametrize(("text", "lead"), [("I want to change the payment method of #D2004", "Which payment method")])
+def test_the_payment_methods_to_choose_from_are_said_in_the_prompt(emma: Conversation, text: str, lead: str) -> None:
+    Order.objects.filter(external_id="#D2004").update(status="pending")
+
+    asked = run_turn(emma, text)
+
+    assert _awaiting(asked) == "payment_method_id" and lead in asked.reply["text"]
+    assert "mastercard ending 5100 (credit_card_demo_emma)" in asked.reply["text"]
+    assert "PayPal paypal_demo_emma" in asked.reply["text"]
