@@ -175,7 +175,12 @@ _ORDER_CONTEXT_RE = re.compile(
 )
 _ORDER_MORE_RE = re.compile(rf"\s*(?:,|、|/|&|和|及|与|跟|以及|(?i:and|or)(?![A-Za-z]))\s*{_ORDER_ID}")
 _ORDER_HASH_RE = re.compile(rf"(?<![A-Za-z0-9&#])#[ ]?(?P<letter>[A-Za-z])?(?P<digits>[0-9]{{4,20}}){_Z}")
-_ORDER_BARE_RE = re.compile(rf"(?<![A-Za-z0-9#])(?P<letter>[A-Z])(?P<digits>[0-9]{{6,12}}){_Z}")
+# A capital letter and digits, alone: "W7425646", and "D1001" beside Chinese or at the start ("D1001 寄到…").
+_ORDER_BARE_RE = re.compile(
+    rf"(?<![A-Za-z0-9#])(?P<letter>[A-Z])(?P<digits>[0-9]{{6,12}}){_Z}|"
+    rf"(?:^|(?<=[\u4e00-\u9fff\s]))(?<![A-Za-z0-9#])(?P<letter2>[A-Z])(?P<digits2>[0-9]{{4,5}})"
+    rf"(?=\s*[\u4e00-\u9fff]|\s*$|\s*[,，。.!！?？])"
+)
 
 _IMEI_CONTEXT_RE = re.compile(
     rf"(?:(?<![A-Za-z])imei(?:[ ]?(?:number|no\.?|code|号|码))?|串号|串码){_FILLER}"
@@ -646,7 +651,8 @@ def _extract_tracking_with_context(scan: _Scan) -> None:
 
 
 def _order_id(m: re.Match[str]) -> str | None:
-    letter, digits = m.group("letter"), m.group("digits")
+    short = "letter2" in m.re.groupindex and m.group("letter2")
+    letter, digits = (m.group("letter2"), m.group("digits2")) if short else (m.group("letter"), m.group("digits"))
     if letter:
         return f"#{letter.upper()}{digits}"
     return digits if len(digits) >= 6 else None

@@ -137,7 +137,10 @@ def split_clauses(text: str) -> list[str]:
 
 
 _ORDER_REFERENCE = re.compile(
-    r"#\s*[A-Za-z]?\d{4,}|\border\s+(?:number\s+|no\.?\s*|id\s+)?[A-Za-z]?\d{5,}|(?<![\w#])[A-Za-z]\d{6,12}\b", re.I
+    r"#\s*[A-Za-z]?\d{4,}|\border\s+(?:number\s+|no\.?\s*|id\s+)?[A-Za-z]?\d{5,}|(?<![\w#])[A-Za-z]\d{6,12}\b|"
+    # "D1001 寄到…": a short id beside Chinese or alone
+    rf"(?:^|(?<=[{_CJK}\s]))(?<![A-Za-z0-9#])[A-Z]\d{{4,5}}(?=\s*[{_CJK}]|\s*$|\s*[,，。.!！?？])",
+    re.I,
 )
 
 

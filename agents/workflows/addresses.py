@@ -183,6 +183,7 @@ def _chinese(text: str) -> dict[str, str] | None:
     row = cpca.transform([text]).to_dict("records")[0]
     province, city, district = (row.get(k) or "" for k in ("省", "市", "区"))
     detail = re.split(r"[，,。！!？?；;]", str(row.get("地址") or ""))[0].strip()
+    detail = re.sub(r"\s*[吧呀啊哦呢嘛啦哈]+$", "", detail)  # "世纪大道 88 号吧": the particle is not the address
     zip_code = _ZIP_CN.search(text)
     if not province or not detail or not re.search(r"\d|号|路|街|巷|村|弄|楼|室", detail):
         return None

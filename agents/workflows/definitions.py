@@ -18,7 +18,7 @@ from agents.store.selectors import store_currency
 from agents.tools import ToolContext, tool_call
 from agents.workflows import slots as read
 from agents.workflows.addresses import address_fragment, address_lines, parse_address
-from agents.workflows.variants import Clarify, llm_replacements, match_replacement
+from agents.workflows.variants import Clarify, llm_replacements, match_replacement, wanted_options
 from conversations.models import WorkflowKind
 
 RETURN_WINDOW = timedelta(days=7)
@@ -63,6 +63,33 @@ def _named_first(text: str, products: list[str]) -> bool:
     product = min((clean.find(p) for p in [*map(str.lower, products), *heads] if p in clean), default=-1)
     payment = min((clean.find(w) for w in read.CHANGE_WORDS["payment"] if w in clean), default=len(clean))
     return 0 <= product < payment
+
+
+def _variants_of(items: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    """Every variant of the items' products, by product id."""
+    variants: dict[str, list[dict[str, Any]]] = {}
+    products = {i["product_id"] for i in items}
+    for variant in Variant.objects.filter(product__external_id__in=products).select_related("product"):
+        variants.setdefault(variant.product.external_id, []).append(
+            # Stock None = not tracked: an out-of-stock variant cannot be chosen.
+            {
+                "item_id": variant.external_id,
+                "options": variant.options,
+                "available": variant.available and variant.stock != 0,
+            }
+        )
+    return variants
+
+
+def _asks_other_options(text: str, items: list[dict[str, Any]]) -> bool:
+    """The text names option values an item of the order does not have ("512G 的黑色" for a 256 GB phone)."""
+    variants = _variants_of(items)
+    for item in items:
+        wanted = wanted_options(text, item["options"], variants.get(item["product_id"], []))
+        current = {key: str(value).lower().strip() for key, value in item["options"].items()}
+        if any(current.get(key) != value for key, value in wanted.items()):
+            return True
+    return False
 
 
 class OtherWorkflow(Exception):
@@ -275,7 +302,8 @@ class _ItemsWorkflow(Workflow):
             return None
         items = ctx.items(s["order_id"])
         if slot == "item_ids":
-            return read.read_items(text, items)
+            # An order of one item: "the phone", "它", "耳机" can only mean that item.
+            return read.read_items(text, items) or ([items[0]["item_id"]] if len(items) == 1 else None)
         if slot == "new_item_ids" and "item_ids" in s:
             old = [next(i for i in items if i["item_id"] == item_id) for item_id in s["item_ids"]]
             return self._replacements(ctx, text, old, s)
@@ -300,18 +328,7 @@ class _ItemsWorkflow(Workflow):
         Items resolved by earlier messages are kept in `_replacements` while another item's
         choice is asked for, so the customer never repeats them.
         """
-        variants: dict[str, list[dict[str, Any]]] = {}
-        for variant in Variant.objects.filter(product__external_id__in={i["product_id"] for i in old}).select_related(
-            "product"
-        ):
-            variants.setdefault(variant.product.external_id, []).append(
-                # Stock None = not tracked: an out-of-stock variant cannot be chosen.
-                {
-                    "item_id": variant.external_id,
-                    "options": variant.options,
-                    "available": variant.available and variant.stock != 0,
-                }
-            )
+        variants = _variants_of(old)
         resolved: dict[str, str] = dict(s.get("_replacements", {}))
         if llm_enabled():
             resolved.update(llm_replacements(text, [i for i in old if i["item_id"] not in resolved], variants))
@@ -373,12 +390,13 @@ class Return(_ItemsWorkflow):
                         f"订单 {value} 签收已超过 7 天，超出七天无理由退货期限。",
                     )
                 )
-        if slot == "payment_method_id" and value and value not in self.choices(slot, ctx, s):
-            allowed = ", ".join(self.choices(slot, ctx, s))
+        allowed = self.choices(slot, ctx, s) if slot == "payment_method_id" and value else [value]
+        if value not in allowed:
             raise SlotInvalid(
                 ctx.t(
-                    f"A refund can only go back to the original payment method or to a gift card: {allowed}.",
-                    f"退款只能退回原支付方式或礼品卡：{allowed}。",
+                    f"A refund can only go back to the original payment method or to a gift card: "
+                    f"{', '.join(allowed)}.",
+                    f"退款只能退回原支付方式或礼品卡：{', '.join(allowed)}。",
                 )
             )
         return value
@@ -472,14 +490,31 @@ class ModifyOrder(_ItemsWorkflow):
         if slot == "address":
             return self._address(ctx, text, s)
         value = super().read(slot, ctx, text, entities, s)
-        if slot == "payment_method_id" and s.get("change") == "payment" and value == self.paid_with(s["order_id"]):
+        if slot == "payment_method_id" and value and s.get("change") == "payment":
+            self._check_new_payment(ctx, s["order_id"], value)
+        return value
+
+    def _check_new_payment(self, ctx: Ctx, order_id: str, method_id: str) -> None:
+        """Refuse, when it is named, a method the write would refuse: the one already paying, or a gift
+        card whose balance does not cover the order."""
+        if method_id == self.paid_with(order_id):
             raise SlotInvalid(
                 ctx.t(
-                    f"Order {s['order_id']} is already paid with {value}.",
-                    f"订单 {s['order_id']} 已经是用 {value} 支付的。",
+                    f"Order {order_id} is already paid with {method_id}.",
+                    f"订单 {order_id} 已经是用 {method_id} 支付的。",
                 )
             )
-        return value
+        method = PaymentMethod.objects.get(customer=ctx.tools.customer, external_id=method_id)
+        paid = Order.objects.get(external_id=order_id).transactions.order_by("position", "id").first()
+        if method.kind == PaymentKind.GIFT_CARD and paid is not None and (method.balance or 0) < paid.amount:
+            currency = store_currency()
+            raise SlotInvalid(
+                ctx.t(
+                    f"The balance of {method_id} ({money(method.balance or 0, currency)}) does not cover "
+                    f"the order's {money(paid.amount, currency)}.",
+                    f"{method_id} 余额（{money(method.balance or 0, currency)}）不足以支付订单金额 {money(paid.amount, currency)}。",
+                )
+            )
 
     @staticmethod
     def change_said(
@@ -494,10 +529,12 @@ class ModifyOrder(_ItemsWorkflow):
             if not read.SETS_DEFAULT_ADDRESS.search(text):
                 return "address"  # "deliver #W1 to my default address": the order's address changes
         order_id = next(iter(entities.get("order_ids") or []), None)
-        named = [i["name"] for i in ctx.items(order_id) if read.read_items(text, [i])] if order_id else []
-        named = [*entities.get("products", []), *named]
+        items = ctx.items(order_id) if order_id else []
+        named = [*entities.get("products", []), *(i["name"] for i in items if read.read_items(text, [i]))]
         if named and (said is None or (said == "payment" and _named_first(text, named))):
             return "items"  # "change the Find X9 in #D1001 to white, pay with my card"
+        if said is None and items and _asks_other_options(text, items):
+            return "items"  # "D1001 能不能改成 512G 的黑色": the options say it
         if said is None and read.read_payment_method(text, ctx.payment_methods(), None, strict=True):
             if not entities.get("products"):
                 return "payment"  # "can I pay for #W1 with my Visa ending 5768": the method says it
@@ -513,20 +550,22 @@ class ModifyOrder(_ItemsWorkflow):
         found = parse_address(text, default_country=country) or (
             parse_address(f"{draft}, {text}", default_country=country) if draft else None
         )
-        if found:
+        if found and found.get("zip"):
             s.pop("_draft", None)
             return found
         if s.get("change") == "address" and read.ACCOUNT_ADDRESS.search(text):
             default = Address.objects.filter(customer=ctx.tools.customer, is_default=True).first()
             if default is not None:
                 return default.as_dict()
-        part = address_fragment(text)
-        if not part:
+        if found:  # 省/市/区 and the street without a 邮编, which the store needs: it is asked for
+            so_far = {key: value for key, value in found.items() if value}
+        elif address_fragment(text):
+            so_far = address_fragment(f"{draft}, {text}") if draft else address_fragment(text)
+            if all(so_far.get(key) for key in ("address1", "city", "zip")):
+                s.pop("_draft", None)  # every field is there, only not in an order the parsers know
+                return {**dict.fromkeys(("address2", "state"), ""), **so_far, "country": country}
+        else:
             return None
-        so_far = address_fragment(f"{draft}, {text}") if draft else part
-        if all(so_far.get(key) for key in ("address1", "city", "zip")):
-            s.pop("_draft", None)  # every field is there, only not in an order the parsers know
-            return {**dict.fromkeys(("address2", "state"), ""), **so_far, "country": country}
         missing = [f for f in ("address1", "city", "zip") if f not in so_far]
         names = {"address1": ("street", "街道门牌"), "city": ("city", "城市"), "zip": ("zip code", "邮编")}
         raise SlotPartial(

@@ -18,6 +18,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
+from agents.models import TurnRun
 from agents.specialists.base import SpecialistContext, SpecialistResult, localized
 from agents.tools import ToolContext, ToolError
 from agents.verification import MAX_FAILED_ATTEMPTS, conversation_verify, verification_attempt, verified_customer
@@ -174,9 +175,27 @@ def workflow_handle(sctx: SpecialistContext) -> SpecialistResult:
             if kind is None:
                 return SpecialistResult(text="", resolved=True)
             state = WorkflowState.objects.create(
-                conversation=conversation, kind=kind, slots={}, expires_at=timezone.now() + IDLE_TIMEOUT
+                conversation=conversation,
+                kind=kind,
+                slots=_order_just_discussed(sctx),
+                expires_at=timezone.now() + IDLE_TIMEOUT,
             )
         return _advance(sctx, conversation, state)
+
+
+def _order_just_discussed(sctx: SpecialistContext) -> dict[str, Any]:
+    """A request naming no order, right after a message that named one ("订单D1001" then "取消订单"),
+    is about that order: it is read as if said now (and checked like any order id)."""
+    if sctx.entities.get("order_ids"):
+        return {}
+    before = (
+        TurnRun.objects.filter(conversation_id=sctx.conversation_id, pk__lt=sctx.turn_id)
+        .order_by("-pk")
+        .values_list("entities", flat=True)
+        .first()
+    )
+    named = (before or {}).get("order_ids") or []
+    return {"_pending": [{"text": "", "entities": {"order_ids": named}}]} if len(named) == 1 else {}
 
 
 def workflow_verify_start(*, conversation_id: int, intent: str, text: str) -> None:

@@ -107,7 +107,21 @@ CHANGE_WORDS = {
     "default_address": ("default address", "default shipping address", "account address", "默认地址", "默认收货地址"),
     "items": ("item", "option", "color", "colour", "size", "storage", "颜色", "规格", "尺码", "款式", "商品"),
     "address": ("address", "地址", "ship to", "收货"),
-    "payment": ("payment", "pay with", "card", "paypal", "支付", "付款"),
+    "payment": (
+        "payment",
+        "pay with",
+        "card",
+        "paypal",
+        "支付",
+        "付款",
+        "礼品卡",
+        "信用卡",
+        "银行卡",
+        "换卡",
+        "张卡",
+        "用卡",
+        "刷卡",
+    ),
 }
 
 

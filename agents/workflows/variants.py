@@ -108,6 +108,9 @@ def wanted_options(text: str, current: dict[str, Any], variants: list[dict[str, 
     return wanted
 
 
+_COLOURS_ZH = "黑白红蓝绿紫粉灰金银黄橙棕青"
+
+
 def _add_short_spellings(spellings: dict[str, dict[str, str]]) -> None:
     """A word of a multi-word value that no other value has stands for the value: "Alexa" for
     "Amazon Alexa", "stainless" for "stainless steel", "75W" for "75W equivalent"."""
@@ -117,6 +120,16 @@ def _add_short_spellings(spellings: dict[str, dict[str, str]]) -> None:
             words = set(re.findall(r"[a-z][a-z-]{2,}|\d+[a-z]+", canonical))
             if len(words) > 1 or canonical not in words:
                 words_of[f"{option}\0{canonical}"] = words
+    # A Chinese colour said by its colour character: "白色" for "浮光白", "黑的" for "星野黑".
+    for option, by in spellings.items():
+        for canonical in set(by.values()):
+            for spelling in [sp for sp, c in by.items() if c == canonical]:
+                for colour in set(_COLOURS_ZH) & set(spelling):
+                    shared = [c for sp, c in by.items() if colour in sp and c != canonical]
+                    if not shared:
+                        words_of.setdefault(f"{option}\0{canonical}", set()).update({f"{colour}色", f"{colour}的"})
+    for words in words_of.values():  # "512G" for "512GB"
+        words |= {word[:-1] for word in words if re.fullmatch(r"\d+[gt]b", word)}
     counts: dict[str, int] = {}
     for words in words_of.values():
         for word in words:

@@ -148,3 +148,9 @@ def test_words_around_the_fields_stay_out_of_them(text: str, expected: tuple[str
 )
 def test_a_part_of_an_address_is_recognised_as_one(text: str, fields: dict[str, str]) -> None:
     assert address_fragment(text) == fields
+
+
+def test_a_chinese_sentence_particle_is_not_part_of_the_street() -> None:
+    address = parse_address("D1001 寄到上海市浦东新区世纪大道 88 号吧，之前地址填错了")
+
+    assert address is not None and address["address1"] == "浦东新区世纪大道 88 号"

@@ -76,6 +76,9 @@ def options(text: str) -> dict[str, str]:
         ("Order number: 123456789012", ["123456789012"]),
         ("订单 12345678 和 23456789 都没到", ["12345678", "23456789"]),
         ("order #12345678", ["12345678"]),
+        ("D1001 寄到上海市浦东新区", ["#D1001"]),  # a short id beside Chinese
+        ("我想换一张卡付 D1001 这一单", ["#D1001"]),
+        ("my order is D1001.", ["#D1001"]),
     ],
 )
 def test_order_ids(text: str, expected: list[str]) -> None:
@@ -92,6 +95,8 @@ def test_order_ids(text: str, expected: list[str]) -> None:
         "#1 best phone",
         "&#12345678;",
         "订单金额 3999",
+        "Model A2342 specs please",  # a short code among English words is a model, not an order
+        "RTX4090 price",
     ],
 )
 def test_no_order_id(text: str) -> None:

@@ -140,7 +140,7 @@ def test_a_correction_replaces_the_order(li: Conversation) -> None:
 
     state = WorkflowState.objects.get(conversation=li, status="active")
     assert state.slots["order_id"] == "#D1003"
-    assert _awaiting(turn) == "item_ids"
+    assert _awaiting(turn) == "payment_method_id"  # its only item needs no naming
 
 
 def test_a_digression_is_answered_then_the_prompt_repeats(li: Conversation) -> None:
@@ -149,7 +149,7 @@ def test_a_digression_is_answered_then_the_prompt_repeats(li: Conversation) -> N
     turn = run_turn(li, "对了，Find X9 多少钱？")
 
     assert "到手价 ¥3,499" in turn.reply["text"]
-    assert _awaiting(turn) == "item_ids"
+    assert _awaiting(turn) == "payment_method_id"
     assert WorkflowState.objects.get(conversation=li, status="active").kind == "return"
 
 
@@ -217,10 +217,10 @@ def test_three_failed_verifications_escalate_for_policy(guest: Conversation) -> 
 
 
 def test_gift_card_balance_is_checked_before_a_payment_change(li: Conversation) -> None:
-    run_turn(li, "我想把订单 #D1001 的支付方式改成礼品卡")
-    confirm = run_turn(li, "是")
+    refused = run_turn(li, "我想把订单 #D1001 的支付方式改成礼品卡")
+    again = run_turn(li, "是")
 
-    assert "无法办理" in confirm.reply["text"] or _awaiting(confirm) == "confirm"
+    assert _awaiting(refused) == _awaiting(again) == "payment_method_id" and "余额" in refused.reply["text"]
     assert PaymentMethod.objects.get(external_id="gift_card_demo_li").balance == 200
 
 
@@ -251,9 +251,7 @@ def test_return_in_english_step_by_step(emma: Conversation) -> None:
     Order.objects.filter(external_id="#D2001").update(delivered_at=timezone.now() - timedelta(days=1))
     first = run_turn(emma, "I'd like to return something")
     assert _awaiting(first) == "order_id"
-    items = run_turn(emma, "#D2001")
-    assert _awaiting(items) == "item_ids" and "Find X9" in items.reply["awaiting"]["choices"]
-    payment = run_turn(emma, "the Find X9")
+    payment = run_turn(emma, "#D2001")  # its only item, the Find X9, needs no naming
     assert _awaiting(payment) == "payment_method_id"
     confirm = run_turn(emma, "back to the original payment method please")
     assert _awaiting(confirm) == "confirm" and "paypal_demo_emma" in confirm.reply["text"]
@@ -433,6 +431,7 @@ def test_the_method_an_order_is_already_paid_with_is_refused_before_the_confirma
 
 
 def test_a_payment_method_named_by_its_last_digits_in_chinese(li: Conversation) -> None:
+    PaymentMethod.objects.filter(external_id="gift_card_demo_li").update(balance=5000)
     same = run_turn(li, "订单 #D1001 改用尾号4242的卡付款")
     gift = run_turn(li, "那用礼品卡")
 
@@ -491,3 +490,48 @@ def test_the_payment_methods_to_choose_from_are_said_in_the_prompt(emma: Convers
     assert _awaiting(asked) == "payment_method_id" and lead in asked.reply["text"]
     assert "mastercard ending 5100 (credit_card_demo_emma)" in asked.reply["text"]
     assert "PayPal paypal_demo_emma" in asked.reply["text"]
+
+
+def test_a_chinese_address_without_a_zip_code_asks_for_it(li: Conversation) -> None:
+    asked = run_turn(li, "麻烦把 #D1001 的收货地址改成浙江省杭州市西湖区文三路 100 号 5 楼")
+    confirm = run_turn(li, "邮编 310012")
+
+    assert _awaiting(asked) == "address" and "请补充其余部分（邮编）" in asked.reply["text"]
+    assert _awaiting(confirm) == "confirm" and "邮编: 310012" in confirm.reply["text"]
+    run_turn(li, "是的")
+    assert Order.objects.get(external_id="#D1001").address["city"] == "杭州市"
+
+
+def test_a_request_right_after_an_order_was_named_is_about_that_order(li: Conversation) -> None:
+    run_turn(li, "订单D1001")
+    reason = run_turn(li, "取消订单")
+
+    assert _awaiting(reason) == "reason" and "#D1001" in str(
+        WorkflowState.objects.get(conversation=li, status="active").slots
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("D1001 能不能改成 512G 的黑色", "16GB+512GB"),  # a short order id, and options that say an item change
+        ("订单 D1001 的手机我想换成白色的，其他不变", "浮光白"),  # the order's only item, a colour by its character
+    ],
+)
+def test_chinese_item_changes_in_customers_words(li: Conversation, text: str, expected: str) -> None:
+    asked = run_turn(li, text)
+    confirm = run_turn(li, "用原来的卡") if _awaiting(asked) == "payment_method_id" else asked
+
+    assert _awaiting(confirm) == "confirm" and expected in confirm.reply["text"]
+
+
+def test_a_gift_card_that_does_not_cover_the_order_is_refused_when_named(li: Conversation) -> None:
+    turn = run_turn(li, "我想换一张卡付 D1001 这一单，用礼品卡")
+
+    assert _awaiting(turn) == "payment_method_id" and "余额（¥200）不足以支付订单金额 ¥3,999" in turn.reply["text"]
+
+
+def test_the_only_item_of_an_order_needs_no_naming(li: Conversation) -> None:
+    turn = run_turn(li, "#D1003 的耳机我想退掉，钱退回礼品卡")
+
+    assert _awaiting(turn) == "confirm" and "Enco X3 Earbuds" in turn.reply["text"]
