@@ -179,8 +179,10 @@ _ORDER_HASH_RE = re.compile(rf"(?<![A-Za-z0-9&#])#[ ]?(?P<letter>[A-Za-z])?(?P<d
 _ORDER_BARE_RE = re.compile(
     rf"(?<![A-Za-z0-9#])(?P<letter>[A-Z])(?P<digits>[0-9]{{6,12}}){_Z}|"
     rf"(?:^|(?<=[\u4e00-\u9fff\s]))(?<![A-Za-z0-9#])(?P<letter2>[A-Z])(?P<digits2>[0-9]{{4,5}})"
-    rf"(?=\s*[\u4e00-\u9fff]|\s*$|\s*[,，。.!！?？])"
+    rf"(?=\s*[\u4e00-\u9fff]|\s*$|\s*[,，。.!！?？:：;；()（）\-–—])"
 )
+# ... and after a word that points at an order: "the phone from D2001", "in D1001".
+_ORDER_AFTER_RE = re.compile(rf"\b(?:from|in|on|for|of|is|was|order)\s+(?P<letter>[A-Z])(?P<digits>[0-9]{{4,5}}){_Z}")
 
 _IMEI_CONTEXT_RE = re.compile(
     rf"(?:(?<![A-Za-z])imei(?:[ ]?(?:number|no\.?|code|号|码))?|串号|串码){_FILLER}"
@@ -679,6 +681,9 @@ def _extract_order_ids(scan: _Scan) -> None:
             _take_order(scan, m)
     for m in _ORDER_BARE_RE.finditer(text):
         _take_order(scan, m)
+    for m in _ORDER_AFTER_RE.finditer(text):
+        if scan.take(m.start("letter"), m.end("digits")):
+            scan.order_ids.append((m.start("letter"), f"#{m.group('letter')}{m.group('digits')}"))
 
 
 def _extract_bare_imei(scan: _Scan) -> None:

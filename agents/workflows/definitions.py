@@ -378,6 +378,18 @@ class _ItemsWorkflow(Workflow):
 
 
 class Return(_ItemsWorkflow):
+    def sibling(
+        self, status: str, s: dict[str, Any], ctx: Ctx, text: str, entities: dict[str, Any]
+    ) -> tuple[str, dict[str, Any]] | None:
+        # "D1001 不想要了" of an order not yet shipped: the whole order is no longer wanted, so it is
+        # cancelled; returning one item of several is not possible before delivery.
+        if status != OrderStatus.PENDING or not read.read_choice(text, read.CANCEL_REASON_WORDS):
+            return None
+        order_id = next(iter(entities.get("order_ids") or []), "")
+        items = ctx.items(order_id)
+        named = read.read_items(text, items) if len(items) > 1 else None
+        return (WorkflowKind.CANCEL_ORDER, {}) if named is None or len(named) == len(items) else None
+
     def read(self, slot: str, ctx: Ctx, text: str, entities: dict[str, Any], s: dict[str, Any]) -> Any:
         value = super().read(slot, ctx, text, entities, s)
         if slot == "order_id" and value:

@@ -535,3 +535,22 @@ def test_the_only_item_of_an_order_needs_no_naming(li: Conversation) -> None:
     turn = run_turn(li, "#D1003 的耳机我想退掉，钱退回礼品卡")
 
     assert _awaiting(turn) == "confirm" and "Enco X3 Earbuds" in turn.reply["text"]
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [("D1001 不想要了", "no longer needed"), ("Please return D1001, I don't need it anymore", "no longer needed")],
+)
+def test_an_unwanted_order_not_yet_shipped_is_cancelled_not_returned(li: Conversation, text: str, reason: str) -> None:
+    turn = run_turn(li, text)
+
+    assert _awaiting(turn) == "confirm" and "#D1001" in turn.reply["text"]
+    assert WorkflowState.objects.get(conversation=li, status="active").slots.get("reason") == reason
+
+
+def test_a_short_order_id_after_from_is_read_in_english(emma: Conversation) -> None:
+    Order.objects.filter(external_id="#D2001").update(delivered_at=timezone.now() - timedelta(days=1))
+
+    turn = run_turn(emma, "I'd like to send the phone from D2001 back")
+
+    assert _awaiting(turn) == "payment_method_id" and "#D2001" in turn.reply["text"]
