@@ -25,7 +25,14 @@ RETURN_WINDOW = timedelta(days=7)
 
 
 class SlotInvalid(Exception):
-    """The customer's answer does not fit the slot; the message says why, in their language."""
+    """The customer's answer does not fit the slot; the message says why, in their language.
+
+    `refused` names a value that can never be accepted (an order in the wrong status, a gift card
+    short of the total): named again, it ends the request instead of asking a third time."""
+
+    def __init__(self, message: str, *, refused: str = "") -> None:
+        super().__init__(message)
+        self.refused = refused
 
 
 class SlotPartial(SlotInvalid):
@@ -41,8 +48,7 @@ class OrderNotEligible(SlotInvalid):
     """The order exists but its status does not allow this request."""
 
     def __init__(self, message: str, *, order_id: str, status: str) -> None:
-        super().__init__(message)
-        self.order_id = order_id
+        super().__init__(message, refused=order_id)
         self.status = status
 
 
@@ -409,7 +415,8 @@ class Return(_ItemsWorkflow):
                     f"A refund can only go back to the original payment method or to a gift card: "
                     f"{', '.join(allowed)}.",
                     f"退款只能退回原支付方式或礼品卡：{', '.join(allowed)}。",
-                )
+                ),
+                refused=str(value),
             )
         return value
 
@@ -514,7 +521,8 @@ class ModifyOrder(_ItemsWorkflow):
                 ctx.t(
                     f"Order {order_id} is already paid with {method_id}.",
                     f"订单 {order_id} 已经是用 {method_id} 支付的。",
-                )
+                ),
+                refused=method_id,
             )
         method = PaymentMethod.objects.get(customer=ctx.tools.customer, external_id=method_id)
         paid = Order.objects.get(external_id=order_id).transactions.order_by("position", "id").first()
@@ -525,7 +533,8 @@ class ModifyOrder(_ItemsWorkflow):
                     f"The balance of {method_id} ({money(method.balance or 0, currency)}) does not cover "
                     f"the order's {money(paid.amount, currency)}.",
                     f"{method_id} 余额（{money(method.balance or 0, currency)}）不足以支付订单金额 {money(paid.amount, currency)}。",
-                )
+                ),
+                refused=method_id,
             )
 
     @staticmethod

@@ -323,7 +323,7 @@ def _advance(sctx: SpecialistContext, conversation: Conversation, state: Workflo
             return _then_next(sctx, conversation, declined)
 
     kind = state.kind
-    refused_before = s.pop("_refused_order", None)
+    refused_before = s.pop("_refused", None)
     order_known = "order_id" in s
     filled_before = False
     for earlier in pending:
@@ -339,9 +339,9 @@ def _advance(sctx: SpecialistContext, conversation: Conversation, state: Workflo
         # Until the order is known its items cannot be read: what the customer said about them
         # ("the thermostat, in white") is read again once the order id arrives.
         s["_pending"] = [*pending, {"text": text, "entities": entities}][-3:]
-    if refused_before and s.get("_refused_order") == refused_before:
-        # The same order refused twice: the customer means it, and it cannot be done.
-        return _not_for_this_order(ctx, state, s, error)
+    if refused_before and s.get("_refused") == refused_before:
+        # The same order (or card) refused twice: the customer means it, and it cannot be done.
+        return _then_next(sctx, conversation, _not_for_this_value(ctx, state, s, error))
     filled = filled or filled_before
     unusable = _unusable(state, s, filled=filled, digression=sctx.digression)
     if unusable >= ESCALATE_AFTER:
@@ -360,15 +360,16 @@ def _advance(sctx: SpecialistContext, conversation: Conversation, state: Workflo
     return _confirm(ctx, workflow, s, prefix or error)
 
 
-def _not_for_this_order(ctx: Ctx, state: WorkflowState, s: dict[str, Any], refusal: str) -> SpecialistResult:
-    """End a request that cannot be done for the order the customer keeps naming, saying what can."""
+def _not_for_this_value(ctx: Ctx, state: WorkflowState, s: dict[str, Any], refusal: str) -> SpecialistResult:
+    """End a request that cannot be done with the order (or card) the customer keeps naming, saying
+    what can be done with the order."""
     _save(state, step="", slots=s, status=WorkflowStatus.CANCELLED)
     en, zh = ORDER_ACTIONS.get(s.get("_refused_status", ""), ("", ""))
     text = ctx.t(
         f"{refusal} I've stopped this request" + (f"; {en}." if en else ".") + " What would you like to do?",
         f"{refusal}已为您停止办理" + (f"；{zh}。" if zh else "。") + "请问您想怎么处理？",
     )
-    return SpecialistResult(text=text, data={"refused_order": s.get("_refused_order")})
+    return SpecialistResult(text=text, data={"refused": s.get("_refused")})
 
 
 def _unusable(state: WorkflowState, s: dict[str, Any], *, filled: bool, digression: bool) -> int:
@@ -458,12 +459,11 @@ def _fill(
                 error = str(exc)
                 filled = True  # part of an answer is progress, not an unusable one
                 continue
-            except OrderNotEligible as exc:
-                s["_refused_order"] = exc.order_id
-                s["_refused_status"] = exc.status
-                error = str(exc)
-                continue
             except SlotInvalid as exc:
+                if exc.refused:
+                    s["_refused"] = exc.refused
+                if isinstance(exc, OrderNotEligible):
+                    s["_refused_status"] = exc.status
                 error = str(exc)
                 continue
             if value:

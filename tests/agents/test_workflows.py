@@ -554,3 +554,13 @@ def test_a_short_order_id_after_from_is_read_in_english(emma: Conversation) -> N
     turn = run_turn(emma, "I'd like to send the phone from D2001 back")
 
     assert _awaiting(turn) == "payment_method_id" and "#D2001" in turn.reply["text"]
+
+
+def test_a_card_refused_twice_ends_the_request_and_the_next_one_starts(li: Conversation) -> None:
+    run_turn(
+        li, "把订单 #D1001 的支付方式改成礼品卡。另外，订单 #D1001 请改寄到广东省广州市天河区天河路 1 号，邮编 510000"
+    )
+    again = run_turn(li, "就用礼品卡")
+
+    assert "已为您停止办理" in again.reply["text"] and "接下来办理您的另一项请求" in again.reply["text"]
+    assert _awaiting(again) == "confirm" and "天河区天河路 1 号" in again.reply["text"]
