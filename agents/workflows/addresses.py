@@ -290,6 +290,7 @@ def address_fragment(text: str) -> dict[str, str]:
         if re.search(r"\d+\s*(?:号|弄|室|栋|楼)|路|街", detail):
             found["address1"] = f"{row.get('区') or ''}{detail}"
         return {key: value for key, value in found.items() if value}
+    text = re.sub(r"#\s*(?:[A-Z]\d{4,}|\d{6,})|(?<![\w#])[A-Z]\d{6,12}\b", " ", text)  # an order id is no unit
     street = re.search(r"\b\d+[A-Za-z]?\s+[A-Za-z]", text)
     # Without a street number the tagger finds nothing, so a placeholder street goes before the rest.
     tagged = _tagged(text[street.start() :]) if street else _tagged(f"1 X St, {text}")

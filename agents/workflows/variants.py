@@ -89,7 +89,13 @@ def wanted_options(text: str, current: dict[str, Any], variants: list[dict[str, 
             spellings.setdefault(_base(key), {})[_norm(value)] = canonical
     _add_short_spellings(spellings)
     found: dict[str, list[tuple[int, str]]] = {}
-    taken: list[tuple[int, int]] = []
+    # An option's name is not one of its values: "bagged/bagless: bagged" says bagged only.
+    taken: list[tuple[int, int]] = [
+        (m.start(), m.end())
+        for option, by in spellings.items()
+        if any(spelling in _norm(option) for spelling in by)  # the name holds one of its values
+        for m in re.finditer(re.escape(_norm(option)), clean)
+    ]
     every = sorted(
         ((option, spelling, canonical) for option, by in spellings.items() for spelling, canonical in by.items()),
         key=lambda entry: -len(entry[1]),

@@ -154,3 +154,7 @@ def test_a_chinese_sentence_particle_is_not_part_of_the_street() -> None:
     address = parse_address("D1001 寄到上海市浦东新区世纪大道 88 号吧，之前地址填错了")
 
     assert address is not None and address["address1"] == "浦东新区世纪大道 88 号"
+
+
+def test_an_order_id_is_not_part_of_an_address() -> None:
+    assert address_fragment("#W4866703") == {}

@@ -132,3 +132,17 @@ def test_exactly_the_same_options_out_of_stock_is_said_before_anything_is_confir
 
     assert isinstance(answer, Clarify)
     assert "not available" in answer.en and "color gold" in answer.en and "没有货" in answer.zh
+
+
+def test_an_option_named_after_its_values_is_not_a_value() -> None:
+    variants = [
+        {"item_id": f"v-{b}-{t}", "options": {"bagged/bagless": b, "type": t}, "available": True}
+        for b in ("bagged", "bagless")
+        for t in ("robotic", "canister")
+    ]
+    current = {"bagged/bagless": "bagged", "type": "robotic"}
+
+    assert wanted_options("one with bagged bagged/bagless and canister type", current, variants) == {
+        "bagged/bagless": "bagged",
+        "type": "canister",
+    }
