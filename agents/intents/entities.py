@@ -175,11 +175,11 @@ _ORDER_CONTEXT_RE = re.compile(
 )
 _ORDER_MORE_RE = re.compile(rf"\s*(?:,|、|/|&|和|及|与|跟|以及|(?i:and|or)(?![A-Za-z]))\s*{_ORDER_ID}")
 _ORDER_HASH_RE = re.compile(rf"(?<![A-Za-z0-9&#])#[ ]?(?P<letter>[A-Za-z])?(?P<digits>[0-9]{{4,20}}){_Z}")
-# A capital letter and digits, alone: "W7425646", and "D1001" beside Chinese or at the start ("D1001 寄到…").
-_ORDER_BARE_RE = re.compile(
-    rf"(?<![A-Za-z0-9#])(?P<letter>[A-Z])(?P<digits>[0-9]{{6,12}}){_Z}|"
-    rf"(?:^|(?<=[\u4e00-\u9fff\s]))(?<![A-Za-z0-9#])(?P<letter2>[A-Z])(?P<digits2>[0-9]{{4,5}})"
-    rf"(?=\s*[\u4e00-\u9fff]|\s*$|\s*[,，。.!！?？:：;；()（）\-–—])"
+_ORDER_BARE_RE = re.compile(rf"(?<![A-Za-z0-9#])(?P<letter>[A-Z])(?P<digits>[0-9]{{6,12}}){_Z}")
+# A short one ("D1001") where no model number would stand: beside Chinese, or alone ("D1001 寄到…").
+_ORDER_SHORT_RE = re.compile(
+    r"(?:^|(?<=[\u4e00-\u9fff\s]))(?<![A-Za-z0-9#])(?P<letter>[A-Z])(?P<digits>[0-9]{4,5})"
+    r"(?=\s*[\u4e00-\u9fff]|\s*$|\s*[,，。.!！?？:：;；()（）\-–—])"
 )
 # ... and after a word that points at an order: "the phone from D2001", "in D1001".
 _ORDER_AFTER_RE = re.compile(rf"\b(?:from|in|on|for|of|is|was|order)\s+(?P<letter>[A-Z])(?P<digits>[0-9]{{4,5}}){_Z}")
@@ -653,8 +653,7 @@ def _extract_tracking_with_context(scan: _Scan) -> None:
 
 
 def _order_id(m: re.Match[str]) -> str | None:
-    short = "letter2" in m.re.groupindex and m.group("letter2")
-    letter, digits = (m.group("letter2"), m.group("digits2")) if short else (m.group("letter"), m.group("digits"))
+    letter, digits = m.group("letter"), m.group("digits")
     if letter:
         return f"#{letter.upper()}{digits}"
     return digits if len(digits) >= 6 else None
@@ -679,11 +678,11 @@ def _extract_order_ids(scan: _Scan) -> None:
     if "#" in text:
         for m in _ORDER_HASH_RE.finditer(text):
             _take_order(scan, m)
-    for m in _ORDER_BARE_RE.finditer(text):
+    for m in (*_ORDER_BARE_RE.finditer(text), *_ORDER_SHORT_RE.finditer(text)):
         _take_order(scan, m)
     for m in _ORDER_AFTER_RE.finditer(text):
-        if scan.take(m.start("letter"), m.end("digits")):
-            scan.order_ids.append((m.start("letter"), f"#{m.group('letter')}{m.group('digits')}"))
+        if scan.take(m.start("letter"), m.end("digits")):  # the id, not the word before it
+            scan.order_ids.append((m.start("letter"), _order_id(m)))
 
 
 def _extract_bare_imei(scan: _Scan) -> None:

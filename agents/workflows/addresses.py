@@ -34,6 +34,11 @@ _FILLER = re.compile(
     r"[\s,.;:!?]*$",
     re.IGNORECASE,
 )
+_US_ZIP = r"\d{5}(?:-\d{4})?"
+_US_NAMES = r"USA|U\.S\.A\.?|US|U\.S\.|United States(?: of America)?|America"
+# An order id beside an address ("for order #W2912646"), which the tagger would take for a number or a
+# unit; "#5" stays, it is a unit.
+_ORDER_ID = re.compile(r"#\s*(?:[A-Z]\d{4,}|\d{6,})|(?<![\w#])[A-Z]\d{6,12}\b")
 # A field's own label said before the next field's value: "NY, zip code 10001".
 _TRAILING_LABEL = re.compile(r"[\s,]+(?:zip(?: code)?|postal code|post ?code|postcode)\s*$", re.IGNORECASE)
 _UNIT_WORD = re.compile(
@@ -117,7 +122,7 @@ def _tagged(text: str) -> dict[str, str]:
 
 _STREET_START = re.compile(r"(?<![\w#.-])\d{1,6}[A-Za-z]?\s+[A-Za-z]")
 _ZIP_END = re.compile(
-    r"\b\d{5}(?:-\d{4})?\b(?:[\s,(]+(?:USA|U\.S\.A\.?|US|U\.S\.|United States(?: of America)?|America)\b\)?)?",
+    rf"\b{_US_ZIP}\b(?:[\s,(]+(?:{_US_NAMES})\b\)?)?",
     re.IGNORECASE,
 )
 _STREET_TYPE = re.compile(
@@ -126,9 +131,7 @@ _STREET_TYPE = re.compile(
     r"plaza|broadway|alley|crescent|close|grove|hill|park|point|ridge|run|view)\b\.?",
     re.IGNORECASE,
 )
-_COUNTRY_LAST = re.compile(
-    r"[\s,(]+(USA|U\.S\.A\.?|US|U\.S\.|United States(?: of America)?|America)\W*$", re.IGNORECASE
-)
+_COUNTRY_LAST = re.compile(rf"[\s,(]+({_US_NAMES})\W*$", re.IGNORECASE)
 _UNIT_BEFORE = re.compile(r"(?:apt|apartment|unit|suite|ste|flat|#)\s*[\w-]+\s*,?\s*$", re.IGNORECASE)
 
 
@@ -148,14 +151,13 @@ def _span(text: str) -> str:
         if unit is not None:
             begin = unit.start()
         span = text[begin : end.end()]
-        if re.search(r"\b\d{5}(?:-\d{4})?\b", span[: start.end() - begin]) is None:
+        if re.search(rf"\b{_US_ZIP}\b", span[: start.end() - begin]) is None:
             return span
     return text
 
 
 def _english(text: str, default_country: str) -> dict[str, str] | None:
-    # "for order #W2912646" confuses the tagger's idea of where the street number is ("#5" is a unit).
-    text = re.sub(r"#\s*(?:[A-Z]\d{4,}|\d{6,})|(?<![\w#])[A-Z]\d{6,12}\b", " ", text)
+    text = _ORDER_ID.sub(" ", text)
     span = _span(text)
     said = _COUNTRY_LAST.search(span)
     tagged = _tagged(span[: said.start()] if said else span)
@@ -165,7 +167,7 @@ def _english(text: str, default_country: str) -> dict[str, str] | None:
     unit = " ".join(_clean(tagged[p]) for p in _UNIT_PARTS if tagged.get(p)).replace("# ", "#")
     city, zip_code = _clean(tagged.get("PlaceName", "")), _clean(tagged.get("ZipCode", ""))
     has_street = (tagged.get("AddressNumber") and tagged.get("StreetName")) or tagged.get("USPSBoxID")
-    if not has_street or not city or not re.fullmatch(r"\d{5}(?:-\d{4})?", zip_code):
+    if not has_street or not city or not re.fullmatch(_US_ZIP, zip_code):
         return None
     return {
         "address1": street,
@@ -290,7 +292,7 @@ def address_fragment(text: str) -> dict[str, str]:
         if re.search(r"\d+\s*(?:号|弄|室|栋|楼)|路|街", detail):
             found["address1"] = f"{row.get('区') or ''}{detail}"
         return {key: value for key, value in found.items() if value}
-    text = re.sub(r"#\s*(?:[A-Z]\d{4,}|\d{6,})|(?<![\w#])[A-Z]\d{6,12}\b", " ", text)  # an order id is no unit
+    text = _ORDER_ID.sub(" ", text)
     street = re.search(r"\b\d+[A-Za-z]?\s+[A-Za-z]", text)
     # Without a street number the tagger finds nothing, so a placeholder street goes before the rest.
     tagged = _tagged(text[street.start() :]) if street else _tagged(f"1 X St, {text}")
@@ -302,7 +304,7 @@ def address_fragment(text: str) -> dict[str, str]:
         "state": _state(tagged["StateName"])
         if tagged.get("StateName") in _STATES.values() or (tagged.get("StateName", "").lower() in _STATES)
         else "",
-        "zip": tagged.get("ZipCode", "") if re.search(r"\b\d{5}(?:-\d{4})?\b", text) else "",
+        "zip": tagged.get("ZipCode", "") if re.search(rf"\b{_US_ZIP}\b", text) else "",
     }
     if found["state"] or found["zip"]:
         found["city"] = tagged.get("PlaceName", "")

@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from agents.intents.taxonomy import Intent
 from agents.llm.client import llm_enabled
-from agents.store.models import Address, Order, OrderStatus, PaymentKind, PaymentMethod, Variant
+from agents.store.models import Address, Order, OrderStatus, PaymentKind, PaymentMethod, PaymentTransaction, Variant
 from agents.store.money import money
 from agents.store.selectors import store_currency
 from agents.tools import ToolContext, tool_call
@@ -318,14 +318,19 @@ class _ItemsWorkflow(Workflow):
         return None
 
     @staticmethod
-    def paid_with(order_id: str) -> str | None:
-        """The payment method the order was first paid with."""
+    def first_payment(order_id: str) -> PaymentTransaction | None:
+        """The order's first payment, with its method."""
         return (
-            Order.objects.get(external_id=order_id)
-            .transactions.order_by("position", "id")
-            .values_list("payment_method__external_id", flat=True)
+            PaymentTransaction.objects.filter(order__external_id=order_id)
+            .select_related("payment_method")
+            .order_by("position", "id")
             .first()
         )
+
+    def paid_with(self, order_id: str) -> str | None:
+        """The payment method the order was first paid with."""
+        paid = self.first_payment(order_id)
+        return paid.payment_method.external_id if paid else None
 
     @staticmethod
     def _replacements(ctx: Ctx, text: str, old: list[dict[str, Any]], s: dict[str, Any]) -> list[str] | None:
@@ -408,8 +413,8 @@ class Return(_ItemsWorkflow):
                         f"订单 {value} 签收已超过 7 天，超出七天无理由退货期限。",
                     )
                 )
-        allowed = self.choices(slot, ctx, s) if slot == "payment_method_id" and value else [value]
-        if value not in allowed:
+        allowed = self.choices(slot, ctx, s) if slot == "payment_method_id" and value else []
+        if allowed and value not in allowed:  # a refund goes only where the policy allows
             raise SlotInvalid(
                 ctx.t(
                     f"A refund can only go back to the original payment method or to a gift card: "
@@ -516,7 +521,8 @@ class ModifyOrder(_ItemsWorkflow):
     def _check_new_payment(self, ctx: Ctx, order_id: str, method_id: str) -> None:
         """Refuse, when it is named, a method the write would refuse: the one already paying, or a gift
         card whose balance does not cover the order."""
-        if method_id == self.paid_with(order_id):
+        paid = self.first_payment(order_id)
+        if paid is not None and method_id == paid.payment_method.external_id:
             raise SlotInvalid(
                 ctx.t(
                     f"Order {order_id} is already paid with {method_id}.",
@@ -525,7 +531,6 @@ class ModifyOrder(_ItemsWorkflow):
                 refused=method_id,
             )
         method = PaymentMethod.objects.get(customer=ctx.tools.customer, external_id=method_id)
-        paid = Order.objects.get(external_id=order_id).transactions.order_by("position", "id").first()
         if method.kind == PaymentKind.GIFT_CARD and paid is not None and (method.balance or 0) < paid.amount:
             currency = store_currency()
             raise SlotInvalid(
@@ -578,10 +583,11 @@ class ModifyOrder(_ItemsWorkflow):
             default = Address.objects.filter(customer=ctx.tools.customer, is_default=True).first()
             if default is not None:
                 return default.as_dict()
+        part = {} if found else address_fragment(text)
         if found:  # 省/市/区 and the street without a 邮编, which the store needs: it is asked for
             so_far = {key: value for key, value in found.items() if value}
-        elif address_fragment(text):
-            so_far = address_fragment(f"{draft}, {text}") if draft else address_fragment(text)
+        elif part:
+            so_far = address_fragment(f"{draft}, {text}") if draft else part
             if all(so_far.get(key) for key in ("address1", "city", "zip")):
                 s.pop("_draft", None)  # every field is there, only not in an order the parsers know
                 return {**dict.fromkeys(("address2", "state"), ""), **so_far, "country": country}

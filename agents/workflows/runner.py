@@ -130,10 +130,11 @@ def _ask(
     prompt = ctx.t(en, zh)
     choices = workflow.choices(slot, ctx, s)
     if slot == "payment_method_id" and choices:
-        # Said in the text too, for channels without buttons: "mastercard ending 7287 (credit_card_1)".
+        # Said in the text too, for channels without buttons: "mastercard ending 7287 (credit_card_1)";
+        # a label that holds the id ("PayPal paypal_1") is enough alone.
         labels = {m["id"]: m["label"] for m in ctx.payment_methods()}
-        listed = "; ".join(labels.get(c, c) if c in labels.get(c, c) else f"{labels[c]} ({c})" for c in choices)
-        prompt = f"{prompt} ({listed})" if ctx.language != "zh" else f"{prompt}（{listed}）"
+        shown = [labels.get(c, c) if c in labels.get(c, c) else f"{labels[c]} ({c})" for c in choices]
+        prompt = ctx.t(f"{prompt} ({'; '.join(shown)})", f"{prompt}（{'; '.join(shown)}）")
     if unusable >= OFFER_CHOICES_AFTER:
         return _stuck(ctx.language, slot, f"{prefix} {prompt}".strip(), choices)
     text = f"{prefix} {prompt}".strip()
@@ -325,15 +326,9 @@ def _advance(sctx: SpecialistContext, conversation: Conversation, state: Workflo
     kind = state.kind
     refused_before = s.pop("_refused", None)
     order_known = "order_id" in s
-    filled_before = False
-    for earlier in pending:
-        kind, filled_earlier, _ = _fill(kind, ctx, state, s, earlier["text"], earlier["entities"])
-        filled_before = filled_before or filled_earlier
-    kind, filled, error = _fill(kind, ctx, state, s, text, entities)
+    kind, filled_before, filled, error = _fill_said(kind, ctx, state, s, pending, text, entities)
     if pending and not order_known and "order_id" in s:  # what was said before the order id, read again
-        for earlier in pending:
-            kind, _, _ = _fill(kind, ctx, state, s, earlier["text"], earlier["entities"])
-        kind, _, _ = _fill(kind, ctx, state, s, text, entities)
+        kind, *_ = _fill_said(kind, ctx, state, s, pending, text, entities)
     workflow = WORKFLOWS[kind]
     if "order_id" in workflow.needed(s) and text and not sctx.digression:
         # Until the order is known its items cannot be read: what the customer said about them
@@ -427,6 +422,25 @@ def _verification_needed(
     if tried:
         prompt = localized(sctx.language, en="That doesn't match an account. ", zh="没有匹配到账户。") + prompt
     return SpecialistResult(text=prompt, awaiting=awaiting)
+
+
+def _fill_said(
+    kind: str,
+    ctx: Ctx,
+    state: WorkflowState,
+    s: dict[str, Any],
+    earlier: list[dict[str, Any]],
+    text: str,
+    entities: dict[str, Any],
+) -> tuple[str, bool, bool, str]:
+    """Fill the slots from what was said earlier, then from this message: the workflow kind, whether
+    the earlier words filled anything, whether this message did, and why a value was refused."""
+    filled_before = False
+    for said in earlier:
+        kind, filled, _ = _fill(kind, ctx, state, s, said["text"], said["entities"])
+        filled_before = filled_before or filled
+    kind, filled, error = _fill(kind, ctx, state, s, text, entities)
+    return kind, filled_before, filled, error
 
 
 def _fill(
