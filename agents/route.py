@@ -22,6 +22,7 @@ from typing import Any
 
 from agents.intents.offline import names_an_order, order_ids
 from agents.intents.taxonomy import KNOWLEDGE_INTENTS, QUERY_INTENTS, WORKFLOW_INTENTS, Intent
+from knowledge.chunking import query_words
 
 HUMAN_MIN = 0.7  # a classified (not rule-matched) human request escalates only at this confidence
 CLARIFY_BELOW = 0.5
@@ -45,6 +46,20 @@ _OWN_DATA = re.compile(
     re.IGNORECASE,
 )
 _OWN_ENTITIES = ("order_ids", "tracking_numbers", "imei")
+# Asking what became of one's own order or parcel: where it is, whether it has shipped or arrived,
+# when it will. "How long will the shop keep my order?" says "my order" but asks how the store works.
+_STATE_ASKED = re.compile(
+    r"\bwhere(?:'s|\s+(?:is|are))?\b|\bstatus\b|\btrack|\bETA\b|\bon\s+(?:its|their|the)\s+way\b|"
+    r"\b(?:has|have|is|are|was|were|did)\s+(?:it|they|my\s+(?:\w+\s+)?\w+)\s+(?:been\s+|already\s+|even\s+)?"
+    r"(?:ship|sent|dispatch|deliver|arriv|left|leave|come|go)\w*|"
+    r"\bwhen\s+(?:will|does|do|is|are)\s+(?:it|they|my\s+(?:\w+\s+)?\w+)\s+(?:be\s+)?"
+    r"(?:ship|sent|dispatch|deliver|arriv|come|get|here|reach)\w*|"
+    r"\b(?:hasn'?t|haven'?t|didn'?t|not|never|still)\s+(?:yet\s+)?(?:been\s+)?"
+    r"(?:ship|sent|dispatch|deliver|arriv|come|came|receiv|got|get|here|show)\w*|"
+    r"\b(?:late|delayed|stuck|lost|missing|overdue)\b|"
+    r"到哪|到了吗|发货了吗|发了吗|寄出|物流|进度|状态|还没|没收到|没到|什么时候(?:到|发|能到|送)|几时到|丢了|延误",
+    re.IGNORECASE,
+)
 # Asking the store to act ("please cancel…", "could you change…", "I want to return…", "帮我退…").
 _REQUEST = re.compile(
     r"^\s*(?:please|pls|plz|kindly)\b|\b(?:i|we)\s*(?:'d|would|'m|am)?\s*(?:want|wanna|need|like|trying|looking|"
@@ -107,6 +122,18 @@ def is_request(text: str) -> bool:
     return bool(_REQUEST.search(text))
 
 
+def asks_own_order_state(text: str, entities: dict[str, Any]) -> bool:
+    """An order or delivery question that needs the customer's data: it names their order, parcel or
+    device by id, or asks what became of their own ("where is my parcel?", "我的快递到哪了"). A
+    question about how collection, delivery or holding works is answered by the help centre even
+    when it says "my order" ("how long will the shop keep my order?")."""
+    if any(entities.get(key) for key in _OWN_ENTITIES):
+        return True
+    if not _OWN_DATA.search(text):
+        return False
+    return bool(_STATE_ASKED.search(text)) or not _QUESTION.search(text) or is_request(text)
+
+
 def is_public_question(text: str, entities: dict[str, Any]) -> bool:
     """A question about how the store works, asked without the customer's own data or a request."""
     return bool(_QUESTION.search(text)) and not is_request(text) and not uses_own_data(text, entities)
@@ -123,7 +150,7 @@ def _knowledge_takes(intent: Intent, confidence: float, text: str, entities: dic
     if intent in WORKFLOW_INTENTS:
         return is_public_question(text, entities)
     if intent in PRIVATE_QUERIES:
-        return not uses_own_data(text, entities)
+        return not asks_own_order_state(text, entities)
     if intent in CATALOGUE_QUERIES:
         return not entities.get("products")
     return False
@@ -166,10 +193,28 @@ def route_plan(
     for hit in knowledge:  # parts the classifier set aside (off-topic beside a request) that the KB knows
         if hit.matched and hit.text not in covered and not _inside_planned(hit.text, parts):
             parts.append(PlannedPart(Intent.FAQ, hit.text, round(hit.similarity, 4), "knowledge"))
+    parts = _whole_question(parts, knowledge[0] if knowledge else None)
     if not parts and entities.get("order_ids") and len(intents) <= 1:
         # A bare order id ("W7425646") asks what became of that order.
         parts.append(PlannedPart(Intent.ORDER_QUERY, intents[0].get("text", "") if intents else "", 0.5, "intent"))
     return _dedupe(_beside_requests(parts))
+
+
+def _whole_question(parts: list[PlannedPart], message: KnowledgeHit | None) -> list[PlannedPart]:
+    """One knowledge answer for the whole message when its clauses only make sense together.
+
+    The clause splitter cuts "I got my phone with the student discount, am I covered if the price
+    goes down?" and "can I pick my order up in a shop? is there a fee" in two, and a clause that is
+    not a question of its own (a statement of circumstances, or a few words leaning on the clause
+    before: "is there a fee", "possible?") finds a passage about something else. So when every part
+    is for the knowledge base, the message's own search matched, and one part does not stand alone,
+    the message is answered whole. Questions that each stand alone keep their own answers."""
+    answered_from_knowledge = all(p.via == "knowledge" or p.intent in KNOWLEDGE_INTENTS for p in parts)
+    if len(parts) < 2 or message is None or not message.matched or not answered_from_knowledge:
+        return parts
+    if all(_QUESTION.search(p.text) and len(query_words(p.text)) >= 2 for p in parts):
+        return parts
+    return [PlannedPart(parts[0].intent, message.text, round(message.similarity, 4), "knowledge")]
 
 
 def _order_named(text: str, entities: dict[str, Any], *, alone: bool) -> bool:

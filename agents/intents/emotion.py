@@ -666,6 +666,13 @@ _EN_COMPLAINT = re.compile(
 )
 
 
+# Asking what would happen ("要是一直没去取会怎么样", "what happens if I never pick it up?") describes
+# no experience: its "never" and "一直没" are conditions, not complaints.
+_HYPOTHETICAL = re.compile(
+    r"会怎(?:么)?样|会怎么办|怎么处理|如果|要是|假如|万一|\bwhat (?:happens|if)\b|\bwhat would\b|"
+    r"^\s*(?:and\s+)?if\b|\bin case\b|\bsuppose\b",
+    re.IGNORECASE,
+)
 _ZH_NEGATED_TAIL = re.compile(r"(?:不|没|没有|别|未|无|毫无|并不|从不|从没|不是|一点都不|一点也不)$")
 _ZH_FILLER_TAIL = re.compile(r"(?:很|太|是|那么|这么|怎么|什么|够|算|大|特别|非常|十分|真的|真|太过|有点|有些|多|的)+$")
 
@@ -724,6 +731,8 @@ def _raw_score(text: str) -> float:
             s -= 1.2
         elif ch in _POSITIVE_EMOJI:
             s += 1.0
+    if s < 0 and _HYPOTHETICAL.search(text):
+        s *= 0.15
     if _EXCLAIM.search(text):
         s = s * 1.3 - 0.3 if s < 0 else s * 1.2
     if _QUESTION.search(text):

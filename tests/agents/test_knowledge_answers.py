@@ -189,3 +189,67 @@ def test_an_ingested_article_answers_questions_in_other_words_without_identity_c
     assert fact in turn.reply["text"]
     assert any("Trade-in" in s["title"] or "以旧换新" in s["title"] for s in turn.reply["sources"])
     assert turn.reply["awaiting"] is None
+
+
+PICKUP_EN = """# Store pickup
+
+Store pickup lets you order online and collect the order at one of our partner stores. Pickup is free.
+
+## When your order is ready
+
+Most orders are ready the same day. We send a text message with a pickup code when the order is ready,
+and the store cannot hand over an order before that.
+
+## At the counter
+
+Show the pickup code and a photo ID. A friend can pick up for you with the code and their own ID.
+
+## If you do not come
+
+We keep your order for 7 days after the code is sent. An order nobody picks up is cancelled and
+refunded in full within 5 business days.
+"""
+PICKUP_ZH = """# 门店自提
+
+下单时选择门店自提，到合作门店取货，自提免费。
+
+## 备货完成
+
+大多数订单当天备好。备好后我们会发送带取货码的短信，收到短信前门店无法交付订单。
+
+## 到店取货
+
+出示取货码和身份证件即可。亲友也可以凭取货码和本人证件代取。
+
+## 没有按时取货
+
+取货码发出后订单保留 7 天。逾期未取的订单会被取消并在 5 个工作日内全额退款。
+"""
+
+
+@pytest.mark.parametrize(
+    ("language", "question", "fact"),
+    [
+        ("en", "What happens if I never go and pick it up?", "cancelled and refunded in full"),
+        ("en", "I'm travelling this week, how long will the shop keep my order?", "7 days"),
+        ("zh", "订单一直没去门店取会怎么样？", "取消并在 5 个工作日内全额退款"),
+        ("zh", "我出差一周，我的订单门店能保留多久？", "保留 7 天"),
+    ],
+)
+def test_a_policy_question_about_ones_own_order_is_answered_from_the_article(
+    visitor: Conversation, tmp_path: Path, language: str, question: str, fact: str
+) -> None:
+    # given: an article about store pickup, just ingested
+    from knowledge.services import file_ingest
+
+    for name, body in (("pickup_en.md", PICKUP_EN), ("pickup_zh.md", PICKUP_ZH)):
+        (tmp_path / name).write_text(body)
+        file_ingest(kb_name="help", path=tmp_path / name, source=f"help/{name}")
+
+    # when
+    turn = run_turn(visitor, question)
+
+    # then: answered and cited, with no identity check although the customer says "my order"
+    assert fact in turn.reply["text"], turn.reply["text"]
+    assert turn.reply["sources"][0]["title"].endswith(("If you do not come", "没有按时取货"))
+    assert not turn.reply.get("awaiting")

@@ -244,6 +244,18 @@ def test_very_negative_crosses_the_sensitive_threshold(text: str) -> None:
     assert emotion_score(text) < EMOTION_SENSITIVE_THRESHOLD
 
 
+@pytest.mark.parametrize(
+    ("hypothetical", "lived"),
+    [
+        ("要是我一直没去取会怎么样？", "我的快递一直没到，都好几天了"),
+        ("What happens if I never pick it up?", "I never got my refund and nobody answers, this is terrible"),
+    ],
+)
+def test_asking_what_would_happen_is_not_a_complaint(hypothetical: str, lived: str) -> None:
+    assert emotion_score(hypothetical) >= NEGATIVE_THRESHOLD
+    assert emotion_score(lived) < NEGATIVE_THRESHOLD
+
+
 def test_negation_flips() -> None:
     assert emotion_score("不好") < 0.5 < emotion_score("好")
     assert emotion_score("不满意") < 0.5 < emotion_score("满意")

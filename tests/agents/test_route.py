@@ -7,7 +7,14 @@ from typing import Any
 import pytest
 
 from agents.intents.taxonomy import Intent
-from agents.route import KnowledgeHit, clarify_picked, is_public_question, route_plan, uses_own_data
+from agents.route import (
+    KnowledgeHit,
+    asks_own_order_state,
+    clarify_picked,
+    is_public_question,
+    route_plan,
+    uses_own_data,
+)
 
 
 def _intent(name: str, confidence: float, text: str) -> dict[str, Any]:
@@ -273,3 +280,65 @@ def test_the_answer_to_a_clarifying_question_picks_an_offered_intent(answer: str
 @pytest.mark.parametrize("text", ["Any cost can go on my card.", "any difference on my paypal"])
 def test_a_sentence_starting_with_any_is_not_a_question_without_a_question_mark(text: str) -> None:
     assert not is_public_question(text, {})
+
+
+@pytest.mark.parametrize(
+    ("text", "entities", "needs_data"),
+    [
+        ("where is my order?", {}, True),
+        ("when will my parcel arrive?", {}, True),
+        ("has my package shipped yet", {}, True),
+        ("my order still hasn't come", {}, True),
+        ("what's the status of my order?", {}, True),
+        ("how long does it take for #W1234567?", {"order_ids": ["#W1234567"]}, True),
+        ("check my order please", {}, True),
+        ("我的快递到哪了", {}, True),
+        ("我的订单什么时候到？", {}, True),
+        ("how long will the shop keep my order?", {}, False),
+        ("can my neighbour collect my parcel for me?", {}, False),
+        ("what happens if my package is damaged in transit?", {}, False),
+        ("how long does shipping take?", {}, False),
+        ("我的订单可以让别人代取吗？", {}, False),
+        ("我的包裹能在门店保留几天？", {}, False),
+    ],
+)
+def test_an_order_question_needs_the_customers_data_only_when_it_asks_about_their_own_order(
+    text: str, entities: dict[str, Any], needs_data: bool
+) -> None:
+    assert asks_own_order_state(text, entities) is needs_data
+    plan = route_plan(intents=[_intent("logistics_query", 0.9, text)], knowledge=[_known(text)], entities=entities)
+    assert [part.via for part in plan] == ["intent" if needs_data else "knowledge"]
+
+
+@pytest.mark.parametrize(
+    ("message", "clauses"),
+    [
+        (
+            "I got my phone with the student discount, am I covered if the price goes down?",
+            ["I got my phone with the student discount", "am I covered if the price goes down"],
+        ),
+        ("can I pick my order up in a shop? is there a fee", ["can I pick my order up in a shop", "is there a fee"]),
+        ("我用学生优惠买的手机，降价了能保价吗", ["我用学生优惠买的手机", "降价了能保价吗"]),
+    ],
+)
+def test_clauses_that_only_make_sense_together_are_answered_as_one_question(message: str, clauses: list[str]) -> None:
+    plan = route_plan(
+        intents=[_intent("faq", 0.8, clause) for clause in clauses],
+        knowledge=[_known(message), *(_known(clause) for clause in clauses)],
+        entities={},
+    )
+
+    assert [(part.text, part.via) for part in plan] == [(message, "knowledge")]
+
+
+def test_questions_that_stand_alone_keep_their_own_answers() -> None:
+    message = "How long is the warranty, and do you ship to Hong Kong?"
+    clauses = ["How long is the warranty", "do you ship to Hong Kong?"]
+
+    plan = route_plan(
+        intents=[_intent("faq", 0.8, clause) for clause in clauses],
+        knowledge=[_known(message), *(_known(clause) for clause in clauses)],
+        entities={},
+    )
+
+    assert [part.text for part in plan] == clauses
