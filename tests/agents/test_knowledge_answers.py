@@ -144,6 +144,15 @@ def test_an_offline_miss_is_unresolved_and_remembered_once(visitor: Conversation
     )
 
 
+def _ingest(folder: Path, articles: tuple[tuple[str, str], ...]) -> None:
+    """Ingest (file name, text) articles into the "help" knowledge base, as an operator would."""
+    from knowledge.services import file_ingest
+
+    for name, body in articles:
+        (folder / name).write_text(body)
+        file_ingest(kb_name="help", path=folder / name, source=f"help/{name}")
+
+
 TRADE_IN_EN = """# Trade-in programme
 
 ## How much we pay
@@ -176,11 +185,7 @@ def test_an_ingested_article_answers_questions_in_other_words_without_identity_c
     visitor: Conversation, tmp_path: Path, language: str, question: str, fact: str
 ) -> None:
     # given: an article the operator has just ingested, which the demo knowledge base does not hold
-    from knowledge.services import file_ingest
-
-    for name, body in (("trade_in_en.md", TRADE_IN_EN), ("trade_in_zh.md", TRADE_IN_ZH)):
-        (tmp_path / name).write_text(body)
-        file_ingest(kb_name="help", path=tmp_path / name, source=f"help/{name}")
+    _ingest(tmp_path, (("trade_in_en.md", TRADE_IN_EN), ("trade_in_zh.md", TRADE_IN_ZH)))
 
     # when
     turn = run_turn(visitor, question)
@@ -240,11 +245,7 @@ def test_a_policy_question_about_ones_own_order_is_answered_from_the_article(
     visitor: Conversation, tmp_path: Path, language: str, question: str, fact: str
 ) -> None:
     # given: an article about store pickup, just ingested
-    from knowledge.services import file_ingest
-
-    for name, body in (("pickup_en.md", PICKUP_EN), ("pickup_zh.md", PICKUP_ZH)):
-        (tmp_path / name).write_text(body)
-        file_ingest(kb_name="help", path=tmp_path / name, source=f"help/{name}")
+    _ingest(tmp_path, (("pickup_en.md", PICKUP_EN), ("pickup_zh.md", PICKUP_ZH)))
 
     # when
     turn = run_turn(visitor, question)
