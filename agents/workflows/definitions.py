@@ -413,8 +413,8 @@ class Return(_ItemsWorkflow):
                         f"订单 {value} 签收已超过 7 天，超出七天无理由退货期限。",
                     )
                 )
-        allowed = self.choices(slot, ctx, s) if slot == "payment_method_id" and value else []
-        if allowed and value not in allowed:  # a refund goes only where the policy allows
+        allowed = self.choices(slot, ctx, s) if slot == "payment_method_id" and value else [value]
+        if value not in allowed:  # a refund goes only where the policy allows
             raise SlotInvalid(
                 ctx.t(
                     f"A refund can only go back to the original payment method or to a gift card: "
