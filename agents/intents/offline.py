@@ -136,8 +136,10 @@ def split_clauses(text: str) -> list[str]:
     return cleaned or ([text.strip()] if text.strip() else [])
 
 
+# An order id as customers write it: "#W2912646", "# 1001", "W2912646".
+_ORDER_ID_TEXT = r"#\s*[A-Za-z]?\d{4,}|(?<![\w#])[A-Za-z]\d{6,12}\b"
 _ORDER_REFERENCE = re.compile(
-    r"#\s*[A-Za-z]?\d{4,}|\border\s+(?:number\s+|no\.?\s*|id\s+)?[A-Za-z]?\d{5,}|(?<![\w#])[A-Za-z]\d{6,12}\b|"
+    _ORDER_ID_TEXT + r"|\border\s+(?:number\s+|no\.?\s*|id\s+)?[A-Za-z]?\d{5,}|"
     # "D1001 寄到…": a short id beside Chinese or alone
     rf"(?:^|(?<=[{_CJK}\s]))(?<![A-Za-z0-9#])[A-Z]\d{{4,5}}(?=\s*[{_CJK}]|\s*$|\s*[,，。.!！?？])",
     re.I,
@@ -707,7 +709,7 @@ _SIDE = (Intent.CHITCHAT, Intent.OUT_OF_SCOPE)
 
 
 _PAYMENT_ID_WORDS = re.compile(r"\b(credit|gift)_card_\w+|\bpaypal_\w+", re.IGNORECASE)
-_ORDER_ID_WORDS = re.compile(r"(?:\border\s+)?(?:#\s*[A-Za-z]?\d{4,}|(?<![\w#])[A-Za-z]\d{6,12}\b)", re.IGNORECASE)
+_ORDER_ID_WORDS = re.compile(rf"(?:\border\s+)?(?:{_ORDER_ID_TEXT})", re.IGNORECASE)
 
 
 def knn_text(clause: str) -> str:

@@ -308,7 +308,7 @@ def address_fragment(text: str) -> dict[str, str]:
     }
     if found["state"] or found["zip"]:
         found["city"] = tagged.get("PlaceName", "")
-    return {key: _clean(value) for key, value in found.items() if _clean(value)}
+    return {key: clean for key, value in found.items() if (clean := _clean(value))}
 
 
 def address_lines(address: dict[str, Any], language: str) -> str:

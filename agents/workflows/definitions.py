@@ -583,16 +583,16 @@ class ModifyOrder(_ItemsWorkflow):
             default = Address.objects.filter(customer=ctx.tools.customer, is_default=True).first()
             if default is not None:
                 return default.as_dict()
-        part = {} if found else address_fragment(text)
         if found:  # 省/市/区 and the street without a 邮编, which the store needs: it is asked for
             so_far = {key: value for key, value in found.items() if value}
-        elif part:
+        else:
+            part = address_fragment(text)
+            if not part:
+                return None
             so_far = address_fragment(f"{draft}, {text}") if draft else part
             if all(so_far.get(key) for key in ("address1", "city", "zip")):
                 s.pop("_draft", None)  # every field is there, only not in an order the parsers know
                 return {**dict.fromkeys(("address2", "state"), ""), **so_far, "country": country}
-        else:
-            return None
         missing = [f for f in ("address1", "city", "zip") if f not in so_far]
         names = {"address1": ("street", "街道门牌"), "city": ("city", "城市"), "zip": ("zip code", "邮编")}
         raise SlotPartial(
