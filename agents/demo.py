@@ -5,7 +5,7 @@ from pathlib import Path
 from django.db import transaction
 
 from agents.store.demo import store_seed_demo
-from knowledge.services import file_ingest, kb_prune
+from knowledge.services import chunk_statistics_refresh, file_ingest, kb_prune
 from tickets.demo import canned_responses_seed, demo_staff_ensure
 
 DEMO_KB = Path(__file__).resolve().parent.parent / "knowledge" / "demo_kb"
@@ -17,7 +17,11 @@ def demo_seed(*, reset: bool = False) -> None:
         demo_staff_ensure()
         canned_responses_seed()
     # Unchanged articles are skipped by their content hash, so this is cheap on every start.
-    sources = set()
+    sources, changed = set(), False
     for path in sorted(DEMO_KB.iterdir()):
-        sources.add(file_ingest(kb_name="demo", path=path, source=f"demo_kb/{path.name}").source)
-    kb_prune(kb_name="demo", keep_sources=sources, under=["demo_kb"])  # articles renamed or removed since
+        result = file_ingest(kb_name="demo", path=path, source=f"demo_kb/{path.name}")
+        sources.add(result.source)
+        changed |= result.outcome != "unchanged"
+    # Articles renamed or removed since.
+    if kb_prune(kb_name="demo", keep_sources=sources, under=["demo_kb"]) or changed:
+        chunk_statistics_refresh()

@@ -45,7 +45,7 @@ BM25_K1, BM25_B = 1.2, 0.75
 # is only about the same topic; too rare in paraphrase questions to mislead there.
 EXACT_PHRASE_BONUS = 0.03
 UNKNOWN_TERM_SHARE = 0.01  # a table Postgres has not analysed yet: every word moderately rare
-TERM_STATS_TTL_S = 60  # only ANALYZE changes them
+TERM_STATS_TTL_S = 60  # besides an ingest's own ANALYZE (a new knowledge version), autovacuum's
 # When the knowledge base does not know, by the best passage's cosine and the query's script. e5
 # puts Chinese pairs higher than English ones (unrelated zh questions still reach 0.84–0.86), so each
 # script has its own band: below it a miss; inside it, answered only when the keyword arm found the
@@ -63,7 +63,8 @@ FROM pg_class c
 LEFT JOIN pg_stats s ON s.schemaname = current_schema() AND s.tablename = c.relname AND s.attname = 'search_vector'
 WHERE c.oid = %s::regclass
 """
-_term_stats: dict[str, tuple[float, float, dict[str, float]]] = {}  # database -> (expires, rows, shares)
+# (database, knowledge version) -> (expires, rows, shares)
+_term_stats: dict[tuple[str, str], tuple[float, float, dict[str, float]]] = {}
 
 
 @dataclass(frozen=True)
@@ -146,25 +147,27 @@ def _document_ids(version: str, kb: str | None, lang: str | None) -> list[int]:
     return _ready_documents[key]
 
 
-def _chunk_stats() -> tuple[float, dict[str, float]]:
+def _chunk_stats(version: str) -> tuple[float, dict[str, float]]:
     """Postgres' estimate of the chunk count (-1 before the first ANALYZE) and the common words' shares."""
-    database = connection.settings_dict["NAME"]
-    expires, rows, known = _term_stats.get(database, (0.0, 0.0, {}))
+    key = (connection.settings_dict["NAME"], version)
+    expires, rows, known = _term_stats.get(key, (0.0, 0.0, {}))
     if expires < time.monotonic():
         with connection.cursor() as cursor:
             cursor.execute(_TERM_STATS_SQL, [Chunk._meta.db_table])
             rows, words, shares = cursor.fetchone()
         known = dict(zip(words or [], shares or [], strict=False))  # the shares list ends with min and max
-        _term_stats[database] = (time.monotonic() + TERM_STATS_TTL_S, rows, known)
+        if len(_term_stats) >= 64:  # mostly earlier versions
+            _term_stats.clear()
+        _term_stats[key] = (time.monotonic() + TERM_STATS_TTL_S, rows, known)
     return rows, known
 
 
-def _term_shares(terms: list[str]) -> tuple[dict[str, float], float | None]:
+def _term_shares(terms: list[str], version: str) -> tuple[dict[str, float], float | None]:
     """Each word's share of chunks, and the number of chunks (None before the first ANALYZE).
 
     A word missing from the statistics is taken at half the least common listed one, as the
     planner itself assumes."""
-    rows, known = _chunk_stats()
+    rows, known = _chunk_stats(version)
     if not known:
         return dict.fromkeys(terms, UNKNOWN_TERM_SHARE), None
     floor = min(known.values()) / 2
@@ -259,10 +262,10 @@ def chunk_search_hybrid(
     vector = query_vectors([query])[0] if mode in ("hybrid", "vector") else None
     # Punctuation is a token of rjieba's but never a lexeme: it would score as a very rare word.
     terms = list(dict.fromkeys(query_words(query)))
-    shares, rows_total = _term_shares(terms) if terms and mode in ("hybrid", "keyword") else ({}, None)
+    shares, rows_total = _term_shares(terms, version) if terms and mode in ("hybrid", "keyword") else ({}, None)
     # A small knowledge base is searched exactly: it costs little, and an approximate graph could
     # miss the one passage that answers (HNSW results also vary with the order rows were inserted).
-    exact = vector is not None and _chunk_stats()[0] < EXACT_SEARCH_BELOW
+    exact = vector is not None and _chunk_stats(version)[0] < EXACT_SEARCH_BELOW
     keywords = _keyword_query(terms, shares, rows_total) if shares else None
     rows = _arm_rows(vector, keywords, _document_ids(version, kb, lang), exact=exact)
     nearest = sorted((r for r in rows if r.arm == _VECTOR_ARM), key=lambda r: (r.distance, r.pk))

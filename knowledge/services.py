@@ -13,7 +13,7 @@ from typing import Protocol
 import numpy as np
 from django.conf import settings
 from django.core.cache import cache
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Q
 from django.utils import timezone
 
@@ -63,6 +63,18 @@ def knowledge_changed(**signal: object) -> None:
     """Receives every save and delete of a knowledge base or document (knowledge.apps), whoever makes
     it: an ingest, a prune, the admin. After the commit, since searches until then see the old rows."""
     transaction.on_commit(lambda: cache.set(KNOWLEDGE_VERSION_KEY, uuid.uuid4().hex, timeout=None))
+
+
+def chunk_statistics_refresh() -> None:
+    """Have Postgres count the chunks' words now, after a batch of ingests or removals.
+
+    The keyword ranking weighs each word by these statistics (knowledge.selectors). Left to
+    autovacuum they are refreshed whenever enough rows have changed, so the same question could rank
+    differently before and after; refreshed here, an ingest ends with the figures it produced.
+    Only the words' column is sampled, not the wide embedding one."""
+    with connection.cursor() as cursor:
+        cursor.execute(f"ANALYZE {connection.ops.quote_name(Chunk._meta.db_table)} (search_vector)")
+    knowledge_changed()  # searches cached under the old figures are stale
 
 
 def _detect_language(text: str) -> str:
@@ -274,6 +286,8 @@ def ingest_job_run(job_id: str) -> str:
             )
             return IngestJobStatus.FAILED
         IngestFile.objects.filter(pk=file.pk).update(outcome=result.outcome, chunks=result.chunks, content=b"")
+    if job.files.filter(outcome__in=["added", "changed"]).exists():
+        chunk_statistics_refresh()
     failed = job.files.filter(outcome="failed").count()
     status = (
         IngestJobStatus.SUCCEEDED

@@ -15,8 +15,8 @@ from django.db import connection
 from knowledge.chunking import TextChunk, chunk_markdown, search_text
 from knowledge.embeddings import EmbeddingsUnavailable
 from knowledge.models import Chunk, Document
-from knowledge.selectors import chunk_search_hybrid
-from knowledge.services import IngestError, chunks_store, file_ingest
+from knowledge.selectors import _chunk_stats, chunk_search_hybrid
+from knowledge.services import IngestError, chunks_store, file_ingest, knowledge_version
 
 pytestmark = pytest.mark.django_db
 
@@ -105,6 +105,24 @@ def test_ingest_command_reports_and_fails_on_bad_files_and_prunes(tmp_path: Path
     (tmp_path / "empty.md").unlink()
     call_command("ingest_kb", str(tmp_path), "--kb", "help", "--prune")
     assert not Document.objects.filter(source=str(good)).exists()
+
+
+def test_an_ingest_ends_with_fresh_word_statistics_for_the_keyword_ranking(tmp_path: Path) -> None:
+    """The keyword arm weighs words by Postgres' statistics: an ingest refreshes them itself, so
+    how a question ranks never waits for autovacuum."""
+    _write(
+        tmp_path,
+        "warranty.md",
+        "# Warranty\n\n## Phones\nPhones: one year warranty.\n\n## Tablets\nTablets: two years warranty.\n",
+    )
+    _write(tmp_path, "shipping.md", "# Shipping\nParcels leave within a day.\n")
+
+    call_command("ingest_kb", str(tmp_path), "--kb", "help", stdout=io.StringIO(), stderr=io.StringIO())
+
+    rows, shares = _chunk_stats(knowledge_version())
+    assert rows == Chunk.objects.count() == 3
+    assert shares["warranty"] == pytest.approx(2 / 3, abs=0.01)
+    assert "parcels" not in shares or shares["parcels"] == pytest.approx(1 / 3, abs=0.01)
 
 
 def test_chinese_keywords_match_and_a_far_question_is_a_miss(tmp_path: Path) -> None:

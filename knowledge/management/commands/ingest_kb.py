@@ -6,7 +6,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from knowledge.embeddings import EmbeddingsUnavailable, embeddings_check
 from knowledge.readers import SUPPORTED_TYPES
-from knowledge.services import IngestError, file_ingest, kb_prune
+from knowledge.services import IngestError, chunk_statistics_refresh, file_ingest, kb_prune
 
 BAR_WIDTH = 24
 
@@ -61,6 +61,8 @@ class Command(BaseCommand):
         pruned = 0
         if prune:
             pruned = kb_prune(kb_name=kb, keep_sources={str(f) for f in files}, under=[str(p) for p in paths])
+        if counts["added"] or counts["changed"] or pruned:
+            chunk_statistics_refresh()
         self.stdout.write(
             f"{kb}: {len(files)} documents: {counts['added']} added, {counts['changed']} changed, "
             f"{counts['unchanged']} unchanged, {counts['failed']} failed, {pruned} pruned; "
