@@ -25,11 +25,17 @@ from knowledge.services import missed_question_record
 KNOWLEDGE_MISS = "[knowledge base miss]"
 NO_ANSWER = "NO_ANSWER"
 MAX_ANSWER_CHARS = 400
-PASSAGES = 5
+PASSAGES = 5  # retrieved for an answer (the LLM reads them all)
 # Passages this close (cosine) to the best one are read for the answer too: sections of one help
 # article sit within hundredths of each other, and the best by the embedding is often the section
 # next to the one that answers.
 SUPPORT_MARGIN = 0.02
+# The other sections of the best passage's article are read further down when they hold the kind of
+# answer asked for and not yet given (the price list of the plan a "how much" question found): the
+# article is the evidence, the section only the embedding's guess. Farther, they are reached through
+# a deeper search.
+SAME_ARTICLE_MARGIN = 0.04
+SUPPORT_DEPTH = 10
 SUPPORT_CHARS = 240
 _CITATION = re.compile(r"\[(\d{1,2})\]")
 _CJK = re.compile(r"[\u3400-\u9fff]")
@@ -115,24 +121,30 @@ def _supporting_sentences(
     # The kind of answer asked for and not yet given comes first: a price for "how much".
     wanted = {term for term in asked - said if term in _ANSWER_KINDS}
     best = results[0]
-    candidates: list[tuple[int, int, ScoredChunk, int, str]] = []
+    # (gain, same article, -rank, chunk, position, sentence)
+    candidates: list[tuple[int, bool, int, ScoredChunk, int, str]] = []
     for rank, chunk in enumerate(results[1:], start=1):
-        if chunk.similarity < best.similarity - SUPPORT_MARGIN or chunk.text in best.text:
+        same_article = chunk.document == best.document
+        margin = SAME_ARTICLE_MARGIN if same_article and wanted else SUPPORT_MARGIN
+        if chunk.similarity < best.similarity - margin or chunk.text in best.text:
             continue
+        close = chunk.similarity >= best.similarity - SUPPORT_MARGIN
         parts = sentences(re.sub(r"\s+", " ", chunk.text)) or [chunk.text]
         for position, sentence in enumerate(parts):
             found = (asked & _terms(sentence, question=False)) - said
+            if not close and not wanted & found:
+                continue
             gain = len(found) + (10 if wanted & found else 0)
             if gain and sentence.rstrip("*").endswith(("?", "？")) and position + 1 < len(parts):
                 sentence = f"{sentence} {parts[position + 1]}"
             if gain:
-                candidates.append((gain, -rank, chunk, position, sentence))
+                candidates.append((gain, same_article, -rank, chunk, position, sentence))
     if not candidates:
         return None
-    gain, rank, chunk, _, _ = max(candidates, key=lambda c: (c[0], c[1], -c[3]))
-    chosen = sorted((c for c in candidates if c[2] is chunk and c[0] == gain), key=lambda c: c[3])
+    gain, _, _, chunk, _, _ = max(candidates, key=lambda c: (c[0], c[1], c[2], -c[4]))
+    chosen = sorted((c for c in candidates if c[3] is chunk and c[0] == gain), key=lambda c: c[4])
     text = ""
-    for _, _, _, _, sentence in chosen:
+    for *_, sentence in chosen:
         if len(text) + len(sentence) > SUPPORT_CHARS and text:
             break
         text = f"{text} {sentence}".strip() if not _CJK.search(sentence) else f"{text}{sentence}"
@@ -165,7 +177,7 @@ def knowledge_hits(texts: list[str], *, language: str) -> list[KnowledgeHit]:
     so the route sees exactly the passage the knowledge specialist would cite."""
     hits = []
     for text in dict.fromkeys(t for t in texts if t.strip()):
-        results, miss = chunk_search_answering(query=text, k=PASSAGES, lang=language)
+        results, miss = chunk_search_answering(query=text, k=SUPPORT_DEPTH, lang=language)
         best = results[0] if results else None
         hits.append(
             KnowledgeHit(
@@ -185,11 +197,11 @@ class Knowledge(Specialist):
     name = "knowledge_qa"
 
     def run(self, ctx: SpecialistContext) -> SpecialistResult:
-        results, miss = chunk_search_answering(query=ctx.text, k=PASSAGES, lang=ctx.language)
+        results, miss = chunk_search_answering(query=ctx.text, k=SUPPORT_DEPTH, lang=ctx.language)
         if miss:
             return self._miss(ctx)
         if llm_enabled():
-            grounded = self._grounded(ctx, results)
+            grounded = self._grounded(ctx, results[:PASSAGES])
             if grounded is not None:
                 return grounded
         return self._extractive(ctx, results)

@@ -92,3 +92,32 @@ def test_a_discount_question_is_answered_with_an_amount(question: str) -> None:
     _, sentence = _supporting_sentences(question, answer, [intro, amounts]) or (None, "")
 
     assert "300" in sentence
+
+
+def test_the_amount_asked_for_comes_from_the_best_passages_article_before_a_closer_one_elsewhere() -> None:
+    """The article the best passage belongs to is the evidence; the section is only the embedding's guess."""
+    intro = _chunk(6, "Overview", "Plan A and Plan B protect your tablet.", 0.880)
+    elsewhere = _chunk(7, "Limits", "Price protection pays back at most ¥500 a month.", 0.876, "help/price.md")
+    prices = _chunk(8, "Prices", "Pad 3: Plan A ¥189, Plan B ¥449.", 0.848)
+    answer = "Plan A and Plan B protect your tablet. [1]"
+
+    chunk, sentence = _supporting_sentences(
+        "how much is the protection for a tablet", answer, [intro, elsewhere, prices], frozenset({"pad"})
+    ) or (
+        None,
+        "",
+    )
+
+    assert chunk is prices and "¥189" in sentence
+
+
+def test_a_farther_section_of_the_same_article_is_read_only_for_the_kind_of_answer_asked_for() -> None:
+    intro = _chunk(6, "Overview", "Plan A and Plan B protect your tablet.", 0.880)
+    far_section = _chunk(9, "Claims", "Claims for a tablet are made in chat.", 0.848)
+
+    assert (
+        _supporting_sentences(
+            "can I claim for my tablet", "Plan A and Plan B protect your tablet. [1]", [intro, far_section]
+        )
+        is None
+    )
