@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 import rjieba
+import snowballstemmer
 
 MAX_CHARS = 500
 OVERLAP_CHARS = 80
@@ -24,9 +26,25 @@ class TextChunk:
     text: str
 
 
+_ENGLISH = snowballstemmer.stemmer("english")
+
+
+@lru_cache(maxsize=65536)  # a shop's vocabulary is small; the stemmer is pure Python
+def word_stem(word: str) -> str:
+    """An English word's Snowball stem ("discounts", "discounted" → "discount"); anything else
+    (Chinese, numbers, codes) as it is. Indexed and searched alike, so a question's inflection
+    finds the passage's."""
+    return _ENGLISH.stemWord(word) if word.isascii() and word.isalpha() else word
+
+
+def _tokens(text: str) -> list[str]:
+    return [token for token in rjieba.cut_for_search(text.lower()) if token.strip()]
+
+
 def search_text(text: str) -> str:
-    """Words separated by spaces (rjieba for Chinese), lower case: what the 'simple' tsvector indexes."""
-    return " ".join(token for token in rjieba.cut_for_search(text.lower()) if token.strip())
+    """Words separated by spaces (rjieba for Chinese), lower case, English ones stemmed: what the
+    'simple' tsvector indexes."""
+    return " ".join(map(word_stem, _tokens(text)))
 
 
 def sentences(text: str) -> list[str]:
@@ -34,35 +52,21 @@ def sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENTENCE_END.split(text) if s and s.strip()]
 
 
-def query_words(text: str) -> list[str]:
-    """The words of a question that carry its meaning, in order and once each: segmented like the
-    index, without stop words, punctuation or lone Latin letters."""
-    words = (t for t in search_text(text).split() if _WORD.search(t) and t not in STOP_WORDS)
-    return list(dict.fromkeys(t for t in words if len(t) > 1 or not t.isascii()))
+def query_words(text: str, *, stem: bool = True) -> list[str]:
+    """The words of a question that carry its meaning, in order and once each: segmented and
+    stemmed like the index, without stop words, punctuation or lone Latin letters."""
+    words = (t for t in _tokens(text) if _WORD.search(t) and t not in STOP_WORDS and (len(t) > 1 or not t.isascii()))
+    return list(dict.fromkeys(map(word_stem, words) if stem else words))
 
 
 _CJK_RUN = re.compile(r"[\u3400-\u9fff]+")
-# Inflections that do not change what an English word is about ("selling" / "sell", "monthly" /
-# "month"); longest first. Enough to match a question's words with a passage's, not a full stemmer.
-_SUFFIXES = ("ingly", "edly", "ies", "ing", "ed", "ly", "es", "s")
-
-
-def word_stem(word: str) -> str:
-    """A crude English stem; anything else (Chinese, numbers) is returned as it is."""
-    if not word.isascii() or not word.isalpha() or len(word) <= 4:
-        return word
-    for suffix in _SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not word.endswith("ss"):
-            stem = word[: -len(suffix)]
-            return stem + "y" if suffix == "ies" else stem
-    return word
 
 
 def meaning_terms(text: str) -> set[str]:
     """What a text is about, for matching a question with the sentences that answer it: its query
-    words stemmed, and for Chinese also each pair of adjacent characters (a question rarely cuts
-    its words where the answer does: 多久到账 / 到账时间)."""
-    terms = {word_stem(word) for word in query_words(text)}
+    words, and for Chinese also each pair of adjacent characters (a question rarely cuts its words
+    where the answer does: 多久到账 / 到账时间)."""
+    terms = set(query_words(text))
     for run in _CJK_RUN.findall(text):
         terms.update(run[i : i + 2] for i in range(len(run) - 1))
     return {term for term in terms if term not in STOP_WORDS}

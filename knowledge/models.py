@@ -72,7 +72,8 @@ class Chunk(models.Model):
     heading = models.CharField(max_length=300, blank=True)
     text = models.TextField()
     # The text cut into words by rjieba and joined with spaces, so Postgres' 'simple' parser
-    # finds Chinese words (it would otherwise see a whole sentence as one token).
+    # finds Chinese words (it would otherwise see a whole sentence as one token); English words
+    # are stemmed (knowledge.chunking.search_text).
     search_text = models.TextField()
     search_vector = models.GeneratedField(
         expression=SearchVector("search_text", config="simple"),

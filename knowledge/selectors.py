@@ -78,6 +78,10 @@ class ScoredChunk:
     score: float
     similarity: float
     keyword_rank: int | None
+    # Holds one of the question's words as written, not only its stem: what confirms a borderline
+    # cosine. Stems rank passages; as evidence that the knowledge base knows, "store" of "store gift
+    # cards" must not answer "do you have physical stores?".
+    same_word: bool = False
 
     @property
     def label(self) -> str:
@@ -247,7 +251,7 @@ def _unknown(query: str, results: list[ScoredChunk], mode: str) -> bool:
     best = max(results, key=lambda r: r.similarity)
     if mode == "vector":  # no keyword evidence to ask for
         return best.similarity < low
-    return best.similarity < low or (best.similarity < high and best.keyword_rank is None)
+    return best.similarity < low or (best.similarity < high and not best.same_word)
 
 
 def chunk_search_hybrid(
@@ -291,6 +295,7 @@ def chunk_search_hybrid(
     else:
         scores = dict(vector_ranked if mode == "vector" else keyword_ranked)
     best = sorted(chunks, key=lambda pk: (-scores[pk], candidates[pk]))[:k]
+    surface = set(query_words(query, stem=False))
     results = [
         ScoredChunk(
             chunk_id=pk,
@@ -302,6 +307,8 @@ def chunk_search_hybrid(
             score=round(scores[pk], 6),
             similarity=round(similarity.get(pk, 0.0), 4),
             keyword_rank=keyword_position.get(pk),
+            same_word=pk in keyword_position
+            and bool(surface & set(query_words(f"{chunks[pk].heading} {chunks[pk].text}", stem=False))),
         )
         for pk in best
     ]

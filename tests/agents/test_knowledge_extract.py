@@ -28,9 +28,11 @@ PRICES = _chunk(2, "Prices", "You pay once; there is no monthly fee. Phones: Pla
 FAQ = _chunk(3, "Questions", "**Can I give my points to someone?** No, points stay on your own account.", 0.875)
 
 
-@pytest.mark.parametrize(("word", "stem"), [("selling", "sell"), ("monthly", "month"), ("policies", "policy")])
-def test_word_stem_strips_inflections(word: str, stem: str) -> None:
-    assert word_stem(word) == stem
+@pytest.mark.parametrize(
+    ("word", "other"), [("selling", "sell"), ("monthly", "month"), ("policies", "policy"), ("discounted", "discounts")]
+)
+def test_inflections_of_a_word_share_its_stem(word: str, other: str) -> None:
+    assert word_stem(word) == word_stem(other)
 
 
 def test_meaning_terms_pair_chinese_characters_so_differently_cut_words_meet() -> None:
