@@ -6,9 +6,11 @@ awaits (`awaiting.slot`) from what the instruction says, and reads each confirma
 The task passes when the exported store equals db.json after replaying the task's gold actions
 (τ-bench's tools, `replay`).
 
-Two disjoint sets of wordings (bench/taubench_wordings.py). Every message is worded from set A or set B;
-no template is in both. Set A is for development: read its failures and improve the engine on them.
-Set B is held out: report its figure untouched and never tune on its wordings or transcripts. With
+Disjoint sets of wordings (bench/taubench_wordings.py). Every message of a run is worded from one set;
+no template is in two. Set A is for development: read its failures and improve the engine on them.
+Set C, written later without reading B, is a second development set (`--wordings C`): a fix that only
+fits A's wordings shows there. Set B is held out: report its figure untouched and never tune on its
+wordings or transcripts. With
 `--wordings both` (the default) every task is played once per set, the store reset in between, and the
 A−B gap says how much of set A's figure comes from fitting its wordings. The template and every other
 choice for a task are drawn from a random.Random seeded by (set, task index), so runs are repeatable.
@@ -694,9 +696,9 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=50, help="tasks to play (0 = all)")
     parser.add_argument(
         "--wordings",
-        choices=("A", "B", "both"),
+        choices=("A", "B", "C", "both", "all"),
         default="both",
-        help="A = development set, B = held-out set (report, never tune on it), both = every task with each",
+        help="A, C = development sets, B = held-out set (report, never tune on it); both = A and B, all = A, B and C",
     )
     parser.add_argument("--show-failures", action="store_true", help="print the transcript of each failed task")
     args = parser.parse_args()
@@ -714,7 +716,7 @@ def main() -> None:
     tasks = json.loads((args.data / "tau_bench_retail" / "tasks_dev_split.json").read_text())
     if args.limit:
         tasks = tasks[: args.limit]
-    names = ["A", "B"] if args.wordings == "both" else [args.wordings]
+    names = {"both": ["A", "B"], "all": ["A", "B", "C"]}.get(args.wordings, [args.wordings])
     results: dict[str, list[Result]] = {}
     started = time.perf_counter()
     with scratch_database() as url:
@@ -727,7 +729,7 @@ def main() -> None:
                 results[name] = run_set(client, db, tasks, SETS[name], args.show_failures)
     print(f"τ-bench retail, offline, scripted customer through /api/v1, {len(tasks)} tasks per set")
     rates = {name: report(name, tasks, set_results) for name, set_results in results.items()}
-    if len(rates) == 2:
+    if "A" in rates and "B" in rates:
         print(
             f"A−B gap: {100 * (rates['A'] - rates['B']):+.1f} points (set B is held out: report it, never tune on it)"
         )

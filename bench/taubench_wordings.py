@@ -1,6 +1,7 @@
 """Wording banks of the scripted τ-bench customer (bench/taubench_retail.py): two disjoint sets.
 
-Set A is for development; set B is held out: report it, never tune the engine on it. No template
+Sets A and C are for development (C was written later, to catch fixes that only fit A); set B is
+held out: report it, never tune the engine on it. No template
 appears in both sets (`check_disjoint`). Every list is `str.format` templates; the customer picks one
 whose placeholders it can fill. Placeholders:
 
@@ -569,7 +570,274 @@ B = Wordings(
     list_joins=(", and ", "; plus "),
 )
 
-SETS: dict[str, Wordings] = {"A": A, "B": B}
+
+# A second development set, written later than A and without reading B: other customers' styles
+# (terse, chatty, labelled fields, details in a different order), so a fix that only fits A shows.
+C = Wordings(
+    name="C",
+    opening={
+        "cancel": (
+            "hi i need {order} cancelled, {reason}",
+            "Good morning. I would like to request the cancellation of order {order}, as {reason}.",
+            "Is it too late to cancel? Order {order}. {reason}, sorry.",
+            "{order} - please cancel, {reason}.",
+            "Could you kill order {order}? {reason}.",
+            "I'd rather not receive {order} anymore, {reason}. Can you cancel it?",
+            "Cancellation please. {reason}.",
+            "Yo, scrap my order {order} - {reason}.",
+        ),
+        "return": (
+            "I'm sending back the {items} (order {order}). Put the money back on {pm}.",
+            "return for {order}: {items}, refund {pm}",
+            "Hello, the {items} from {order} didn't work out for me. I'd like a refund to {pm}.",
+            "I want my money back for the {items}, to {pm} please. Order {order}.",
+            "Could I get a refund on the {items}? The order was {order}, and {pm} is fine for the refund.",
+            "Order {order} arrived. I'd like to return the {items}, refunded to {pm}.",
+            "Please process a return of the {items} and refund it to {pm}.",
+            "I have something to return from order {order}.",
+        ),
+        "exchange": (
+            "I got order {order} and I'd like to swap the item: {changes}. Charge or refund the difference to {pm}.",
+            "exchange on {order}: {changes}, {pm} for the difference",
+            "Could you replace {changes}? Order {order}. {pm} for any difference.",
+            "Hi, I'd like {changes} instead - the order is {order}. Use {pm} if the price differs.",
+            "The {items} from {order} isn't right for me, I'd like to exchange it.",
+            "Please exchange {changes}; bill {pm} for any price difference.",
+            "I received my order {order}. Can I trade {changes}? {pm} works for the difference.",
+            "Exchange request, order {order}: {changes}. Difference on {pm}.",
+        ),
+        "modify_items": (
+            "My order {order} is still pending, right? I'd like to change {changes}. {pm} for the difference.",
+            "pending order {order}: change {changes}, charge {pm}",
+            "Before {order} goes out, can you switch {changes}? Difference on {pm}, please.",
+            "I ordered the wrong option. In {order}, please make it {changes}; use {pm}.",
+            "Could you edit my order {order}? I want {changes}, paid with {pm}.",
+            "Hi, I'd like to change the {items} in my order {order}, it hasn't shipped.",
+            "Please change {changes} on my unshipped order and use {pm}.",
+            "Order {order} - not shipped yet - change {changes}, difference via {pm}.",
+        ),
+        "address": (
+            "My order {order} needs to go to a new address: {address}.",
+            "new shipping address for {order}: {address}",
+            "Could you redirect order {order}? Please deliver it to {address} instead.",
+            "I gave the wrong address for {order}. The correct one is {address}.",
+            "Please ship {order} to this address: {address}",
+            "Hi, I've moved. Can my pending order {order} be delivered to {address}?",
+            "Can you change where my order goes? New address: {address}.",
+            "Update the delivery address on {order} to {address} please.",
+        ),
+        "payment": (
+            "Can I change the card on {order}? I'd like to use {pm}.",
+            "payment for {order} -> {pm}",
+            "I'd like to pay for order {order} with {pm} rather than my current method.",
+            "Please switch the payment of {order} to {pm}.",
+            "Could {order} be charged to {pm} instead?",
+            "I want to use a different payment method for {order}: {pm}.",
+            "Hi, for my pending order I'd like {pm} to be the payment method.",
+            "Order {order}: change payment method to {pm}, thanks.",
+        ),
+    },
+    answer={
+        "email": (
+            "{email} is my email address",
+            "it's {email}",
+            "Email address is {email}",
+            "{email}, that's the one on the account",
+            "Sure - {email}.",
+            "try {email}",
+            "I use {email}.",
+            "my email address is {email}",
+        ),
+        "name_zip": (
+            "{first} {last}, zip is {zip}",
+            "I'm {first} {last} and I live in zip {zip}.",
+            "Name {first} {last}, zip code {zip}",
+            "{last}, {first} - zip {zip}",
+            "It's {first} {last}. Zip is {zip}.",
+            "{first} {last} ({zip})",
+            "My name's {first} {last}, postcode {zip}.",
+            "first name {first}, surname {last}, zip {zip}",
+        ),
+        "order_id": (
+            "It is {order}",
+            "{order_bare}",
+            "the order is {order}",
+            "Order number: {order}",
+            "That'd be {order}.",
+            "{order}, I believe",
+            "Order ID {order}",
+            "this one: {order}",
+        ),
+        "item_ids": (
+            "the {items}",
+            "Only the {items}, thanks.",
+            "It's about the {items}",
+            "{items}, please.",
+            "Just these: {items}",
+            "The ones I mean are the {items}.",
+            "the {items}, nothing else",
+            "I'm talking about the {items} here.",
+        ),
+        "new_item_ids": (
+            "I want {changes}",
+            "Make it {changes}.",
+            "{changes}, please",
+            "Change {changes}.",
+            "I'd prefer {changes}.",
+            "What I'd like is {changes}.",
+            "ok - {changes}",
+            "Please do {changes}.",
+        ),
+        "payment_method_id": (
+            "use {pm}",
+            "Go with {pm} then.",
+            "{pm} please",
+            "Put it on {pm}.",
+            "Charge {pm}.",
+            "I'd like to use {pm} for it.",
+            "Let's use {pm}",
+            "{pm} is fine by me",
+        ),
+        "reason": (
+            "{reason}, basically.",
+            "Simply put: {reason}.",
+            "well {reason}",
+            "The reason: {reason}.",
+            "Because {reason}, really.",
+            "{reason}, to be honest",
+            "Mainly that {reason}.",
+            "oh, {reason}",
+        ),
+        "address": (
+            "here you go: {address}",
+            "Send it here: {address}",
+            "The address is {address}",
+            "{address}, please and thanks",
+            "OK, it's {address}.",
+            "Deliver it to {address}",
+            "new address - {address}",
+            "Please use {address}.",
+        ),
+        "change_address": (
+            "Shipping address.",
+            "the delivery address please",
+            "I want it delivered somewhere else.",
+            "The address it ships to, please",
+            "change the address",
+            "Where it gets delivered",
+            "the address on the order",
+            "It needs to go to a different address.",
+        ),
+        "change_payment": (
+            "The payment.",
+            "how it's paid",
+            "I'd like to pay with a different method.",
+            "The payment method, please",
+            "change the payment",
+            "what it's charged to",
+            "the card it's on",
+            "I want to pay another way.",
+        ),
+        "change_items": (
+            "An item.",
+            "the item options please",
+            "I want a different version of one of the items.",
+            "The products, please",
+            "change an item",
+            "what's in the order",
+            "the stuff I ordered",
+            "One of the items needs different options.",
+        ),
+    },
+    yes=(
+        "Yes.",
+        "yes please do",
+        "Go ahead.",
+        "Confirmed.",
+        "That's correct, yes.",
+        "sure, proceed",
+        "Yes, please go ahead with that.",
+        "right, do it",
+    ),
+    no=(
+        "No.",
+        "no, don't",
+        "That's wrong.",
+        "No, that isn't what I want.",
+        "nope, not that one",
+        "No, please stop.",
+        "That's not correct.",
+        "no, not that",
+    ),
+    restate=(
+        "Once more, then: {request}",
+        "I'll repeat it. {request}",
+        "Sorry if I was unclear. {request}",
+        "Again: {request}",
+    ),
+    combine=(
+        "{first} Plus: {second_lc}",
+        "{first} I also need this: {second}",
+        "Hi, two requests. First: {first} Second: {second}",
+    ),
+    follow_up=(
+        "Thank you. And the other request: {request}",
+        "Perfect. Now: {request}",
+        "Thanks. The second thing: {request}",
+    ),
+    correction=(
+        "Wait, I meant {right}, not {wrong}.",
+        "Sorry, the {what} is {right}.",
+        "Actually it's {right} rather than {wrong}.",
+        "Let me correct that: {right}, not {wrong}.",
+    ),
+    reason={
+        "no longer needed": (
+            "I really don't need it anymore",
+            "I no longer have any use for it",
+            "it's not needed anymore",
+            "I changed my mind and don't need it",
+        ),
+        "ordered by mistake": (
+            "I ordered it by accident",
+            "it was a mistake to order it",
+            "I didn't mean to order it",
+            "I made the order by mistake",
+        ),
+    },
+    payment=("{id}, my {kind}", "the {kind} ({id})", "my {kind}, {id}"),
+    address=(
+        "{address1} {address2} {city} {state} {zip} {country}",
+        "{address1}, {address2}, {city} {state} {zip}, {country}",
+        "street: {address1}, {address2}; city: {city}; state: {state}; zip: {zip}; country: {country}",
+        "{address1} ({address2}), {city}, {state}, {zip}, {country}",
+        "{address1}, {address2}, {city}, {state} {zip} {country}",
+    ),
+    option=("{value} for the {name}", "{value} ({name})"),
+    item=("{name} ({named})", "{name}, the {values} one"),
+    change=("the {item} into {target}", "{item} -> {target}", "the {item}, I want {target} instead"),
+    target_changed=(
+        "the one with {new_named}",
+        "a {new_values} unit",
+        "{new_values} instead",
+        "the variant with {new_named}",
+    ),
+    target_keep=(
+        "{new_named}, rest unchanged",
+        "a {new_values} one, all other options as they are",
+        "{new_values} but keep the {kept}",
+    ),
+    target_full=("one that is {full_named}", "a {full_values} version"),
+    target_same=(
+        "the exact same item again, a fresh unit",
+        "an identical replacement with the same options",
+        "the same one, brand new",
+    ),
+    option_joins=(", ", " & "),
+    list_joins=(", and ", "; also "),
+)
+
+SETS: dict[str, Wordings] = {"A": A, "B": B, "C": C}
 
 
 def _templates(w: Wordings) -> set[str]:
@@ -585,9 +853,10 @@ def _templates(w: Wordings) -> set[str]:
 
 
 def check_disjoint() -> None:
-    """No template in both sets, and at least 8 per request kind and per slot answer in each."""
-    shared = _templates(A) & _templates(B)
-    assert not shared, f"templates in both sets: {sorted(shared)}"
-    for w in (A, B):
+    """No template in two sets, and at least 8 per request kind and per slot answer in each."""
+    for one, other in ((A, B), (A, C), (B, C)):
+        shared = _templates(one) & _templates(other)
+        assert not shared, f"templates in sets {one.name} and {other.name}: {sorted(shared)}"
+    for w in (A, B, C):
         for key, group in (*w.opening.items(), *w.answer.items(), ("yes", w.yes), ("no", w.no)):
             assert len(group) >= 8, f"set {w.name}: only {len(group)} wordings for {key}"
