@@ -46,6 +46,10 @@ _OWN_DATA = re.compile(
     re.IGNORECASE,
 )
 _OWN_ENTITIES = ("order_ids", "tracking_numbers", "imei")
+_BOUGHT = re.compile(
+    r"\b(?:i|we)\s+(?:have\s+|had\s+|just\s+|already\s+)?(?:bought|purchased|ordered|paid for)\b|我(?:已经|刚|之前)?(?:买了|买的|购买了|下单了)",
+    re.I,
+)
 # Asking what became of one's own order or parcel: where it is, whether it has shipped or arrived,
 # when it will. "How long will the shop keep my order?" says "my order" but asks how the store works.
 _STATE_ASKED = re.compile(
@@ -152,8 +156,19 @@ def _knowledge_takes(intent: Intent, confidence: float, text: str, entities: dic
     if intent in PRIVATE_QUERIES:
         return not asks_own_order_state(text, entities)
     if intent in CATALOGUE_QUERIES:
-        return not entities.get("products")
+        # A product named asks the catalogue, unless the customer already bought it: "I bought a Pad 3
+        # and now it's cheaper, can I get the difference back?" asks how the store works.
+        return not entities.get("products") or bool(_BOUGHT.search(text))
     return False
+
+
+def _public_order_question(intent: Intent, text: str, message: str, entities: dict[str, Any]) -> bool:
+    """A delivery or order question about how the store works ("my husband will pick up the parcel
+    for me, is that ok?"): the help centre answers it, or says it does not know; it never asks who
+    the customer is. The clause may have lost the question's ending, so the whole message is read."""
+    if intent not in PRIVATE_QUERIES or asks_own_order_state(text, entities):
+        return False
+    return is_public_question(text, entities) or (text in message and is_public_question(message, entities))
 
 
 def route_plan(
@@ -169,6 +184,7 @@ def route_plan(
     searched part (the whole message and each clause).
     """
     hits = {hit.text: hit for hit in knowledge}
+    message = knowledge[0].text if knowledge else ""  # the whole message is searched first
     parts: list[PlannedPart] = []
     covered: set[str] = set()
     for entry in intents:
@@ -180,7 +196,8 @@ def route_plan(
             parts.append(PlannedPart(intent, text, confidence, "intent"))
             continue
         hit = hits.get(text)
-        if hit is not None and hit.matched and _knowledge_takes(intent, confidence, text, entities):
+        knowledge_answers = hit is not None and (hit.matched or _public_order_question(intent, text, message, entities))
+        if knowledge_answers and _knowledge_takes(intent, confidence, text, entities):
             parts.append(PlannedPart(_knowledge_intent(intent), text, round(hit.similarity, 4), "knowledge"))
         elif intent not in (Intent.OUT_OF_SCOPE, Intent.HUMAN_REQUEST) and confidence >= CLARIFY_BELOW:
             parts.append(PlannedPart(intent, text, confidence, "intent"))

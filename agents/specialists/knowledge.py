@@ -211,8 +211,9 @@ class Knowledge(Specialist):
         return SpecialistResult(
             text=localized(
                 ctx.language,
-                en="I couldn't find that in our help articles.",
-                zh="抱歉，帮助中心里没有找到相关内容。",
+                # Never a dead end: say how to go on (a second miss in a row hands over by itself).
+                en="I couldn't find that in our help articles. You can ask it another way, or ask for a colleague.",
+                zh="抱歉，帮助中心里没有找到相关内容。您可以换个说法再问，或者说“转人工”联系同事。",
             ),
             resolved=False,
             data={"marker": KNOWLEDGE_MISS},

@@ -75,12 +75,43 @@ def test_a_request_on_own_data_keeps_its_intent_even_when_the_knowledge_base_mat
     assert _routes(plan) == [(name, "intent")]
 
 
-def test_without_a_knowledge_match_the_classified_intent_stands() -> None:
-    text = "how long does shipping take?"
+@pytest.mark.parametrize(
+    ("name", "text"), [("return", "I'd like to return my earbuds"), ("price_query", "how much is the tablet?")]
+)
+def test_without_a_knowledge_match_the_classified_intent_stands(name: str, text: str) -> None:
+    plan = route_plan(intents=[_intent(name, 0.9, text)], knowledge=[_unknown(text)], entities={})
 
-    plan = route_plan(intents=[_intent("logistics_query", 0.9, text)], knowledge=[_unknown(text)], entities={})
+    assert _routes(plan) == [(name, "intent")]
 
-    assert _routes(plan) == [("logistics_query", "intent")]
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "how long does shipping take?",
+        "My husband will pick up the parcel for me, is that ok?",
+        "快递可以让别人代收吗？",
+    ],
+)
+def test_a_public_delivery_question_the_knowledge_base_does_not_know_is_a_knowledge_miss_not_a_lookup(
+    text: str,
+) -> None:
+    """Saying the help centre does not know beats asking who the customer is for a question about no order."""
+    clause = text.split(",")[0]
+    hits = [_unknown(text), _unknown(clause)] if clause != text else [_unknown(text)]
+
+    plan = route_plan(intents=[_intent("logistics_query", 0.9, clause)], knowledge=hits, entities={})
+
+    assert _routes(plan) == [("faq", "knowledge")]
+
+
+def test_a_product_the_customer_already_bought_asks_the_help_centre_not_the_catalogue() -> None:
+    text = "I bought a Pad 3 last week and now it's cheaper, can I get the difference back?"
+
+    plan = route_plan(
+        intents=[_intent("price_query", 0.8, text)], knowledge=[_known(text)], entities={"products": ["Pad 3"]}
+    )
+
+    assert _routes(plan) == [("faq", "knowledge")]
 
 
 def test_unclear_with_nothing_known_plans_nothing_so_the_bot_clarifies() -> None:
