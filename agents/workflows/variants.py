@@ -63,14 +63,21 @@ def _said(text: str, option: str, value: str) -> list[int]:
         return [m.start() for m in re.finditer(re.escape(value), text)]
     word = rf"(?<![\w.+-]){re.escape(value)}(?![\w+-])"
     if value in _NEEDS_NAME:
+        v = re.escape(value)
+        # The value beside its option's name, either way round: "size: S", "S size", "S (size)", "S for the size".
+        named = rf"{name}\W{{0,3}}{v}\b|\b{v}(?:\W{{1,3}}|\s+for\s+(?:the\s+)?){name}\b"
         if value in ("none", "no", "off", "false"):
             word = rf"(?:{name}\W{{0,3}}(?:none|no|off|false)\b|\b(?:no|without(?:\s+an?)?)\s+{name}\b)"
-        elif len(value) == 1:  # a size letter: "size: S", "in S", "the S one", "S size"
-            v = re.escape(value)
-            word = rf"(?:{name}\W{{0,3}}{v}\b|\b{v}\s+(?:{name}|one)\b|\bin\s+(?:an?\s+|size\s+)?{v}\b)"
+        elif len(value) == 1:
+            # A size letter also as "in S", "the S one", or alone in a list of values ("low, S, blue").
+            word = (
+                rf"(?:{named}|\b{v}\s+one\b|\b(?:in|into)\s+(?:an?\s+|size\s+)?{v}\b|"
+                rf"(?:(?<=[,;(/&])|(?<=[,;(/&]\s)){v}(?=\s*[,;)/&]))"
+            )
         else:
-            word = rf"(?:{name}\W{{0,3}}{re.escape(value)}\b|\b{re.escape(value)}\s+{name}\b)"
-    return [m.start() for m in re.finditer(word, text)]
+            word = rf"(?:{named})"
+    # Where the value itself is: a match may start with the option's name ("size: m").
+    return [m.end() - len(value) if m.group().endswith(value) else m.start() for m in re.finditer(word, text)]
 
 
 def wanted_options(text: str, current: dict[str, Any], variants: list[dict[str, Any]]) -> dict[str, str]:

@@ -146,3 +146,33 @@ def test_an_option_named_after_its_values_is_not_a_value() -> None:
         "bagged/bagless": "bagged",
         "type": "canister",
     }
+
+
+HELMETS = [
+    _variant(f"H{size}{color[0]}", size=size, color=color, ventilation="high")
+    for size in "SML"
+    for color in ("red", "blue")
+]
+HELMET = {"item_id": "HLb", "name": "Cycling Helmet", "options": {"size": "L", "color": "blue", "ventilation": "high"}}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "size: M",
+        "Size: M, color: red",
+        "the M size",
+        "M (size)",
+        "M for the size",
+        "a red, M, high one",
+        "in M please",
+        "into M but keep the colour",
+    ],
+)
+def test_a_size_letter_counts_beside_its_option_name_or_alone_in_a_list_of_values(text: str) -> None:
+    assert wanted_options(text, HELMET["options"], HELMETS)["size"] == "m"
+
+
+@pytest.mark.parametrize("text", ["it's blue", "yes, same as before", "I'm fine with blue"])
+def test_a_letter_inside_other_words_is_no_size(text: str) -> None:
+    assert "size" not in wanted_options(text, HELMET["options"], HELMETS)
