@@ -203,7 +203,8 @@ def _chinese(text: str) -> dict[str, str] | None:
 
 def _listed(text: str) -> dict[str, str] | None:
     """'street, [unit,] city, state, zip, country' as a plain list, the street first."""
-    parts = [_clean(p) for p in re.split(r"[,，;；\n]", text) if p.strip()]
+    # A unit in brackets is a field of its own: "544 Sunset Drive (Suite 337), Jacksonville, …".
+    parts = [_clean(p) for p in re.split(r"[,，;；\n()（）]", text) if p.strip(" .")]
     if len(parts) == 6:
         address1, address2, city, state, zip_code, country = parts
     elif len(parts) == 5:
@@ -262,6 +263,9 @@ def _labelled(text: str, default_country: str) -> dict[str, str] | None:
         fields.setdefault(key, value)
     if not fields.get("address1") or not fields.get("city") or not fields.get("zip"):
         return None
+    street, _, unit = fields["address1"].partition(", ")
+    if unit and _UNIT_WORD.match(unit) and not fields.get("address2"):  # "street: 1 Main St, Apt 4"
+        fields["address1"], fields["address2"] = street, unit
     return {
         "address1": fields["address1"],
         "address2": fields.get("address2", ""),

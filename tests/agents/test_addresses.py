@@ -27,6 +27,14 @@ from agents.workflows.addresses import address_fragment, address_lines, parse_ad
             "It should go to 320 Cedar Avenue Unit 5 in Milwaukee, WI 53207.",
             ("320 Cedar Avenue", "Unit 5", "Milwaukee", "WI", "USA", "53207"),
         ),
+        (
+            "Street: 77 Pine Road, Apt 12; City: Boise; State: ID; Zip: 83702",
+            ("77 Pine Road", "Apt 12", "Boise", "ID", "USA", "83702"),
+        ),
+        (
+            "send it to 9 Elm Court (Suite 40), Reno, NV, 89501, USA",
+            ("9 Elm Court", "Suite 40", "Reno", "NV", "USA", "89501"),
+        ),
     ],
 )
 def test_an_english_address_inside_a_sentence_is_read_field_by_field(text: str, expected: tuple[str, ...]) -> None:
