@@ -941,6 +941,9 @@ EXEMPLARS: dict[Intent, dict[str, list[str]]] = {
             "update the order",
             "add another shipping address to my account",
             "my shipping address is outdated",
+            "I ordered the wrong size, can you change it before it ships",
+            "I picked the wrong option, please make it the other one",
+            "change the case in my order into the blue one",
         ],
         "zh": [
             "把订单的支付方式改成礼品卡",
@@ -973,6 +976,8 @@ EXEMPLARS: dict[Intent, dict[str, list[str]]] = {
             "改下单里的型号",
             "添加一个新地址",
             "电话号码写错了帮我改",
+            "规格选错了，还没发货能改成别的吗",
+            "颜色拍错了，帮我改成白色",
         ],
     },
     Intent.USAGE_TUTORIAL: {

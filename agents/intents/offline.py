@@ -386,6 +386,18 @@ _RULES: list[_Rule] = [
         0.8,
         unless=_rx(r"\b(?:e-?mail|store|shop|ip|mac|web) address|门店地址|实体店|退货地址|维修点地址"),
     ),
+    # An item turned into another version of itself: "change the camera into the 4K one", "please
+    # make it the chair (black) -> one with a high back", "switch the mouse for a wireless version".
+    _Rule(
+        Intent.MODIFY_ORDER,
+        _rx(
+            r"\b(?:change|switch|swap|replace|make|turn|upgrade)\b.{0,120}?"
+            r"(?:->|→|\b(?:into|for|to)\s+(?:an?|the)\s+(?:[\w-]+\s+){0,6}?(?:one|version|variant|model|unit)\b|"
+            r"\b(?:into|for|to)\s+(?:one|the\s+(?:one|version|variant))\s+(?:with|that|in)\b)"
+        ),
+        0.8,
+        unless=_rx(r"\b(?:address|payment|email|password|account)\b"),
+    ),
     # "I want to modify the Smart Thermostat": something of an order, unless it is the account's.
     _Rule(
         Intent.MODIFY_ORDER,
@@ -453,6 +465,12 @@ _RULES: list[_Rule] = [
             r"对比|比较|区别|差别|差异|相比|不一样|有啥不同|有什么不同|比.{1,8}(?:好|强|差|贵|值)|和.{1,12}哪个|跟.{1,12}哪个"
         ),
         0.8,
+        # The price difference of a change, and what pays it, is no comparison: "difference on my gift card".
+        unless=_rx(
+            r"\bdifference\s+(?:on|via|to|with|onto|using|through|by|from)\b|"
+            r"\b(?:pay|charge|refund|bill|settle|cover|put)\w*\b.{0,20}\bdifference\b|"
+            r"\bdifference\b.{0,40}\b(?:credit_card|gift_card|paypal)_\w+|补差价|退差价"
+        ),
     ),
     _Rule(
         Intent.PARAMS_QUERY,
