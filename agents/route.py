@@ -47,7 +47,8 @@ _OWN_DATA = re.compile(
 )
 _OWN_ENTITIES = ("order_ids", "tracking_numbers", "imei")
 _BOUGHT = re.compile(
-    r"\b(?:i|we)\s+(?:have\s+|had\s+|just\s+|already\s+)?(?:bought|purchased|ordered|paid for)\b|我(?:已经|刚|之前)?(?:买了|买的|购买了|下单了)",
+    r"\b(?:i|we)\s+(?:have\s+|had\s+|just\s+|already\s+)?(?:bought|purchased|ordered|paid for)\b|"
+    r"我(?:已经|刚|之前)?(?:买了|买的|购买了|下单了)",
     re.I,
 )
 # Asking what became of one's own order or parcel: where it is, whether it has shipped or arrived,
