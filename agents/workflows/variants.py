@@ -67,7 +67,7 @@ def _said(text: str, option: str, value: str) -> list[int]:
         # The value beside its option's name, either way round: "size: S", "S size", "S (size)", "S for the size".
         named = rf"{name}\W{{0,3}}{v}\b|\b{v}(?:\W{{1,3}}|\s+for\s+(?:the\s+)?){name}\b"
         if value in ("none", "no", "off", "false"):
-            word = rf"(?:{name}\W{{0,3}}(?:none|no|off|false)\b|\b(?:no|without(?:\s+an?)?)\s+{name}\b)"
+            word = rf"(?:{name}\W{{0,3}}(?:none|no|off|false)\b|\b(?:no|without(?:\s+an?)?)\s+{name}\b|{named})"
         elif len(value) == 1:
             # A size letter also as "in S", "the S one", or alone in a list of values ("low, S, blue").
             word = (

@@ -82,6 +82,8 @@ def test_a_value_that_is_a_common_word_needs_its_option_name() -> None:
     assert isinstance(match_replacement("the one with connectivity none", wifi, LAMPS), Clarify)  # L4 is sold out
     assert wanted_options("no thanks", wifi["options"], LAMPS) == {}
     assert wanted_options("without connectivity", wifi["options"], LAMPS) == {"connectivity": "none"}
+    assert wanted_options("none for the connectivity", wifi["options"], LAMPS) == {"connectivity": "none"}
+    assert wanted_options("none (connectivity)", wifi["options"], LAMPS) == {"connectivity": "none"}
 
 
 def test_chinese_option_spellings_count_as_their_option() -> None:
