@@ -78,7 +78,9 @@ _LEAD = re.compile(r"^(?:(?:that'?s|that is|it'?s|it is|which is|located)\s+)?(?
 
 
 def _clean(value: str) -> str:
-    value = _LEAD.sub("", _FILLER.sub("", _TRAILING_LABEL.sub("", value.strip())).strip(" ,.;:!?("))
+    value = _TRAILING_LABEL.sub("", value.strip())
+    # A field that is nothing but such a word is a state: IN is Indiana, OK Oklahoma.
+    value = _LEAD.sub("", (_FILLER.sub("", value) or value).strip(" ,.;:!?("))
     return value.strip(" ,.;:!?()").strip()
 
 
@@ -216,8 +218,13 @@ def _listed(text: str) -> dict[str, str] | None:
         address1 = _ZH_LEAD.sub("", address1).strip()
         if not re.search(r"\d", address1):
             return None
-    elif not re.match(r"^\d", address1):  # a street starts with its number: not "The new address is 12 …"
-        return None
+    elif not re.match(r"^\d", address1):
+        # A street starts with its number; words before it are the sentence around the address
+        # ("New address: 690 Broadway (Suite 737), …").
+        starts = list(_STREET_START.finditer(address1))
+        if not starts:
+            return None
+        address1 = address1[starts[-1].start() :]
     if not re.fullmatch(r"(?=.*\d)[A-Za-z0-9 -]{3,10}", zip_code) or _UNIT_WORD.match(city):
         return None  # "…, Denver, Colorado 80202, US": not one field per part, the tagger reads it
     return {
@@ -260,7 +267,8 @@ def _labelled(text: str, default_country: str) -> dict[str, str] | None:
             and not value.lower().startswith(label.lower())
         ):
             value = f"{label.title()} {value}"  # "Apt: 4B" is "Apt 4B"
-        fields.setdefault(key, value)
+        if value:  # "ship it to this address: street: 1 Main St; …": a label with nothing after it is prose
+            fields.setdefault(key, value)
     if not fields.get("address1") or not fields.get("city") or not fields.get("zip"):
         return None
     street, _, unit = fields["address1"].partition(", ")

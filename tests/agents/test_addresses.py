@@ -35,6 +35,15 @@ from agents.workflows.addresses import address_fragment, address_lines, parse_ad
             "send it to 9 Elm Court (Suite 40), Reno, NV, 89501, USA",
             ("9 Elm Court", "Suite 40", "Reno", "NV", "USA", "89501"),
         ),
+        (
+            "Can you change where it goes? New address: 690 Broadway (Suite 737), Indianapolis, IN, 46226, USA.",
+            ("690 Broadway", "Suite 737", "Indianapolis", "IN", "USA", "46226"),
+        ),
+        (
+            "Please ship #W6689278 to this address: street: 5 Cedar Avenue, Suite 9; city: Tulsa; state: OK; "
+            "zip: 74103; country: USA. Plus: my other order is still pending",
+            ("5 Cedar Avenue", "Suite 9", "Tulsa", "OK", "USA", "74103"),
+        ),
     ],
 )
 def test_an_english_address_inside_a_sentence_is_read_field_by_field(text: str, expected: tuple[str, ...]) -> None:
