@@ -59,17 +59,17 @@ def _by_name_and_zip(names: list[str], zip_code: str) -> Customer | None:
 
 
 def _by_zip_and_name_said(text: str, zip_code: str) -> Customer | None:
-    """The one account at `zip_code` whose first and last name the message says ("It's Noah Sanchez,
-    20056"): names are hard to tell from other capitalised words, so the account's own name is looked
-    for instead."""
-    clean = " ".join(re.findall(r"\w+", text.lower()))
+    """The one account at `zip_code` whose first and last name the message says, in either order ("It's
+    Noah Sanchez, 20056", "Sanchez, Noah - zip 20056", "first name Noah, surname Sanchez"): names are
+    hard to tell from other capitalised words, so the account's own name is looked for instead."""
+    words = set(re.findall(r"\w+", text.lower()))
     owners = Customer.objects.filter(addresses__is_default=True, addresses__zip=zip_code.strip()).distinct()[:50]
     said = [
         c
         for c in owners
         if c.first_name
         and c.last_name
-        and re.search(rf"\b{re.escape(c.first_name.lower())}\s+{re.escape(c.last_name.lower())}\b", clean)
+        and set(re.findall(r"\w+", f"{c.first_name} {c.last_name}".lower())) <= words
     ]
     return said[0] if len(said) == 1 else None
 

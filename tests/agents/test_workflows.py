@@ -564,3 +564,12 @@ def test_a_card_refused_twice_ends_the_request_and_the_next_one_starts(li: Conve
 
     assert "已为您停止办理" in again.reply["text"] and "接下来办理您的另一项请求" in again.reply["text"]
     assert _awaiting(again) == "confirm" and "天河区天河路 1 号" in again.reply["text"]
+
+
+@pytest.mark.parametrize("answer", ["Wilson, Emma - zip 94105", "first name Emma, surname Wilson, zip 94105"])
+def test_a_name_and_zip_are_recognised_in_either_order_of_the_name(guest: Conversation, answer: str) -> None:
+    run_turn(guest, "I want to cancel an order")
+
+    verified = run_turn(guest, answer)
+
+    assert _awaiting(verified) == "order_id"
