@@ -20,7 +20,9 @@ from typing import Any
 
 # "a brand-new one with exactly the same options", "同款同配置".
 SAME_OPTIONS = re.compile(
-    r"\bexact(?:ly)?\s+the\s+same\b|\bidentical\b|\bsame\s+(?:exact\s+)?(?:options?|specs?|specifications|configuration|"
+    r"\bexact(?:ly)?\s+(?:the\s+)?same\b|\bidentical\b|"
+    r"\bsame\s+(?:one|item|thing|product|model)\b.{0,25}\b(?:again|brand[-\s]new|new|fresh|replacement)\b|"
+    r"\b(?:another|a\s+(?:brand[-\s])?new|a\s+fresh)\s+(?:one|unit|copy)\s+of\s+the\s+same\b|\bsame\s+(?:exact\s+)?(?:options?|specs?|specifications|configuration|"
     r"config|variant|version|model\s+and\s+options)\b|\b(?:nothing|no\s+options?)\s+(?:changed?|different)\b|"
     r"\bjust\s+(?:a\s+)?(?:new|fresh|replacement)\s+(?:one|unit|copy)\b|"
     r"一模一样|完全一样|完全相同|同款同配置|相同配置|配置不变(?!.{0,6}(?:换|改))|原样",

@@ -46,7 +46,15 @@ def test_a_longer_value_is_not_also_the_shorter_one_inside_it() -> None:
 
 
 @pytest.mark.parametrize(
-    "text", ["a brand-new one with exactly the same options", "just a replacement, identical", "同款同配置换个新的"]
+    "text",
+    [
+        "a brand-new one with exactly the same options",
+        "just a replacement, identical",
+        "the exact same item again",
+        "the same one, brand new",
+        "another unit of the same",
+        "同款同配置换个新的",
+    ],
 )
 def test_exactly_the_same_options_is_the_same_variant(text: str) -> None:
     assert match_replacement(text, LAMP, LAMPS) == "L1"
