@@ -67,9 +67,7 @@ def _by_zip_and_name_said(text: str, zip_code: str) -> Customer | None:
     said = [
         c
         for c in owners
-        if c.first_name
-        and c.last_name
-        and set(re.findall(r"\w+", f"{c.first_name} {c.last_name}".lower())) <= words
+        if c.first_name and c.last_name and set(re.findall(r"\w+", f"{c.first_name} {c.last_name}".lower())) <= words
     ]
     return said[0] if len(said) == 1 else None
 

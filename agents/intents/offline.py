@@ -80,6 +80,16 @@ _LEADING_JUNK = re.compile(
 )
 
 
+# A clause that only sets a time or condition for the next one: "before #W1 goes out, can you switch
+# the lamp…", "if I order at 4pm, when can I collect it?", "发货前，帮我改成白色".
+_SUBORDINATE = re.compile(
+    r"^\W*(?:(?:and|also|plus|then|so)\W+)?"
+    r"(?:before|after|once|until|till|as soon as|while|when|if|in case)\b(?!.*\?\s*$)|"
+    rf"^[{_CJK}\w#\s]{{0,10}}(?:之前|以前|前|之后|以后|的时候)$",
+    re.IGNORECASE,
+)
+
+
 def _is_short(fragment: str) -> bool:
     cjk = len(re.findall(rf"[{_CJK}]", fragment))
     words = len(re.findall(r"[A-Za-z0-9]+", fragment))
@@ -117,7 +127,7 @@ def split_clauses(text: str) -> list[str]:
             if pending is not None:
                 frag = (pending[0], frag[1])
                 pending = None
-            if _is_short(text[frag[0] : frag[1]]):
+            if _is_short(text[frag[0] : frag[1]]) or _SUBORDINATE.search(text[frag[0] : frag[1]]):
                 pending = frag
             else:
                 merged.append(frag)
@@ -130,7 +140,7 @@ def split_clauses(text: str) -> list[str]:
         clauses.extend(merged)
     cleaned = []
     for start, end in clauses:
-        clause = _LEADING_JUNK.sub("", text[start:end].strip()).strip(" ,，、")
+        clause = _LEADING_JUNK.sub("", text[start:end].strip()).strip(" ,，、:：")
         if _CONTENT.search(clause):
             cleaned.append(clause)
     return cleaned or ([text.strip()] if text.strip() else [])

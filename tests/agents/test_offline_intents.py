@@ -59,6 +59,21 @@ def intents_of(scores: list[IntentScore]) -> list[Intent]:
 # --- split_clauses ----------------------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize(
+    ("text", "clause"),
+    [
+        (
+            "Plus: before #W5270061 goes out, can you switch the lamp into the black one?",
+            "before #W5270061 goes out, can you switch the lamp into the black one",
+        ),
+        ("If I order at 4pm, when can I collect it?", "If I order at 4pm, when can I collect it"),
+        ("发货前，帮我把颜色改成白色", "发货前，帮我把颜色改成白色"),
+    ],
+)
+def test_a_clause_that_only_sets_a_time_or_condition_stays_with_the_next(text: str, clause: str) -> None:
+    assert clause in split_clauses(text)
+
+
 def test_split_compare_and_price_into_two_clauses() -> None:
     clauses = split_clauses("对比 Find X8 和 X9 的区别，并告诉我 X9 国补后多少钱")
     assert clauses == ["对比 Find X8 和 X9 的区别", "告诉我 X9 国补后多少钱"]
