@@ -343,11 +343,11 @@ class _ItemsWorkflow(Workflow):
         resolved: dict[str, str] = dict(s.get("_replacements", {}))
         if llm_enabled():
             resolved.update(llm_replacements(text, [i for i in old if i["item_id"] not in resolved], variants))
-        names = [item["name"] for item in old]
+        segments = read.item_segments(text, old)
         for item in old:
             if item["item_id"] in resolved:
                 continue
-            about = text if len(old) == 1 else read.item_segment(text, item["name"], names)
+            about = text if len(old) == 1 else segments[item["item_id"]]
             if (
                 len(old) > 1
                 and read.keeps_as_is(about)

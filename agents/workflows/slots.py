@@ -281,15 +281,28 @@ def _mentions(text: str, token: str) -> bool:
     return re.search(rf"(?<![\w.+-]){re.escape(token)}(?![\w+-])", text) is not None
 
 
-def item_segment(text: str, name: str, names: list[str]) -> str:
-    """The part of the text about one of several items: from its name to the next item's name."""
+def item_segments(text: str, items: list[dict[str, Any]]) -> dict[str, str]:
+    """The part of the text about each of several items: from its name to the next item name said.
+
+    When the order holds the same product twice ("the black Smart Watch -> the same again, and the
+    silver Smart Watch into a gold one"), each mention goes to the item whose current options it
+    names. An item never named gets the whole text."""
     clean = normalise(text)
-    start = clean.find(normalise(name))
-    if start < 0:
-        return clean
-    ends = [clean.find(normalise(other), start + len(name)) for other in names if normalise(other) != normalise(name)]
-    end = min([e for e in ends if e > start] or [len(clean)])
-    return clean[start + len(name) : end]
+    names = {normalise(item["name"]) for item in items}
+    occurrences = sorted(
+        (match.start(), match.end(), name)
+        for name in names
+        for match in re.finditer(rf"(?<![\w]){re.escape(name)}(?![\w])", clean)
+    )
+    segments: dict[str, str] = {}
+    for index, (_, end, name) in enumerate(occurrences):
+        segment = clean[end : occurrences[index + 1][0] if index + 1 < len(occurrences) else len(clean)]
+        described = _TARGET_START.split(segment, maxsplit=1)[0]  # the item as it is, not what it becomes
+        candidates = [i for i in items if normalise(i["name"]) == name and i["item_id"] not in segments]
+        if candidates:
+            best = max(candidates, key=lambda i: sum(_mentions(described, t) for t in _option_tokens(i["options"])))
+            segments[best["item_id"]] = segment
+    return {item["item_id"]: segments.get(item["item_id"], clean) for item in items}
 
 
 def keeps_as_is(text: str) -> bool:

@@ -143,3 +143,20 @@ def test_a_word_of_a_name_that_is_also_an_option_value_names_nothing() -> None:
     assert read_items("the Gaming Mouse in wireless connectivity, white", items) == ["1"]
     assert read_items("the Grill in electric type", items) == ["4"]
     assert read_items("the mouse and the earbuds", items) == ["1", "2"]
+
+
+def test_the_same_product_twice_each_gets_the_part_of_the_text_that_describes_it() -> None:
+    from agents.workflows.slots import item_segments
+
+    watches = [
+        {"item_id": "w1", "name": "Smart Watch", "options": {"color": "black", "display": "LCD"}},
+        {"item_id": "w2", "name": "Smart Watch", "options": {"color": "silver", "display": "AMOLED"}},
+        {"item_id": "m1", "name": "Yoga Mat", "options": {"color": "green"}},
+    ]
+    text = "the Smart Watch, the silver AMOLED one, into a gold one; the Smart Watch (black, LCD) -> the same again"
+
+    segments = item_segments(text, watches)
+
+    assert "gold" in segments["w2"] and "gold" not in segments["w1"]
+    assert "same again" in segments["w1"] and "same again" not in segments["w2"]
+    assert segments["m1"] == text.lower()  # never named: the whole text
