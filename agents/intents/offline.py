@@ -335,6 +335,7 @@ _RULES: list[_Rule] = [
         Intent.EXCHANGE,
         _rx(
             r"\b(?:exchange\w*|swap\w*|replacement|replace (?:it|my|the|this)|trade (?:it|this) for|"
+            r"trade (?:the|my|this|that) (?!old\b)|"
             r"replaced (?:with|by|for))\b|"
             r"\b(?:for|to|into)\s+(?:the|a|an)\s+(?:[\w-]+\s+){0,4}(?:one|version|model|variant)\b|"
             r"\b(?:for|to|into)\s+one\s+(?:with|in)\b|\w\s*(?:->|→|=>)\s*\w|"
@@ -479,7 +480,8 @@ _RULES: list[_Rule] = [
         unless=_rx(
             r"\bdifference\s+(?:on|via|to|with|onto|using|through|by|from)\b|"
             r"\b(?:pay|charge|refund|bill|settle|cover|put)\w*\b.{0,20}\bdifference\b|"
-            r"\bdifference\b.{0,40}\b(?:credit_card|gift_card|paypal)_\w+|补差价|退差价"
+            r"\bdifference\b.{0,40}\b(?:credit_card|gift_card|paypal)_\w+|"
+            r"\b(?:credit_card|gift_card|paypal)_\w+.{0,40}\bdifference\b|补差价|退差价"
         ),
     ),
     _Rule(

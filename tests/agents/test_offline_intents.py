@@ -186,10 +186,41 @@ def test_keyword_intent_first(text: str, intent: Intent) -> None:
         ("I'd prefer the 30MP version, everything else the same", Intent.EXCHANGE),
         ("I want to pay with my visa instead of the mastercard", Intent.MODIFY_ORDER),
         ("what payment methods do you accept?", Intent.FAQ),
+        ("Can I trade the Cycling Helmet I got?", Intent.EXCHANGE),
     ],
 )
 def test_shop_language_for_changes_to_an_order(text: str, intent: Intent) -> None:
     assert keyword_intents(text)[0][0] is intent
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Difference on the gift card (gift_card_4584785), please.",
+        "the credit card (credit_card_7901829) works for the difference",
+        "charge the difference to my PayPal",
+        "差价补到我的礼品卡",
+    ],
+)
+def test_what_pays_the_price_difference_of_a_change_is_no_comparison(text: str) -> None:
+    assert Intent.PRODUCT_COMPARE not in [i for i, _ in keyword_intents(text)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "In #W1, please make it the chair (black) into one with a high back",
+        "please make it the Office Chair (fixed armrest) into one that is high-back",
+        "switch the Desk Lamp into a medium AC adapter black unit",
+    ],
+)
+def test_an_item_turned_into_another_version_is_an_item_change(text: str) -> None:
+    """Exchange or modification: which one is decided by the order's status (agents.route)."""
+    assert keyword_intents(text)[0][0] in (Intent.EXCHANGE, Intent.MODIFY_ORDER)
+
+
+def test_a_trade_in_of_an_old_phone_is_no_exchange() -> None:
+    assert Intent.EXCHANGE not in [i for i, _ in keyword_intents("can I trade my old phone in?")]
 
 
 def test_a_delivery_instead_of_another_is_no_item_exchange() -> None:
