@@ -84,7 +84,9 @@ _LEADING_JUNK = re.compile(
 # the lamp…", "if I order at 4pm, when can I collect it?", "发货前，帮我改成白色".
 _SUBORDINATE = re.compile(
     r"^\W*(?:(?:and|also|plus|then|so)\W+)?"
-    r"(?:before|after|once|until|till|as soon as|while|when|if|in case)\b(?!.*\?\s*$)|"
+    # "when" opens a question too ("when will it arrive, and …"): only "when I …" sets a time.
+    r"(?:before|after|once|until|till|as soon as|while|if|in case|"
+    r"when(?!\s+(?:is|are|was|were|will|would|do|does|did|can|could|should|shall|may|might)\b))\b|"
     rf"^[{_CJK}\w#\s]{{0,10}}(?:之前|以前|前|之后|以后|的时候)$",
     re.IGNORECASE,
 )

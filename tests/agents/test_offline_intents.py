@@ -74,6 +74,13 @@ def test_a_clause_that_only_sets_a_time_or_condition_stays_with_the_next(text: s
     assert clause in split_clauses(text)
 
 
+def test_a_when_question_is_a_clause_of_its_own() -> None:
+    assert split_clauses("When will it arrive, can I change the address?") == [
+        "When will it arrive",
+        "can I change the address",
+    ]
+
+
 def test_split_compare_and_price_into_two_clauses() -> None:
     clauses = split_clauses("对比 Find X8 和 X9 的区别，并告诉我 X9 国补后多少钱")
     assert clauses == ["对比 Find X8 和 X9 的区别", "告诉我 X9 国补后多少钱"]
