@@ -76,16 +76,19 @@ def read_choice(text: str, choices: dict[str, Iterable[str]]) -> str | None:
 
 CANCEL_REASON_WORDS = {
     "ordered by mistake": (
-        "mistake", "mistaken", "by accident", "accidental", "in error", "wrong", "didn't mean", "did not mean",
-        "duplicate", "twice", "买错", "下错", "拍错", "误", "重复下单", "不小心",
+        "mistake", "mistaken", "accident", "in error", "by error", "wrong", "didn't mean", "did not mean",
+        "didn't intend", "did not intend", "unintentional", "misclick", "duplicate", "twice",
+        "买错", "下错", "拍错", "点错", "手滑", "误", "重复下单", "不小心",
     ),
     "no longer needed": (
         "no longer", "don't need", "do not need", "not needed", "won't need", "will not need", "won't be needing",
         "anymore", "any more", "no need", "no use", "changed my mind", "change of mind", "don't want", "do not want",
+        "unnecessary", "not necessary", "don't require", "do not require", "already have", "already got",
         # a better offer or a wait too long: the customer no longer needs this order
         "cheaper", "better price", "better deal", "elsewhere", "somewhere else", "another store", "too expensive",
         "too long", "too slow", "can't wait",
-        "不需要", "不要了", "用不上", "不想要", "用不到", "改主意", "更便宜", "别家", "太贵", "太慢", "等不及", "太久",
+        "不需要", "不要了", "用不上", "不想要", "用不到", "不用了", "没必要", "改主意", "更便宜", "别家",
+        "太贵", "太慢", "等不及", "太久",
     ),
 }  # fmt: skip
 WARRANTY_WORDS = {

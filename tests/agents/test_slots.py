@@ -160,3 +160,20 @@ def test_the_same_product_twice_each_gets_the_part_of_the_text_that_describes_it
     assert "gold" in segments["w2"] and "gold" not in segments["w1"]
     assert "same again" in segments["w1"] and "same again" not in segments["w2"]
     assert segments["m1"] == text.lower()  # never named: the whole text
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("I ordered it on accident", "ordered by mistake"),
+        ("I did not intend to buy it", "ordered by mistake"),
+        ("手滑点错了", "ordered by mistake"),
+        ("it is unnecessary now", "no longer needed"),
+        ("I already have one", "no longer needed"),
+        ("没必要了", "no longer needed"),
+    ],
+)
+def test_a_cancel_reason_in_the_customers_own_words(text: str, reason: str) -> None:
+    from agents.workflows.slots import CANCEL_REASON_WORDS, read_choice
+
+    assert read_choice(text, CANCEL_REASON_WORDS) == reason
