@@ -185,7 +185,8 @@ def route_plan(
     searched part (the whole message and each clause).
     """
     hits = {hit.text: hit for hit in knowledge}
-    message = knowledge[0].text if knowledge else ""  # the whole message is searched first
+    whole = knowledge[0] if knowledge else None  # the whole message is searched first
+    message = whole.text if whole else ""
     parts: list[PlannedPart] = []
     covered: set[str] = set()
     for entry in intents:
@@ -211,7 +212,7 @@ def route_plan(
     for hit in knowledge:  # parts the classifier set aside (off-topic beside a request) that the KB knows
         if hit.matched and hit.text not in covered and not _inside_planned(hit.text, parts):
             parts.append(PlannedPart(Intent.FAQ, hit.text, round(hit.similarity, 4), "knowledge"))
-    parts = _whole_question(parts, knowledge[0] if knowledge else None)
+    parts = _whole_question(parts, whole)
     if not parts and entities.get("order_ids") and len(intents) <= 1:
         # A bare order id ("W7425646") asks what became of that order.
         parts.append(PlannedPart(Intent.ORDER_QUERY, intents[0].get("text", "") if intents else "", 0.5, "intent"))

@@ -78,10 +78,6 @@ class ScoredChunk:
     score: float
     similarity: float
     keyword_rank: int | None
-    # Holds one of the question's words as written, not only its stem: what confirms a borderline
-    # cosine. Stems rank passages; as evidence that the knowledge base knows, "store" of "store gift
-    # cards" must not answer "do you have physical stores?".
-    same_word: bool = False
 
     @property
     def label(self) -> str:
@@ -246,12 +242,21 @@ def _bm25(shares: dict[str, float], texts: dict[int, _TermCounts]) -> dict[int, 
     return scores
 
 
+def _confirmed(query: str, chunk: ScoredChunk) -> bool:
+    """The keyword arm found the passage through one of the question's words as written, not only
+    its stem. Stems rank passages; as evidence that the knowledge base knows, "store" of "store gift
+    cards" must not answer "do you have physical stores?"."""
+    if chunk.keyword_rank is None:
+        return False
+    return bool(set(query_words(query, stem=False)) & set(query_words(f"{chunk.heading} {chunk.text}", stem=False)))
+
+
 def _unknown(query: str, results: list[ScoredChunk], mode: str) -> bool:
     low, high = MISS_BANDS["zh" if _CJK.search(query) else "en"]
     best = max(results, key=lambda r: r.similarity)
     if mode == "vector":  # no keyword evidence to ask for
         return best.similarity < low
-    return best.similarity < low or (best.similarity < high and not best.same_word)
+    return best.similarity < low or (best.similarity < high and not _confirmed(query, best))
 
 
 def chunk_search_hybrid(
@@ -295,7 +300,6 @@ def chunk_search_hybrid(
     else:
         scores = dict(vector_ranked if mode == "vector" else keyword_ranked)
     best = sorted(chunks, key=lambda pk: (-scores[pk], candidates[pk]))[:k]
-    surface = set(query_words(query, stem=False))
     results = [
         ScoredChunk(
             chunk_id=pk,
@@ -307,8 +311,6 @@ def chunk_search_hybrid(
             score=round(scores[pk], 6),
             similarity=round(similarity.get(pk, 0.0), 4),
             keyword_rank=keyword_position.get(pk),
-            same_word=pk in keyword_position
-            and bool(surface & set(query_words(f"{chunks[pk].heading} {chunks[pk].text}", stem=False))),
         )
         for pk in best
     ]

@@ -229,19 +229,12 @@ def read_items(text: str, items: list[dict[str, Any]]) -> list[str] | None:
     if not any(_mentions(clean, name) for names in spellings.values() for name in names):
         for item_id, nouns in _head_nouns(items).items():  # no item named in full: "the thermostat"
             spellings[item_id] |= nouns
-    occurrences = sorted(
-        (match.start(), match.end(), name)
-        for name in {n for names in spellings.values() for n in names}
-        for match in re.finditer(rf"(?<![\w]){re.escape(name)}(?![\w])", clean)
-    )
     taken: list[dict[str, Any]] = []
-    for index, (_, end, name) in enumerate(occurrences):
-        segment = clean[end : occurrences[index + 1][0] if index + 1 < len(occurrences) else len(clean)]
-        segment = _TARGET_START.split(segment, maxsplit=1)[0]  # the item as it is, not what it becomes
+    for name, segment in _names_said(clean, {n for names in spellings.values() for n in names}):
         candidates = [i for i in items if name in spellings[i["item_id"]] and i not in taken]
         if not candidates:
             continue
-        scored = [(sum(_mentions(segment, t) for t in _option_tokens(i["options"])), i) for i in candidates]
+        scored = [(_options_described(segment, i), i) for i in candidates]
         best = max(score for score, _ in scored)
         if best == 0 and len(candidates) > 1:
             taken.extend(candidates)  # "the helmets": every item of that product
@@ -291,21 +284,29 @@ def item_segments(text: str, items: list[dict[str, Any]]) -> dict[str, str]:
     silver Smart Watch into a gold one"), each mention goes to the item whose current options it
     names. An item never named gets the whole text."""
     clean = normalise(text)
-    names = {normalise(item["name"]) for item in items}
+    segments: dict[str, str] = {}
+    for name, segment in _names_said(clean, {normalise(item["name"]) for item in items}):
+        candidates = [i for i in items if normalise(i["name"]) == name and i["item_id"] not in segments]
+        if candidates:
+            segments[max(candidates, key=lambda i: _options_described(segment, i))["item_id"]] = segment
+    return {item["item_id"]: segments.get(item["item_id"], clean) for item in items}
+
+
+def _names_said(clean: str, names: set[str]) -> list[tuple[str, str]]:
+    """Each of `names` said in `clean`, in order, with the text after it up to the next name said."""
     occurrences = sorted(
         (match.start(), match.end(), name)
         for name in names
         for match in re.finditer(rf"(?<![\w]){re.escape(name)}(?![\w])", clean)
     )
-    segments: dict[str, str] = {}
-    for index, (_, end, name) in enumerate(occurrences):
-        segment = clean[end : occurrences[index + 1][0] if index + 1 < len(occurrences) else len(clean)]
-        described = _TARGET_START.split(segment, maxsplit=1)[0]  # the item as it is, not what it becomes
-        candidates = [i for i in items if normalise(i["name"]) == name and i["item_id"] not in segments]
-        if candidates:
-            best = max(candidates, key=lambda i: sum(_mentions(described, t) for t in _option_tokens(i["options"])))
-            segments[best["item_id"]] = segment
-    return {item["item_id"]: segments.get(item["item_id"], clean) for item in items}
+    ends = [start for start, _, _ in occurrences[1:]] + [len(clean)] if occurrences else []
+    return [(name, clean[end:until]) for (_, end, name), until in zip(occurrences, ends, strict=True)]
+
+
+def _options_described(segment: str, item: dict[str, Any]) -> int:
+    """How many of the item's current options the text after its name says, before any target."""
+    described = _TARGET_START.split(segment, maxsplit=1)[0]  # the item as it is, not what it becomes
+    return sum(_mentions(described, token) for token in _option_tokens(item["options"]))
 
 
 def keeps_as_is(text: str) -> bool:
