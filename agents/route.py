@@ -77,7 +77,7 @@ _REQUEST = re.compile(
 _QUESTION = re.compile(
     r"[?？]|^\s*(?:how|what|what's|whats|which|when|where|why|who|is|are|do|does|did|can|could|may|will|would|"
     r"should|has|have|if)\b|吗|么|呢|多少|多久|多长|几天|几个|怎么|怎样|如何|什么|哪|是否|能否|能不能|可不可以|有没有|"
-    r"是不是|要不要",
+    r"是不是|要不要|谁|啥|咋",
     re.IGNORECASE,
 )
 
@@ -139,28 +139,66 @@ def asks_own_order_state(text: str, entities: dict[str, Any]) -> bool:
     return bool(_STATE_ASKED.search(text)) or not _QUESTION.search(text) or is_request(text)
 
 
+# A condition is no request: "if I want to return it, how long do I have?", "申请换新的话多久能寄到".
+_CONDITION = re.compile(
+    r"\b(?:if|in case|suppose|supposing)\s+(?:i|we)\b[^,;?.!]*|(?:如果|要是|假如|万一)[^，,；。？?！]*|[^，,；。？?！]*的话",
+    re.IGNORECASE,
+)
+
+
 def is_public_question(text: str, entities: dict[str, Any]) -> bool:
     """A question about how the store works, asked without the customer's own data or a request."""
-    return bool(_QUESTION.search(text)) and not is_request(text) and not uses_own_data(text, entities)
+    asked = _CONDITION.sub(" ", text)
+    return bool(_QUESTION.search(text)) and not is_request(asked) and not uses_own_data(text, entities)
 
 
-def _knowledge_takes(intent: Intent, confidence: float, text: str, entities: dict[str, Any]) -> bool:
+def _knowledge_takes(
+    intent: Intent, confidence: float, text: str, entities: dict[str, Any], hit: KnowledgeHit | None = None
+) -> bool:
     """Would a knowledge match answer this part better than its classified intent?"""
+    if confidence < CLARIFY_BELOW:  # an unsure guess, even of a complaint, yields to what the KB knows
+        return True
     if intent in _KEPT:
         return False
     if intent in KNOWLEDGE_INTENTS or intent in (Intent.OUT_OF_SCOPE, Intent.HUMAN_REQUEST):
-        return True
-    if confidence < CLARIFY_BELOW:
         return True
     if intent in WORKFLOW_INTENTS:
         return is_public_question(text, entities)
     if intent in PRIVATE_QUERIES:
         return not asks_own_order_state(text, entities)
     if intent in CATALOGUE_QUERIES:
-        # A product named asks the catalogue, unless the customer already bought it: "I bought a Pad 3
-        # and now it's cheaper, can I get the difference back?" asks how the store works.
-        return not entities.get("products") or bool(_BOUGHT.search(text))
+        # A product named asks the catalogue, unless the customer already bought it ("I bought a Pad 3
+        # and now it's cheaper, can I get the difference back?" asks how the store works) or the
+        # question is about something the catalogue does not hold and the passage is about.
+        return not entities.get("products") or bool(_BOUGHT.search(text)) or beyond_catalogue(text, hit, entities)
     return False
+
+
+# What the catalogue itself answers about a product: its price, stock, options and specs. These
+# words in a question are no sign that the help centre is meant.
+_CATALOGUE_WORDS = frozenset(
+    query_words(
+        "how much price prices cost costs expensive cheap cheaper pricing stock available availability sell sold "
+        "buy order spec specs specification colour color colours colors size storage version model models "
+        "difference compare better new get there have"
+    )
+    + query_words("多少钱 价格 价钱 售价 多少 钱 贵 便宜 库存 有货 现货 卖 买 颜色 配置 参数 规格 版本 型号 区别 对比 新 款")
+)
+
+
+def beyond_catalogue(text: str, hit: KnowledgeHit | None, entities: dict[str, Any]) -> bool:
+    """A product question about something the catalogue does not know and the knowledge passage is
+    about: "how much is a grade B Find X9 renewed?" (the renewed-devices price list), "Find X9 分24期
+    每月还多少" (the instalment terms). The catalogue would quote the new device's price; the question's
+    own words beside the product's name, its options and price or stock words are what it asks about,
+    and the passage that names one of them answers it."""
+    if hit is None or not hit.matched:
+        return False
+    known = set(_CATALOGUE_WORDS)
+    for name in [*entities.get("products", []), *(entities.get("options") or {}).values()]:
+        known.update(query_words(str(name)))
+    asked = set(query_words(text)) - known
+    return bool(asked & set(query_words(hit.passage)))
 
 
 def _public_order_question(intent: Intent, text: str, message: str, entities: dict[str, Any]) -> bool:
@@ -199,7 +237,7 @@ def route_plan(
             continue
         hit = hits.get(text)
         knowledge_answers = hit is not None and (hit.matched or _public_order_question(intent, text, message, entities))
-        if knowledge_answers and _knowledge_takes(intent, confidence, text, entities):
+        if knowledge_answers and _knowledge_takes(intent, confidence, text, entities, hit):
             parts.append(PlannedPart(_knowledge_intent(intent), text, round(hit.similarity, 4), "knowledge"))
         elif intent not in (Intent.OUT_OF_SCOPE, Intent.HUMAN_REQUEST) and confidence >= CLARIFY_BELOW:
             parts.append(PlannedPart(intent, text, confidence, "intent"))
@@ -212,14 +250,16 @@ def route_plan(
     for hit in knowledge:  # parts the classifier set aside (off-topic beside a request) that the KB knows
         if hit.matched and hit.text not in covered and not _inside_planned(hit.text, parts):
             parts.append(PlannedPart(Intent.FAQ, hit.text, round(hit.similarity, 4), "knowledge"))
-    parts = _whole_question(parts, whole)
+    parts = _whole_question(parts, whole, hits)
     if not parts and entities.get("order_ids") and len(intents) <= 1:
         # A bare order id ("W7425646") asks what became of that order.
         parts.append(PlannedPart(Intent.ORDER_QUERY, intents[0].get("text", "") if intents else "", 0.5, "intent"))
     return _dedupe(_beside_requests(parts))
 
 
-def _whole_question(parts: list[PlannedPart], message: KnowledgeHit | None) -> list[PlannedPart]:
+def _whole_question(
+    parts: list[PlannedPart], message: KnowledgeHit | None, hits: dict[str, KnowledgeHit]
+) -> list[PlannedPart]:
     """One knowledge answer for the whole message when its clauses only make sense together.
 
     The clause splitter cuts "I got my phone with the student discount, am I covered if the price
@@ -228,12 +268,33 @@ def _whole_question(parts: list[PlannedPart], message: KnowledgeHit | None) -> l
     before: "is there a fee", "possible?") finds a passage about something else. So when every part
     is for the knowledge base, the message's own search matched, and one part does not stand alone,
     the message is answered whole. Questions that each stand alone keep their own answers."""
+    if message is None or not message.matched:
+        return parts
     answered_from_knowledge = all(p.via == "knowledge" or p.intent in KNOWLEDGE_INTENTS for p in parts)
-    if len(parts) < 2 or message is None or not message.matched or not answered_from_knowledge:
+    if not answered_from_knowledge:
+        return _in_context(parts, message, hits)
+    if len(parts) < 2:
         return parts
     if all(_QUESTION.search(p.text) and len(query_words(p.text)) >= 2 for p in parts):
         return parts
     return [PlannedPart(parts[0].intent, message.text, round(message.similarity, 4), "knowledge")]
+
+
+def _in_context(parts: list[PlannedPart], message: KnowledgeHit, hits: dict[str, KnowledgeHit]) -> list[PlannedPart]:
+    """The one question of a message that also tells or asks something else is searched with the
+    rest of the message when that finds a closer passage: in "I paid in 24 instalments and I'm
+    returning the whole order. Do I get the fees back?" the last clause alone is about fees in
+    general; the message says which fees. Statements the knowledge base was asked about beside it
+    are its context, not questions of their own."""
+    asked = [p for p in parts if p.via == "knowledge" or p.intent in KNOWLEDGE_INTENTS]
+    questions = [p for p in asked if _QUESTION.search(p.text)] if len(asked) > 1 else asked
+    if len(questions) != 1 or any(p.text == message.text for p in asked):
+        return parts
+    closest = max((hits[p.text].similarity for p in asked if p.text in hits), default=0.0)
+    if message.similarity <= closest:
+        return parts
+    whole = PlannedPart(questions[0].intent, message.text, round(message.similarity, 4), "knowledge")
+    return [whole if p is questions[0] else p for p in parts if p is questions[0] or p not in asked]
 
 
 def _order_named(text: str, entities: dict[str, Any], *, alone: bool) -> bool:

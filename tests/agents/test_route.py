@@ -373,3 +373,103 @@ def test_questions_that_stand_alone_keep_their_own_answers() -> None:
     )
 
     assert [part.text for part in plan] == clauses
+
+
+def _passage(text: str, passage: str, similarity: float = 0.9) -> KnowledgeHit:
+    return KnowledgeHit(text=text, matched=True, similarity=similarity, document="help/x.md", chunk_id=3, passage=passage)
+
+
+@pytest.mark.parametrize(
+    ("text", "passage"),
+    [
+        ("How much is a grade B Find X9 renewed?", "Certified Renewed phones › Prices: Grade B Find X9 ¥2,899"),
+        ("Find X9分24期的话每个月还多少钱", "信用卡分期付款 › 期数与手续费: Find X9：12 期免息；24 期需要手续费"),
+    ],
+)
+def test_a_product_question_about_what_the_catalogue_does_not_hold_is_answered_from_the_passage(
+    text: str, passage: str
+) -> None:
+    plan = route_plan(
+        intents=[_intent("price_query", 0.9, text)], knowledge=[_passage(text, passage)], entities={"products": ["Find X9"]}
+    )
+
+    assert _routes(plan) == [("faq", "knowledge")]
+
+
+@pytest.mark.parametrize(
+    ("text", "options"),
+    [("How much is the Find X9?", {}), ("Find X9 黑色多少钱", {"color": "黑色"}), ("is the black Find X9 in stock", {"color": "black"})],
+)
+def test_a_product_question_the_catalogue_answers_stays_with_the_catalogue(text: str, options: dict[str, str]) -> None:
+    # The passage shares the product's name, its colour and price words: none of that is beyond the catalogue.
+    passage = "Student discount › Prices: a black Find X9 at ¥3,999 costs ¥3,699, 黑色 Find X9 售价 3999 元, in stock"
+    plan = route_plan(
+        intents=[_intent("price_query", 0.9, text)],
+        knowledge=[_passage(text, passage)],
+        entities={"products": ["Find X9"], "options": options},
+    )
+
+    assert _routes(plan) == [("price_query", "intent")]
+
+
+@pytest.mark.parametrize("text", ["召回有没有补偿啊", "is there any compensation for the recall"])
+def test_an_unsure_complaint_yields_to_what_the_knowledge_base_knows(text: str) -> None:
+    plan = route_plan(intents=[_intent("complaint", 0.33, text)], knowledge=[_known(text)], entities={})
+
+    assert _routes(plan) == [("faq", "knowledge")]
+
+
+def test_a_sure_complaint_keeps_its_specialist() -> None:
+    text = "this is the third time my parcel is late, I'm furious"
+    plan = route_plan(intents=[_intent("complaint", 0.9, text)], knowledge=[_known(text)], entities={})
+
+    assert _routes(plan) == [("complaint", "intent")]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["申请换新的话多久能寄过来", "If I want to return it, how long do I have?", "要是我想退货，运费谁出"],
+)
+def test_a_request_inside_a_condition_is_a_public_question(text: str) -> None:
+    assert is_public_question(text, {})
+
+
+@pytest.mark.parametrize("text", ["如果可以的话帮我取消订单", "I want to return it, how long do I have?"])
+def test_a_request_beside_a_condition_stays_a_request(text: str) -> None:
+    assert not is_public_question(text, {})
+
+
+@pytest.mark.parametrize(
+    ("message", "statement", "question"),
+    [
+        (
+            "I bought a renewed Pad 3 ten days ago and I don't like it. Can I still send it back?",
+            "I bought a renewed Pad 3 ten days ago and I don't like it",
+            "Can I still send it back?",
+        ),
+        ("我分了24期，现在整单退货。之前扣的手续费能退吗", "现在整单退货", "之前扣的手续费能退吗"),
+    ],
+)
+def test_the_one_question_beside_a_request_is_searched_with_the_whole_message_when_that_finds_closer(
+    message: str, statement: str, question: str
+) -> None:
+    intents = [_intent("return", 0.9, statement), _intent("policy_inquiry", 0.8, question)]
+    closer = [_known(message, 0.93), _unknown(statement), _known(question, 0.90)]
+    farther = [_known(message, 0.85), _unknown(statement), _known(question, 0.90)]
+
+    in_context = route_plan(intents=intents, knowledge=closer, entities={})
+    alone = route_plan(intents=intents, knowledge=farther, entities={})
+
+    assert [(p.intent.value, p.text) for p in in_context] == [("return", statement), ("policy_inquiry", message)]
+    assert [(p.intent.value, p.text) for p in alone] == [("return", statement), ("policy_inquiry", question)]
+
+
+def test_two_questions_of_their_own_keep_their_own_answers_beside_a_request() -> None:
+    message = "Cancel my order. How long is the warranty? Do you ship to Macau?"
+    parts = ["Cancel my order.", "How long is the warranty?", "Do you ship to Macau?"]
+    intents = [_intent("cancel_order", 0.9, parts[0]), _intent("faq", 0.8, parts[1]), _intent("faq", 0.8, parts[2])]
+    knowledge = [_known(message, 0.95), _unknown(parts[0]), _known(parts[1], 0.9), _known(parts[2], 0.9)]
+
+    plan = route_plan(intents=intents, knowledge=knowledge, entities={})
+
+    assert [p.text for p in plan] == parts
