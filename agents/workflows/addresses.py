@@ -158,11 +158,24 @@ def _span(text: str) -> str:
     return text
 
 
+# A field's name said before its value, in a list of fields ("street 386 Cedar Ave, city Columbus, state
+# OH, zip code 43119"): lower case, so "State Street" or "Carson City" stay names. Zip labels in any case.
+_FIELD_NAME = re.compile(
+    r"(?:(?<=^)|(?<=[,;/|\n])\s*)(?:(?:street|city|town|state|country)\s*[:=-]?\s+(?=[A-Z0-9])|"
+    r"(?i:zip(?:\s*code)?|postal\s*code|post\s*code|postcode)\s*[:=-]?\s*(?=\d))"
+)
+# A country said between the other fields ("Houston, TX, USA, 77158") rather than last.
+_COUNTRY_BETWEEN = re.compile(rf",\s*({_US_NAMES})\s*(?=,)", re.IGNORECASE)
+
+
 def _english(text: str, default_country: str) -> dict[str, str] | None:
-    text = _ORDER_ID.sub(" ", text)
+    text = _FIELD_NAME.sub(" ", re.sub(r"\s+/\s+|\s*\|\s*", ", ", _ORDER_ID.sub(" ", text)))
     span = _span(text)
-    said = _COUNTRY_LAST.search(span)
-    tagged = _tagged(span[: said.start()] if said else span)
+    between = _COUNTRY_BETWEEN.search(span)
+    if between:
+        span = f"{span[: between.start()]}{span[between.end() :]}"
+    said = _COUNTRY_LAST.search(span) or between
+    tagged = _tagged(span[: said.start()] if said and said is not between else span)
     if said:
         tagged["CountryName"] = said.group(1)
     street = " ".join(_clean(tagged[p]) for p in (*_STREET_PARTS, *_BOX_PARTS) if tagged.get(p))
@@ -259,12 +272,13 @@ def _labelled(text: str, default_country: str) -> dict[str, str] | None:
     fields: dict[str, str] = {}
     for mark, following in zip(marks, [*marks[1:], None], strict=True):
         key = next(k for k in _LABELS if mark.group(k))
-        value = _clean(re.split(r"[;\n]", text[mark.end() : following.start() if following else len(text)])[0])
+        value = _clean(re.split(r"[;\n|]|\s/\s", text[mark.end() : following.start() if following else len(text)])[0])
         label = mark.group(key)
         if (
             key == "address2"
             and not label.lower().startswith("address")
             and not value.lower().startswith(label.lower())
+            and not _UNIT_WORD.match(value)  # "unit: Suite 683" is Suite 683
         ):
             value = f"{label.title()} {value}"  # "Apt: 4B" is "Apt 4B"
         if value:  # "ship it to this address: street: 1 Main St; …": a label with nothing after it is prose

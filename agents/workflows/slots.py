@@ -40,7 +40,12 @@ _TAX_ID = re.compile(r"\b([0-9A-Z]{15,20})\b")
 _KEEP = re.compile(r"\bkeep\b|\bas it is\b|\bas is\b|\bunchanged\b|\bthe same\b|不变|保持|不用换", re.IGNORECASE)
 _ALL_ITEMS = re.compile(r"\ball (?:the )?items\b|\beverything\b(?!\s+else)|全部|所有|都退|都换", re.IGNORECASE)
 # Where a customer moves from the item they have to the one they want: "the Kettle (1L) -> 1.5L".
-_TARGET_START = re.compile(r"->|→|=>|\bto\b|\binto\b|\bfor (?:a|an|one|the)\b|换成|改成|换为|改为", re.IGNORECASE)
+# "set to" describes an option ("the kettle that has capacity set to 1 liter → …"), it starts no target.
+_TARGET_START = re.compile(
+    r"->|→|=>|(?<!\bset )(?<!\bis )\bto\b|\binto\b|\bfor (?:a|an|one|the)\b|\bso (?:that )?(?:it'?s|it is)\b|"
+    r"换成|改成|换为|改为",
+    re.IGNORECASE,
+)
 
 
 def normalise(text: str) -> str:

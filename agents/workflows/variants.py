@@ -58,6 +58,10 @@ def _values(options: dict[str, Any]) -> dict[str, set[str]]:
     return grouped
 
 
+# Between an option's name and its value: punctuation ("size: M", "size - M") or a linking word.
+_LINK = r"(?:\W{0,3}|\s*(?:(?:is\s+|being\s+)?(?:set|changed|switched)\s+(?:to|as)|of|is|=|being|at|as)\s+)"
+
+
 def _said(text: str, option: str, value: str) -> list[int]:
     """Where `value` of `option` is said in `text` (normalised): positions, empty when it is not."""
     name = re.escape(_norm(option))
@@ -66,10 +70,11 @@ def _said(text: str, option: str, value: str) -> list[int]:
     word = rf"(?<![\w.+-]){re.escape(value)}(?![\w+-])"
     if value in _NEEDS_NAME:
         v = re.escape(value)
-        # The value beside its option's name, either way round: "size: S", "S size", "S (size)", "S for the size".
-        named = rf"{name}\W{{0,3}}{v}\b|\b{v}(?:\W{{1,3}}|\s+for\s+(?:the\s+)?){name}\b"
+        # The value beside its option's name, either way round: "size: S", "size of M", "water resistance
+        # set to no", "S size", "S (size)", "S for the size".
+        named = rf"{name}{_LINK}{v}\b|\b{v}(?:\W{{1,3}}|\s+for\s+(?:the\s+)?){name}\b"
         if value in ("none", "no", "off", "false"):
-            word = rf"(?:{name}\W{{0,3}}(?:none|no|off|false)\b|\b(?:no|without(?:\s+an?)?)\s+{name}\b|{named})"
+            word = rf"(?:{name}{_LINK}(?:none|no|off|false)\b|\b(?:no|without(?:\s+an?)?)\s+{name}\b|{named})"
         elif len(value) == 1:
             # A size letter also as "in S", "the S one", or alone in a list of values ("low, S, blue").
             word = (
@@ -201,8 +206,12 @@ def match_replacement(text: str, item: dict[str, Any], variants: list[dict[str, 
         and all(options_of(v).get(k) == x for k, x in changed.items())
     ]
     asked = _label(changed)
+    if len(fitting) == 1 and not exact:
+        # The options named exist together only in this variant (no variant keeps the others as they
+        # are): it is proposed, and the confirmation shows every option of it before anything changes.
+        return str(fitting[0]["item_id"])
     if fitting:
-        # Even a single fitting variant changes an option the customer did not name: it is offered.
+        # An unavailable exact match, or several ways to fit: the customer picks.
         lead_en = f"The {item['name']} with {asked} " + ("is not available as it is now;" if exact else "comes in")
         lead_zh = f"{item['name']}（{asked}）" + ("目前没有货；" if exact else "有")
         choices = tuple(_label(v["options"]) for v in fitting[:6])

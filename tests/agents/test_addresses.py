@@ -44,6 +44,23 @@ from agents.workflows.addresses import address_fragment, address_lines, parse_ad
             "zip: 74103; country: USA. Plus: my other order is still pending",
             ("5 Cedar Avenue", "Suite 9", "Tulsa", "OK", "USA", "74103"),
         ),
+        (
+            "Please update my pending order's shipping address to 558 Cedar Street, Suite 298, Houston, TX, USA, "
+            "postal code 77158.",
+            ("558 Cedar Street", "Suite 298", "Houston", "TX", "USA", "77158"),
+        ),
+        (
+            "It should be street 386 Cedar Avenue, Suite 683, city Columbus, state OH, zip code 43119, USA.",
+            ("386 Cedar Avenue", "Suite 683", "Columbus", "OH", "USA", "43119"),
+        ),
+        (
+            "street: 386 Cedar Avenue / unit: Suite 683 / city: Columbus / state: OH / zip: 43119",
+            ("386 Cedar Avenue", "Suite 683", "Columbus", "OH", "USA", "43119"),
+        ),
+        (
+            "12 State Street, Apt 4, Carson City, NV 89701",  # field names inside names stay
+            ("12 State Street", "Apt 4", "Carson City", "NV", "USA", "89701"),
+        ),
     ],
 )
 def test_an_english_address_inside_a_sentence_is_read_field_by_field(text: str, expected: tuple[str, ...]) -> None:

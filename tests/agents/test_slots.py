@@ -177,3 +177,15 @@ def test_a_cancel_reason_in_the_customers_own_words(text: str, reason: str) -> N
     from agents.workflows.slots import CANCEL_REASON_WORDS, read_choice
 
     assert read_choice(text, CANCEL_REASON_WORDS) == reason
+
+
+def test_options_said_with_set_to_pick_the_item_they_describe_not_the_target() -> None:
+    from agents.workflows.slots import read_items
+
+    items = [
+        {"item_id": "7000000001", "name": "Wireless Earbuds", "options": {"color": "black", "battery life": "6 hours"}},
+        {"item_id": "7000000002", "name": "Wireless Earbuds", "options": {"color": "blue", "battery life": "4 hours"}},
+    ]
+    text = "exchange the Wireless Earbuds that has battery life set to 4 hours, color set to blue so it's the black one"
+
+    assert read_items(text, items) == ["7000000002"]

@@ -177,6 +177,9 @@ HELMET = {"item_id": "HLb", "name": "Cycling Helmet", "options": {"size": "L", "
         "a red, M, high one",
         "in M please",
         "into M but keep the colour",
+        "size of M",
+        "size set to M, color set to red",
+        "the version with ventilation of high / size of M",
     ],
 )
 def test_a_size_letter_counts_beside_its_option_name_or_alone_in_a_list_of_values(text: str) -> None:
@@ -186,3 +189,27 @@ def test_a_size_letter_counts_beside_its_option_name_or_alone_in_a_list_of_value
 @pytest.mark.parametrize("text", ["it's blue", "yes, same as before", "I'm fine with blue"])
 def test_a_letter_inside_other_words_is_no_size(text: str) -> None:
     assert "size" not in wanted_options(text, HELMET["options"], HELMETS)
+
+
+def test_a_value_said_as_set_to_or_of_its_option_counts() -> None:
+    speakers = [
+        _variant("S1", color="black", battery_life="10 hours", water_resistance="yes"),
+        _variant("S2", color="red", battery_life="20 hours", water_resistance="no"),
+    ]
+    black = {"item_id": "S1", "name": "Bluetooth Speaker", "options": speakers[0]["options"]}
+
+    text = "a new one with color set to red, battery life set to 20 hours and water resistance set to no"
+    assert match_replacement(text, black, speakers) == "S2"
+    assert wanted_options("water resistance of no", black["options"], speakers) == {"water resistance": "no"}
+
+
+def test_the_one_variant_that_has_every_option_named_is_proposed() -> None:
+    # No blue 28 inch plastic board exists: the only one with the options named has another design.
+    boards = [
+        _variant("B1", design="plain", length="34 inch", deck_material="plastic"),
+        _variant("B2", design="graphic", length="28 inch", deck_material="bamboo"),
+        _variant("B3", design="graphic", length="34 inch", deck_material="bamboo"),
+    ]
+    board = {"item_id": "B1", "name": "Skateboard", "options": boards[0]["options"]}
+
+    assert match_replacement("deck material of bamboo and length of 28 inch instead", board, boards) == "B2"
