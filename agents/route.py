@@ -362,6 +362,24 @@ def _changes_items(text: str) -> bool:
     )
 
 
+# An item turned into another version of itself ("the helmet -> one in high", "the 75W one").
+_ITEM_CHANGE = re.compile(r"->|→|=>|\b(?:one|version|variant|model)\b|[换改]成.{0,12}的", re.IGNORECASE)
+
+
+def _change_kind(text: str) -> str | None:
+    """What a modification changes: "items", "address", "payment", or None when it does not say."""
+    from agents.workflows.addresses import parse_address
+    from agents.workflows.slots import CHANGE_WORDS, read_choice
+
+    if _ITEM_CHANGE.search(text):
+        return "items"
+    if parse_address(text):
+        return "address"
+    return read_choice(text, {k: v for k, v in CHANGE_WORDS.items() if k != "items"}) or read_choice(
+        text, {"items": CHANGE_WORDS["items"]}
+    )
+
+
 def requests_in_order(text: str, parts: list[PlannedPart]) -> tuple[list[PlannedPart], list[PlannedPart]]:
     """The parts to answer now and the requests to carry out after the first one, one at a time.
 
@@ -384,7 +402,11 @@ def requests_in_order(text: str, parts: list[PlannedPart]) -> tuple[list[Planned
         here = max(text.find(part.text), 0)
         announcement = _ANOTHER_REQUEST.search(text, previous, here + min(len(part.text), 30))
         opens = names_an_order(part.text) and _OPENS_A_REQUEST.search(part.text)
-        if names_an_order(text[begins[-1] : here]) and (announcement or opens):
+        # A change of the items beside a change of the payment or the address is a request of its
+        # own, order named or not: they are carried out one after the other, the items last.
+        kinds = {_change_kind(text[begins[-1] : here]), _change_kind(part.text)}
+        other_change = part.intent == requests[-1].intent == Intent.MODIFY_ORDER and None not in kinds and len(kinds) == 2
+        if other_change or (names_an_order(text[begins[-1] : here]) and (announcement or opens)):
             requests.append(part)
             begins.append(min(announcement.start(), here) if announcement else here)
         previous = here
@@ -402,7 +424,8 @@ def requests_in_order(text: str, parts: list[PlannedPart]) -> tuple[list[Planned
         changes_items = requests[i].intent == Intent.EXCHANGE or (
             requests[i].intent == Intent.MODIFY_ORDER and _changes_items(segments[i])
         )
-        same_order = [j for j in ordered if j != i and set(order_ids(segments[j])) & set(order_ids(segments[i]))]
+        mine = set(order_ids(segments[i]))
+        same_order = [j for j in ordered if j != i and (set(order_ids(segments[j])) & mine or not mine)]
         if changes_items and same_order:
             ordered.remove(i)
             ordered.insert(max(ordered.index(j) for j in same_order) + 1, i)

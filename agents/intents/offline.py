@@ -99,15 +99,25 @@ def _is_short(fragment: str) -> bool:
 
 
 def _cut(text: str, spans: list[tuple[int, int]], pattern: re.Pattern[str]) -> list[tuple[int, int]]:
-    """Each span cut at the matches of `pattern` (the matches themselves dropped)."""
+    """Each span cut at the matches of `pattern` (the matches themselves dropped), never inside
+    brackets: "the helmet (the low, M, blue one)" is one thing said."""
     out = []
     for start, end in spans:
         last = start
         for m in pattern.finditer(text[start:end]):
+            if _inside_brackets(text, start + m.start()):
+                continue
             out.append((last, start + m.start()))
             last = start + m.end()
         out.append((last, end))
     return out
+
+
+def _inside_brackets(text: str, at: int) -> bool:
+    """`at` is between an opening bracket and its closing one (on the same line)."""
+    line = text[text.rfind("\n", 0, at) + 1 : at]
+    opened = line.count("(") + line.count("（") - line.count(")") - line.count("）")
+    return opened > 0 and bool(re.search(r"[)）]", text[at : text.find("\n", at) if "\n" in text[at:] else len(text)]))
 
 
 def split_clauses(text: str) -> list[str]:
@@ -328,10 +338,16 @@ _RULES: list[_Rule] = [
             r"\b(?:refund\w*|money back|reimburs\w*|compensat\w*|send (?:it|this|them|the \w+) back|"
             r"give (?:it|them) back|"
             r"take (?:it|them) back)\b|\breturn(?:ing)? (?:it|this|that|them|the|my|an?|items?|products?|"
-            r"something|some|purchases?|orders?)\b|^\s*return\b|\b(?:a|start a|make a|process a) return\b|"
+            r"something|some|purchases?|orders?|part|parts|one|two|both|all|these|those|everything)\b|^\s*return\b|"
+            r"\b(?:a|start a|make a|process a) return\b|"
             r"退货|退款|退钱|退掉|退了|想退|要退|能退|可以退|申请退|办理退|退一下|给我退|退吗|把钱退|退回"
         ),
         0.85,
+        # What pays or refunds the price difference of a change is part of that change, not a return.
+        unless=_rx(
+            r"^(?!.*\breturn).*\b(?:refund|charge|pay)\w*\b.{0,30}\b(?:price )?difference\b|"
+            r"^(?!.*退货).*(?:差价|补差)"
+        ),
     ),
     _Rule(
         Intent.EXCHANGE,
@@ -406,6 +422,8 @@ _RULES: list[_Rule] = [
         _rx(
             r"\b(?:change|switch|swap|replace|make|turn|upgrade)\b.{0,120}?"
             r"(?:->|→|\b(?:into|for|to)\s+(?:an?|the)\s+(?:[\w-]+\s+){0,6}?(?:one|version|variant|model|unit)\b|"
+            r"\bso\s+(?:that\s+)?it(?:'s|\s+is|\s+becomes)\s+(?:an?|the)\s+(?:[\w-]+\s+){0,6}?"
+            r"(?:one|version|variant|model|unit)\b|"
             r"\b(?:into|for|to)\s+(?:one|the\s+(?:one|version|variant))\s+(?:with|that|in)\b)"
         ),
         0.8,

@@ -215,10 +215,30 @@ def test_what_pays_the_price_difference_of_a_change_is_no_comparison(text: str) 
 
 @pytest.mark.parametrize(
     "text",
+    ["Charge or refund any difference on paypal_6121064", "refund the price difference to my card", "差价退到原卡"],
+)
+def test_what_refunds_the_price_difference_of_a_change_is_no_return(text: str) -> None:
+    assert Intent.RETURN not in [i for i, _ in keyword_intents(text)]
+
+
+@pytest.mark.parametrize("text", ["Can I return part of order #W5565470", "I'd like to return both", "退货并退差价"])
+def test_a_return_of_part_of_an_order_is_a_return(text: str) -> None:
+    assert Intent.RETURN in [i for i, _ in keyword_intents(text)]
+
+
+def test_a_clause_is_never_cut_inside_brackets() -> None:
+    text = "I'd like to change Cycling Helmet (the low, M, blue one) → one in high, L, black. Thanks"
+
+    assert split_clauses(text)[0] == "I'd like to change Cycling Helmet (the low, M, blue one) → one in high, L, black"
+
+
+@pytest.mark.parametrize(
+    "text",
     [
         "In #W1, please make it the chair (black) into one with a high back",
         "please make it the Office Chair (fixed armrest) into one that is high-back",
         "switch the Desk Lamp into a medium AC adapter black unit",
+        "before it ships can u change the Bluetooth Speaker so it's a new one with color set to red",
     ],
 )
 def test_an_item_turned_into_another_version_is_an_item_change(text: str) -> None:

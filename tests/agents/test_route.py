@@ -250,6 +250,37 @@ def test_an_item_change_waits_for_the_other_changes_of_its_order() -> None:
 
 
 @pytest.mark.parametrize(
+    ("message", "payment", "items"),
+    [
+        (
+            "I have two things. Put #W2273069 on my PayPal instead please. And hi! Still time to edit #W2273069? "
+            "Want to change my Smart Watch for the leather one",
+            "Put #W2273069 on my PayPal instead please",
+            "Still time to edit #W2273069? Want to change my Smart Watch for the leather one",
+        ),
+        (
+            "I want to change the payment method on my pending order. And I need to change an item in an order "
+            "that hasn't shipped.",
+            "I want to change the payment method on my pending order",
+            "I need to change an item in an order that hasn't shipped",
+        ),
+        ("我要把订单改成用礼品卡支付，另外把耳机换成白色的", "我要把订单改成用礼品卡支付", "另外把耳机换成白色的"),
+    ],
+)
+def test_a_payment_change_beside_an_item_change_is_its_own_request_and_goes_first(
+    message: str, payment: str, items: str
+) -> None:
+    from agents.route import requests_in_order
+
+    parts = [_request("modify_order", items), _request("modify_order", payment)]
+    now, queued = requests_in_order(message, sorted(parts, key=lambda p: message.find(p.text)))
+
+    assert len(now) == 1 and len(queued) == 1
+    assert payment in now[0].text and items not in now[0].text
+    assert items in queued[0].text
+
+
+@pytest.mark.parametrize(
     ("name", "text", "entities"),
     [
         ("cancel_order", "Can you kill order W7425646?", {"order_ids": ["#W7425646"]}),
