@@ -100,12 +100,12 @@ def _is_short(fragment: str) -> bool:
 
 def _cut(text: str, spans: list[tuple[int, int]], pattern: re.Pattern[str]) -> list[tuple[int, int]]:
     """Each span cut at the matches of `pattern` (the matches themselves dropped), never inside
-    brackets: "the helmet (the low, M, blue one)" is one thing said."""
+    brackets or an address: "the helmet (the low, M, blue one)" is one thing said."""
     out = []
     for start, end in spans:
         last = start
         for m in pattern.finditer(text[start:end]):
-            if _inside_brackets(text, start + m.start()):
+            if _protected(text, start + m.start()):
                 continue
             out.append((last, start + m.start()))
             last = start + m.end()
@@ -113,11 +113,28 @@ def _cut(text: str, spans: list[tuple[int, int]], pattern: re.Pattern[str]) -> l
     return out
 
 
-def _inside_brackets(text: str, at: int) -> bool:
-    """`at` is between an opening bracket and its closing one (on the same line)."""
+# A US postal address, from its street number (or a unit said first) to its zip code and country:
+# its commas separate fields, not clauses.
+_POSTAL_ADDRESS = re.compile(
+    r"(?:\b(?:apt|apartment|unit|suite|ste)\s*[\w-]+,?\s*|#\s*\d+[A-Za-z]?,?\s*)?"
+    r"\b\d{1,6}[A-Za-z]?\s+[A-Za-z][^.?!;\n]{0,90}?"
+    # a state's two capitals before the zip ("TX 77129", "FL, 32205"), or a street type on the way
+    r"(?:\b(?-i:[A-Z]{2})\W{1,3}|\b(?:st|street|ave|avenue|rd|road|dr|drive|ln|lane|blvd|boulevard|ct|court|way|"
+    r"place|pl)\b[^.?!;\n]{0,60}?\b)"
+    r"\d{5}(?:-\d{4})?\b"
+    r"(?:[\s,(]+(?:USA|U\.S\.A\.?|US|United States)\b\)?)?",
+    re.IGNORECASE,
+)
+
+
+def _protected(text: str, at: int) -> bool:
+    """`at` is inside brackets (on the same line) or inside a postal address."""
     line = text[text.rfind("\n", 0, at) + 1 : at]
     opened = line.count("(") + line.count("（") - line.count(")") - line.count("）")
-    return opened > 0 and bool(re.search(r"[)）]", text[at : text.find("\n", at) if "\n" in text[at:] else len(text)]))
+    rest = text[at : text.find("\n", at) if "\n" in text[at:] else len(text)]
+    if opened > 0 and re.search(r"[)）]", rest):
+        return True
+    return any(m.start() < at < m.end() for m in _POSTAL_ADDRESS.finditer(text))
 
 
 def split_clauses(text: str) -> list[str]:
@@ -410,6 +427,11 @@ _RULES: list[_Rule] = [
             r"products?|articles?)\b|\bforg[eo]t\w* to (?:add|include)\b|"
             r"\b(?:add|remove|delete|take)\b.{0,25}\b(?:to|from|off|in|out of)\s+(?:my|the|this)\s+order\b|"
             r"\bship (?:it )?to (?:my|a) (?:new|different|other)|\bdeliver (?:it )?to my (?:office|work|new)|"
+            r"\b(?:my|our|the) new (?:place|home|house|apartment|flat|location)\b|\b(?:i|we)(?:'ve| have)? (?:just )?"
+            r"(?:moved|relocated)\b|"
+            # a whole postal address, said about an order: where it should go
+            + _POSTAL_ADDRESS.pattern
+            + r"|新家|搬家|搬到|"
             r"地址|修改订单|改订单|订单.{0,4}(?:改|修改)|改.{0,6}(?:颜色|数量|型号|收件人|收货人|电话)|(?:收件人|收货人).{0,4}改"
         ),
         0.8,
@@ -772,6 +794,20 @@ def knn_text(clause: str) -> str:
     return _ORDER_ID_WORDS.sub("order", clause)
 
 
+def _requests_across_clauses(text: str, clauses: list[str], scored: list[IntentScore]) -> list[IntentScore]:
+    """A request whose words the comma split cut apart ("can I still change the purifier that has
+    night mode, room size large, so it's the medium one?"): read in its whole sentence when none of
+    the sentence's clauses was a request."""
+    found = []
+    for sentence in dict.fromkeys(_sentence_of(text, clause) for clause in clauses):
+        if any(s.intent in WORKFLOW_INTENTS and s.text in sentence for s in scored):
+            continue
+        intent = next((i for i, _ in keyword_intents(sentence) if i in WORKFLOW_INTENTS), None)
+        if intent is not None:
+            found.append(IntentScore(intent, CONFIDENT, sentence.strip()))
+    return found
+
+
 def _sentence_of(text: str, clause: str) -> str:
     """The sentence of `text` that holds `clause` (the clause itself when it is not found)."""
     at = text.find(clause)
@@ -792,6 +828,8 @@ def classify_offline(text: str, neighbours: Neighbours) -> list[IntentScore]:
     for res in results:
         for intent, conf in res.intents:
             scored.append(IntentScore(intent, round(conf, 4), res.text))
+    if len(clauses) > 1:
+        scored.extend(_requests_across_clauses(text, clauses, scored))
 
     substantive = [s for s in scored if s.intent not in _SIDE]
     if substantive:

@@ -297,12 +297,16 @@ def item_segments(text: str, items: list[dict[str, Any]]) -> dict[str, str]:
     return {item["item_id"]: segments.get(item["item_id"], clean) for item in items}
 
 
+_OPTION_LINK = re.compile(r"(?:\b(?:set|changed|switched)\s+to|\bof|[:=])\s*$", re.IGNORECASE)
+
+
 def _names_said(clean: str, names: set[str]) -> list[tuple[str, str]]:
     """Each of `names` said in `clean`, in order, with the text after it up to the next name said."""
     occurrences = sorted(
         (match.start(), match.end(), name)
         for name in names
         for match in re.finditer(rf"(?<![\w]){re.escape(name)}(?![\w])", clean)
+        if not _OPTION_LINK.search(clean, 0, match.start())  # "compartment set to laptop" is an option
     )
     ends = [start for start, _, _ in occurrences[1:]] + [len(clean)] if occurrences else []
     return [(name, clean[end:until]) for (_, end, name), until in zip(occurrences, ends, strict=True)]

@@ -578,3 +578,37 @@ def test_chinese_exemplars_are_chinese() -> None:
     for intent, by_language in EXEMPLARS.items():
         for text in by_language["zh"]:
             assert any("\u4e00" <= ch <= "\u9fff" for ch in text), (intent, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "my new place is Suite 665, 894 Hickory Lane, San Diego, CA 92133 USA - can #W4284542 go there instead?",
+        "ship it to 584 Sunset Drive, Suite 270, Washington, DC, USA, postal code 20353 please",
+        "Dear support, I have relocated.",
+    ],
+)
+def test_a_new_address_said_about_an_order_is_an_address_change_in_one_clause(text: str) -> None:
+    assert len(split_clauses(text)) == 1
+    assert keyword_intents(text)[0][0] is Intent.MODIFY_ORDER
+
+
+@pytest.mark.parametrize("text", ["我搬家了", "新家在上海市浦东新区世纪大道 88 号"])
+def test_a_customer_who_moved_wants_an_address_change(text: str) -> None:
+    assert keyword_intents(text)[0][0] is Intent.MODIFY_ORDER
+
+
+@pytest.mark.parametrize("text", ["I bought 2 phones for order 12345", "I paid 300 dollars on order 44521"])
+def test_numbers_beside_an_order_are_no_address(text: str) -> None:
+    assert Intent.MODIFY_ORDER not in [i for i, _ in keyword_intents(text)]
+
+
+def test_a_request_the_comma_split_cut_apart_is_read_in_its_sentence() -> None:
+    text = (
+        "Can I still change the Air Purifier that has features set to night mode, room size set to large "
+        "and filter type set to HEPA so it's the medium carbon quiet operation model? It hasn't shipped."
+    )
+
+    scores = classify_offline(text, lambda texts: [[] for _ in texts])
+
+    assert Intent.MODIFY_ORDER in [s.intent for s in scores]

@@ -189,3 +189,17 @@ def test_options_said_with_set_to_pick_the_item_they_describe_not_the_target() -
     text = "exchange the Wireless Earbuds that has battery life set to 4 hours, color set to blue so it's the black one"
 
     assert read_items(text, items) == ["7000000002"]
+
+
+def test_a_product_name_said_as_an_option_value_is_not_that_product() -> None:
+    from agents.workflows.slots import item_segments
+
+    items = [
+        {"item_id": "7000000011", "name": "Backpack", "options": {"compartment": "hydration", "color": "grey"}},
+        {"item_id": "7000000012", "name": "Laptop", "options": {"ram": "8GB"}},
+    ]
+    text = "the Backpack over to compartment set to laptop, color set to green; my Laptop for one with 32GB"
+
+    segments = item_segments(text, items)
+
+    assert "color set to green" in segments["7000000011"] and "32gb" in segments["7000000012"]
