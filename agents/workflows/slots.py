@@ -70,12 +70,20 @@ def is_cancel(text: str) -> bool:
     return bool(CANCEL_WORDS.match(normalise(text)))
 
 
+# What the customer says they do not mean: "the address, not the items", "改地址，不是换商品".
+_NOT_MEANT = re.compile(
+    r"\b(?:not|never|rather than|instead of)\s+(?:the\s+|my\s+|a\s+|an\s+|any\s+)?[\w-]+|(?:而不是|不是|不要|不用)[\u3400-\u9fff]{1,4}"
+)
+
+
 def read_choice(text: str, choices: dict[str, Iterable[str]]) -> str | None:
-    """The choice one of whose words appears in the text (first listed wins)."""
+    """The choice one of whose words appears in the text (first listed wins), leaving out what the
+    text says is not meant when something else is left."""
     clean = normalise(text)
-    for value, words in choices.items():
-        if any(word in clean for word in words):
-            return value
+    for candidate in (_NOT_MEANT.sub(" ", clean), clean):
+        for value, words in choices.items():
+            if any(word in candidate for word in words):
+                return value
     return None
 
 

@@ -203,3 +203,32 @@ def test_a_product_name_said_as_an_option_value_is_not_that_product() -> None:
     segments = item_segments(text, items)
 
     assert "color set to green" in segments["7000000011"] and "32gb" in segments["7000000012"]
+
+
+@pytest.mark.parametrize(
+    ("text", "choice"),
+    [
+        ("shipping address, not the items", "address"),
+        ("the items, not the address", "items"),
+        ("改地址，不是换商品", "address"),
+        ("payment", "payment"),
+    ],
+)
+def test_a_choice_the_customer_says_they_do_not_mean_is_not_taken(text: str, choice: str) -> None:
+    from agents.workflows.slots import CHANGE_WORDS, read_choice
+
+    assert read_choice(text, CHANGE_WORDS) == choice
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("I no longer need it", "no longer needed"),
+        ("it's not a mistake, I just don't need it", "no longer needed"),
+        ("no, it was a mistake", "ordered by mistake"),
+    ],
+)
+def test_a_cancel_reason_said_with_a_negation_is_still_read(text: str, reason: str) -> None:
+    from agents.workflows.slots import CANCEL_REASON_WORDS, read_choice
+
+    assert read_choice(text, CANCEL_REASON_WORDS) == reason
