@@ -161,11 +161,11 @@ def _span(text: str) -> str:
 # A field's name said before its value, in a list of fields ("street 386 Cedar Ave, city Columbus, state
 # OH, zip code 43119"): lower case, so "State Street" or "Carson City" stay names. Zip labels in any case.
 _FIELD_NAME = re.compile(
-    r"(?:(?<=^)|(?<=[,;/|\n])\s*)(?:(?:street|city|town|state|country)\s*[:=-]?\s+(?=[A-Z0-9])|"
+    r"(?:(?<=^)|(?<=[,;/|\n])\s*|(?<=\s-)\s*)(?:(?:street|city|town|state|country)\s*[:=-]?\s+(?=[A-Z0-9])|"
     r"(?i:zip(?:\s*code)?|postal\s*code|post\s*code|postcode)\s*[:=-]?\s*(?=\d))"
 )
 # A country said between the other fields ("Houston, TX, USA, 77158") rather than last.
-_COUNTRY_BETWEEN = re.compile(rf",\s*({_US_NAMES})\s*(?=,)", re.IGNORECASE)
+_COUNTRY_BETWEEN = re.compile(rf"(?:,|\s-)\s*({_US_NAMES})\s*(?=,|\s-\s)", re.IGNORECASE)
 
 
 def _english(text: str, default_country: str) -> dict[str, str] | None:
@@ -298,11 +298,33 @@ def _labelled(text: str, default_country: str) -> dict[str, str] | None:
     }
 
 
+# From the largest part to the smallest, as Chinese addresses are written: "USA, NY, New York,
+# 953 Park Avenue, Suite 613, zip 10064".
+_LARGEST_FIRST = re.compile(
+    rf"(?:\b({_US_NAMES})\s*,\s*)?\b([A-Z]{{2}}|{'|'.join(s.title() for s in _STATES)})\s*,\s*([A-Za-z .'-]+?)\s*,\s*"
+    r"(\d{1,6}[A-Za-z]?\s+[^,;]+?)\s*,\s*(?:((?i:apt|apartment|unit|suite|ste|#)\s*[\w-]+)\s*,\s*)?"
+    r"(?i:(?:zip|postal|post)\s*(?:code)?\s*[:=]?\s*)?(\d{5}(?:-\d{4})?)\b"
+)
+
+
+def _largest_first(text: str, default_country: str) -> dict[str, str] | None:
+    found = _LARGEST_FIRST.search(text)
+    if found is None:
+        return None
+    country, state, city, street, unit, zip_code = found.groups()
+    return _english(f"{street}, {unit or ''}, {city}, {state} {zip_code}, {country or ''}", default_country)
+
+
 def parse_address(text: str, *, default_country: str = "") -> dict[str, str] | None:
     """The address in `text` as {address1, address2, city, state, country, zip}, or None."""
     if _CJK.search(text):
         return _listed(text) or _chinese(text)
-    return _labelled(text, default_country) or _listed(text) or _english(text, default_country)
+    return (
+        _labelled(text, default_country)
+        or _listed(text)
+        or _english(text, default_country)
+        or _largest_first(text, default_country)
+    )
 
 
 def address_fragment(text: str) -> dict[str, str]:

@@ -90,7 +90,7 @@ def read_choice(text: str, choices: dict[str, Iterable[str]]) -> str | None:
 CANCEL_REASON_WORDS = {
     "ordered by mistake": (
         "mistake", "mistaken", "accident", "in error", "by error", "wrong", "didn't mean", "did not mean",
-        "didn't intend", "did not intend", "unintentional", "misclick", "duplicate", "twice",
+        "didn't intend", "did not intend", "never meant", "never intended", "never wanted to order", "unintentional", "misclick", "duplicate", "twice",
         "买错", "下错", "拍错", "点错", "手滑", "误", "重复下单", "不小心",
     ),
     "no longer needed": (

@@ -58,6 +58,14 @@ from agents.workflows.addresses import address_fragment, address_lines, parse_ad
             ("386 Cedar Avenue", "Suite 683", "Columbus", "OH", "USA", "43119"),
         ),
         (
+            "Kindly deliver order #W4860251 at the new address: 921 Park Avenue, Suite 892 - Chicago, IL, USA - zip: 60612",
+            ("921 Park Avenue", "Suite 892", "Chicago", "IL", "USA", "60612"),
+        ),
+        (
+            "my new place is USA, NY, New York, 953 Park Avenue, Suite 613, zip 10064 - can #W4866703 go there?",
+            ("953 Park Avenue", "Suite 613", "New York", "NY", "USA", "10064"),
+        ),
+        (
             "12 State Street, Apt 4, Carson City, NV 89701",  # field names inside names stay
             ("12 State Street", "Apt 4", "Carson City", "NV", "USA", "89701"),
         ),
