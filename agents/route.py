@@ -366,6 +366,9 @@ def _changes_items(text: str) -> bool:
 _ITEM_CHANGE = re.compile(r"->|→|=>|\b(?:one|version|variant|model)\b|[换改]成.{0,12}的", re.IGNORECASE)
 
 
+_DIFFERENCE = re.compile(r"\bdifference\b|差价|补差", re.IGNORECASE)
+
+
 def _change_kind(text: str) -> str | None:
     """What a modification changes: "items", "address", "payment", or None when it does not say."""
     from agents.workflows.addresses import parse_address
@@ -375,9 +378,11 @@ def _change_kind(text: str) -> str | None:
         return "items"
     if parse_address(text):
         return "address"
-    return read_choice(text, {k: v for k, v in CHANGE_WORDS.items() if k != "items"}) or read_choice(
+    kind = read_choice(text, {k: v for k, v in CHANGE_WORDS.items() if k != "items"}) or read_choice(
         text, {"items": CHANGE_WORDS["items"]}
     )
+    # What pays a price difference belongs to an item change, it changes no payment of its own.
+    return None if kind == "payment" and _DIFFERENCE.search(text) else kind
 
 
 def requests_in_order(text: str, parts: list[PlannedPart]) -> tuple[list[PlannedPart], list[PlannedPart]]:
@@ -404,7 +409,7 @@ def requests_in_order(text: str, parts: list[PlannedPart]) -> tuple[list[Planned
         opens = names_an_order(part.text) and _OPENS_A_REQUEST.search(part.text)
         # A change of the items beside a change of the payment or the address is a request of its
         # own, order named or not: they are carried out one after the other, the items last.
-        kinds = {_change_kind(text[begins[-1] : here]), _change_kind(part.text)}
+        kinds = {_change_kind(text[begins[-1] : here]), _change_kind(text[here:])}
         other_change = part.intent == requests[-1].intent == Intent.MODIFY_ORDER and None not in kinds and len(kinds) == 2
         if other_change or (names_an_order(text[begins[-1] : here]) and (announcement or opens)):
             requests.append(part)

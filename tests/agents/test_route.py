@@ -504,3 +504,35 @@ def test_two_questions_of_their_own_keep_their_own_answers_beside_a_request() ->
     plan = route_plan(intents=intents, knowledge=knowledge, entities={})
 
     assert [p.text for p in plan] == parts
+
+
+def test_what_pays_the_difference_of_an_item_change_is_no_payment_change_of_its_own() -> None:
+    from agents.route import requests_in_order
+
+    message = "Change the helmet in #W1234567 to the L one. Charge the difference to my PayPal paypal_1"
+    parts = [
+        _request("modify_order", "Change the helmet in #W1234567 to the L one"),
+        _request("modify_order", "Charge the difference to my PayPal paypal_1"),
+    ]
+
+    now, queued = requests_in_order(message, parts)
+
+    assert queued == [] and now[0].text == message
+
+
+def test_a_request_that_says_what_it_changes_after_its_clause_is_read_to_the_end() -> None:
+    from agents.route import requests_in_order
+
+    message = (
+        "put #W2273069 on my PayPal instead please. And hi! Still time to edit #W2273069? "
+        "Want to change my Smart Watch for the leather one"
+    )
+    parts = [
+        _request("modify_order", "put #W2273069 on my PayPal instead please"),
+        _request("modify_order", "Still time to edit #W2273069"),
+    ]
+
+    now, queued = requests_in_order(message, parts)
+
+    assert "PayPal" in now[0].text and "Smart Watch" not in now[0].text
+    assert "Smart Watch" in queued[0].text
