@@ -22,6 +22,8 @@ def is_slot_answer(slot: str, text: str, entities: dict[str, Any], *, other_inte
     not confidently a different request."""
     from agents.workflows import slots as read
 
+    if read.correction(text) is not None:  # "sorry typo, linear not tactile" puts right what was said
+        return True
     if slot == "confirm":
         return read.yes_no(text) is not None
     choices = {

@@ -296,7 +296,7 @@ def _advance(sctx: SpecialistContext, conversation: Conversation, state: Workflo
     if state.kind == WorkflowKind.VERIFY:
         return _resume_question(sctx, state)
     workflow = WORKFLOWS[state.kind]
-    pending = s.pop("_pending", [])
+    pending = _corrected(s.pop("_pending", []), text)
     ctx = Ctx(
         tools=ToolContext(conversation_id=conversation.pk, customer=customer, language=sctx.language),
         language=sctx.language,
@@ -422,6 +422,19 @@ def _verification_needed(
     if tried:
         prompt = localized(sctx.language, en="That doesn't match an account. ", zh="没有匹配到账户。") + prompt
     return SpecialistResult(text=prompt, awaiting=awaiting)
+
+
+def _corrected(saids: list[dict[str, Any]], text: str) -> list[dict[str, Any]]:
+    """What was said before, with the values a later message put right ("sorry typo, linear not
+    tactile") replaced; the corrections themselves are not read again."""
+    kept: list[dict[str, Any]] = []
+    for said in [*saids, {"text": text}]:
+        fix = read.correction(said["text"])
+        if fix is None:
+            kept.append(said)
+            continue
+        kept = [{**earlier, "text": read.corrected(earlier["text"], fix)} for earlier in kept]
+    return [said for said in kept if said.get("entities") is not None]
 
 
 def _fill_said(

@@ -329,3 +329,38 @@ def _options_described(segment: str, item: dict[str, Any]) -> int:
 def keeps_as_is(text: str) -> bool:
     """The customer says this item stays as it is ("keep it", "unchanged", "不变")."""
     return bool(_KEEP.search(text))
+
+
+# "sorry typo, linear not tactile", "Correction - capacity: 2 liters (not 1.5 liters)", "I meant green,
+# not red", "是白色的，不是黑色": the value meant, and the one said by mistake.
+_CORRECTION = re.compile(
+    r"^\W*(?:(?:sorry|oops|typo|my bad|correction|wait|no)\W+)*(?:i\s+mean[t]?\s+|it'?s\s+|should\s+be\s+)?"
+    r"(?:[\w ]{1,25}?\s*[:=-]\s*)?(?P<right>[\w.%+\- ]{1,30}?)\s*[,(]?\s*(?:not|rather than|instead of)\s+"
+    r"(?P<wrong>[\w.%+\- ]{1,30}?)\s*\)?\s*[.!]*$|"
+    r"(?:^|[，,。！!\s])\W*(?:是|应该是|要的是)?(?P<right_zh>[^，,。不是]{1,12}?)[，,\s]*(?:不是|而不是)"
+    r"(?P<wrong_zh>[^，,。]{1,12}?)[。！!]*$",
+    re.IGNORECASE,
+)
+
+
+def correction(text: str) -> tuple[str, str] | None:
+    """(meant, said by mistake) when the message only corrects a value said before."""
+    found = _CORRECTION.search(text.strip())
+    if found is None:
+        return None
+    right = (found.group("right") or found.group("right_zh") or "").strip()
+    wrong = (found.group("wrong") or found.group("wrong_zh") or "").strip()
+    # "the color should be red": only the value, not the words before it
+    right = re.sub(r"^.*?\b(?:i\s+mean[t]?|it'?s|should\s+be)\s+", "", right, flags=re.IGNORECASE).rstrip("的")
+    wrong = wrong.rstrip("的")
+    if not right or not wrong or right.lower() == wrong.lower() or max(len(right.split()), len(wrong.split())) > 3:
+        return None  # a sentence, not a value put right
+    return right, wrong
+
+
+def corrected(earlier: str, fix: tuple[str, str]) -> str:
+    """`earlier` with the value said by mistake replaced by the one meant (whole words only)."""
+    right, wrong = fix
+    if any("\u3400" <= c <= "\u9fff" for c in wrong):
+        return earlier.replace(wrong, right)
+    return re.sub(rf"(?<![\w.]){re.escape(wrong)}(?![\w])", right, earlier, flags=re.IGNORECASE)

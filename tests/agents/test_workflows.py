@@ -573,3 +573,31 @@ def test_a_name_and_zip_are_recognised_in_either_order_of_the_name(guest: Conver
     verified = run_turn(guest, answer)
 
     assert _awaiting(verified) == "order_id"
+
+
+@pytest.mark.parametrize(
+    ("request_text", "fix", "proof"),
+    [
+        (
+            "I'd like to exchange the Find X9 from order #D2001 for the Star Black 12GB+256GB one",
+            "sorry typo, 16GB+512GB not 12GB+256GB",
+            "My name is Emma Wilson and my zip code is 94105",
+        ),
+        (
+            "我想把订单 #D2001 里的 Find X9 换成星野黑 12GB+256GB 的",
+            "不好意思打错了，是16GB+512GB，不是12GB+256GB",
+            "我叫 Emma Wilson，邮编 94105",
+        ),
+    ],
+)
+def test_a_value_put_right_before_the_customer_is_verified_is_the_one_used(
+    guest: Conversation, request_text: str, fix: str, proof: str
+) -> None:
+    run_turn(guest, request_text)
+    run_turn(guest, fix)
+    run_turn(guest, proof)
+    confirm = run_turn(guest, "paypal")
+    assert _awaiting(confirm) == "confirm"
+    run_turn(guest, "yes")
+
+    assert Order.objects.get(external_id="#D2001").action_details["exchange_new_items"] == ["V-X9-BLK-512"]
