@@ -858,7 +858,11 @@ def classify_offline(text: str, neighbours: Neighbours) -> list[IntentScore]:
     order: list[tuple[Intent, str]] = []
     for s in kept:
         # the order may be named later in the clause's sentence: "modify the Thermostat in black, … in #W1"
-        separate = s.intent in WORKFLOW_INTENTS and names_an_order(_sentence_of(text, s.text))
+        # A change of an order is kept per clause too: "change the payment … and change an item" are
+        # two changes, which the route tells apart by what each changes (route.requests_in_order).
+        separate = s.intent in WORKFLOW_INTENTS and (
+            names_an_order(_sentence_of(text, s.text)) or s.intent == Intent.MODIFY_ORDER
+        )
         key = (s.intent, s.text if separate else "")
         if key not in merged:
             merged[key] = s

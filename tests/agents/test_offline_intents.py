@@ -612,3 +612,14 @@ def test_a_request_the_comma_split_cut_apart_is_read_in_its_sentence() -> None:
     scores = classify_offline(text, lambda texts: [[] for _ in texts])
 
     assert Intent.MODIFY_ORDER in [s.intent for s in scores]
+
+
+def test_two_changes_of_an_order_stay_two_requests_without_an_order_named() -> None:
+    text = (
+        "I have two things. I want to change the payment method on my pending order. "
+        "And hello, I need to change an item in an order that hasn't shipped."
+    )
+
+    scores = classify_offline(text, lambda texts: [[] for _ in texts])
+
+    assert [s.intent for s in scores].count(Intent.MODIFY_ORDER) == 2
