@@ -94,7 +94,7 @@ CANCEL_REASON_WORDS = {
         "买错", "下错", "拍错", "点错", "手滑", "误", "重复下单", "不小心",
     ),
     "no longer needed": (
-        "no longer", "don't need", "do not need", "not needed", "won't need", "will not need", "won't be needing",
+        "no longer", "any longer", "don't need", "do not need", "not needed", "not needing", "not need", "won't need", "will not need", "won't be needing",
         "anymore", "any more", "no need", "no use", "changed my mind", "change of mind", "don't want", "do not want",
         "unnecessary", "not necessary", "don't require", "do not require", "already have", "already got",
         # a better offer or a wait too long: the customer no longer needs this order
