@@ -411,7 +411,10 @@ def requests_in_order(text: str, parts: list[PlannedPart]) -> tuple[list[Planned
         # own, order named or not: they are carried out one after the other, the items last.
         kinds = {_change_kind(text[begins[-1] : here]), _change_kind(text[here:])}
         other_change = part.intent == requests[-1].intent == Intent.MODIFY_ORDER and None not in kinds and len(kinds) == 2
-        if other_change or (names_an_order(text[begins[-1] : here]) and (announcement or opens)):
+        # Announced ("Another thing: …") and of another kind, it is its own request even before the
+        # first one has named its order: "exchange the perfume … Another thing: how do I return …".
+        announced_other = announcement and part.intent != requests[-1].intent
+        if other_change or announced_other or (names_an_order(text[begins[-1] : here]) and (announcement or opens)):
             requests.append(part)
             begins.append(min(announcement.start(), here) if announcement else here)
         previous = here
@@ -430,7 +433,9 @@ def requests_in_order(text: str, parts: list[PlannedPart]) -> tuple[list[Planned
             requests[i].intent == Intent.MODIFY_ORDER and _changes_items(segments[i])
         )
         mine = set(order_ids(segments[i]))
-        same_order = [j for j in ordered if j != i and (set(order_ids(segments[j])) & mine or not mine)]
+        same_order = [
+            j for j in ordered if j != i and (set(order_ids(segments[j])) & mine or not (mine or order_ids(segments[j])))
+        ]
         if changes_items and same_order:
             ordered.remove(i)
             ordered.insert(max(ordered.index(j) for j in same_order) + 1, i)

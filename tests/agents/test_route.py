@@ -536,3 +536,31 @@ def test_a_request_that_says_what_it_changes_after_its_clause_is_read_to_the_end
 
     assert "PayPal" in now[0].text and "Smart Watch" not in now[0].text
     assert "Smart Watch" in queued[0].text
+
+
+def test_an_announced_request_of_another_kind_is_its_own_before_any_order_is_named() -> None:
+    from agents.route import requests_in_order
+
+    message = (
+        "Exchange please: the Perfume so it's the 100ml woody one. Another thing: how do I return something? "
+        "It's the Smartphone from #W3155037"
+    )
+    parts = [
+        _request("exchange", "Exchange please: the Perfume so it's the 100ml woody one"),
+        _request("return", "how do I return something"),
+    ]
+
+    now, queued = requests_in_order(message, parts)
+
+    assert "Smartphone" not in now[0].text and "Smartphone" in queued[0].text
+
+
+def test_a_request_and_what_follows_from_it_stay_one() -> None:
+    from agents.route import requests_in_order
+
+    message = "cancel my order and refund me"
+    parts = [_request("cancel_order", "cancel my order"), _request("return", "refund me")]
+
+    now, queued = requests_in_order(message, parts)
+
+    assert queued == []
