@@ -339,10 +339,12 @@ def _beside_requests(parts: list[PlannedPart]) -> list[PlannedPart]:
 
 
 _ANOTHER_REQUEST = re.compile(
-    r"\b(?:also|additionally|another thing|one more thing|second(?:ly)?|plus|besides|as well)\b|"
+    r"\b(?:also|additionally|another thing|one more thing|second(?:ly)?|plus|besides|as well|separately)\b|"
     r"另外|还有|还要|再帮|顺便|其次",
     re.IGNORECASE,
 )
+# Announces a request of its own, not more of the one before ("also", "plus" may be either).
+_NEW_REQUEST = re.compile(r"another thing|one more thing|second(?:ly)?|besides|separately|另外|其次", re.IGNORECASE)
 _OPENS_A_REQUEST = re.compile(
     r"^\W*(?:(?:and|also|oh|hi|hello|hey|ok|okay)\W+)*(?:please|pls|kindly|could you|can you|would you|will you|"
     r"i'?d like|i would like|i want|i need|need to|help me|let'?s|i have to|帮我|我要|我想|麻烦|请)",
@@ -414,7 +416,17 @@ def requests_in_order(text: str, parts: list[PlannedPart]) -> tuple[list[Planned
         # Announced ("Another thing: …") and of another kind, it is its own request even before the
         # first one has named its order: "exchange the perfume … Another thing: how do I return …".
         announced_other = announcement and part.intent != requests[-1].intent
-        if other_change or announced_other or (names_an_order(text[begins[-1] : here]) and (announcement or opens)):
+        # "… and also the Garden Hose → green": more items of the same change, which an order takes
+        # once, unless a new request is announced outright ("Another thing: …") or names another order.
+        earlier_orders, own_orders = set(order_ids(text[begins[-1] : here])), set(order_ids(part.text))
+        more_items = (
+            part.intent == requests[-1].intent in (Intent.MODIFY_ORDER, Intent.EXCHANGE)
+            and kinds <= {"items", None}
+            and own_orders <= earlier_orders
+            and not (announcement and _NEW_REQUEST.match(announcement.group()))
+        )
+        announced = names_an_order(text[begins[-1] : here]) and (announcement or opens)
+        if not more_items and (other_change or announced_other or announced):
             requests.append(part)
             begins.append(min(announcement.start(), here) if announcement else here)
         previous = here

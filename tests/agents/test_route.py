@@ -564,3 +564,21 @@ def test_a_request_and_what_follows_from_it_stay_one() -> None:
     now, queued = requests_in_order(message, parts)
 
     assert queued == []
+
+
+def test_more_items_of_the_same_change_stay_one_request() -> None:
+    from agents.route import requests_in_order
+
+    message = (
+        "Order #W2575533 (still pending): change the E-Reader → the 32GB one and also the Portable Charger "
+        "over to an identical one and also my Garden Hose → the green one."
+    )
+    parts = [
+        _request("modify_order", "Order #W2575533 (still pending): change the E-Reader → the 32GB one"),
+        _request("modify_order", "also the Portable Charger over to an identical one"),
+        _request("modify_order", "also my Garden Hose → the green one"),
+    ]
+
+    now, queued = requests_in_order(message, parts)
+
+    assert queued == [] and now[0].text == message
