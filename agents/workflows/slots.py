@@ -305,7 +305,8 @@ def item_segments(text: str, items: list[dict[str, Any]]) -> dict[str, str]:
     return {item["item_id"]: segments.get(item["item_id"], clean) for item in items}
 
 
-_OPTION_LINK = re.compile(r"(?:\b(?:set|changed|switched)\s+to|\bof|[:=])\s*$", re.IGNORECASE)
+# "compartment set to laptop", "compartment of laptop". Not a colon: "items: Tea Kettle" names one.
+_OPTION_LINK = re.compile(r"(?:\b(?:set|changed|switched)\s+to|\bof)\s*$", re.IGNORECASE)
 
 
 def _names_said(clean: str, names: set[str]) -> list[tuple[str, str]]:
