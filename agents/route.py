@@ -141,7 +141,8 @@ def asks_own_order_state(text: str, entities: dict[str, Any]) -> bool:
 
 # A condition is no request: "if I want to return it, how long do I have?", "申请换新的话多久能寄到".
 _CONDITION = re.compile(
-    r"\b(?:if|in case|suppose|supposing)\s+(?:i|we)\b[^,;?.!]*|(?:如果|要是|假如|万一)[^，,；。？?！]*|[^，,；。？?！]*的话",
+    r"\b(?:if|in case|suppose|supposing)\s+(?:i|we)\b[^,;?.!]*|"
+    r"(?:如果|要是|假如|万一)[^，,；。？?！]*|[^，,；。？?！]*的话",
     re.IGNORECASE,
 )
 
@@ -182,7 +183,9 @@ _CATALOGUE_WORDS = frozenset(
         "buy order spec specs specification colour color colours colors size storage version model models "
         "difference compare better new get there have"
     )
-    + query_words("多少钱 价格 价钱 售价 多少 钱 贵 便宜 库存 有货 现货 卖 买 颜色 配置 参数 规格 版本 型号 区别 对比 新 款")
+    + query_words(
+        "多少钱 价格 价钱 售价 多少 钱 贵 便宜 库存 有货 现货 卖 买 颜色 配置 参数 规格 版本 型号 区别 对比 新 款"
+    )
 )
 
 
@@ -412,7 +415,9 @@ def requests_in_order(text: str, parts: list[PlannedPart]) -> tuple[list[Planned
         # A change of the items beside a change of the payment or the address is a request of its
         # own, order named or not: they are carried out one after the other, the items last.
         kinds = {_change_kind(text[begins[-1] : here]), _change_kind(text[here:])}
-        other_change = part.intent == requests[-1].intent == Intent.MODIFY_ORDER and None not in kinds and len(kinds) == 2
+        other_change = (
+            part.intent == requests[-1].intent == Intent.MODIFY_ORDER and None not in kinds and len(kinds) == 2
+        )
         # Announced ("Another thing: …") and of another kind, it is its own request even before the
         # first one has named its order: "exchange the perfume … Another thing: how do I return …".
         announced_other = announcement and part.intent != requests[-1].intent
@@ -446,7 +451,9 @@ def requests_in_order(text: str, parts: list[PlannedPart]) -> tuple[list[Planned
         )
         mine = set(order_ids(segments[i]))
         same_order = [
-            j for j in ordered if j != i and (set(order_ids(segments[j])) & mine or not (mine or order_ids(segments[j])))
+            j
+            for j in ordered
+            if j != i and (set(order_ids(segments[j])) & mine or not (mine or order_ids(segments[j])))
         ]
         if changes_items and same_order:
             ordered.remove(i)

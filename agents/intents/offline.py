@@ -430,8 +430,7 @@ _RULES: list[_Rule] = [
             r"\b(?:my|our|the) new (?:place|home|house|apartment|flat|location)\b|\b(?:i|we)(?:'ve| have)? (?:just )?"
             r"(?:moved|relocated)\b|"
             # a whole postal address, said about an order: where it should go
-            + _POSTAL_ADDRESS.pattern
-            + r"|新家|搬家|搬到|"
+             + _POSTAL_ADDRESS.pattern + r"|新家|搬家|搬到|"
             r"地址|修改订单|改订单|订单.{0,4}(?:改|修改)|改.{0,6}(?:颜色|数量|型号|收件人|收货人|电话)|(?:收件人|收货人).{0,4}改"
         ),
         0.8,

@@ -72,7 +72,8 @@ def is_cancel(text: str) -> bool:
 
 # What the customer says they do not mean: "the address, not the items", "改地址，不是换商品".
 _NOT_MEANT = re.compile(
-    r"\b(?:not|never|rather than|instead of)\s+(?:the\s+|my\s+|a\s+|an\s+|any\s+)?[\w-]+|(?:而不是|不是|不要|不用)[\u3400-\u9fff]{1,4}"
+    r"\b(?:not|never|rather than|instead of)\s+(?:the\s+|my\s+|a\s+|an\s+|any\s+)?[\w-]+|"
+    r"(?:而不是|不是|不要|不用)[\u3400-\u9fff]{1,4}"
 )
 
 
@@ -90,11 +91,13 @@ def read_choice(text: str, choices: dict[str, Iterable[str]]) -> str | None:
 CANCEL_REASON_WORDS = {
     "ordered by mistake": (
         "mistake", "mistaken", "accident", "in error", "by error", "wrong", "didn't mean", "did not mean",
-        "didn't intend", "did not intend", "never meant", "never intended", "never wanted to order", "unintentional", "misclick", "duplicate", "twice",
+        "didn't intend", "did not intend", "never meant", "never intended", "never wanted to order",
+        "unintentional", "misclick", "duplicate", "twice",
         "买错", "下错", "拍错", "点错", "手滑", "误", "重复下单", "不小心",
     ),
     "no longer needed": (
-        "no longer", "any longer", "don't need", "do not need", "not needed", "not needing", "not need", "won't need", "will not need", "won't be needing",
+        "no longer", "any longer", "don't need", "do not need", "not needed", "not needing", "not need",
+        "won't need", "will not need", "won't be needing",
         "anymore", "any more", "no need", "no use", "changed my mind", "change of mind", "don't want", "do not want",
         "unnecessary", "not necessary", "don't require", "do not require", "already have", "already got",
         # a better offer or a wait too long: the customer no longer needs this order

@@ -407,7 +407,9 @@ def test_questions_that_stand_alone_keep_their_own_answers() -> None:
 
 
 def _passage(text: str, passage: str, similarity: float = 0.9) -> KnowledgeHit:
-    return KnowledgeHit(text=text, matched=True, similarity=similarity, document="help/x.md", chunk_id=3, passage=passage)
+    return KnowledgeHit(
+        text=text, matched=True, similarity=similarity, document="help/x.md", chunk_id=3, passage=passage
+    )
 
 
 @pytest.mark.parametrize(
@@ -421,7 +423,9 @@ def test_a_product_question_about_what_the_catalogue_does_not_hold_is_answered_f
     text: str, passage: str
 ) -> None:
     plan = route_plan(
-        intents=[_intent("price_query", 0.9, text)], knowledge=[_passage(text, passage)], entities={"products": ["Find X9"]}
+        intents=[_intent("price_query", 0.9, text)],
+        knowledge=[_passage(text, passage)],
+        entities={"products": ["Find X9"]},
     )
 
     assert _routes(plan) == [("faq", "knowledge")]
@@ -429,7 +433,11 @@ def test_a_product_question_about_what_the_catalogue_does_not_hold_is_answered_f
 
 @pytest.mark.parametrize(
     ("text", "options"),
-    [("How much is the Find X9?", {}), ("Find X9 黑色多少钱", {"color": "黑色"}), ("is the black Find X9 in stock", {"color": "black"})],
+    [
+        ("How much is the Find X9?", {}),
+        ("Find X9 黑色多少钱", {"color": "黑色"}),
+        ("is the black Find X9 in stock", {"color": "black"}),
+    ],
 )
 def test_a_product_question_the_catalogue_answers_stays_with_the_catalogue(text: str, options: dict[str, str]) -> None:
     # The passage shares the product's name, its colour and price words: none of that is beyond the catalogue.

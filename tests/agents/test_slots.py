@@ -234,9 +234,7 @@ def test_a_cancel_reason_said_with_a_negation_is_still_read(text: str, reason: s
     assert read_choice(text, CANCEL_REASON_WORDS) == reason
 
 
-@pytest.mark.parametrize(
-    "text", ["items: Tea Kettle", "Return request for order #W5565470: Tea Kettle (1L); Pet Bed"]
-)
+@pytest.mark.parametrize("text", ["items: Tea Kettle", "Return request for order #W5565470: Tea Kettle (1L); Pet Bed"])
 def test_a_product_named_after_a_colon_is_that_product(text: str) -> None:
     from agents.workflows.slots import read_items
 
