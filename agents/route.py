@@ -178,14 +178,17 @@ def _knowledge_takes(
 # What the catalogue itself answers about a product: its price, stock, options and specs. These
 # words in a question are no sign that the help centre is meant.
 _CATALOGUE_WORDS = frozenset(
-    query_words(
+    word
+    for said in (
         "how much price prices cost costs expensive cheap cheaper pricing stock available availability sell sold "
         "buy order spec specs specification colour color colours colors size storage version model models "
-        "difference compare better new get there have"
-    )
-    + query_words(
-        "多少钱 价格 价钱 售价 多少 钱 贵 便宜 库存 有货 现货 卖 买 颜色 配置 参数 规格 版本 型号 区别 对比 新 款"
-    )
+        "difference compare better new get there have "
+        # the catalogue's price answer states the national subsidy and the price after it
+        "subsidy subsidies government national after "
+        "多少钱 价格 价钱 售价 多少 钱 贵 便宜 库存 有货 现货 卖 买 颜色 配置 参数 规格 版本 型号 区别 对比 新 款 "
+        "国补 国补后 国家补贴 补贴 补贴后 到手 到手价"
+    ).split()
+    for word in (said, *query_words(said))
 )
 
 
