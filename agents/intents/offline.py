@@ -102,10 +102,11 @@ def _cut(text: str, spans: list[tuple[int, int]], pattern: re.Pattern[str]) -> l
     """Each span cut at the matches of `pattern` (the matches themselves dropped), never inside
     brackets or an address: "the helmet (the low, M, blue one)" is one thing said."""
     out = []
+    addresses = [m.span() for m in _POSTAL_ADDRESS.finditer(text)]  # once per text, not per cut
     for start, end in spans:
         last = start
         for m in pattern.finditer(text[start:end]):
-            if _protected(text, start + m.start()):
+            if _protected(text, start + m.start(), addresses):
                 continue
             out.append((last, start + m.start()))
             last = start + m.end()
@@ -127,14 +128,14 @@ _POSTAL_ADDRESS = re.compile(
 )
 
 
-def _protected(text: str, at: int) -> bool:
-    """`at` is inside brackets (on the same line) or inside a postal address."""
+def _protected(text: str, at: int, addresses: list[tuple[int, int]]) -> bool:
+    """`at` is inside brackets (on the same line) or inside one of the postal `addresses` (spans)."""
     line = text[text.rfind("\n", 0, at) + 1 : at]
     opened = line.count("(") + line.count("（") - line.count(")") - line.count("）")
     rest = text[at : text.find("\n", at) if "\n" in text[at:] else len(text)]
     if opened > 0 and re.search(r"[)）]", rest):
         return True
-    return any(m.start() < at < m.end() for m in _POSTAL_ADDRESS.finditer(text))
+    return any(begin < at < end for begin, end in addresses)
 
 
 def split_clauses(text: str) -> list[str]:
