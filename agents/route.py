@@ -207,10 +207,24 @@ def beyond_catalogue(text: str, hit: KnowledgeHit | None, entities: dict[str, An
     return bool(asked & set(query_words(hit.passage)))
 
 
-def _public_order_question(intent: Intent, text: str, message: str, entities: dict[str, Any]) -> bool:
-    """A delivery or order question about how the store works ("my husband will pick up the parcel
-    for me, is that ok?"): the help centre answers it, or says it does not know; it never asks who
-    the customer is. The clause may have lost the question's ending, so the whole message is read."""
+# Asking for information (a time, an amount, a reason, the way to do something), not whether the
+# store will do something: "can I exchange the keyboard for the clicky one?" is a request put as a
+# question, "申请换新的话多久能寄过来" is not.
+_INFORMATION = re.compile(
+    r"\bhow\s+(?:long|much|many|soon|fast|often|do|does)\b|\bwhen\b|\bwhat\b|\bwhich\b|\bwhy\b|"
+    r"多久|多长时间|多少|几天|几个|什么时候|何时|为什么|为啥|怎么|如何",
+    re.IGNORECASE,
+)
+
+
+def _unknown_but_public(intent: Intent, text: str, message: str, entities: dict[str, Any]) -> bool:
+    """A question about how the store works that the help centre does not know the answer to is still
+    the help centre's: it says it does not know, and never asks who the customer is. For an order or
+    delivery question ("my husband will pick up the parcel for me, is that ok?") the clause may have
+    lost the question's ending, so the whole message is read; a workflow's question must ask for
+    information ("申请换新的话多久能寄过来"), since "can I exchange…?" is how requests are put too."""
+    if intent in WORKFLOW_INTENTS:
+        return is_public_question(text, entities) and bool(_INFORMATION.search(_CONDITION.sub(" ", text)))
     if intent not in PRIVATE_QUERIES or asks_own_order_state(text, entities):
         return False
     return is_public_question(text, entities) or (text in message and is_public_question(message, entities))
@@ -242,7 +256,7 @@ def route_plan(
             parts.append(PlannedPart(intent, text, confidence, "intent"))
             continue
         hit = hits.get(text)
-        knowledge_answers = hit is not None and (hit.matched or _public_order_question(intent, text, message, entities))
+        knowledge_answers = hit is not None and (hit.matched or _unknown_but_public(intent, text, message, entities))
         if knowledge_answers and _knowledge_takes(intent, confidence, text, entities, hit):
             parts.append(PlannedPart(_knowledge_intent(intent), text, round(hit.similarity, 4), "knowledge"))
         elif intent not in (Intent.OUT_OF_SCOPE, Intent.HUMAN_REQUEST) and confidence >= CLARIFY_BELOW:
@@ -370,8 +384,10 @@ def _changes_items(text: str) -> bool:
     )
 
 
-# An item turned into another version of itself ("the helmet -> one in high", "the 75W one").
-_ITEM_CHANGE = re.compile(r"->|→|=>|\b(?:one|version|variant|model)\b|[换改]成.{0,12}的", re.IGNORECASE)
+# An item turned into another version of itself ("the helmet -> one in high", "the 75W one"). The
+# words say less than the arrows: "the correct one is 377 River Road…" gives an address.
+_ITEM_CHANGE = re.compile(r"->|→|=>|[换改]成.{0,12}的")
+_ITEM_CHANGE_WORDS = re.compile(r"\b(?:one|version|variant|model)\b", re.IGNORECASE)
 
 
 _DIFFERENCE = re.compile(r"\bdifference\b|差价|补差", re.IGNORECASE)
@@ -386,6 +402,8 @@ def _change_kind(text: str) -> str | None:
         return "items"
     if parse_address(text):
         return "address"
+    if _ITEM_CHANGE_WORDS.search(text):
+        return "items"
     kind = read_choice(text, {k: v for k, v in CHANGE_WORDS.items() if k != "items"}) or read_choice(
         text, {"items": CHANGE_WORDS["items"]}
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -102,6 +103,43 @@ def test_a_public_delivery_question_the_knowledge_base_does_not_know_is_a_knowle
     plan = route_plan(intents=[_intent("logistics_query", 0.9, clause)], knowledge=hits, entities={})
 
     assert _routes(plan) == [("faq", "knowledge")]
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("exchange", "申请换新的话多久能寄过来"),
+        ("return", "How long does a refund take after you receive the return?"),
+        ("repair", "What does a screen repair cost out of warranty?"),
+        ("cancel_order", "退订的话钱多久能退回来"),
+    ],
+)
+def test_a_workflow_question_asking_for_information_the_knowledge_base_does_not_know_is_a_knowledge_miss(
+    name: str, text: str
+) -> None:
+    """ "I couldn't find that" answers a question about how returns work; asking who the customer is does not."""
+    plan = route_plan(intents=[_intent(name, 0.9, text)], knowledge=[_unknown(text)], entities={})
+
+    assert _routes(plan) == [("faq", "knowledge")]
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("exchange", "Can I exchange the keyboard for the one with clicky switches?"),
+        ("return", "能退掉那个耳机吗"),
+        ("cancel_order", "Could you cancel it?"),
+        ("return", "What do I do to return my order #W2378156?"),
+    ],
+)
+def test_a_request_put_as_a_question_still_starts_its_workflow_when_the_knowledge_base_does_not_know(
+    name: str, text: str
+) -> None:
+    entities = {"order_ids": ["#W2378156"]} if "#W" in text else {}
+
+    plan = route_plan(intents=[_intent(name, 0.9, text)], knowledge=[_unknown(text)], entities=entities)
+
+    assert _routes(plan) == [(name, "intent")]
 
 
 def test_a_product_the_customer_already_bought_asks_the_help_centre_not_the_catalogue() -> None:
@@ -247,6 +285,24 @@ def test_an_item_change_waits_for_the_other_changes_of_its_order() -> None:
     now, queued = requests_in_order(message, parts)
 
     assert "ship order #W1234567" in now[0].text and "mouse" in queued[0].text
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "I gave the wrong address for #W2040365. The correct one is 377 River Road Suite 307 Chicago IL 60644 USA.",
+        "The address on #W2040365 is wrong; the right one: 12 Oak Lane, Austin, TX 78701, USA",
+    ],
+)
+def test_the_address_that_follows_an_address_change_belongs_to_it(message: str) -> None:
+    from agents.route import requests_in_order
+
+    first, second = re.split(r"(?<=[.;]) ", message, maxsplit=1)
+    parts = [_request("modify_order", first.rstrip(".;")), _request("modify_order", second)]
+
+    now, queued = requests_in_order(message, parts)
+
+    assert queued == [] and [p.text for p in now] == [message]
 
 
 @pytest.mark.parametrize(
