@@ -398,13 +398,15 @@ def _change_kind(text: str) -> str | None:
     from agents.workflows.addresses import parse_address
     from agents.workflows.slots import CHANGE_WORDS, read_choice
 
-    if _ITEM_CHANGE.search(text):
-        return "items"
+    others = {k: v for k, v in CHANGE_WORDS.items() if k != "items"}
+    if arrow := _ITEM_CHANGE.search(text):
+        # "payment for #W1 -> credit_card_2" points the payment, not an item, somewhere else
+        return read_choice(re.split(r"[.;!?]", text[: arrow.start()])[-1], others) or "items"
     if parse_address(text):
         return "address"
     if _ITEM_CHANGE_WORDS.search(text):
         return "items"
-    kind = read_choice(text, {k: v for k, v in CHANGE_WORDS.items() if k != "items"}) or read_choice(
+    kind = read_choice(text, others) or read_choice(
         text, {"items": CHANGE_WORDS["items"]}
     )
     # What pays a price difference belongs to an item change, it changes no payment of its own.

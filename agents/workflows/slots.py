@@ -326,6 +326,9 @@ def _names_said(clean: str, names: set[str]) -> list[tuple[str, str]]:
 
 def _options_described(segment: str, item: dict[str, Any]) -> int:
     """How many of the item's current options the text after its name says, before any target."""
+    # "black for the color" names an option, it starts no target
+    for name in item["options"]:
+        segment = re.sub(rf"\bfor (?:the )?{re.escape(normalise(str(name)))}\b", " ", segment)
     described = _TARGET_START.split(segment, maxsplit=1)[0]  # the item as it is, not what it becomes
     return sum(_mentions(described, token) for token in _option_tokens(item["options"]))
 

@@ -321,6 +321,12 @@ def test_the_address_that_follows_an_address_change_belongs_to_it(message: str) 
             "I need to change an item in an order that hasn't shipped",
         ),
         ("我要把订单改成用礼品卡支付，另外把耳机换成白色的", "我要把订单改成用礼品卡支付", "另外把耳机换成白色的"),
+        (
+            "payment for #W3746173 -> credit_card_7898168, my credit card. Plus: in #W3746173, please make the "
+            "Makeup Kit a Brand C one, rest unchanged",
+            "payment for #W3746173 -> credit_card_7898168, my credit card",
+            "in #W3746173, please make the Makeup Kit a Brand C one, rest unchanged",
+        ),
     ],
 )
 def test_a_payment_change_beside_an_item_change_is_its_own_request_and_goes_first(

@@ -145,6 +145,24 @@ def test_a_word_of_a_name_that_is_also_an_option_value_names_nothing() -> None:
     assert read_items("the mouse and the earbuds", items) == ["1", "2"]
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "trade the Fleece Jacket (full for the zipper & black for the color & L for the size) into the same one",
+        "the Fleece Jacket (full for the zipper, black for the color) -> a navy one",
+    ],
+)
+def test_an_option_named_after_its_value_describes_the_item_it_does_not_start_the_target(text: str) -> None:
+    from agents.workflows.slots import read_items
+
+    jackets = [
+        {"item_id": "xl", "name": "Fleece Jacket", "options": {"size": "XL", "color": "navy", "zipper": "full"}},
+        {"item_id": "l", "name": "Fleece Jacket", "options": {"size": "L", "color": "black", "zipper": "full"}},
+    ]
+
+    assert read_items(text, jackets) == ["l"]
+
+
 def test_the_same_product_twice_each_gets_the_part_of_the_text_that_describes_it() -> None:
     from agents.workflows.slots import item_segments
 
