@@ -406,9 +406,7 @@ def _change_kind(text: str) -> str | None:
         return "address"
     if _ITEM_CHANGE_WORDS.search(text):
         return "items"
-    kind = read_choice(text, others) or read_choice(
-        text, {"items": CHANGE_WORDS["items"]}
-    )
+    kind = read_choice(text, others) or read_choice(text, {"items": CHANGE_WORDS["items"]})
     # What pays a price difference belongs to an item change, it changes no payment of its own.
     return None if kind == "payment" and _DIFFERENCE.search(text) else kind
 
