@@ -227,9 +227,10 @@ def read_tax_id(text: str) -> str | None:
     return found.group(1) if found else None
 
 
-def read_items(text: str, items: list[dict[str, Any]]) -> list[str] | None:
+def read_items(text: str, items: list[dict[str, Any]], values: Iterable[str] = ()) -> list[str] | None:
     """Item ids of the order named in the text: by item id, by product name (and its options when
-    the order holds several of that product), or 'all items'."""
+    the order holds several of that product), or 'all items'. `values` are option values the
+    products come in, besides the items' own."""
     if _ALL_ITEMS.search(text):
         return [item["item_id"] for item in items]
     chosen = [item["item_id"] for item in items if item["item_id"] in text]
@@ -246,7 +247,9 @@ def read_items(text: str, items: list[dict[str, Any]]) -> list[str] | None:
         for item_id, nouns in _head_nouns(items).items():  # no item named in full: "the thermostat"
             spellings[item_id] |= nouns
     taken: list[dict[str, Any]] = []
-    for name, segment in _names_said(clean, {n for names in spellings.values() for n in names}):
+    for name, segment in _names_said(
+        clean, {n for names in spellings.values() for n in names}, _option_values(items, values)
+    ):
         candidates = [i for i in items if name in spellings[i["item_id"]] and i not in taken]
         if not candidates:
             continue
@@ -257,6 +260,10 @@ def read_items(text: str, items: list[dict[str, Any]]) -> list[str] | None:
         else:
             taken.append(next(i for score, i in scored if score == best))
     return [i["item_id"] for i in taken] or None
+
+
+def _option_values(items: list[dict[str, Any]], values: Iterable[str]) -> frozenset[str]:
+    return frozenset(normalise(str(v)) for v in [*(v for item in items for v in item["options"].values()), *values])
 
 
 def _head_nouns(items: list[dict[str, Any]]) -> dict[str, set[str]]:
@@ -293,15 +300,16 @@ def _mentions(text: str, token: str) -> bool:
     return re.search(rf"(?<![\w.+-]){re.escape(token)}(?![\w+-])", text) is not None
 
 
-def item_segments(text: str, items: list[dict[str, Any]]) -> dict[str, str]:
+def item_segments(text: str, items: list[dict[str, Any]], values: Iterable[str] = ()) -> dict[str, str]:
     """The part of the text about each of several items: from its name to the next item name said.
 
     When the order holds the same product twice ("the black Smart Watch -> the same again, and the
     silver Smart Watch into a gold one"), each mention goes to the item whose current options it
-    names. An item never named gets the whole text."""
+    names. An item never named gets the whole text. `values` are option values the products come in,
+    besides the items' own."""
     clean = normalise(text)
     segments: dict[str, str] = {}
-    for name, segment in _names_said(clean, {normalise(item["name"]) for item in items}):
+    for name, segment in _names_said(clean, {normalise(item["name"]) for item in items}, _option_values(items, values)):
         candidates = [i for i in items if normalise(i["name"]) == name and i["item_id"] not in segments]
         if candidates:
             segments[max(candidates, key=lambda i: _options_described(segment, i))["item_id"]] = segment
@@ -312,14 +320,23 @@ def item_segments(text: str, items: list[dict[str, Any]]) -> dict[str, str]:
 _OPTION_LINK = re.compile(r"(?:\b(?:set|changed|switched)\s+to|\bof)\s*$", re.IGNORECASE)
 
 
-def _names_said(clean: str, names: set[str]) -> list[tuple[str, str]]:
-    """Each of `names` said in `clean`, in order, with the text after it up to the next name said."""
+def _names_said(clean: str, names: set[str], values: frozenset[str] = frozenset()) -> list[tuple[str, str]]:
+    """Each of `names` said in `clean`, in order, with the text after it up to the next name said.
+
+    A name that is also an option value of the order's items (`values`) names the product at its
+    last mention only: in "the Backpack into a polyester laptop version, and the Laptop into an i5
+    one" the first "laptop" is the backpack's compartment."""
     occurrences = sorted(
         (match.start(), match.end(), name)
         for name in names
         for match in re.finditer(rf"(?<![\w]){re.escape(name)}(?![\w])", clean)
         if not _OPTION_LINK.search(clean, 0, match.start())  # "compartment set to laptop" is an option
     )
+    occurrences = [
+        (start, end, name)
+        for start, end, name in occurrences
+        if name not in values or not any(later > start and said == name for later, _, said in occurrences)
+    ]
     ends = [start for start, _, _ in occurrences[1:]] + [len(clean)] if occurrences else []
     return [(name, clean[end:until]) for (_, end, name), until in zip(occurrences, ends, strict=True)]
 

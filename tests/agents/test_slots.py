@@ -163,6 +163,23 @@ def test_an_option_named_after_its_value_describes_the_item_it_does_not_start_th
     assert read_items(text, jackets) == ["l"]
 
 
+def test_a_product_name_that_is_also_an_option_value_names_the_product_where_it_is_said_last() -> None:
+    from agents.workflows.slots import item_segments, read_items
+
+    items = [
+        {"item_id": "5726859009", "name": "Backpack", "options": {"compartment": "hydration", "color": "grey"}},
+        {"item_id": "3265035808", "name": "Laptop", "options": {"processor": "i9", "ram": "8GB"}},
+    ]
+    text = "switch the Backpack into a laptop green version, and the Laptop into the i5 one with 32GB"
+    values = {"laptop", "hydration", "green", "grey", "i5", "i9", "8GB", "32GB"}  # of every variant
+
+    segments = item_segments(text, items, values)
+
+    assert "laptop green" in segments["5726859009"] and "i5" not in segments["5726859009"]
+    assert "i5" in segments["3265035808"] and "green" not in segments["3265035808"]
+    assert read_items(text, items, values) == ["5726859009", "3265035808"]
+
+
 def test_the_same_product_twice_each_gets_the_part_of_the_text_that_describes_it() -> None:
     from agents.workflows.slots import item_segments
 
