@@ -451,11 +451,15 @@ _RULES: list[_Rule] = [
         0.8,
         unless=_rx(r"\b(?:address|payment|email|password|account)\b"),
     ),
-    # "I want to modify the Smart Thermostat": something of an order, unless it is the account's.
+    # "I want to modify the Smart Thermostat", "please change Skateboard …": something of an order, unless
+    # it is the account's.
     _Rule(
         Intent.MODIFY_ORDER,
         _rx(
-            r"\b(?:i|we)\s*(?:want|need|would like|'d like|wish) to (?:modify|change|alter|update|amend)\s+(?:the|my)\b"
+            r"\b(?:i|we)\s*(?:want|need|would like|'d like|wish) to (?:modify|change|alter|update|amend)\s+"
+            r"(?:the|my)\b|"
+            r"^\W*(?:(?:hi|hello|hey|ok|okay)\W+)?(?:please|pls|kindly|can you|could you|would you)\s+(?:please\s+)?"
+            r"(?:modify|change|alter|amend)\s+(?:the\s+|my\s+)?[a-z]"
         ),
         0.75,
         unless=_rx(

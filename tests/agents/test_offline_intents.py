@@ -598,6 +598,18 @@ def test_a_customer_who_moved_wants_an_address_change(text: str) -> None:
     assert keyword_intents(text)[0][0] is Intent.MODIFY_ORDER
 
 
+@pytest.mark.parametrize(
+    "text", ["Please change Skateboard", "could you change the Dumbbell Set", "pls modify my lamp"]
+)
+def test_asking_to_change_a_thing_is_an_order_change(text: str) -> None:
+    assert keyword_intents(text)[0][0] is Intent.MODIFY_ORDER
+
+
+@pytest.mark.parametrize("text", ["please change my password", "can you change my email"])
+def test_asking_to_change_the_account_is_no_order_change(text: str) -> None:
+    assert Intent.MODIFY_ORDER not in [i for i, _ in keyword_intents(text)]
+
+
 @pytest.mark.parametrize("text", ["I bought 2 phones for order 12345", "I paid 300 dollars on order 44521"])
 def test_numbers_beside_an_order_are_no_address(text: str) -> None:
     assert Intent.MODIFY_ORDER not in [i for i, _ in keyword_intents(text)]
