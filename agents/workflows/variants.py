@@ -114,11 +114,17 @@ def wanted_options(text: str, current: dict[str, Any], variants: list[dict[str, 
         ((option, spelling, canonical) for option, by in spellings.items() for spelling, canonical in by.items()),
         key=lambda entry: -len(entry[1]),
     )
+    owners: dict[str, list[str]] = {}  # a spelling several options have ("black": frame and lens colour)
+    for option, spelling, _ in every:
+        owners.setdefault(spelling, []).append(option)
     for option, spelling, canonical in every:
         for start in _said(clean, option, spelling):
             end = start + len(spelling)
             if any(s <= start < e or s < end <= e for s, e in taken):
                 continue
+            named = _option_beside(clean, start, end, owners[spelling]) if len(owners[spelling]) > 1 else None
+            if named not in (None, option):
+                continue  # "black (frame color)" is the frame's, whichever option is read first
             taken.append((start, end))
             found.setdefault(option, []).append((start, canonical))
     wanted = {}
@@ -126,6 +132,26 @@ def wanted_options(text: str, current: dict[str, Any], variants: list[dict[str, 
         different = [m for m in mentions if m[1] not in now.get(option, set())]
         wanted[option] = max(different or mentions)[1]
     return wanted
+
+
+def _option_beside(text: str, start: int, end: int, options: list[str]) -> str | None:
+    """Which of `options` is named right beside the value at text[start:end]: "black (frame color)",
+    "brown for the frame color", "frame color: brown", "the brown frame" (an option's own first word
+    when the others do not share it)."""
+    after, before = text[end : end + 30], text[max(0, start - 30) : start]
+    firsts = [_norm(o).split()[0] for o in options]
+    names = {
+        option: [re.escape(n) for n in (_norm(option), first) if n == _norm(option) or firsts.count(first) == 1]
+        for option, first in zip(options, firsts, strict=True)
+    }
+    # The name after the value first: in "brown lens black frame", "black" is the frame's.
+    for option, words in names.items():
+        if any(re.match(rf"\W{{0,3}}(?:for\s+(?:the\s+)?)?{word}\b", after) for word in words):
+            return option
+    for option, words in names.items():
+        if any(re.search(rf"\b{word}{_LINK}$", before) for word in words):
+            return option
+    return None
 
 
 _COLOURS_ZH = "黑白红蓝绿紫粉灰金银黄橙棕青"

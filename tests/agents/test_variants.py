@@ -213,3 +213,25 @@ def test_the_one_variant_that_has_every_option_named_is_proposed() -> None:
     board = {"item_id": "B1", "name": "Skateboard", "options": boards[0]["options"]}
 
     assert match_replacement("deck material of bamboo and length of 28 inch instead", board, boards) == "B2"
+
+
+SUNGLASSES = [
+    _variant("S1", lens_color="brown", frame_color="black", frame_material="plastic"),
+    _variant("S2", lens_color="brown", frame_color="brown", frame_material="plastic"),
+    _variant("S3", lens_color="black", frame_color="silver", frame_material="metal"),
+]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "(brown (lens color) & plastic (frame material) & black (frame color)) into the one with brown for the "
+        "frame color",
+        "lens color brown, frame color black -> frame color: brown",
+        "the brown lens black frame pair, I want the brown frame instead",
+    ],
+)
+def test_a_value_several_options_share_belongs_to_the_option_named_beside_it(text: str) -> None:
+    item = {"item_id": "S1", "name": "Sunglasses", "options": SUNGLASSES[0]["options"]}
+
+    assert match_replacement(text, item, SUNGLASSES) == "S2"
