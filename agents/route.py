@@ -390,6 +390,7 @@ _ITEM_CHANGE = re.compile(r"->|→|=>|[换改]成.{0,12}的")
 _ITEM_CHANGE_WORDS = re.compile(r"\b(?:one|version|variant|model)\b", re.IGNORECASE)
 
 
+_ITEM_CHANGES = frozenset({Intent.MODIFY_ORDER, Intent.EXCHANGE})
 _DIFFERENCE = re.compile(r"\bdifference\b|差价|补差", re.IGNORECASE)
 
 
@@ -441,14 +442,18 @@ def requests_in_order(text: str, parts: list[PlannedPart]) -> tuple[list[Planned
         )
         # Announced ("Another thing: …") and of another kind, it is its own request even before the
         # first one has named its order: "exchange the perfume … Another thing: how do I return …".
-        announced_other = announcement and part.intent != requests[-1].intent
+        # An exchange and an item change are one kind: which one an order gets depends on its status.
+        same_kind = part.intent == requests[-1].intent or {part.intent, requests[-1].intent} <= _ITEM_CHANGES
+        announced_other = announcement and not same_kind
         # "… and also the Garden Hose → green": more items of the same change, which an order takes
-        # once, unless a new request is announced outright ("Another thing: …") or names another order.
+        # once, unless a new request is announced outright ("Another thing: …") or names another order
+        # than the one before ("…; also the keyboard -> linear? Order #W1." names the order of both).
         earlier_orders, own_orders = set(order_ids(text[begins[-1] : here])), set(order_ids(part.text))
         more_items = (
-            part.intent == requests[-1].intent in (Intent.MODIFY_ORDER, Intent.EXCHANGE)
+            same_kind
+            and part.intent in _ITEM_CHANGES
             and kinds <= {"items", None}
-            and own_orders <= earlier_orders
+            and (own_orders <= earlier_orders or not earlier_orders)
             and not (announcement and _NEW_REQUEST.match(announcement.group()))
         )
         announced = names_an_order(text[begins[-1] : here]) and (announcement or opens)

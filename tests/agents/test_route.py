@@ -273,6 +273,25 @@ def test_a_clause_that_only_continues_a_request_is_not_another_one() -> None:
     assert queued == [] and now[0].text == message
 
 
+def test_more_items_of_one_change_named_before_the_order_are_one_request() -> None:
+    from agents.route import requests_in_order
+
+    message = (
+        "Could you replace the Bluetooth Speaker (black) into one that is blue; also Mechanical Keyboard, the "
+        "clicky one -> the variant with linear for the switch type? Order #W3864587. the PayPal for any difference."
+    )
+    parts = [
+        _request("exchange", "Could you replace the Bluetooth Speaker (black) into one that is blue"),
+        _request(
+            "modify_order", "also Mechanical Keyboard, the clicky one -> the variant with linear for the switch type"
+        ),
+    ]
+
+    now, queued = requests_in_order(message, parts)
+
+    assert queued == [] and [p.text for p in now] == [message]
+
+
 def test_an_item_change_waits_for_the_other_changes_of_its_order() -> None:
     from agents.route import requests_in_order
 
