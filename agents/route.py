@@ -458,8 +458,15 @@ def requests_in_order(text: str, parts: list[PlannedPart]) -> tuple[list[Planned
         )
         announced = names_an_order(text[begins[-1] : here]) and (announcement or opens)
         if not more_items and (other_change or announced_other or announced):
-            requests.append(part)
-            begins.append(min(announcement.start(), here) if announcement else here)
+            begin = min(announcement.start(), here) if announcement else here
+            if begin <= begins[-1]:
+                # Two clauses after one announcement ("Second: before #W1 goes out, can you switch…")
+                # are one request, the surer reading of the two.
+                if part.confidence > requests[-1].confidence:
+                    requests[-1] = part
+            else:
+                requests.append(part)
+                begins.append(begin)
         previous = here
     if len(requests) <= 1:
         return others + [PlannedPart(r.intent, text, r.confidence, r.via) for r in requests], []

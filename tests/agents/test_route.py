@@ -273,6 +273,25 @@ def test_a_clause_that_only_continues_a_request_is_not_another_one() -> None:
     assert queued == [] and now[0].text == message
 
 
+def test_two_clauses_after_one_announcement_are_one_request_never_an_empty_one() -> None:
+    from agents.route import PlannedPart, requests_in_order
+
+    message = (
+        "First: cancel order #W3260419, I no longer need it. Second: Before #W6883544 goes out, can you switch the "
+        "Backpack, I want the one with black for the color instead?"
+    )
+    parts = [
+        _request("cancel_order", "First: cancel order #W3260419, I no longer need it"),
+        PlannedPart(Intent.CANCEL_ORDER, "Second: Before #W6883544 goes out", 0.57, "intent"),
+        PlannedPart(Intent.EXCHANGE, "I want the one with black for the color instead", 0.71, "intent"),
+    ]
+
+    now, queued = requests_in_order(message, parts)
+
+    assert [p.intent.value for p in now] == ["cancel_order"]
+    assert [(p.intent.value, p.text[:31]) for p in queued] == [("exchange", "Second: Before #W6883544 goes o")]
+
+
 def test_more_items_of_one_change_named_before_the_order_are_one_request() -> None:
     from agents.route import requests_in_order
 
