@@ -391,6 +391,7 @@ _ITEM_CHANGE_WORDS = re.compile(r"\b(?:one|version|variant|model)\b", re.IGNOREC
 
 
 _ITEM_CHANGES = frozenset({Intent.MODIFY_ORDER, Intent.EXCHANGE})
+_PAYMENT_CHANGE = re.compile(r"\bpay(?:s|ment|ing)?\b|\bpaid\b|\bbill|\bcharg|支付|付款|换卡", re.IGNORECASE)
 _DIFFERENCE = re.compile(r"\bdifference\b|差价|补差", re.IGNORECASE)
 
 
@@ -408,8 +409,11 @@ def _change_kind(text: str) -> str | None:
     if _ITEM_CHANGE_WORDS.search(text):
         return "items"
     kind = read_choice(text, others) or read_choice(text, {"items": CHANGE_WORDS["items"]})
-    # What pays a price difference belongs to an item change, it changes no payment of its own.
-    return None if kind == "payment" and _DIFFERENCE.search(text) else kind
+    # What pays a price difference belongs to an item change, it changes no payment of its own; so
+    # does a method only named, for no order ("…, rest unchanged; use my gift card").
+    if kind == "payment" and (_DIFFERENCE.search(text) or not (_PAYMENT_CHANGE.search(text) or order_ids(text))):
+        return None
+    return kind
 
 
 def requests_in_order(text: str, parts: list[PlannedPart]) -> tuple[list[PlannedPart], list[PlannedPart]]:

@@ -451,6 +451,18 @@ _RULES: list[_Rule] = [
         0.8,
         unless=_rx(r"\b(?:address|payment|email|password|account)\b"),
     ),
+    # Options of an item said to be wrong, or changed with the rest kept: "I ordered the wrong size",
+    # "Brand C for the brand, rest unchanged".
+    _Rule(
+        Intent.MODIFY_ORDER,
+        _rx(
+            r"\b(?:ordered|picked|chose|chosen|selected|bought|got) the wrong (?:options?|sizes?|colou?rs?|variants?|"
+            r"versions?|models?)\b|\b(?:the )?(?:rest|everything else|(?:all )?(?:the )?other options)\s+"
+            r"(?:unchanged|the same|as (?:it is|they are|is|before))\b|选错了?(?:型号|颜色|尺码|配置|规格)|其他配置不变"
+        ),
+        0.8,
+        unless=_rx(r"\b(?:address|payment|email|password|account)\b"),
+    ),
     # "I want to modify the Smart Thermostat", "please change Skateboard …": something of an order, unless
     # it is the account's.
     _Rule(

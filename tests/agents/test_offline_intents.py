@@ -605,6 +605,14 @@ def test_asking_to_change_a_thing_is_an_order_change(text: str) -> None:
     assert keyword_intents(text)[0][0] is Intent.MODIFY_ORDER
 
 
+@pytest.mark.parametrize(
+    "text",
+    ["I ordered the wrong option", "Brand C for the brand, rest unchanged", "我选错颜色了", "其他配置不变，换成蓝色"],
+)
+def test_an_option_said_wrong_or_changed_with_the_rest_kept_is_an_item_change(text: str) -> None:
+    assert Intent.MODIFY_ORDER in [i for i, _ in keyword_intents(text)]
+
+
 @pytest.mark.parametrize("text", ["please change my password", "can you change my email"])
 def test_asking_to_change_the_account_is_no_order_change(text: str) -> None:
     assert Intent.MODIFY_ORDER not in [i for i, _ in keyword_intents(text)]

@@ -292,6 +292,22 @@ def test_two_clauses_after_one_announcement_are_one_request_never_an_empty_one()
     assert [(p.intent.value, p.text[:31]) for p in queued] == [("exchange", "Second: Before #W6883544 goes o")]
 
 
+def test_a_method_named_after_an_item_change_pays_its_difference_it_is_no_request_of_its_own() -> None:
+    from agents.route import requests_in_order
+
+    message = (
+        "In #W3746173, please make it the Makeup Kit in Brand C, rest unchanged; use my gift card, gift_card_5683713."
+    )
+    parts = [
+        _request("modify_order", "In #W3746173, please make it the Makeup Kit in Brand C"),
+        _request("modify_order", "rest unchanged"),
+    ]
+
+    now, queued = requests_in_order(message, parts)
+
+    assert queued == [] and [p.text for p in now] == [message]
+
+
 def test_more_items_of_one_change_named_before_the_order_are_one_request() -> None:
     from agents.route import requests_in_order
 
