@@ -71,7 +71,7 @@ def _named_first(text: str, products: list[str]) -> bool:
     return 0 <= product < payment
 
 
-def _option_values(variants: dict[str, list[dict[str, Any]]]) -> set[str]:
+def _variant_values(variants: dict[str, list[dict[str, Any]]]) -> set[str]:
     """Every option value the products come in: "laptop" is a backpack's compartment, too."""
     return {str(value) for of_product in variants.values() for v in of_product for value in v["options"].values()}
 
@@ -314,7 +314,7 @@ class _ItemsWorkflow(Workflow):
         items = ctx.items(s["order_id"])
         if slot == "item_ids":
             # An order of one item: "the phone", "它", "耳机" can only mean that item.
-            named = read.read_items(text, items, _option_values(_variants_of(items)))
+            named = read.read_items(text, items, _variant_values(_variants_of(items)))
             return named or ([items[0]["item_id"]] if len(items) == 1 else None)
         if slot == "new_item_ids" and "item_ids" in s:
             old = [next(i for i in items if i["item_id"] == item_id) for item_id in s["item_ids"]]
@@ -349,7 +349,7 @@ class _ItemsWorkflow(Workflow):
         resolved: dict[str, str] = dict(s.get("_replacements", {}))
         if llm_enabled():
             resolved.update(llm_replacements(text, [i for i in old if i["item_id"] not in resolved], variants))
-        segments = read.item_segments(text, old, _option_values(variants))
+        segments = read.item_segments(text, old, _variant_values(variants))
         for item in old:
             if item["item_id"] in resolved:
                 continue
