@@ -343,9 +343,11 @@ def _names_said(clean: str, names: set[str], values: frozenset[str] = frozenset(
 
 def _options_described(segment: str, item: dict[str, Any]) -> int:
     """How many of the item's current options the text after its name says, before any target."""
-    # "black for the color" names an option, it starts no target
+    # "for deck material of bamboo" starts the target; "black for the color" only names the option
     for name in item["options"]:
-        segment = re.sub(rf"\bfor (?:the )?{re.escape(normalise(str(name)))}\b", " ", segment)
+        option = rf"\bfor (?:the )?{re.escape(normalise(str(name)))}\b"
+        segment = re.sub(rf"{option}(?=\s*(?::|=|\bof\b|\bset to\b|\bbeing\b))", " -> ", segment)
+        segment = re.sub(option, " ", segment)
     described = _TARGET_START.split(segment, maxsplit=1)[0]  # the item as it is, not what it becomes
     return sum(_mentions(described, token) for token in _option_tokens(item["options"]))
 

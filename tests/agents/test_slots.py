@@ -150,6 +150,7 @@ def test_a_word_of_a_name_that_is_also_an_option_value_names_nothing() -> None:
     [
         "trade the Fleece Jacket (full for the zipper & black for the color & L for the size) into the same one",
         "the Fleece Jacket (full for the zipper, black for the color) -> a navy one",
+        "exchange my Fleece Jacket in full, L for size of XL instead",  # "for <option> of" starts the target
     ],
 )
 def test_an_option_named_after_its_value_describes_the_item_it_does_not_start_the_target(text: str) -> None:
