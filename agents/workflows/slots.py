@@ -369,8 +369,23 @@ _CORRECTION = re.compile(
 )
 
 
+# "oops I mean dark", "我是说黑色的": only the value meant. It replaces the value of its option said
+# last, which is what a later value of an option does.
+_MEANT = re.compile(
+    r"^\W*(?:(?:sorry|oops|typo|my bad|correction|wait)\W+)*i\s+mean[t]?\s+(?!to\b)(?P<right>[\w.%+\- ]{1,30}?)"
+    r"\s*[.!]*$|^\W*(?:说错了|不好意思|抱歉)?\W*我(?:是说|的意思是)(?P<right_zh>[^，,。]{1,12}?)[。！!]*$",
+    re.IGNORECASE,
+)
+
+
 def correction(text: str) -> tuple[str, str] | None:
-    """(meant, said by mistake) when the message only corrects a value said before."""
+    """(meant, said by mistake) when the message only corrects a value said before; the mistake is
+    "" when the message only says what was meant ("oops I mean dark")."""
+    meant = _MEANT.search(text.strip())
+    if meant is not None:
+        right = (meant.group("right") or meant.group("right_zh") or "").strip().rstrip("的")
+        # a value, not an order id or a sentence
+        return (right, "") if right and len(right.split()) <= 3 and not re.search(r"#|\d{5}", right) else None
     found = _CORRECTION.search(text.strip())
     if found is None:
         return None
@@ -385,8 +400,11 @@ def correction(text: str) -> tuple[str, str] | None:
 
 
 def corrected(earlier: str, fix: tuple[str, str]) -> str:
-    """`earlier` with the value said by mistake replaced by the one meant (whole words only)."""
+    """`earlier` with the value said by mistake replaced by the one meant (whole words only), or with
+    the value meant said last when the mistake was not named."""
     right, wrong = fix
+    if not wrong:
+        return f"{earlier} {right}"
     if any("\u3400" <= c <= "\u9fff" for c in wrong):
         return earlier.replace(wrong, right)
     return re.sub(rf"(?<![\w.]){re.escape(wrong)}(?![\w])", right, earlier, flags=re.IGNORECASE)

@@ -280,3 +280,41 @@ def test_a_product_named_after_a_colon_is_that_product(text: str) -> None:
     ]
 
     assert "7000000021" in (read_items(text, items) or [])
+
+
+@pytest.mark.parametrize(
+    ("text", "fix"),
+    [
+        ("sorry typo, linear not tactile", ("linear", "tactile")),
+        ("I meant green, not red", ("green", "red")),
+        ("是白色的，不是黑色", ("白色", "黑色")),
+        ("oops I mean dark", ("dark", "")),
+        ("我是说黑色的", ("黑色", "")),
+        ("I meant to cancel it", None),
+        ("sorry, I mean #W1234567", None),
+        ("I mean, can you do it today please?", None),
+    ],
+)
+def test_a_value_put_right_is_read_with_the_one_it_replaces(text: str, fix: tuple[str, str] | None) -> None:
+    from agents.workflows.slots import correction
+
+    assert correction(text) == fix
+
+
+def test_a_value_meant_replaces_what_its_option_said_last() -> None:
+    from agents.workflows.slots import corrected
+    from agents.workflows.variants import wanted_options
+
+    kits = [
+        {"item_id": "k1", "options": {"skin tone": "light", "brand": "Brand A"}, "available": True},
+        {"item_id": "k2", "options": {"skin tone": "dark", "brand": "Brand C"}, "available": True},
+        {"item_id": "k3", "options": {"skin tone": "medium", "brand": "Brand C"}, "available": True},
+    ]
+    said = "trade the Makeup Kit (light, Brand A) → the Brand C medium model"
+    fixed = corrected(said, ("linear", "tactile"))
+
+    assert fixed == said
+    assert wanted_options(corrected(said, ("dark", "")), kits[0]["options"], kits) == {
+        "brand": "brand c",
+        "skin tone": "dark",
+    }
