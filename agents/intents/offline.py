@@ -388,7 +388,9 @@ _RULES: list[_Rule] = [
         0.8,
         unless=_rx(
             r"\bexchange rate|\btrade-?in\b|"
-            r"\b(?:deliver\w*|ship\w*|send|sent|address\w*|pay|paid|paying|card)\b.{0,40}\b(?:instead of|rather than)\b"
+            # a whole address may stand between: "send #W1 to 690 Broadway … Indianapolis IN 46226 instead of…"
+            r"\b(?:deliver\w*|ship\w*|send|sent|address\w*|pay|paid|paying|card)\b.{0,100}"
+            r"\b(?:instead of|rather than)\b"
         ),
     ),
     _Rule(

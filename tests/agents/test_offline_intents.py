@@ -593,6 +593,13 @@ def test_a_new_address_said_about_an_order_is_an_address_change_in_one_clause(te
     assert keyword_intents(text)[0][0] is Intent.MODIFY_ORDER
 
 
+def test_a_state_named_in_an_address_sent_instead_of_the_old_one_asks_for_no_exchange() -> None:
+    text = (
+        "Could you send #W6885344 to 690 Broadway Suite 737 Indianapolis IN zip 46226 USA instead of the old address?"
+    )
+    assert Intent.EXCHANGE not in [i for i, _ in keyword_intents(text)]
+
+
 @pytest.mark.parametrize("text", ["我搬家了", "新家在上海市浦东新区世纪大道 88 号"])
 def test_a_customer_who_moved_wants_an_address_change(text: str) -> None:
     assert keyword_intents(text)[0][0] is Intent.MODIFY_ORDER
