@@ -460,7 +460,11 @@ def requests_in_order(text: str, parts: list[PlannedPart]) -> tuple[list[Planned
             and (own_orders <= earlier_orders or not earlier_orders)
             and not (announcement and _NEW_REQUEST.match(announcement.group()))
         )
-        announced = names_an_order(text[begins[-1] : here]) and (announcement or opens)
+        # The request before is whole when its order was named before this one is announced: in "return
+        # the backpack plus the camera plus …, order is #W1" each "plus" still belongs to the first.
+        announced = names_an_order(text[begins[-1] : announcement.start() if announcement else here]) and (
+            announcement or opens
+        )
         if not more_items and (other_change or announced_other or announced):
             begin = min(announcement.start(), here) if announcement else here
             if begin <= begins[-1]:

@@ -292,6 +292,23 @@ def test_two_clauses_after_one_announcement_are_one_request_never_an_empty_one()
     assert [(p.intent.value, p.text[:31]) for p in queued] == [("exchange", "Second: Before #W6883544 goes o")]
 
 
+def test_items_listed_with_plus_before_the_order_is_named_are_one_request() -> None:
+    from agents.route import requests_in_order
+
+    message = (
+        "i want return the Backpack (the small navy one) plus Digital Camera plus Water Bottle, order is #W8951014, "
+        "refund please to my gift card"
+    )
+    parts = [
+        _request("return", "i want return the Backpack (the small navy one) plus Digital Camera"),
+        _request("return", "refund please to my gift card"),
+    ]
+
+    now, queued = requests_in_order(message, parts)
+
+    assert queued == [] and [p.text for p in now] == [message]
+
+
 def test_a_method_named_after_an_item_change_pays_its_difference_it_is_no_request_of_its_own() -> None:
     from agents.route import requests_in_order
 
