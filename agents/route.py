@@ -449,14 +449,14 @@ def requests_in_order(text: str, parts: list[PlannedPart]) -> tuple[list[Planned
         # An exchange and an item change are one kind: which one an order gets depends on its status.
         same_kind = part.intent == requests[-1].intent or {part.intent, requests[-1].intent} <= _ITEM_CHANGES
         announced_other = announcement and not same_kind
-        # "… and also the Garden Hose → green": more items of the same change, which an order takes
-        # once, unless a new request is announced outright ("Another thing: …") or names another order
-        # than the one before ("…; also the keyboard -> linear? Order #W1." names the order of both).
+        # "… and also the Garden Hose → green", "return the grill plus the bottle": more items of the same
+        # change or return (an order takes one change of items), unless a new request is announced
+        # outright ("Another thing: …") or names another order than the one before ("…; also the
+        # keyboard -> linear? Order #W1." names the order of both).
         earlier_orders, own_orders = set(order_ids(text[begins[-1] : here])), set(order_ids(part.text))
         more_items = (
             same_kind
-            and part.intent in _ITEM_CHANGES
-            and kinds <= {"items", None}
+            and (part.intent == Intent.RETURN or (part.intent in _ITEM_CHANGES and kinds <= {"items", None}))
             and (own_orders <= earlier_orders or not earlier_orders)
             and not (announcement and _NEW_REQUEST.match(announcement.group()))
         )

@@ -309,6 +309,20 @@ def test_items_listed_with_plus_before_the_order_is_named_are_one_request() -> N
     assert queued == [] and [p.text for p in now] == [message]
 
 
+def test_more_items_of_a_return_after_its_order_was_named_are_the_same_return() -> None:
+    from agents.route import requests_in_order
+
+    message = "Order #W8668939, I'm returning the Grill (medium) plus Water Bottle in black, refund gift_card_1994993"
+    parts = [
+        _request("return", "Order #W8668939, I'm returning the Grill (medium)"),
+        _request("return", "refund gift_card_1994993"),
+    ]
+
+    now, queued = requests_in_order(message, parts)
+
+    assert queued == [] and [p.text for p in now] == [message]
+
+
 def test_a_method_named_after_an_item_change_pays_its_difference_it_is_no_request_of_its_own() -> None:
     from agents.route import requests_in_order
 
