@@ -440,10 +440,10 @@ def requests_in_order(text: str, parts: list[PlannedPart]) -> tuple[list[Planned
         opens = names_an_order(part.text) and _OPENS_A_REQUEST.search(part.text)
         # A change of the items beside a change of the payment or the address is a request of its
         # own, order named or not: they are carried out one after the other, the items last.
-        kinds = {_change_kind(text[begins[-1] : here]), _change_kind(text[here:])}
-        other_change = (
-            part.intent == requests[-1].intent == Intent.MODIFY_ORDER and None not in kinds and len(kinds) == 2
-        )
+        # An announcement ("Second: …") ends the words of the request before.
+        cut = min(announcement.start(), here) if announcement else here
+        kinds = {_change_kind(text[begins[-1] : cut]), _change_kind(text[cut:])}
+        other_change = {part.intent, requests[-1].intent} <= _ITEM_CHANGES and None not in kinds and len(kinds) == 2
         # Announced ("Another thing: …") and of another kind, it is its own request even before the
         # first one has named its order: "exchange the perfume … Another thing: how do I return …".
         # An exchange and an item change are one kind: which one an order gets depends on its status.
@@ -462,11 +462,9 @@ def requests_in_order(text: str, parts: list[PlannedPart]) -> tuple[list[Planned
         )
         # The request before is whole when its order was named before this one is announced: in "return
         # the backpack plus the camera plus …, order is #W1" each "plus" still belongs to the first.
-        announced = names_an_order(text[begins[-1] : announcement.start() if announcement else here]) and (
-            announcement or opens
-        )
+        announced = names_an_order(text[begins[-1] : cut]) and (announcement or opens)
         if not more_items and (other_change or announced_other or announced):
-            begin = min(announcement.start(), here) if announcement else here
+            begin = cut
             if begin <= begins[-1]:
                 # Two clauses after one announcement ("Second: before #W1 goes out, can you switch…")
                 # are one request, the surer reading of the two.

@@ -292,6 +292,24 @@ def test_two_clauses_after_one_announcement_are_one_request_never_an_empty_one()
     assert [(p.intent.value, p.text[:31]) for p in queued] == [("exchange", "Second: Before #W6883544 goes o")]
 
 
+def test_a_payment_change_announced_before_an_exchange_worded_item_change_is_its_own_request() -> None:
+    from agents.route import requests_in_order
+
+    message = (
+        "First: for my pending order I'd like credit_card_7898168 to be the payment method. Second: Order "
+        "#W3746173 - change the Makeup Kit, the medium one, I want the exact same item again"
+    )
+    parts = [
+        _request("modify_order", "First: for my pending order I'd like credit_card_7898168"),
+        _request("exchange", "I want the exact same item again"),
+    ]
+
+    now, queued = requests_in_order(message, parts)
+
+    assert [p.intent.value for p in now] == ["modify_order"] and now[0].text.endswith("payment method.")
+    assert [p.intent.value for p in queued] == ["exchange"] and queued[0].text.startswith("Second: Order")
+
+
 def test_items_listed_with_plus_before_the_order_is_named_are_one_request() -> None:
     from agents.route import requests_in_order
 
