@@ -310,68 +310,51 @@ def test_a_payment_change_announced_before_an_exchange_worded_item_change_is_its
     assert [p.intent.value for p in queued] == ["exchange"] and queued[0].text.startswith("Second: Order")
 
 
-def test_items_listed_with_plus_before_the_order_is_named_are_one_request() -> None:
-    from agents.route import requests_in_order
-
-    message = (
-        "i want return the Backpack (the small navy one) plus Digital Camera plus Water Bottle, order is #W8951014, "
-        "refund please to my gift card"
-    )
-    parts = [
-        _request("return", "i want return the Backpack (the small navy one) plus Digital Camera"),
-        _request("return", "refund please to my gift card"),
-    ]
-
-    now, queued = requests_in_order(message, parts)
-
-    assert queued == [] and [p.text for p in now] == [message]
-
-
-def test_more_items_of_a_return_after_its_order_was_named_are_the_same_return() -> None:
-    from agents.route import requests_in_order
-
-    message = "Order #W8668939, I'm returning the Grill (medium) plus Water Bottle in black, refund gift_card_1994993"
-    parts = [
-        _request("return", "Order #W8668939, I'm returning the Grill (medium)"),
-        _request("return", "refund gift_card_1994993"),
-    ]
-
-    now, queued = requests_in_order(message, parts)
-
-    assert queued == [] and [p.text for p in now] == [message]
-
-
-def test_a_method_named_after_an_item_change_pays_its_difference_it_is_no_request_of_its_own() -> None:
-    from agents.route import requests_in_order
-
-    message = (
-        "In #W3746173, please make it the Makeup Kit in Brand C, rest unchanged; use my gift card, gift_card_5683713."
-    )
-    parts = [
-        _request("modify_order", "In #W3746173, please make it the Makeup Kit in Brand C"),
-        _request("modify_order", "rest unchanged"),
-    ]
-
-    now, queued = requests_in_order(message, parts)
-
-    assert queued == [] and [p.text for p in now] == [message]
-
-
-def test_more_items_of_one_change_named_before_the_order_are_one_request() -> None:
-    from agents.route import requests_in_order
-
-    message = (
-        "Could you replace the Bluetooth Speaker (black) into one that is blue; also Mechanical Keyboard, the "
-        "clicky one -> the variant with linear for the switch type? Order #W3864587. the PayPal for any difference."
-    )
-    parts = [
-        _request("exchange", "Could you replace the Bluetooth Speaker (black) into one that is blue"),
-        _request(
-            "modify_order", "also Mechanical Keyboard, the clicky one -> the variant with linear for the switch type"
+@pytest.mark.parametrize(
+    ("message", "clauses"),
+    [
+        pytest.param(  # the order is named after every "plus": they all belong to the first request
+            "i want return the Backpack (the small navy one) plus Digital Camera plus Water Bottle, order is "
+            "#W8951014, refund please to my gift card",
+            [
+                ("return", "i want return the Backpack (the small navy one) plus Digital Camera"),
+                ("return", "refund please to my gift card"),
+            ],
+            id="items-listed-with-plus-before-the-order",
         ),
-    ]
+        pytest.param(
+            "Order #W8668939, I'm returning the Grill (medium) plus Water Bottle in black, refund gift_card_1994993",
+            [("return", "Order #W8668939, I'm returning the Grill (medium)"), ("return", "refund gift_card_1994993")],
+            id="more-items-of-a-return-after-its-order",
+        ),
+        pytest.param(  # the gift card pays the item change's difference
+            "In #W3746173, please make it the Makeup Kit in Brand C, rest unchanged; use my gift card, "
+            "gift_card_5683713.",
+            [
+                ("modify_order", "In #W3746173, please make it the Makeup Kit in Brand C"),
+                ("modify_order", "rest unchanged"),
+            ],
+            id="a-method-named-after-an-item-change",
+        ),
+        pytest.param(
+            "Could you replace the Bluetooth Speaker (black) into one that is blue; also Mechanical Keyboard, the "
+            "clicky one -> the variant with linear for the switch type? Order #W3864587. the PayPal for any "
+            "difference.",
+            [
+                ("exchange", "Could you replace the Bluetooth Speaker (black) into one that is blue"),
+                (
+                    "modify_order",
+                    "also Mechanical Keyboard, the clicky one -> the variant with linear for the switch type",
+                ),
+            ],
+            id="more-items-of-one-change-before-the-order",
+        ),
+    ],
+)
+def test_clauses_that_continue_a_request_make_one_request(message: str, clauses: list[tuple[str, str]]) -> None:
+    from agents.route import requests_in_order
 
-    now, queued = requests_in_order(message, parts)
+    now, queued = requests_in_order(message, [_request(name, text) for name, text in clauses])
 
     assert queued == [] and [p.text for p in now] == [message]
 
