@@ -284,6 +284,9 @@ def _then_next(sctx: SpecialistContext, conversation: Conversation, ended: Speci
 def _advance(sctx: SpecialistContext, conversation: Conversation, state: WorkflowState) -> SpecialistResult:
     s = dict(state.slots)
     text, entities = _own_words(sctx)
+    fix = read.correction(text) if text else None
+    if fix is not None and _queued_corrected(conversation.pk, fix) and not _says(s, fix[1]):
+        entities = {}  # it put right what a queued request said: nothing in it for this one
     customer = verified_customer(conversation)
     if customer is None:
         # A bare zip beside a name counts only as the answer to the identity question.
@@ -433,8 +436,50 @@ def _corrected(saids: list[dict[str, Any]], text: str) -> list[dict[str, Any]]:
         if fix is None:
             kept.append(said)
             continue
-        kept = [{**earlier, "text": read.corrected(earlier["text"], fix)} for earlier in kept]
+        kept = [_said_corrected(earlier, fix) for earlier in kept]
     return [said for said in kept if said.get("entities") is not None]
+
+
+def _said_corrected(said: dict[str, Any], fix: tuple[str, str]) -> dict[str, Any]:
+    """One thing said, with a value put right in its words and in what was read from them (an order
+    id is "#W1" in the entities, "W1" or "#W1" in the words)."""
+    right, wrong = fix
+
+    def put_right(value: Any) -> Any:
+        if not isinstance(value, str) or not wrong or value.lstrip("#").lower() != wrong.lower():
+            return value
+        return f"#{right}" if value.startswith("#") else right
+
+    entities = said.get("entities")
+    if entities is not None:
+        entities = {
+            key: [put_right(v) for v in value] if isinstance(value, list) else put_right(value)
+            for key, value in entities.items()
+        }
+    return {**said, "text": read.corrected(said["text"], fix), "entities": entities}
+
+
+def _says(s: dict[str, Any], value: str) -> bool:
+    """Whether a workflow's slots or the words kept for it say `value`."""
+    filled = (v for v in s.values() if isinstance(v, str))
+    return any(read.value_said(said["text"], value) for said in s.get("_pending", [])) or any(
+        v.lstrip("#").lower() == value.lower() for v in filled
+    )
+
+
+def _queued_corrected(conversation_id: int, fix: tuple[str, str]) -> bool:
+    """Put a value right in the requests queued behind the active one ("#W2, not #W3" about the second
+    request of a message); whether any of them had said it."""
+    found = False
+    queued = WorkflowState.objects.filter(conversation_id=conversation_id, status=WorkflowStatus.QUEUED)
+    for state in queued.order_by("pk"):
+        pending = state.slots.get("_pending", [])
+        if not any(read.value_said(said["text"], fix[1]) for said in pending):
+            continue
+        found = True
+        slots = {**state.slots, "_pending": [_said_corrected(said, fix) for said in pending]}
+        WorkflowState.objects.filter(pk=state.pk).update(slots=slots, updated_at=timezone.now())
+    return found
 
 
 def _fill_said(

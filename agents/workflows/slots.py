@@ -358,11 +358,11 @@ def keeps_as_is(text: str) -> bool:
 
 
 # "sorry typo, linear not tactile", "Correction - capacity: 2 liters (not 1.5 liters)", "I meant green,
-# not red", "是白色的，不是黑色": the value meant, and the one said by mistake.
+# not red", "是白色的，不是黑色", "#W6885344, not #W6883544": the value meant, and the one said by mistake.
 _CORRECTION = re.compile(
-    r"^\W*(?:(?:sorry|oops|typo|my bad|correction|wait|no)\W+)*(?:i\s+mean[t]?\s+|it'?s\s+|should\s+be\s+)?"
-    r"(?:[\w ]{1,25}?\s*[:=-]\s*)?(?P<right>[\w.%+\- ]{1,30}?)\s*[,(]?\s*(?:not|rather than|instead of)\s+"
-    r"(?P<wrong>[\w.%+\- ]{1,30}?)\s*\)?\s*[.!]*$|"
+    r"^\W*(?:(?:sorry|oops|typo|my bad|correction|wait|no|actually)\W+)*(?:i\s+mean[t]?\s+|it'?s\s+|should\s+be\s+)?"
+    r"(?:[\w ]{1,25}?\s*[:=-]\s*)?(?P<right>[#\w.%+\- ]{1,50}?)\s*[,(]?\s*(?:not|rather than|instead of)\s+"
+    r"(?P<wrong>[#\w.%+\- ]{1,30}?)\s*\)?\s*[.!]*$|"
     r"(?:^|[，,。！!\s])\W*(?:是|应该是|要的是)?(?P<right_zh>[^，,。不是]{1,12}?)[，,\s]*(?:不是|而不是)"
     r"(?P<wrong_zh>[^，,。]{1,12}?)[。！!]*$",
     re.IGNORECASE,
@@ -394,6 +394,8 @@ def correction(text: str) -> tuple[str, str] | None:
     # "the color should be red": only the value, not the words before it
     right = re.sub(r"^.*?\b(?:i\s+mean[t]?|it'?s|should\s+be)\s+", "", right, flags=re.IGNORECASE).rstrip("的")
     wrong = wrong.rstrip("的")
+    # an order id is put right with or without its "#": the id itself is replaced wherever it was said
+    right, wrong = right.lstrip("#"), wrong.lstrip("#")
     if not right or not wrong or right.lower() == wrong.lower() or max(len(right.split()), len(wrong.split())) > 3:
         return None  # a sentence, not a value put right
     return right, wrong
@@ -408,3 +410,8 @@ def corrected(earlier: str, fix: tuple[str, str]) -> str:
     if any("\u3400" <= c <= "\u9fff" for c in wrong):
         return earlier.replace(wrong, right)
     return re.sub(rf"(?<![\w.]){re.escape(wrong)}(?![\w])", right, earlier, flags=re.IGNORECASE)
+
+
+def value_said(text: str, value: str) -> bool:
+    """Whether `text` says `value` as a whole word or phrase, whatever its case."""
+    return bool(value.strip()) and _mentions(normalise(text), normalise(value))

@@ -337,6 +337,38 @@ def test_two_requests_in_one_message_are_carried_out_one_after_the_other(li: Con
     assert not WorkflowState.objects.filter(conversation=li, status__in=["active", "queued"]).exists()
 
 
+@pytest.mark.parametrize(
+    ("opening", "correction", "language"),
+    [
+        (
+            "Please cancel order #D1001, I ordered it by mistake. Also I want to return the earbuds from order #D1030.",
+            "sorry typo, #D1003 not #D1030",
+            "en",
+        ),
+        ("请帮我取消订单 #D1001，是误下单。另外订单 #D1030 的耳机我想退货。", "是#D1003，不是#D1030", "zh"),
+    ],
+)
+def test_an_order_id_put_right_for_the_second_request_leaves_the_first_alone(
+    guest: Conversation, opening: str, correction: str, language: str
+) -> None:
+    Conversation.objects.filter(pk=guest.pk).update(language=language)
+    guest.refresh_from_db()
+    assert _awaiting(run_turn(guest, opening)) == "email"
+
+    run_turn(guest, correction)
+    first = run_turn(guest, "li.wei@example.com")
+
+    # then: the cancellation still concerns #D1001; the return waits with the order put right
+    assert _awaiting(first) == "confirm" and "#D1001" in first.reply["text"]
+    queued = WorkflowState.objects.get(conversation=guest, status="queued")
+    assert "#D1003" in queued.slots["_pending"][0]["text"]
+    assert queued.slots["_pending"][0]["entities"]["order_ids"] == ["#D1003"]
+    second = run_turn(guest, "yes" if language == "en" else "确认")
+    assert Order.objects.get(external_id="#D1001").status == "cancelled"
+    assert "#D1003" in second.reply["text"]
+    assert WorkflowState.objects.get(conversation=guest, status="active").slots["order_id"] == "#D1003"
+
+
 def test_changing_an_item_of_a_pending_order_is_a_modification_not_an_exchange(li: Conversation) -> None:
     turn = run_turn(li, "我想把订单 #D1001 里的 Find X9 换成浮光白，其他配置不变，用原来的信用卡")
 
