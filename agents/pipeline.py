@@ -29,6 +29,7 @@ from django.db.models import F
 from agents import dialog
 from agents.escalation import escalated_event, escalation_card_data
 from agents.intents.catalogue import catalogue_get
+from agents.intents.emotion import is_offensive
 from agents.intents.entities import extract_entities
 from agents.intents.offline import split_clauses
 from agents.intents.recognize import Recognition, recognize
@@ -38,7 +39,7 @@ from agents.intents.taxonomy import KNOWLEDGE_INTENTS, WORKFLOW_INTENTS, Intent,
 from agents.llm.client import LLMResult, llm_enabled
 from agents.models import RouteDecision, Subtask, TurnRun
 from agents.pii import mask_pii
-from agents.route import KnowledgeHit, PlannedPart, clarify_picked, requests_in_order, route_plan
+from agents.route import PRIVATE_QUERIES, KnowledgeHit, PlannedPart, clarify_picked, requests_in_order, route_plan
 from agents.services import bot_message_send, turn_transition
 from agents.specialists.emotion import soothing_line
 from agents.specialists.human import callback_confirmed_line, handoff_line, nobody_online_line
@@ -245,15 +246,37 @@ class RouteChoice:
     reason: str = ""  # EscalationReason for ESCALATE
 
 
-def route_decide(*, parts: list[PlannedPart], failed_attempts: int) -> RouteChoice:
+# Anger beyond this emotion score (several strong cues with emphasis: "气死我了！！！太过分了") goes to a
+# person even beside a request; disappointment, even intensified ("really disappointed", ≈0.08), does not.
+HOSTILE_BELOW = 0.01
+# What the bot can do for an upset customer at once: carry out a request or look up their order.
+_ACTIONABLE = WORKFLOW_INTENTS | PRIVATE_QUERIES
+
+
+def route_decide(
+    *,
+    parts: list[PlannedPart],
+    failed_attempts: int,
+    emotion_score: float = 0.5,
+    offensive: bool = False,
+    workflow_paused: bool = False,
+) -> RouteChoice:
     """The conditional edge after `route` (seed 000), by priority: human request > emotion_sensitive >
     failed_attempts ≥ threshold > nothing to answer (clarify) > agent. `parts` is the route plan
-    (agents.route), in which a human request is only an explicit or confident one."""
+    (agents.route), in which a human request is only an explicit or confident one.
+
+    An upset customer is handed to a person when there is nothing the bot can do for them now, or
+    when they are hostile (insults, or fury below HOSTILE_BELOW). One who asks for something the bot
+    can do ("really disappointed with the mouse, I want to exchange it"), or who is in the middle of
+    a request, gets it done, opened with a soothing line: a handover, often to nobody online, would
+    only delay the fix; a failure after that still escalates."""
     names = [part.intent for part in parts]
     if Intent.HUMAN_REQUEST in names:
         return RouteChoice(RouteDecision.ESCALATE, EscalationReason.REQUESTED)
     if Intent.EMOTION_SENSITIVE in names:
-        return RouteChoice(RouteDecision.ESCALATE, EscalationReason.EMOTION)
+        can_help = workflow_paused or any(name in _ACTIONABLE for name in names)
+        if offensive or emotion_score < HOSTILE_BELOW or not can_help:
+            return RouteChoice(RouteDecision.ESCALATE, EscalationReason.EMOTION)
     if failed_attempts >= settings.ESCALATE_FAILED_THRESHOLD:
         return RouteChoice(RouteDecision.ESCALATE, EscalationReason.REPEATED_FAILURE)
     if not parts:
@@ -295,10 +318,16 @@ def _step_route(turn: TurnRun) -> bool:
     if conversation.status == ConversationStatus.WAITING_HUMAN:
         return _callback_collect(turn)
     parts = _clarified(turn) or _plan(turn)
-    choice = route_decide(parts=parts, failed_attempts=conversation.failed_attempts)
+    workflow = workflow_active(conversation.pk)
+    choice = route_decide(
+        parts=parts,
+        failed_attempts=conversation.failed_attempts,
+        emotion_score=turn.emotion_score if turn.emotion_score is not None else 0.5,
+        offensive=is_offensive(turn.message.text),
+        workflow_paused=workflow is not None,
+    )
     if choice.route == RouteDecision.ESCALATE:
         return _escalate(turn, from_=TurnStatus.RECOGNIZED, reason=choice.reason)
-    workflow = workflow_active(conversation.pk)
     if workflow is not None:
         # A paused workflow takes the message (a slot answer, a yes/no, a correction), whatever
         # its classified intent; a question beside it is answered too (a digression).
@@ -324,7 +353,7 @@ def _digressions(turn: TurnRun, workflow: WorkflowState, parts: list[PlannedPart
         for part in parts
         if part.intent.value != own
         and part.intent not in WORKFLOW_INTENTS
-        and part.intent not in (Intent.CHITCHAT, Intent.OUT_OF_SCOPE)
+        and part.intent not in (Intent.CHITCHAT, Intent.OUT_OF_SCOPE, Intent.EMOTION_SENSITIVE)
         # a knowledge question the knowledge base cannot answer would only add "I couldn't find that"
         and (part.via == "knowledge" or (part.confidence >= 0.7 and part.intent not in KNOWLEDGE_INTENTS))
     ]
@@ -342,6 +371,8 @@ def _fan_out(turn: TurnRun, *, parts: list[PlannedPart], workflow_intent: str = 
     queued: list[PlannedPart] = []
     if not workflow_intent:
         parts, queued = requests_in_order(turn.message.text, parts)
+        # an upset customer's request opens with the soothing line, wherever the feeling was said
+        parts.sort(key=lambda part: part.intent != Intent.EMOTION_SENSITIVE)
     with transaction.atomic():
         if not turn_transition(
             turn_id=turn.pk, from_=TurnStatus.RECOGNIZED, to=TurnStatus.FANNED_OUT, route=RouteDecision.AGENT

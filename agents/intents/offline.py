@@ -788,7 +788,10 @@ def _classify_clause(clause: str, near: list[tuple[str, float]]) -> _ClauseResul
         results.insert(0, (Intent.EMOTION_SENSITIVE, 0.9))
     elif emotion_score(clause) < EMOTION_SENSITIVE_THRESHOLD:
         main, conf = results[0]
-        if main in (Intent.CHITCHAT, Intent.OUT_OF_SCOPE, Intent.EMOTION_SENSITIVE) or conf < UNSURE:
+        # A very negative clause that only resembles a request ("Really disappointed with the X9 I got"
+        # near the cancellations) is the feeling; a request said in words stays beside it.
+        resembles = not keywords and conf < CONFIDENT
+        if main in (Intent.CHITCHAT, Intent.OUT_OF_SCOPE, Intent.EMOTION_SENSITIVE) or conf < UNSURE or resembles:
             results = [(Intent.EMOTION_SENSITIVE, 0.8)]
         elif main is not Intent.COMPLAINT:
             results.append((Intent.EMOTION_SENSITIVE, 0.75))

@@ -306,7 +306,8 @@ def _advance(sctx: SpecialistContext, conversation: Conversation, state: Workflo
     )
 
     if state.step == "confirm":
-        answer = read.yes_no(text)
+        # "hang on, I got that wrong: X rather than Y" puts a value right: read it, then confirm again
+        answer = None if fix is not None else read.yes_no(text)
         if answer is True:
             try:
                 result = workflow.perform(ctx, s)
@@ -326,6 +327,8 @@ def _advance(sctx: SpecialistContext, conversation: Conversation, state: Workflo
             declined = SpecialistResult(text=ctx.t("OK, I haven't changed anything.", "好的，未做任何更改。"))
             return _then_next(sctx, conversation, declined)
 
+    if fix is not None:
+        _mistake_forget(WORKFLOWS[state.kind], ctx, s, fix[1])
     kind = state.kind
     refused_before = s.pop("_refused", None)
     order_known = "order_id" in s
@@ -446,7 +449,7 @@ def _said_corrected(said: dict[str, Any], fix: tuple[str, str]) -> dict[str, Any
     right, wrong = fix
 
     def put_right(value: Any) -> Any:
-        if not isinstance(value, str) or not wrong or value.lstrip("#").lower() != wrong.lower():
+        if not _is(value, wrong):
             return value
         return f"#{right}" if value.startswith("#") else right
 
@@ -459,12 +462,31 @@ def _said_corrected(said: dict[str, Any], fix: tuple[str, str]) -> dict[str, Any
     return {**said, "text": read.corrected(said["text"], fix), "entities": entities}
 
 
+def _is(value: Any, said: str) -> bool:
+    """Whether a slot's value is the one said ("W1" is the order "#W1")."""
+    return isinstance(value, str) and bool(said) and value.lstrip("#").lower() == said.lower()
+
+
 def _says(s: dict[str, Any], value: str) -> bool:
     """Whether a workflow's slots or the words kept for it say `value`."""
-    filled = (v for v in s.values() if isinstance(v, str))
     return any(read.value_said(said["text"], value) for said in s.get("_pending", [])) or any(
-        v.lstrip("#").lower() == value.lower() for v in filled
+        _is(v, value) for v in s.values()
     )
+
+
+def _mistake_forget(workflow: Any, ctx: Ctx, s: dict[str, Any], wrong: str) -> None:
+    """Empty the slots holding a value the customer says was a mistake ("no longer needed" read as
+    the reason, "不需要了" too), so the message that puts it right fills them again. An order id
+    replaces itself, with what depends on it (_fill)."""
+    for slot, value in list(s.items()):
+        if slot == "order_id" or slot.startswith("_"):
+            continue
+        try:
+            mistaken = _is(value, wrong) or workflow.read(slot, ctx, wrong, {}, s) == value
+        except (SlotInvalid, SlotPartial, OtherWorkflow):
+            mistaken = False
+        if mistaken:
+            s.pop(slot)
 
 
 def _queued_corrected(conversation_id: int, fix: tuple[str, str]) -> bool:

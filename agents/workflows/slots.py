@@ -360,7 +360,8 @@ def keeps_as_is(text: str) -> bool:
 # "sorry typo, linear not tactile", "Correction - capacity: 2 liters (not 1.5 liters)", "I meant green,
 # not red", "是白色的，不是黑色", "#W6885344, not #W6883544": the value meant, and the one said by mistake.
 _CORRECTION = re.compile(
-    r"^\W*(?:(?:sorry|oops|typo|my bad|correction|wait|no|actually)\W+)*(?:i\s+mean[t]?\s+|it'?s\s+|should\s+be\s+)?"
+    r"^\W*(?:(?:sorry|oops|typo|my bad|correction|wait|hang on|hold on|no|actually)\W+)*"
+    r"(?:i\s+mean[t]?\s+|it'?s\s+|should\s+be\s+)?"
     r"(?:[\w ]{1,25}?\s*[:=-]\s*)?(?P<right>[#\w.%+\- ]{1,50}?)\s*[,(]?\s*(?:not|rather than|instead of)\s+"
     r"(?P<wrong>[#\w.%+\- ]{1,30}?)\s*\)?\s*[.!]*$|"
     r"(?:^|[，,。！!\s])\W*(?:是|应该是|要的是)?(?P<right_zh>[^，,。不是]{1,12}?)[，,\s]*(?:不是|而不是)"

@@ -45,7 +45,7 @@ def _intents(*pairs: tuple[str, float]) -> list[dict[str, Any]]:
     [
         (_intents(("price_query", 0.9)), 0, RouteDecision.AGENT, ""),
         (_intents(("human_request", 0.95)), 0, RouteDecision.ESCALATE, "requested"),
-        (_intents(("emotion_sensitive", 0.9), ("order_query", 0.8)), 0, RouteDecision.ESCALATE, "emotion"),
+        (_intents(("emotion_sensitive", 0.9), ("faq", 0.8)), 0, RouteDecision.ESCALATE, "emotion"),
         (_intents(("price_query", 0.9)), 2, RouteDecision.ESCALATE, "repeated_failure"),
         (_intents(("price_query", 0.3)), 0, RouteDecision.CLARIFY, ""),
         (_intents(("out_of_scope", 0.8)), 0, RouteDecision.CLARIFY, ""),
@@ -67,6 +67,36 @@ def test_route_decide_follows_the_edges_by_priority(
 
 def _decide(intents: list[dict[str, Any]], failed: int) -> Any:
     return route_decide(parts=route_plan(intents=intents, knowledge=[], entities={}), failed_attempts=failed)
+
+
+@pytest.mark.parametrize(
+    ("intents", "score", "offensive", "paused", "route"),
+    [
+        # nothing the bot can do now: a person
+        (_intents(("emotion_sensitive", 0.8)), 0.09, False, False, RouteDecision.ESCALATE),
+        (_intents(("emotion_sensitive", 0.8), ("faq", 0.9)), 0.09, False, False, RouteDecision.ESCALATE),
+        # disappointed, and asking for something the bot can do: it is done
+        (_intents(("emotion_sensitive", 0.8), ("exchange", 0.93)), 0.08, False, False, RouteDecision.AGENT),
+        (_intents(("emotion_sensitive", 0.8), ("order_query", 0.8)), 0.09, False, False, RouteDecision.AGENT),
+        (_intents(("emotion_sensitive", 0.75)), 0.14, False, True, RouteDecision.AGENT),  # inside a request
+        # hostile: a person, whatever was asked
+        (_intents(("emotion_sensitive", 0.8), ("cancel_order", 0.9)), 0.004, False, False, RouteDecision.ESCALATE),
+        (_intents(("emotion_sensitive", 0.9), ("return", 0.9)), 0.3, True, False, RouteDecision.ESCALATE),
+    ],
+)
+def test_an_upset_customer_is_helped_when_the_bot_can_and_handed_over_when_hostile(
+    intents: list[dict[str, Any]], score: float, offensive: bool, paused: bool, route: str
+) -> None:
+    choice = route_decide(
+        parts=route_plan(intents=intents, knowledge=[], entities={}),
+        failed_attempts=0,
+        emotion_score=score,
+        offensive=offensive,
+        workflow_paused=paused,
+    )
+
+    assert choice.route == route
+    assert choice.reason == ("emotion" if route == RouteDecision.ESCALATE else "")
 
 
 @override_settings(ESCALATE_FAILED_THRESHOLD=3)

@@ -289,7 +289,10 @@ def test_a_product_named_after_a_colon_is_that_product(text: str) -> None:
         ("I meant green, not red", ("green", "red")),
         ("是白色的，不是黑色", ("白色", "黑色")),
         ("Correction: the order number should be #W6885344, not #W6883544.", ("W6885344", "W6883544")),
-        ("Actually it's credit_card_7772870 rather than gift_card_4855547", ("credit_card_7772870", "gift_card_4855547")),
+        (
+            "Actually it's credit_card_7772870 rather than gift_card_4855547",
+            ("credit_card_7772870", "gift_card_4855547"),
+        ),
         ("oops I mean dark", ("dark", "")),
         ("我是说黑色的", ("黑色", "")),
         ("I meant to cancel it", None),

@@ -369,6 +369,53 @@ def test_an_order_id_put_right_for_the_second_request_leaves_the_first_alone(
     assert WorkflowState.objects.get(conversation=guest, status="active").slots["order_id"] == "#D1003"
 
 
+@pytest.mark.parametrize(
+    ("chat", "text", "soothing"),
+    [
+        ("emma", "Really disappointed with the Find X9 I got. I want to return it, order #D2001", "I'm really sorry"),
+        ("li", "太失望了，耳机戴着不舒服，我要退货，订单 #D1003", "非常抱歉"),
+    ],
+)
+def test_a_disappointed_customer_gets_the_request_done_opened_with_a_soothing_line(
+    chat: str, text: str, soothing: str, request: pytest.FixtureRequest
+) -> None:
+    conversation = request.getfixturevalue(chat)
+
+    turn = run_turn(conversation, text)
+
+    assert turn.status == "done" and turn.reply["text"].startswith(soothing)
+    assert _awaiting(turn) in ("payment_method_id", "confirm")
+    assert WorkflowState.objects.get(conversation=conversation, status="active").kind == "return"
+
+
+def test_a_furious_customer_goes_to_a_person_even_beside_a_request(li: Conversation) -> None:
+    turn = run_turn(li, "气死我了！！！太过分了，我要退货，订单 #D1003")
+
+    assert turn.status == "escalated" and turn.escalation_reason == "emotion"
+
+
+@pytest.mark.parametrize(
+    ("opening", "correction", "reason"),
+    [
+        (
+            "Please cancel order #D1001, I no longer need it",
+            "hang on, I got that wrong: ordered by mistake rather than no longer needed",
+            "ordered by mistake",
+        ),
+        ("帮我取消订单 #D1001，不需要了", "说错了，是误下单，不是不需要了", "ordered by mistake"),
+    ],
+)
+def test_a_correction_inside_a_request_is_read_not_escalated(
+    li: Conversation, opening: str, correction: str, reason: str
+) -> None:
+    run_turn(li, opening)
+
+    turn = run_turn(li, correction)
+
+    assert turn.status == "done" and _awaiting(turn) == "confirm"
+    assert WorkflowState.objects.get(conversation=li, status="active").slots["reason"] == reason
+
+
 def test_changing_an_item_of_a_pending_order_is_a_modification_not_an_exchange(li: Conversation) -> None:
     turn = run_turn(li, "我想把订单 #D1001 里的 Find X9 换成浮光白，其他配置不变，用原来的信用卡")
 
