@@ -328,7 +328,7 @@ def _advance(sctx: SpecialistContext, conversation: Conversation, state: Workflo
             return _then_next(sctx, conversation, declined)
 
     if fix is not None:
-        _mistake_forget(WORKFLOWS[state.kind], ctx, s, fix[1])
+        _mistake_forget(WORKFLOWS[state.kind], ctx, s, fix)
     kind = state.kind
     refused_before = s.pop("_refused", None)
     order_known = "order_id" in s
@@ -474,15 +474,21 @@ def _says(s: dict[str, Any], value: str) -> bool:
     )
 
 
-def _mistake_forget(workflow: Any, ctx: Ctx, s: dict[str, Any], wrong: str) -> None:
+def _mistake_forget(workflow: Any, ctx: Ctx, s: dict[str, Any], fix: tuple[str, str]) -> None:
     """Empty the slots holding a value the customer says was a mistake ("no longer needed" read as
-    the reason, "不需要了" too), so the message that puts it right fills them again. An order id
-    replaces itself, with what depends on it (_fill)."""
+    the reason, "不需要了" too), or, when only the meant value is said ("sorry I meant ordered by
+    mistake"), the slot it is another value of, so the message that puts it right fills them again.
+    An order id replaces itself, with what depends on it (_fill); items are put right in the words
+    said before (_corrected)."""
+    right, wrong = fix
     for slot, value in list(s.items()):
-        if slot == "order_id" or slot.startswith("_"):
+        if slot in ("order_id", "item_ids", "new_item_ids") or slot.startswith("_"):
             continue
         try:
-            mistaken = _is(value, wrong) or workflow.read(slot, ctx, wrong, {}, s) == value
+            if wrong:
+                mistaken = _is(value, wrong) or workflow.read(slot, ctx, wrong, {}, s) == value
+            else:
+                mistaken = workflow.read(slot, ctx, right, {}, s) not in (None, "", value)
         except (SlotInvalid, SlotPartial, OtherWorkflow):
             mistaken = False
         if mistaken:

@@ -248,6 +248,12 @@ def test_a_product_name_said_as_an_option_value_is_not_that_product() -> None:
         ("the items, not the address", "items"),
         ("改地址，不是换商品", "address"),
         ("payment", "payment"),
+        # how customers say which change they mean
+        ("the way it's paid for", "payment"),
+        ("how I'm paying", "payment"),
+        ("where it gets delivered", "address"),
+        ("换个型号", "items"),
+        ("寄到别的地方", "address"),
     ],
 )
 def test_a_choice_the_customer_says_they_do_not_mean_is_not_taken(text: str, choice: str) -> None:

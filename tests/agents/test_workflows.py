@@ -403,6 +403,8 @@ def test_a_furious_customer_goes_to_a_person_even_beside_a_request(li: Conversat
             "ordered by mistake",
         ),
         ("帮我取消订单 #D1001，不需要了", "说错了，是误下单，不是不需要了", "ordered by mistake"),
+        ("Please cancel order #D1001, I no longer need it", "sorry i meant ordered by mistake", "ordered by mistake"),
+        ("帮我取消订单 #D1001，我买错了", "我是说不需要了", "no longer needed"),
     ],
 )
 def test_a_correction_inside_a_request_is_read_not_escalated(
