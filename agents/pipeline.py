@@ -48,7 +48,7 @@ from agents.states import SubtaskStatus, TurnStatus
 from agents.store.models import Order
 from agents.verification import verified_customer
 from agents.workflows.definitions import FREE_TEXT_SLOTS, WORKFLOW_FOR_INTENT, WORKFLOWS
-from agents.workflows.runner import workflow_active, workflows_queued_cancel
+from agents.workflows.runner import order_typo_fix, workflow_active, workflows_queued_cancel
 from conversations.models import (
     Conversation,
     ConversationStatus,
@@ -342,6 +342,8 @@ def _digressions(turn: TurnRun, workflow: WorkflowState, parts: list[PlannedPart
     """The questions to answer beside a paused workflow: none when the message is for the workflow."""
     own = _workflow_intent(workflow)
     if workflow.step in FREE_TEXT_SLOTS:  # "describe the fault": whatever comes next is the answer
+        return []
+    if order_typo_fix(workflow, turn.entities) is not None:  # "the correct order number is #W…": no question
         return []
     top = turn.intents[0] if turn.intents else None
     if top is not None and is_slot_answer(

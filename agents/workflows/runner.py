@@ -284,7 +284,7 @@ def _then_next(sctx: SpecialistContext, conversation: Conversation, ended: Speci
 def _advance(sctx: SpecialistContext, conversation: Conversation, state: WorkflowState) -> SpecialistResult:
     s = dict(state.slots)
     text, entities = _own_words(sctx)
-    fix = read.correction(text) if text else None
+    fix = (read.correction(text) or order_typo_fix(state, entities)) if text else None
     if fix is not None and _queued_corrected(conversation.pk, fix) and not _says(s, fix[1]):
         entities = {}  # it put right what a queued request said: nothing in it for this one
     customer = verified_customer(conversation)
@@ -493,6 +493,43 @@ def _mistake_forget(workflow: Any, ctx: Ctx, s: dict[str, Any], fix: tuple[str, 
             mistaken = False
         if mistaken:
             s.pop(slot)
+
+
+def order_typo_fix(state: WorkflowState, entities: dict[str, Any]) -> tuple[str, str] | None:
+    """An order id one slip away (two digits swapped, or one changed, added or dropped) from one said
+    for this request or one queued behind it puts that one right, mistake named or not ("#W7209932*
+    sorry", "the correct order number is #W4398027"): as (meant, mistaken), like a correction. Two
+    swapped digits are the surer sign: sequential order numbers differ by one digit anyway."""
+    named = entities.get("order_ids") or []
+    if len(named) != 1:
+        return None
+    queued = WorkflowState.objects.filter(conversation_id=state.conversation_id, status=WorkflowStatus.QUEUED)
+    pendings = [state.slots.get("_pending", []), *(later.slots.get("_pending", []) for later in queued)]
+    said = {state.slots.get("order_id")} | {
+        order for pending in pendings for x in pending for order in (x.get("entities") or {}).get("order_ids", [])
+    }
+    slips = {order: _slip(order, named[0]) for order in said if order and order != named[0]}
+    for kind in ("swap", "other"):
+        near = [order for order, slip in slips.items() if slip == kind or (kind == "other" and slip)]
+        if len(near) == 1:
+            return named[0].lstrip("#"), near[0].lstrip("#")
+        if near:
+            return None
+    return None
+
+
+def _slip(a: str, b: str) -> str:
+    """How two strings differ by one typing slip: "swap" (two neighbours swapped), "other" (a
+    character changed, added or dropped), or "" (not one slip)."""
+    if len(a) == len(b):
+        diff = [i for i in range(len(a)) if a[i] != b[i]]
+        if len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]]:
+            return "swap"
+        return "other" if len(diff) == 1 else ""
+    if abs(len(a) - len(b)) != 1:
+        return ""
+    short, long_ = sorted((a, b), key=len)
+    return "other" if any(long_[:i] + long_[i + 1 :] == short for i in range(len(long_))) else ""
 
 
 def _queued_corrected(conversation_id: int, fix: tuple[str, str]) -> bool:

@@ -14,7 +14,8 @@ from typing import Any
 # An answer to "Shall I go ahead?": short, and affirmative or negative anywhere in it ("Sounds good,
 # please proceed", "That's not what I asked"). A negation wins; idioms that carry "no" are affirmative.
 _AFFIRMATIVE = re.compile(
-    r"\b(?:yes|yeah|yep|yup|ya|y|sure|ok|okay|k|correct|right|confirm(?:ed)?|proceed|go ahead|go for it|do it|"
+    r"\b(?:yes|yeah|yea|yeh|yah|aye|yep|yup|ya|y|sure|ok|okay|k|correct|right|confirm(?:ed)?|proceed|"
+    r"go ahead|go for it|do it|"
     r"please do|do so|go on|sounds good|looks good|looks right|that works|perfect|absolutely|definitely|of course|"
     r"fine|agreed|affirmative|exactly|alright|all right|indeed|certainly|great|good)\b|👍|✅|"
     r"是的?|好的?|可以|确认|确定|对的?|没问题|行|办吧|同意|嗯嗯|就这样",

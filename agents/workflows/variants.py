@@ -117,16 +117,39 @@ def wanted_options(text: str, current: dict[str, Any], variants: list[dict[str, 
     owners: dict[str, list[str]] = {}  # a spelling several options have ("black": frame and lens colour)
     for option, spelling, _ in every:
         owners.setdefault(spelling, []).append(option)
+    unnamed: list[tuple[str, int, str]] = []  # (option, where, spelling) of values several options have
     for option, spelling, canonical in every:
         for start in _said(clean, option, spelling):
             end = start + len(spelling)
             if any(s <= start < e or s < end <= e for s, e in taken):
                 continue
-            named = _option_beside(clean, start, end, owners[spelling]) if len(owners[spelling]) > 1 else None
+            shared = owners[spelling]
+            named = _option_beside(clean, start, end, shared) if len(shared) > 1 else None
             if named not in (None, option):
                 continue  # "black (frame color)" is the frame's, whichever option is read first
+            if len(shared) > 1 and named is None:
+                # Said without its option, it describes the item as it is when one option has it now
+                # ("my sunglasses, black polarized brown"); else the option read first takes it.
+                holding = [o for o in shared if spellings[o][spelling] in now.get(o, set())]
+                if len(holding) == 1 and holding[0] != option:
+                    continue
+                unnamed.append((option, start, spelling))
             taken.append((start, end))
             found.setdefault(option, []).append((start, canonical))
+    wanted = _last_changes(found, now)
+    if unnamed and all(value in now.get(option, set()) for option, value in wanted.items()):
+        # Nothing would change: "the same thing but brown" of brown lenses means the frame.
+        for option, start, spelling in unnamed:
+            changing = [o for o in owners[spelling] if spellings[o][spelling] not in now.get(o, set())]
+            if len(changing) == 1:
+                found[option].remove((start, spellings[option][spelling]))
+                found.setdefault(changing[0], []).append((start, spellings[changing[0]][spelling]))
+        wanted = _last_changes({option: mentions for option, mentions in found.items() if mentions}, now)
+    return wanted
+
+
+def _last_changes(found: dict[str, list[tuple[int, str]]], now: dict[str, set[str]]) -> dict[str, str]:
+    """Each option's value said last, of those differing from the item's own when there are any."""
     wanted = {}
     for option, mentions in found.items():
         different = [m for m in mentions if m[1] not in now.get(option, set())]

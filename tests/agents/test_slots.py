@@ -10,7 +10,7 @@ from agents.workflows.slots import yes_no
 @pytest.mark.parametrize(
     "text",
     ["yes", "Yes please.", "Sounds good, please proceed.", "That's all correct, yes.", "Perfect, go for it.",
-     "ok go ahead", "no problem, do it", "是的", "确认", "没问题，办吧", "好的"],
+     "ok go ahead", "no problem, do it", "yea", "aye, go ahead", "是的", "确认", "没问题，办吧", "好的"],
 )  # fmt: skip
 def test_a_yes_in_many_words(text: str) -> None:
     assert yes_no(text) is True

@@ -235,3 +235,19 @@ def test_a_value_several_options_share_belongs_to_the_option_named_beside_it(tex
     item = {"item_id": "S1", "name": "Sunglasses", "options": SUNGLASSES[0]["options"]}
 
     assert match_replacement(text, item, SUNGLASSES) == "S2"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # said without its option, a shared value describes the item as it is ...
+        "the Sunglasses I got in plastic black polarized brown, replacing it with a version with the frame color brown",
+        # ... and when nothing would change, it is the option that is not that value yet
+        "I'd like the same thing but brown",
+        "同款，换成 brown",
+    ],
+)
+def test_a_shared_value_without_its_option_is_read_as_a_change(text: str) -> None:
+    item = {"item_id": "S1", "name": "Sunglasses", "options": SUNGLASSES[0]["options"]}
+
+    assert match_replacement(text, item, SUNGLASSES) == "S2"

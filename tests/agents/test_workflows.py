@@ -346,6 +346,13 @@ def test_two_requests_in_one_message_are_carried_out_one_after_the_other(li: Con
             "en",
         ),
         ("请帮我取消订单 #D1001，是误下单。另外订单 #D1030 的耳机我想退货。", "是#D1003，不是#D1030", "zh"),
+        # the mistake not named: the order id one typing slip away is the one put right
+        (
+            "Please cancel order #D1001, I ordered it by mistake. Also I want to return the earbuds from order #D1030.",
+            "Sorry my mistake, the correct order number is #D1003",
+            "en",
+        ),
+        ("请帮我取消订单 #D1001，是误下单。另外订单 #D1030 的耳机我想退货。", "订单号打错了，应该是 #D1003", "zh"),
     ],
 )
 def test_an_order_id_put_right_for_the_second_request_leaves_the_first_alone(
