@@ -164,8 +164,9 @@ _FIELD_NAME = re.compile(
     r"(?:(?<=^)|(?<=[,;/|\n])\s*|(?<=\s-)\s*)(?:(?:street|city|town|state|country)\s*[:=-]?\s+(?=[A-Z0-9])|"
     r"(?i:zip(?:\s*code)?|postal\s*code|post\s*code|postcode)\s*[:=-]?\s*(?=\d))"
 )
-# A country said between the other fields ("Houston, TX, USA, 77158") rather than last.
-_COUNTRY_BETWEEN = re.compile(rf"(?:,|\s-)\s*({_US_NAMES})\s*(?=,|\s-\s)", re.IGNORECASE)
+# A country said between the other fields ("Houston, TX, USA, 77158", "San Diego, CA, USA 92159") rather
+# than last.
+_COUNTRY_BETWEEN = re.compile(rf"(?:,|\s-)\s*({_US_NAMES})\s*(?=,|\s-\s|\s+{_US_ZIP}\b)", re.IGNORECASE)
 
 
 def _english(text: str, default_country: str) -> dict[str, str] | None:
@@ -315,6 +316,32 @@ def _largest_first(text: str, default_country: str) -> dict[str, str] | None:
     return _english(f"{street}, {unit or ''}, {city}, {state} {zip_code}, {country or ''}", default_country)
 
 
+_STATE = rf"[A-Z]{{2}}|{'|'.join(s.title() for s in _STATES)}"
+_CITY = r"(?:[A-Z][\w.'-]*\s?){1,3}"
+# The zip before the city, as much of the world writes it: "178 Lakeview Drive Suite 576, 76150 Fort Worth, TX".
+_ZIP_FIRST = re.compile(rf"(?<=,)\s*({_US_ZIP})\s+({_CITY}?)\s*,\s*({_STATE})\b")
+# The street after the rest: "Houston, TX 77158, USA, street address 558 Cedar Street, Suite 298".
+_STREET_LAST = re.compile(
+    rf"\b({_CITY}?)\s*,\s*({_STATE})\s*,?\s*({_US_ZIP})\b(?:\s*,?\s*({_US_NAMES})\b)?\s*[,;-]?\s*"
+    r"(?i:(?:and\s+)?(?:the\s+)?street(?:\s+address)?(?:\s+is)?\s*[:=]?\s*)?"
+    r"(\d{1,6}[A-Za-z]?\s+[^,;.]+?)\s*(?:,\s*((?i:apt|apartment|unit|suite|ste|flat|#)\s*[\w-]+))?\s*(?:[.;!?,]|$)"
+)
+
+
+def _other_order(text: str, default_country: str) -> dict[str, str] | None:
+    """An address whose zip comes before its city, or whose street comes last, read in the usual order."""
+    street_last = _STREET_LAST.search(text)
+    if street_last is not None:
+        city, state, zip_code, country, street, unit = street_last.groups()
+        usual = f"{street}, {unit or ''}, {city.strip()}, {state} {zip_code}, {country or ''}"
+        return _english(usual, default_country)
+    if _ZIP_FIRST.search(text):
+        return _english(
+            _ZIP_FIRST.sub(lambda m: f" {m.group(2).strip()}, {m.group(3)} {m.group(1)}", text), default_country
+        )
+    return None
+
+
 def parse_address(text: str, *, default_country: str = "") -> dict[str, str] | None:
     """The address in `text` as {address1, address2, city, state, country, zip}, or None."""
     if _CJK.search(text):
@@ -324,6 +351,7 @@ def parse_address(text: str, *, default_country: str = "") -> dict[str, str] | N
         or _listed(text)
         or _english(text, default_country)
         or _largest_first(text, default_country)
+        or _other_order(text, default_country)
     )
 
 

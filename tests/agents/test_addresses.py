@@ -23,6 +23,19 @@ from agents.workflows.addresses import address_fragment, address_lines, parse_ad
             "12 Oak St, Springfield, IL, 62704, United States",
             ("12 Oak St", "", "Springfield", "IL", "USA", "62704"),
         ),
+        # the zip before the city; the country before the zip; the street said last
+        (
+            "Could it be sent to 41 Birch Road Unit 3, 97204 Portland, OR, USA?",
+            ("41 Birch Road", "Unit 3", "Portland", "OR", "USA", "97204"),
+        ),
+        (
+            "ship to 7 Quarry Lane, Suite 12, Salt Lake City, UT, USA 84101 instead please",
+            ("7 Quarry Lane", "Suite 12", "Salt Lake City", "UT", "USA", "84101"),
+        ),
+        (
+            "My sister lives in Tucson, AZ 85701, USA, street address 88 Willow Street, Apt 2.",
+            ("88 Willow Street", "Apt 2", "Tucson", "AZ", "USA", "85701"),
+        ),
         (
             "It should go to 320 Cedar Avenue Unit 5 in Milwaukee, WI 53207.",
             ("320 Cedar Avenue", "Unit 5", "Milwaukee", "WI", "USA", "53207"),
