@@ -215,6 +215,27 @@ class Workflow(ABC):
                     status=order.status,
                 )
             return order_id
+        return self.order_described(ctx, text, entities) if not entities.get("order_ids") else None
+
+    def order_described(self, ctx: Ctx, text: str, entities: dict[str, Any]) -> str | None:
+        """The one order this request can be about when the message describes it without its id: the
+        only one it could be about that holds the products named ("return the backpack and the
+        kettle"), or the only one in a state it names ("my pending order"). The confirmation shows
+        the order before anything is written."""
+        if not self.statuses or not text.strip():
+            return None
+        orders = ctx.orders(*self.statuses)
+        every = read.names_all_items(text)  # "all items" would name every order's
+        named = set(entities.get("products") or [])
+
+        def holds(items: list[dict[str, Any]]) -> bool:
+            return bool(read.read_items(text, items) or named & {i["name"] for i in items})
+
+        holding = [] if every else [o for o in orders if holds(ctx.items(o.external_id))]
+        if len(holding) == 1:
+            return holding[0].external_id
+        if not holding and len(orders) == 1 and read.names_order_state(text):
+            return orders[0].external_id
         return None
 
     def order_choices(self, ctx: Ctx) -> list[str]:

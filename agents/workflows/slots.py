@@ -251,6 +251,22 @@ def read_tax_id(text: str) -> str | None:
     return found.group(1) if found else None
 
 
+# An order described by its state rather than its id: "my pending order", "the one that hasn't shipped".
+_ORDER_STATE = re.compile(
+    r"\b(?:pending|not (?:yet )?(?:been )?(?:shipped|sent|dispatched)|(?:hasn'?t|has not) (?:shipped|gone out|been "
+    r"sent)|delivered|arrived|received)\b|未发货|还没发货|没发货|待发货|已签收|收到的|到货的",
+    re.IGNORECASE,
+)
+
+
+def names_order_state(text: str) -> bool:
+    return bool(_ORDER_STATE.search(text))
+
+
+def names_all_items(text: str) -> bool:
+    return bool(_ALL_ITEMS.search(text))
+
+
 def read_items(text: str, items: list[dict[str, Any]], values: Iterable[str] = ()) -> list[str] | None:
     """Item ids of the order named in the text: by item id, by product name (and its options when
     the order holds several of that product), or 'all items'. `values` are option values the

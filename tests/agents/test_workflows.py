@@ -425,6 +425,34 @@ def test_a_correction_inside_a_request_is_read_not_escalated(
     assert WorkflowState.objects.get(conversation=li, status="active").slots["reason"] == reason
 
 
+@pytest.mark.parametrize(
+    ("text", "order"),
+    [
+        ("我要退耳机", "#D1003"),  # the one delivered order holding earbuds
+        ("I'd like to return the Enco X3 Earbuds I received", "#D1003"),
+        ("Please ship my pending order to 88 Market Street, Suite 5, San Francisco, CA 94105, USA", "#D1001"),
+        ("我那个还没发货的订单，地址改成广东省深圳市南山区科苑路15号", "#D1001"),
+    ],
+)
+def test_an_order_described_without_its_id_is_found_among_the_customers(li: Conversation, text: str, order: str) -> None:
+    turn = run_turn(li, text)
+
+    assert WorkflowState.objects.get(conversation=li, status="active").slots.get("order_id") == order
+    assert _awaiting(turn) != "order_id"
+
+
+def test_an_order_found_by_its_products_is_still_checked(li: Conversation) -> None:
+    turn = run_turn(li, "I want to return the Pad 3 I got")  # delivered 20 days ago
+
+    assert "#D1004" in turn.reply["text"] and "7 days" in turn.reply["text"]
+
+
+def test_an_order_the_message_does_not_single_out_is_asked_for(li: Conversation) -> None:
+    turn = run_turn(li, "I'd like to return something I received")  # two delivered orders
+
+    assert _awaiting(turn) == "order_id"
+
+
 def test_changing_an_item_of_a_pending_order_is_a_modification_not_an_exchange(li: Conversation) -> None:
     turn = run_turn(li, "我想把订单 #D1001 里的 Find X9 换成浮光白，其他配置不变，用原来的信用卡")
 
