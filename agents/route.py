@@ -346,16 +346,26 @@ _ORDINALS = ["1|first|1st|一|第一", "2|second|2nd|二|第二", "3|third|3rd|�
 
 def _beside_requests(parts: list[PlannedPart]) -> list[PlannedPart]:
     """Beside a request to change an order, a store query counts only when it is asked as a question
-    ("change my speaker to the black 20-hour one" names options, it does not ask for a spec table),
-    and a knowledge question only when the knowledge base knows the answer."""
+    of its own ("change my speaker to the black 20-hour one" names options, it does not ask for a spec
+    table; nor does "the one with the water resistance yes … on #W1?", the tail of the request's own
+    question), and a knowledge question only when the knowledge base knows the answer."""
     if not any(part.intent in WORKFLOW_INTENTS and part.via == "intent" for part in parts):
         return parts
     return [
         part
         for part in parts
-        if not (part.intent in QUERY_INTENTS and not _QUESTION.search(part.text))
+        if not (part.intent in QUERY_INTENTS and not _ASKS.search(part.text))
         and not (part.intent in KNOWLEDGE_INTENTS and part.via == "intent")
     ]
+
+
+# A clause that asks something itself: it opens as a question, or is a Chinese question.
+_ASKS = re.compile(
+    r"^\W*(?:(?:and|also|oh|btw|by the way|plus)\W+)?(?:how|what|what's|whats|which|when|where|why|who|is|are|do|"
+    r"does|did|can|could|may|will|would|should|has|have)\b|吗|么|呢|多少|多久|多长|几天|几个|怎么|怎样|如何|什么|哪|"
+    r"是否|能否|能不能|可不可以|有没有|是不是|要不要|谁|啥|咋",
+    re.IGNORECASE,
+)
 
 
 _ANOTHER_REQUEST = re.compile(

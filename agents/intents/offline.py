@@ -75,6 +75,12 @@ _EN_CONNECTOR = re.compile(
 )
 _SOFT_SPLIT = re.compile(rf"[，,]|(?<=[{_CJK}])\s+(?=[{_CJK}])")
 _CONTENT = re.compile(rf"[A-Za-z0-9{_CJK}]")
+# What names the thing just said: "…my gift card, id gift_card_1 instead", "…, number #W1".
+_APPOSITION = re.compile(
+    r"\s*(?:(?:id|no\.?|number|ref)\b\s*[:#]?\s*)?(?:credit_card|gift_card|paypal)_\w+|"
+    r"\s*(?:id|no\.?|number)\s*[:#]?\s*#?\s*[A-Za-z]?\d{4,}",
+    re.IGNORECASE,
+)
 _LEADING_JUNK = re.compile(
     rf"^[\s,，、:：\-–—]*(?:(?:and|also|plus|then)\b\s*|还有\s*|那\s*(?=[{_CJK}]))?", re.IGNORECASE
 )
@@ -153,6 +159,9 @@ def split_clauses(text: str) -> list[str]:
         for frag in fragments:
             if pending is None and _standalone_chitchat(text[frag[0] : frag[1]]):
                 merged.append(frag)  # "您好，..." / "好的，..." stand alone
+                continue
+            if pending is None and merged and _APPOSITION.match(text[frag[0] : frag[1]]):
+                merged[-1] = (merged[-1][0], frag[1])  # "use my gift card, id gift_card_1": one thing said
                 continue
             if pending is not None:
                 frag = (pending[0], frag[1])
@@ -285,7 +294,10 @@ _RULES: list[_Rule] = [
             r"\b(?:charge|bill)\s+(?:it\s+to\s+)?(?:credit_card|gift_card|paypal)_\w+|"
             r"\bpayment (?:change|update|switch)\b|"
             r"\b(?:move|switch|put|transfer)\b.{0,20}\bpayment\b.{0,30}\b(?:to|onto|over to)\b|"
-            r"\b(?:pay|paying)\b.{0,25}\bwith\b.{0,30}\binstead\b|\buse\b.{0,30}\b(?:card|paypal)\b.{0,20}\binstead\b|"
+            r"\b(?:pay|paying)\b.{0,25}\bwith\b.{0,30}\binstead\b|\buse\b.{0,30}\b(?:card|paypal)\b.{0,40}\binstead\b|"
+            # the wrong method charged: "the wrong card got charged for #W1", "I paid for #W1 with the wrong thing"
+            r"\bwrong (?:card|payment(?: method)?|account)\b.{0,20}\b(?:charged|used|billed)\b|"
+            r"\b(?:paid|charged|billed)\b.{0,40}\b(?:with|to|on) the wrong\b|"
             r"\b(?:pay|paid|put|move)\b.{0,20}" + _ORDER + r".{0,20}\b(?:with|on|to|by)\b.{0,15}"
             r"\b(?:my|the|a)?\s*(?:credit card|gift card|paypal|card|(?:credit_card|gift_card|paypal)_\w+)|"
             r"\b(?:change|modify|swap|switch)\b.{0,12}\bitems?\b.{0,25}(?:\bpending )?" + _ORDER
@@ -472,12 +484,16 @@ _RULES: list[_Rule] = [
         _rx(
             r"\b(?:i|we)\s*(?:want|need|would like|'d like|wish) to (?:modify|change|alter|update|amend)\s+"
             r"(?:the|my)\b|"
-            r"^\W*(?:(?:hi|hello|hey|ok|okay)\W+)?(?:please|pls|kindly|can you|could you|would you)\s+(?:please\s+)?"
-            r"(?:modify|change|alter|amend)\s+(?:the\s+|my\s+)?[a-z]"
+            r"(?:^\W*(?:(?:hi|hello|hey|ok|okay)\W+)?(?:please|pls|kindly)|\b(?:can|could|would|may) (?:you|u|i|we)|"
+            r"\b(?:possible|able) to|\bwhether (?:i|we|you) (?:could|can))\s+(?:please\s+|still\s+|just\s+)?"
+            r"(?:modify|change|alter|amend|update|edit)\s+(?:the\s+|my\s+)?[a-z]|"
+            # what an item should become: "I'd like the Espresso Machine (mine's 1L) to be something in 2L"
+            r"\b(?:i'?d like|i would like|i want|i need)\s+(?:the|my)\s+[^.?!]{1,80}?\bto be\b"
         ),
         0.75,
         unless=_rx(
-            r"\b(?:password|account|profile|e-?mail|phone|name|username|subscription|plan|mind|settings?|language)\b"
+            r"\b(?:password|account|profile|e-?mail|phone|name|username|subscription|plan|mind|settings?|language|"
+            r"battery|screen|app)\b"
         ),
     ),
     # --- business words -----------------------------------------------------------------------------------------
@@ -772,6 +788,10 @@ def _classify_clause(clause: str, near: list[tuple[str, float]]) -> _ClauseResul
         else:
             # keyword wins; the more the neighbours disagree (and the surer they are), the less sure we are
             conf = kw_conf - 0.25 * max(0.0, knn_conf - support) - KW_LOW_SIM_PENALTY * (1.0 - evidence)
+            if kw_intent in WORKFLOW_INTENTS and knn_intent not in WORKFLOW_INTENTS:
+                # A request said in words stays a request when the neighbours only guess a question
+                # (a long item description resembles no exemplar): kept, though unsure.
+                conf = max(conf, UNSURE)
         results.append((kw_intent, min(0.99, conf)))
     elif best_sim < OOS_SIMILARITY or knn_intent is Intent.OUT_OF_SCOPE:
         oos_conf = 0.3 + 0.2 * share if knn_intent is Intent.OUT_OF_SCOPE else 0.3

@@ -44,6 +44,8 @@ _ALL_ITEMS = re.compile(r"\ball (?:the )?items\b|\beverything\b(?!\s+else)|全�
 # "set to" describes an option ("the kettle that has capacity set to 1 liter → …"), it starts no target.
 _TARGET_START = re.compile(
     r"->|→|=>|(?<!\bset )(?<!\bis )\bto\b|\binto\b|\bfor (?:a|an|one|the)\b|\bso (?:that )?(?:it'?s|it is)\b|"
+    # "replacing it with the 28 inch one", "(would like the 28 inch bamboo version)"
+    r"\breplac(?:e|ing) (?:it|them) with\b|\((?:i'?d|i would|would) (?:like|want|prefer)\b|"
     r"换成|改成|换为|改为",
     re.IGNORECASE,
 )

@@ -71,8 +71,8 @@ def _said(text: str, option: str, value: str) -> list[int]:
     if value in _NEEDS_NAME:
         v = re.escape(value)
         # The value beside its option's name, either way round: "size: S", "size of M", "water resistance
-        # set to no", "S size", "S (size)", "S for the size".
-        named = rf"{name}{_LINK}{v}\b|\b{v}(?:\W{{1,3}}|\s+for\s+(?:the\s+)?){name}\b"
+        # set to no", "S size", "S (size)", "S for the size", "S in size", "no as water resistance".
+        named = rf"{name}{_LINK}{v}\b|\b{v}(?:\W{{1,3}}|\s+(?:for|in|as)\s+(?:the\s+)?){name}\b"
         if value in ("none", "no", "off", "false"):
             word = rf"(?:{name}{_LINK}(?:none|no|off|false)\b|\b(?:no|without(?:\s+an?)?)\s+{name}\b|{named})"
         elif len(value) == 1:

@@ -194,10 +194,30 @@ def test_keyword_intent_first(text: str, intent: Intent) -> None:
         ("I want to pay with my visa instead of the mastercard", Intent.MODIFY_ORDER),
         ("what payment methods do you accept?", Intent.FAQ),
         ("Can I trade the Cycling Helmet I got?", Intent.EXCHANGE),
+        # an item of an order to change, however the request is put
+        ("Can I still change the Bluetooth Speaker", Intent.MODIFY_ORDER),
+        ("can u change the Bluetooth Speaker and get these options", Intent.MODIFY_ORDER),
+        ("Would it be possible to update the Electric Toothbrush", Intent.MODIFY_ORDER),
+        ("If not I'd like the Espresso Machine (mine's 1L 19 bar manual) to be something in 2L", Intent.MODIFY_ORDER),
+        # the wrong method charged, another one to use
+        ("frustrating - the wrong card got charged for #W7602708", Intent.MODIFY_ORDER),
+        ("Hi, I paid for order #W2806889 with the wrong thing", Intent.MODIFY_ORDER),
+        ("please use gift card, id gift_card_8893815 instead", Intent.MODIFY_ORDER),
     ],
 )
 def test_shop_language_for_changes_to_an_order(text: str, intent: Intent) -> None:
     assert keyword_intents(text)[0][0] is intent
+
+
+@pytest.mark.parametrize("text", ["can you change the battery of my phone", "could you update the app for me"])
+def test_changing_a_part_or_the_app_is_no_change_of_an_order(text: str) -> None:
+    assert Intent.MODIFY_ORDER not in [intent for intent, _ in keyword_intents(text)]
+
+
+def test_the_id_of_what_was_just_named_stays_in_its_clause() -> None:
+    assert split_clauses("please use gift card, id gift_card_8893815 instead") == [
+        "please use gift card, id gift_card_8893815 instead"
+    ]
 
 
 @pytest.mark.parametrize(

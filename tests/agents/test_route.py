@@ -738,3 +738,27 @@ def test_more_items_of_the_same_change_stay_one_request() -> None:
     now, queued = requests_in_order(message, parts)
 
     assert queued == [] and now[0].text == message
+
+
+@pytest.mark.parametrize(
+    ("query", "kept"),
+    [
+        # the request's own words, ending its question: no spec table
+        ("the one with the water resistance yes + the color black (would like 20 hours) on W6729841?", False),
+        ("get these options: the battery life 20 hours", False),
+        ("颜色要黑色的", False),
+        # a question of its own beside the request
+        ("how much is the Find X9?", True),
+        ("Find X9 多少钱", True),
+    ],
+)
+def test_a_store_query_beside_an_item_change_counts_only_when_it_asks_itself(query: str, kept: bool) -> None:
+    request = "Can I still change the Bluetooth Speaker"
+
+    plan = route_plan(
+        intents=[_intent("modify_order", 0.8, request), _intent("params_query", 0.6, query)],
+        knowledge=[],
+        entities={"order_ids": ["#W6729841"]},
+    )
+
+    assert ("params_query" in [part.intent.value for part in plan]) is kept
