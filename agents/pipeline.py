@@ -216,10 +216,12 @@ def _is_intent_switch(workflow: WorkflowState, recognition: Recognition) -> bool
     Questions in the middle of a workflow are digressions instead: answered, then the workflow
     prompt is repeated (see _fan_out).
     """
-    top = recognition.top
-    if top.intent not in WORKFLOW_INTENTS or top.confidence < 0.7 or _same_request(top.intent, workflow):
+    # The first request of the message counts, not its first clause: "ugh, the boots were a
+    # disappointment. returning them, order #W1" asks for a return after a feeling.
+    asked = next((s for s in recognition.intents if s.intent in WORKFLOW_INTENTS), None)
+    if asked is None or asked.confidence < 0.7 or _same_request(asked.intent, workflow):
         return False
-    return not is_slot_answer(workflow.step, top.text, recognition.entities, other_intent_confidence=top.confidence)
+    return not is_slot_answer(workflow.step, asked.text, recognition.entities, other_intent_confidence=asked.confidence)
 
 
 # An exchange and an item change are one request whose name depends on the order's status.

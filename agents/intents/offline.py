@@ -366,7 +366,7 @@ _RULES: list[_Rule] = [
         Intent.RETURN,
         _rx(
             r"\b(?:refund\w*|money back|reimburs\w*|compensat\w*|send (?:it|this|them|the \w+) back|"
-            r"give (?:it|them) back|"
+            r"give (?:it|them) back|(?:give|send|hand) back (?:the|my|this|these|those)|"
             r"take (?:it|them) back)\b|\breturn(?:ing)? (?:it|this|that|them|the|my|an?|items?|products?|"
             r"something|some|purchases?|orders?|part|parts|one|two|both|all|these|those|everything)\b|^\s*return\b|"
             r"\b(?:a|start a|make a|process a) return\b|"

@@ -453,6 +453,19 @@ def test_an_order_the_message_does_not_single_out_is_asked_for(li: Conversation)
     assert _awaiting(turn) == "order_id"
 
 
+@pytest.mark.parametrize(
+    "switch",
+    ["ugh, the earbuds were a disappointment. returning them instead, order #D1003", "算了太失望了，我还是退货吧，订单 #D1003"],
+)
+def test_a_request_after_a_feeling_switches_from_the_request_waiting_for_options(li: Conversation, switch: str) -> None:
+    waiting = run_turn(li, "I want to exchange the earbuds from order #D1003")
+    assert _awaiting(waiting) == "new_item_ids"
+
+    run_turn(li, switch)
+
+    assert WorkflowState.objects.get(conversation=li, status="active").kind == "return"
+
+
 def test_changing_an_item_of_a_pending_order_is_a_modification_not_an_exchange(li: Conversation) -> None:
     turn = run_turn(li, "我想把订单 #D1001 里的 Find X9 换成浮光白，其他配置不变，用原来的信用卡")
 
