@@ -368,16 +368,21 @@ _ASKS = re.compile(
 )
 
 
+_OWN_REQUEST = (
+    r"another thing|one more thing|second(?:ly)?|besides|separately|on top of that|while you'?re at it|"
+    r"apart from that|aside from that|other than that|next one|the other thing|\bp\.?s\.?(?=[:\s,])|另外|其次"
+)
 _ANOTHER_REQUEST = re.compile(
-    r"\b(?:also|additionally|another thing|one more thing|second(?:ly)?|plus|besides|as well|separately)\b|"
-    r"另外|还有|还要|再帮|顺便|其次",
+    rf"\b(?:also|additionally|plus|as well)\b|{_OWN_REQUEST}|还有|还要|再帮|顺便",
     re.IGNORECASE,
 )
 # Announces a request of its own, not more of the one before ("also", "plus" may be either).
-_NEW_REQUEST = re.compile(r"another thing|one more thing|second(?:ly)?|besides|separately|另外|其次", re.IGNORECASE)
+_NEW_REQUEST = re.compile(_OWN_REQUEST, re.IGNORECASE)
 _OPENS_A_REQUEST = re.compile(
     r"^\W*(?:(?:and|also|oh|hi|hello|hey|ok|okay)\W+)*(?:please|pls|kindly|could you|can you|would you|will you|"
-    r"i'?d like|i would like|i want|i need|need to|help me|let'?s|i have to|帮我|我要|我想|麻烦|请)",
+    r"i'?d like|i would like|i want|i need|need to|help me|let'?s|i have to|帮我|我要|我想|麻烦|请|"
+    # an imperative: "return #W7293142 Wireless Earbuds …"
+    r"(?:return|cancel|exchange|swap|switch|change|modify|update|replace|refund|ship|send)\b)",
     re.IGNORECASE,
 )
 
@@ -397,7 +402,7 @@ def _changes_items(text: str) -> bool:
 # An item turned into another version of itself ("the helmet -> one in high", "the 75W one"). The
 # words say less than the arrows: "the correct one is 377 River Road…" gives an address.
 _ITEM_CHANGE = re.compile(r"->|→|=>|[换改]成.{0,12}的")
-_ITEM_CHANGE_WORDS = re.compile(r"\b(?:one|version|variant|model)\b", re.IGNORECASE)
+_ITEM_CHANGE_WORDS = re.compile(r"(?<!\bother )\b(?:one|version|variant|model)\b", re.IGNORECASE)  # not "the other one"
 
 
 _ITEM_CHANGES = frozenset({Intent.MODIFY_ORDER, Intent.EXCHANGE})

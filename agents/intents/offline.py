@@ -484,16 +484,17 @@ _RULES: list[_Rule] = [
         _rx(
             r"\b(?:i|we)\s*(?:want|need|would like|'d like|wish) to (?:modify|change|alter|update|amend)\s+"
             r"(?:the|my)\b|"
-            r"(?:^\W*(?:(?:hi|hello|hey|ok|okay)\W+)?(?:please|pls|kindly)|\b(?:can|could|would|may) (?:you|u|i|we)|"
+            r"(?:\b(?:please|pls|plz|kindly)|\b(?:can|could|would|may) (?:you|u|i|we)|"
             r"\b(?:possible|able) to|\bwhether (?:i|we|you) (?:could|can))\s+(?:please\s+|still\s+|just\s+)?"
             r"(?:modify|change|alter|amend|update|edit)\s+(?:the\s+|my\s+)?[a-z]|"
             # what an item should become: "I'd like the Espresso Machine (mine's 1L) to be something in 2L"
             r"\b(?:i'?d like|i would like|i want|i need)\s+(?:the|my)\s+[^.?!]{1,80}?\bto be\b"
         ),
-        0.75,
+        # above the spec words an item change names its options with ("screen size", "resolution")
+        0.82,
         unless=_rx(
-            r"\b(?:password|account|profile|e-?mail|phone|name|username|subscription|plan|mind|settings?|language|"
-            r"battery|screen|app)\b"
+            r"\b(?:password|account|profile|e-?mail|phone|name|username|subscription|plan|mind|settings?|language)\b|"
+            r"\b(?:modify|change|alter|amend|update|edit)\s+(?:the\s+|my\s+)?(?:battery|screen|app)\b"
         ),
     ),
     # --- business words -----------------------------------------------------------------------------------------
@@ -768,6 +769,13 @@ class _ClauseResult:
     text: str
 
 
+_ORDER_ONLY = re.compile(
+    r"^\W*(?:(?:my|the|its?|it'?s|this|that|order|number|no|ref|reference|id|is|was|for|on|from)\W+)*"
+    r"(?:#\s*[A-Za-z]?\d{4,}|[A-Za-z]\d{6,12})\W*$|^\W*(?:订单号?|单号)?\s*(?:是|为)?\s*#?[A-Za-z]?\d{4,}\W*$",
+    re.IGNORECASE,
+)
+
+
 def _classify_clause(clause: str, near: list[tuple[str, float]]) -> _ClauseResult:
     best_sim = max((sim for _, sim in near), default=0.0)
     evidence = _evidence(best_sim)
@@ -780,6 +788,10 @@ def _classify_clause(clause: str, near: list[tuple[str, float]]) -> _ClauseResul
     if offensive:
         keywords = keywords[1:]
     results: list[tuple[Intent, float]] = []
+    if not keywords and _ORDER_ONLY.match(clause):
+        # "order number #W1523776" between the clauses of a story names what they are about; it asks
+        # nothing of its own (a message that is only an order id is a question about it: agents.route).
+        return _ClauseResult([(Intent.OUT_OF_SCOPE, 0.3)], clause)
     if keywords:
         kw_intent, kw_conf = keywords[0]
         support = shares.get(kw_intent, 0.0)

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
+_ASKS = re.compile(
+    r"^\W*(?:how|what|what's|which|is|are|does|do|will|when|where|why)\b|.*(?:吗|多少钱|多少|是什么|怎么样)[？?]?\s*$",
+    re.IGNORECASE,
+)
 _ENTITY_SLOTS = {
     "order_id": ("order_ids",),
     # The verification question accepts any of its proofs: email, name + zip, order + phone digits.
@@ -37,6 +42,10 @@ def is_slot_answer(slot: str, text: str, entities: dict[str, Any], *, other_inte
         return True
     if slot == "payment_method_id" and read.PAYMENT_WORDS.search(text):
         return True
+    if slot in ("item_ids", "new_item_ids") and (entities.get("products") or entities.get("options")):
+        # "I want the Digital Camera I got in 20MP (would like the 30MP one)" names the item it is
+        # about; "how much is the 30MP one?" asks something of its own.
+        return not _ASKS.match(text)
     if slot in _ENTITY_SLOTS:
         return any(entities.get(key) for key in _ENTITY_SLOTS[slot]) or other_intent_confidence < 0.7
     return other_intent_confidence < 0.7

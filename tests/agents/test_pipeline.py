@@ -440,6 +440,21 @@ def test_a_slot_answer_is_not_an_intent_switch(chat: Conversation) -> None:
     assert "intent_switch" not in turn.flags
 
 
+@pytest.mark.parametrize(
+    ("text", "answer"),
+    [
+        ("Basically I want the Find X9 I got in black (would like the white one)", True),
+        ("我想要 Find X9 的白色", True),
+        ("how much is the Find X9?", False),
+        ("Find X9 多少钱？", False),
+    ],
+)
+def test_naming_the_product_while_the_bot_waits_for_its_new_options_answers_it(text: str, answer: bool) -> None:
+    from agents.intents.switch import is_slot_answer
+
+    assert is_slot_answer("new_item_ids", text, {"products": ["Find X9"]}, other_intent_confidence=0.9) is answer
+
+
 # --- bad input ----------------------------------------------------------------------------------
 
 

@@ -762,3 +762,46 @@ def test_a_store_query_beside_an_item_change_counts_only_when_it_asks_itself(que
     )
 
     assert ("params_query" in [part.intent.value for part in plan]) is kept
+
+
+@pytest.mark.parametrize(
+    ("message", "clauses", "second"),
+    [
+        # announced in other words: "on top of that", "PS", "while you're at it"
+        (
+            "i want pay my order #W3657213 by credit card, id credit_card_9753331, not the other one. On top of that, "
+            "I picked the wrong option on my order #W3657213: change the Camera to the 30MP one",
+            [
+                ("modify_order", "i want pay my order #W3657213 by credit card, id credit_card_9753331"),
+                ("modify_order", "I picked the wrong option on my order #W3657213"),
+            ],
+            "On top of that",
+        ),
+        (
+            "can I switch the payment on #W8955613 to credit_card_6044108? PS: Can I still change the Backpack to "
+            "the small one",
+            [
+                ("modify_order", "can I switch the payment on #W8955613 to credit_card_6044108"),
+                ("modify_order", "PS: Can I still change the Backpack to the small one"),
+            ],
+            "PS:",
+        ),
+        # a request put as an imperative, naming its own order
+        (
+            "Could you modify the Digital Camera in #W8645374? return #W7293142 Wireless Earbuds, refund gift_card_1",
+            [
+                ("modify_order", "Could you modify the Digital Camera in #W8645374"),
+                ("return", "return #W7293142 Wireless Earbuds, refund gift_card_1"),
+            ],
+            "return #W7293142",
+        ),
+    ],
+)
+def test_a_second_request_is_told_by_how_customers_announce_it(
+    message: str, clauses: list[tuple[str, str]], second: str
+) -> None:
+    from agents.route import requests_in_order
+
+    now, queued = requests_in_order(message, [_request(name, text) for name, text in clauses])
+
+    assert len(queued) == 1 and queued[0].text.startswith(second)
