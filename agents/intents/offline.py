@@ -416,7 +416,8 @@ _RULES: list[_Rule] = [
         _rx(
             r"\bcancel\w*|\b(?:void|kill|scrap|drop) (?:that|the|my|this)? ?order|\bcall off\b|"
             r"\bchanged? my mind (?:about|on) (?:my|the|this|that) order|"
-            r"\bstop (?:that|the|my) order\b|\b(?:don'?t|do not) (?:ship|send) (?:it|that|the order|my order)\b|"
+            r"\bstop (?:that|the|my|an|this) order\b|"
+            r"\b(?:don'?t|do not) (?:ship|send) (?:it|that|the order|my order)\b|"
             r"\b(?:don'?t|do not|no longer) want (?:to pay for )?(?:the|my|this|that|an?) (?:\w+ )?order\b|"
             r"取消(?!订阅|关注|自动续费|收藏)|撤单|撤销订单"
         ),

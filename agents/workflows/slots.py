@@ -416,7 +416,9 @@ _CORRECTION = re.compile(
 # last, which is what a later value of an option does.
 _MEANT = re.compile(
     r"^\W*(?:(?:sorry|oops|typo|my bad|correction|wait)\W+)*i\s+mean[t]?\s+(?!to\b)(?P<right>[\w.%+\- ]{1,30}?)"
-    r"\s*[.!]*$|^\W*(?:说错了|不好意思|抱歉)?\W*我(?:是说|的意思是)(?P<right_zh>[^，,。]{1,12}?)[。！!]*$",
+    r"\s*[.!]*$|^\W*(?:说错了|不好意思|抱歉)?\W*我(?:是说|的意思是)(?P<right_zh>[^，,。]{1,12}?)[。！!]*$|"
+    # chat's own correction mark: "no longer needed* sorry", "*ordered by mistake"
+    r"^\s*\*\s*(?P<right_star>[^*]{1,30}?)\s*[.!]*$|^\s*(?P<star_right>[^*]{1,30}?)\s*\*\s*(?:sorry|oops|my bad)?\W*$",
     re.IGNORECASE,
 )
 
@@ -426,7 +428,8 @@ def correction(text: str) -> tuple[str, str] | None:
     "" when the message only says what was meant ("oops I mean dark")."""
     meant = _MEANT.search(text.strip())
     if meant is not None:
-        right = (meant.group("right") or meant.group("right_zh") or "").strip().rstrip("的")
+        said = (meant.group(k) for k in ("right", "right_zh", "right_star", "star_right"))
+        right = next((value for value in said if value), "").strip().rstrip("的")
         # a value, not an order id or a sentence
         return (right, "") if right and len(right.split()) <= 3 and not re.search(r"#|\d{5}", right) else None
     found = _CORRECTION.search(text.strip())

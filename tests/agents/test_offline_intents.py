@@ -186,6 +186,7 @@ def test_keyword_intent_first(text: str, intent: Intent) -> None:
         ("I want to change the payment method on #W7425646.", Intent.MODIFY_ORDER),
         ("please charge order W7425646 to my other credit card", Intent.MODIFY_ORDER),
         ("Can you kill order W7425646?", Intent.CANCEL_ORDER),
+        ("Hi, is it possible to stop an order before it ships?", Intent.CANCEL_ORDER),
         ("I changed my mind about my order", Intent.CANCEL_ORDER),
         # an option wanted in place of the one ordered
         ("can I get the thermostat in white instead of black?", Intent.EXCHANGE),

@@ -300,6 +300,8 @@ def test_a_product_named_after_a_colon_is_that_product(text: str) -> None:
             ("credit_card_7772870", "gift_card_4855547"),
         ),
         ("oops I mean dark", ("dark", "")),
+        ("no longer needed* sorry", ("no longer needed", "")),  # chat's correction mark
+        ("*ordered by mistake", ("ordered by mistake", "")),
         ("我是说黑色的", ("黑色", "")),
         ("I meant to cancel it", None),
         ("sorry, I mean #W1234567", None),

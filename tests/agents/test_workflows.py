@@ -412,6 +412,7 @@ def test_a_furious_customer_goes_to_a_person_even_beside_a_request(li: Conversat
         ("帮我取消订单 #D1001，不需要了", "说错了，是误下单，不是不需要了", "ordered by mistake"),
         ("Please cancel order #D1001, I no longer need it", "sorry i meant ordered by mistake", "ordered by mistake"),
         ("帮我取消订单 #D1001，我买错了", "我是说不需要了", "no longer needed"),
+        ("Please cancel order #D1001, it was a misclick", "no longer needed* sorry", "no longer needed"),
     ],
 )
 def test_a_correction_inside_a_request_is_read_not_escalated(
@@ -434,7 +435,9 @@ def test_a_correction_inside_a_request_is_read_not_escalated(
         ("我那个还没发货的订单，地址改成广东省深圳市南山区科苑路15号", "#D1001"),
     ],
 )
-def test_an_order_described_without_its_id_is_found_among_the_customers(li: Conversation, text: str, order: str) -> None:
+def test_an_order_described_without_its_id_is_found_among_the_customers(
+    li: Conversation, text: str, order: str
+) -> None:
     turn = run_turn(li, text)
 
     assert WorkflowState.objects.get(conversation=li, status="active").slots.get("order_id") == order
@@ -455,7 +458,10 @@ def test_an_order_the_message_does_not_single_out_is_asked_for(li: Conversation)
 
 @pytest.mark.parametrize(
     "switch",
-    ["ugh, the earbuds were a disappointment. returning them instead, order #D1003", "算了太失望了，我还是退货吧，订单 #D1003"],
+    [
+        "ugh, the earbuds were a disappointment. returning them instead, order #D1003",
+        "算了太失望了，我还是退货吧，订单 #D1003",
+    ],
 )
 def test_a_request_after_a_feeling_switches_from_the_request_waiting_for_options(li: Conversation, switch: str) -> None:
     waiting = run_turn(li, "I want to exchange the earbuds from order #D1003")
