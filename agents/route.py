@@ -407,7 +407,8 @@ _ITEM_CHANGE_WORDS = re.compile(r"(?<!\bother )\b(?:one|version|variant|model)\b
 
 _ITEM_CHANGES = frozenset({Intent.MODIFY_ORDER, Intent.EXCHANGE})
 _PAYMENT_CHANGE = re.compile(r"\bpay(?:s|ment|ing)?\b|\bpaid\b|\bbill|\bcharg|支付|付款|换卡", re.IGNORECASE)
-_DIFFERENCE = re.compile(r"\bdifference\b|差价|补差", re.IGNORECASE)
+# What pays the difference of an item change: "use my card for the difference", "charge or refund my gift card".
+_DIFFERENCE = re.compile(r"\bdifference\b|\bcharge or refund\b|\brefund or charge\b|差价|补差|多退少补", re.IGNORECASE)
 
 
 def _change_kind(text: str) -> str | None:

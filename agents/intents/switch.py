@@ -42,9 +42,11 @@ def is_slot_answer(slot: str, text: str, entities: dict[str, Any], *, other_inte
         return True
     if slot == "payment_method_id" and read.PAYMENT_WORDS.search(text):
         return True
-    if slot in ("item_ids", "new_item_ids") and (entities.get("products") or entities.get("options")):
+    named = [str(p).lower() for p in entities.get("products") or []]
+    if slot in ("item_ids", "new_item_ids") and any(product in text.lower() for product in named):
         # "I want the Digital Camera I got in 20MP (would like the 30MP one)" names the item it is
-        # about; "how much is the 30MP one?" asks something of its own.
+        # about; "how much is the 30MP one?" asks something of its own, and "can you set up a return
+        # for it" (the product named elsewhere in the message) asks for something else.
         return not _ASKS.match(text)
     if slot in _ENTITY_SLOTS:
         return any(entities.get(key) for key in _ENTITY_SLOTS[slot]) or other_intent_confidence < 0.7

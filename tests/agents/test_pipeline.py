@@ -447,6 +447,7 @@ def test_a_slot_answer_is_not_an_intent_switch(chat: Conversation) -> None:
         ("我想要 Find X9 的白色", True),
         ("how much is the Find X9?", False),
         ("Find X9 多少钱？", False),
+        ("Anyway can you set up a return for it", False),  # the product named in another clause
     ],
 )
 def test_naming_the_product_while_the_bot_waits_for_its_new_options_answers_it(text: str, answer: bool) -> None:

@@ -349,6 +349,16 @@ def test_a_payment_change_announced_before_an_exchange_worded_item_change_is_its
             ],
             id="more-items-of-one-change-before-the-order",
         ),
+        pytest.param(  # "charge or refund" the card: the difference of the exchange, no payment change
+            "Exchange on #W2002395: the Garden Hose, replacing it with exactly 100ft as length & my Smart Thermostat "
+            "- I'd like the same compatibility but stainless steel. Please charge or refund gift card, id "
+            "gift_card_6117300.",
+            [
+                ("exchange", "Exchange on #W2002395: the Garden Hose, replacing it with exactly 100ft as length"),
+                ("exchange", "my Smart Thermostat - I'd like the same compatibility but stainless steel"),
+            ],
+            id="charge-or-refund-pays-the-difference",
+        ),
     ],
 )
 def test_clauses_that_continue_a_request_make_one_request(message: str, clauses: list[tuple[str, str]]) -> None:
