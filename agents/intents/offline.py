@@ -282,7 +282,10 @@ _RULES: list[_Rule] = [
     _Rule(
         Intent.MODIFY_ORDER,
         _rx(
-            r"(?:改|换|修改|更换|变更).{0,8}(?:支付|付款)|(?:支付|付款)方式.{0,6}(?:改|换)|"
+            r"(?:改|换|修改|更换|变更).{0,12}(?:支付|付款)|(?:支付|付款)方式.{0,6}(?:改|换)|"
+            # "settle order #W1 with my PayPal instead", "make #W1 paid by my visa"
+            r"\b(?:settle|pay for|pay off)\b.{0,30}\b(?:with|using|by|on)\s+(?:my|the|a)?\s*(?:[\w-]+\s+){0,2}?"
+            r"(?:paypal|visa|mastercard|amex|card)\b|\bpaid (?:by|with|using) (?:my|the|a)\b|"
             r"\b(?:change|switch|update|swap|replace|alter|modify)\b.{0,20}\bpayment\b.{0,30}"
             + _ORDER
             + r"|"
@@ -419,6 +422,12 @@ _RULES: list[_Rule] = [
             r"\bstop (?:that|the|my|an|this) order\b|"
             r"\b(?:don'?t|do not) (?:ship|send) (?:it|that|the order|my order)\b|"
             r"\b(?:don'?t|do not|no longer) want (?:to pay for )?(?:the|my|this|that|an?) (?:\w+ )?order\b|"
+            # an order undone in other words: "scrap #W1", "get rid of order #W1", "I no longer want #W1"
+            r"\b(?:scrap|void|kill|drop|abort|withdraw|retract|undo|delete|revoke|back out of|get rid of|stop)\b"
+            r"\W+(?:[\w']+\W+){0,3}?" + _ORDER + r"|"
+            r"\b(?:don'?t|dont|do not|no longer)\s+(?:want|need)\s+(?:the\s+|my\s+|this\s+)?" + _ORDER + r"|"
+            r"\b(?:don'?t|dont|do not)\s+(?:ship|send)\s+" + _ORDER + r"|"
+            r"(?:订单|#\s*[A-Za-z]?\d{4,}).{0,12}(?:不要了|不想要了|不需要了|撤掉|作废)|"
             r"取消(?!订阅|关注|自动续费|收藏)|撤单|撤销订单"
         ),
         0.85,
@@ -494,7 +503,8 @@ _RULES: list[_Rule] = [
         # above the spec words an item change names its options with ("screen size", "resolution")
         0.82,
         unless=_rx(
-            r"\b(?:password|account|profile|e-?mail|phone|name|username|subscription|plan|mind|settings?|language)\b|"
+            r"\b(?:password|account|profile|e-?mail|phone|name|username|subscription|plan|mind|settings?|language|"
+            r"user|details|info|information|personal)\b|"
             r"\b(?:modify|change|alter|amend|update|edit)\s+(?:the\s+|my\s+)?(?:battery|screen|app)\b"
         ),
     ),

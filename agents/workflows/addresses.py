@@ -133,7 +133,7 @@ _STREET_TYPE = re.compile(
     r"plaza|broadway|alley|crescent|close|grove|hill|park|point|ridge|run|view)\b\.?",
     re.IGNORECASE,
 )
-_COUNTRY_LAST = re.compile(rf"[\s,(]+({_US_NAMES})\W*$", re.IGNORECASE)
+_COUNTRY_LAST = re.compile(rf"[\s,(-]+({_US_NAMES})\W*$", re.IGNORECASE)
 _UNIT_BEFORE = re.compile(r"(?:apt|apartment|unit|suite|ste|flat|#)\s*[\w-]+\s*,?\s*$", re.IGNORECASE)
 
 
@@ -219,7 +219,9 @@ def _chinese(text: str) -> dict[str, str] | None:
 
 def _listed(text: str) -> dict[str, str] | None:
     """'street, [unit,] city, state, zip, country' as a plain list, the street first."""
-    # A unit in brackets is a field of its own: "544 Sunset Drive (Suite 337), Jacksonville, …".
+    # A unit in brackets is a field of its own: "544 Sunset Drive (Suite 337), Jacksonville, …"; a field
+    # may be named before its value ("city Springfield, state IL, zip 62704").
+    text = text if _CJK.search(text) else _FIELD_NAME.sub(" ", text)
     parts = [_clean(p) for p in re.split(r"[,，;；\n()（）]", text) if p.strip(" .")]
     if len(parts) == 6:
         address1, address2, city, state, zip_code, country = parts

@@ -95,18 +95,25 @@ CANCEL_REASON_WORDS = {
     "ordered by mistake": (
         "mistake", "mistaken", "accident", "in error", "by error", "wrong", "didn't mean", "did not mean",
         "didn't intend", "did not intend", "never meant", "never intended", "never wanted to order",
-        "unintentional", "misclick", "duplicate", "twice",
-        "买错", "下错", "拍错", "点错", "手滑", "误", "重复下单", "不小心",
+        "unintentional", "unintended", "not intended", "misclick", "duplicate", "twice", "error on my part", "my error",
+        # someone else in the house placed it
+        "kid ordered", "kids ordered", "child ordered", "son ordered", "daughter ordered", "ordered by my",
+        "买错", "下错", "拍错", "点错", "手滑", "误", "重复下单", "不小心", "孩子下的", "小孩下的",
     ),
     "no longer needed": (
         "no longer", "any longer", "don't need", "do not need", "not needed", "not needing", "not need",
-        "won't need", "will not need", "won't be needing",
+        "won't need", "will not need", "won't be needing", "dont need", "dont want", "wont need",
+        # plans changed, or the thing came another way
+        "plans changed", "plan changed", "change of plans", "changed plans", "decided against", "decided not to",
+        "gave me one", "got me one", "got one from", "do without", "won't use", "wont use",
+        "not going to use", "redundant",
         "anymore", "any more", "no need", "no use", "changed my mind", "change of mind", "don't want", "do not want",
         "unnecessary", "not necessary", "don't require", "do not require", "already have", "already got",
         # a better offer or a wait too long: the customer no longer needs this order
         "cheaper", "better price", "better deal", "elsewhere", "somewhere else", "another store", "too expensive",
         "too long", "too slow", "can't wait",
-        "不需要", "不要了", "用不上", "不想要", "用不到", "不用了", "没必要", "改主意", "更便宜", "别家",
+        "不需要", "不要了", "用不上", "不想要", "用不到", "不用了", "没必要", "改主意", "改变主意", "计划有变",
+        "已经买到", "送了一个", "送我一个", "更便宜", "别家",
         "太贵", "太慢", "等不及", "太久",
     ),
 }  # fmt: skip

@@ -23,6 +23,10 @@ from agents.workflows.addresses import address_fragment, address_lines, parse_ad
             "12 Oak St, Springfield, IL, 62704, United States",
             ("12 Oak St", "", "Springfield", "IL", "USA", "62704"),
         ),
+        (
+            "Street 12 Main St, city Springfield, state IL, zip 62704, USA",
+            ("12 Main St", "", "Springfield", "IL", "USA", "62704"),
+        ),
         # the zip before the city; the country before the zip; the street said last
         (
             "Could it be sent to 41 Birch Road Unit 3, 97204 Portland, OR, USA?",

@@ -187,6 +187,12 @@ def test_keyword_intent_first(text: str, intent: Intent) -> None:
         ("please charge order W7425646 to my other credit card", Intent.MODIFY_ORDER),
         ("Can you kill order W7425646?", Intent.CANCEL_ORDER),
         ("Hi, is it possible to stop an order before it ships?", Intent.CANCEL_ORDER),
+        ("I no longer want order #W1234567", Intent.CANCEL_ORDER),
+        ("please scrap #W1234567", Intent.CANCEL_ORDER),
+        ("Can I back out of order #W1234567?", Intent.CANCEL_ORDER),
+        ("don't send #W1234567, I don't need it", Intent.CANCEL_ORDER),
+        ("订单 #W1234567 不要了", Intent.CANCEL_ORDER),
+        ("#W1234567 我不想要了，帮我撤掉", Intent.CANCEL_ORDER),
         ("I changed my mind about my order", Intent.CANCEL_ORDER),
         # an option wanted in place of the one ordered
         ("can I get the thermostat in white instead of black?", Intent.EXCHANGE),
@@ -204,13 +210,24 @@ def test_keyword_intent_first(text: str, intent: Intent) -> None:
         ("frustrating - the wrong card got charged for #W7602708", Intent.MODIFY_ORDER),
         ("Hi, I paid for order #W2806889 with the wrong thing", Intent.MODIFY_ORDER),
         ("please use gift card, id gift_card_8893815 instead", Intent.MODIFY_ORDER),
+        ("I would like to settle order #W1234567 with my PayPal instead", Intent.MODIFY_ORDER),
+        ("please make #W1234567 paid by my visa", Intent.MODIFY_ORDER),
+        ("#W1234567 换成用 PayPal 付款", Intent.MODIFY_ORDER),
     ],
 )
 def test_shop_language_for_changes_to_an_order(text: str, intent: Intent) -> None:
     assert keyword_intents(text)[0][0] is intent
 
 
-@pytest.mark.parametrize("text", ["can you change the battery of my phone", "could you update the app for me"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "can you change the battery of my phone",
+        "could you update the app for me",
+        "how can i change some of my user details",
+        "would it be possible to edit my personal information?",
+    ],
+)
 def test_changing_a_part_or_the_app_is_no_change_of_an_order(text: str) -> None:
     assert Intent.MODIFY_ORDER not in [intent for intent, _ in keyword_intents(text)]
 

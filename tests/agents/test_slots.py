@@ -40,6 +40,13 @@ def test_anything_else_is_neither(text: str) -> None:
         ("I placed it in error", "ordered by mistake"),
         ("accidentally ordered it twice", "ordered by mistake"),
         ("不小心下单了", "ordered by mistake"),
+        ("my plans changed", "no longer needed"),
+        ("someone gave me one as a gift", "no longer needed"),
+        ("the event got cancelled so I dont need it", "no longer needed"),
+        ("朋友送了一个", "no longer needed"),
+        ("my kid ordered it", "ordered by mistake"),
+        ("that was an error on my part", "ordered by mistake"),
+        ("孩子下的单", "ordered by mistake"),
     ],
 )
 def test_a_cancel_reason_in_the_customers_words(text: str, reason: str) -> None:
