@@ -301,42 +301,39 @@ def _labelled(text: str, default_country: str) -> dict[str, str] | None:
     }
 
 
+_STATE = rf"[A-Z]{{2}}|{'|'.join(s.title() for s in _STATES)}"
+_CITY = r"(?:[A-Z][\w.'-]*\s?){1,3}"
 # From the largest part to the smallest, as Chinese addresses are written: "USA, NY, New York,
 # 953 Park Avenue, Suite 613, zip 10064".
 _LARGEST_FIRST = re.compile(
-    rf"(?:\b({_US_NAMES})\s*,\s*)?\b([A-Z]{{2}}|{'|'.join(s.title() for s in _STATES)})\s*,\s*([A-Za-z .'-]+?)\s*,\s*"
-    r"(\d{1,6}[A-Za-z]?\s+[^,;]+?)\s*,\s*(?:((?i:apt|apartment|unit|suite|ste|#)\s*[\w-]+)\s*,\s*)?"
-    r"(?i:(?:zip|postal|post)\s*(?:code)?\s*[:=]?\s*)?(\d{5}(?:-\d{4})?)\b"
+    rf"(?:\b(?P<country>{_US_NAMES})\s*,\s*)?\b(?P<state>{_STATE})\s*,\s*(?P<city>[A-Za-z .'-]+?)\s*,\s*"
+    r"(?P<street>\d{1,6}[A-Za-z]?\s+[^,;]+?)\s*,\s*(?:(?P<unit>(?i:apt|apartment|unit|suite|ste|#)\s*[\w-]+)\s*,\s*)?"
+    r"(?i:(?:zip|postal|post)\s*(?:code)?\s*[:=]?\s*)?(?P<zip>\d{5}(?:-\d{4})?)\b"
 )
-
-
-def _largest_first(text: str, default_country: str) -> dict[str, str] | None:
-    found = _LARGEST_FIRST.search(text)
-    if found is None:
-        return None
-    country, state, city, street, unit, zip_code = found.groups()
-    return _english(f"{street}, {unit or ''}, {city}, {state} {zip_code}, {country or ''}", default_country)
-
-
-_STATE = rf"[A-Z]{{2}}|{'|'.join(s.title() for s in _STATES)}"
-_CITY = r"(?:[A-Z][\w.'-]*\s?){1,3}"
-# The zip before the city, as much of the world writes it: "178 Lakeview Drive Suite 576, 76150 Fort Worth, TX".
-_ZIP_FIRST = re.compile(rf"(?<=,)\s*({_US_ZIP})\s+({_CITY}?)\s*,\s*({_STATE})\b")
 # The street after the rest: "Houston, TX 77158, USA, street address 558 Cedar Street, Suite 298".
 _STREET_LAST = re.compile(
-    rf"\b({_CITY}?)\s*,\s*({_STATE})\s*,?\s*({_US_ZIP})\b(?:\s*,?\s*({_US_NAMES})\b)?\s*[,;-]?\s*"
+    rf"\b(?P<city>{_CITY}?)\s*,\s*(?P<state>{_STATE})\s*,?\s*(?P<zip>{_US_ZIP})\b"
+    rf"(?:\s*,?\s*(?P<country>{_US_NAMES})\b)?\s*[,;-]?\s*"
     r"(?i:(?:and\s+)?(?:the\s+)?street(?:\s+address)?(?:\s+is)?\s*[:=]?\s*)?"
-    r"(\d{1,6}[A-Za-z]?\s+[^,;.]+?)\s*(?:,\s*((?i:apt|apartment|unit|suite|ste|flat|#)\s*[\w-]+))?\s*(?:[.;!?,]|$)"
+    r"(?P<street>\d{1,6}[A-Za-z]?\s+[^,;.]+?)\s*(?:,\s*(?P<unit>(?i:apt|apartment|unit|suite|ste|flat|#)\s*[\w-]+))?"
+    r"\s*(?:[.;!?,]|$)"
 )
+# The zip before the city, as much of the world writes it: "178 Lakeview Drive Suite 576, 76150 Fort Worth, TX".
+_ZIP_FIRST = re.compile(rf"(?<=,)\s*({_US_ZIP})\s+({_CITY}?)\s*,\s*({_STATE})\b")
 
 
 def _other_order(text: str, default_country: str) -> dict[str, str] | None:
-    """An address whose zip comes before its city, or whose street comes last, read in the usual order."""
-    street_last = _STREET_LAST.search(text)
-    if street_last is not None:
-        city, state, zip_code, country, street, unit = street_last.groups()
-        usual = f"{street}, {unit or ''}, {city.strip()}, {state} {zip_code}, {country or ''}"
-        return _english(usual, default_country)
+    """An address written in another order (the largest part first, the street last, or the zip before
+    the city), read in the usual one."""
+    for pattern in (_LARGEST_FIRST, _STREET_LAST):
+        found = pattern.search(text)
+        if found is not None:
+            part = {key: (value or "").strip() for key, value in found.groupdict().items()}
+            usual = (
+                f"{part['street']}, {part['unit']}, {part['city']}, {part['state']} {part['zip']}, {part['country']}"
+            )
+            if address := _english(usual, default_country):
+                return address
     if _ZIP_FIRST.search(text):
         return _english(
             _ZIP_FIRST.sub(lambda m: f" {m.group(2).strip()}, {m.group(3)} {m.group(1)}", text), default_country
@@ -352,7 +349,6 @@ def parse_address(text: str, *, default_country: str = "") -> dict[str, str] | N
         _labelled(text, default_country)
         or _listed(text)
         or _english(text, default_country)
-        or _largest_first(text, default_country)
         or _other_order(text, default_country)
     )
 
