@@ -34,6 +34,7 @@ from agents.workflows.definitions import (
     OtherWorkflow,
     SlotInvalid,
     SlotPartial,
+    Workflow,
 )
 from conversations.models import Conversation, WorkflowKind, WorkflowState, WorkflowStatus
 
@@ -328,7 +329,7 @@ def _advance(sctx: SpecialistContext, conversation: Conversation, state: Workflo
             return _then_next(sctx, conversation, declined)
 
     if fix is not None:
-        _mistake_forget(WORKFLOWS[state.kind], ctx, s, fix)
+        _mistake_forget(workflow, ctx, s, fix)
     kind = state.kind
     refused_before = s.pop("_refused", None)
     order_known = "order_id" in s
@@ -474,7 +475,7 @@ def _says(s: dict[str, Any], value: str) -> bool:
     )
 
 
-def _mistake_forget(workflow: Any, ctx: Ctx, s: dict[str, Any], fix: tuple[str, str]) -> None:
+def _mistake_forget(workflow: Workflow, ctx: Ctx, s: dict[str, Any], fix: tuple[str, str]) -> None:
     """Empty the slots holding a value the customer says was a mistake ("no longer needed" read as
     the reason, "不需要了" too), or, when only the meant value is said ("sorry I meant ordered by
     mistake"), the slot it is another value of, so the message that puts it right fills them again.
@@ -509,13 +510,9 @@ def order_typo_fix(state: WorkflowState, entities: dict[str, Any]) -> tuple[str,
         order for pending in pendings for x in pending for order in (x.get("entities") or {}).get("order_ids", [])
     }
     slips = {order: _slip(order, named[0]) for order in said if order and order != named[0]}
-    for kind in ("swap", "other"):
-        near = [order for order, slip in slips.items() if slip == kind or (kind == "other" and slip)]
-        if len(near) == 1:
-            return named[0].lstrip("#"), near[0].lstrip("#")
-        if near:
-            return None
-    return None
+    swapped = [order for order, slip in slips.items() if slip == "swap"]
+    near = swapped or [order for order, slip in slips.items() if slip]
+    return (named[0].lstrip("#"), near[0].lstrip("#")) if len(near) == 1 else None
 
 
 def _slip(a: str, b: str) -> str:
