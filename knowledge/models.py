@@ -81,6 +81,8 @@ class Chunk(models.Model):
         db_persist=True,
     )
     embedding = VectorField(dimensions=settings.EMBEDDING_DIMENSIONS, null=True, blank=True)
+    # English passages only: the English companion model's vector (knowledge.embeddings).
+    english_embedding = VectorField(dimensions=384, null=True, blank=True)
 
     class Meta:
         ordering = ["document", "position"]
@@ -92,6 +94,13 @@ class Chunk(models.Model):
             HnswIndex(
                 name="chunk_embedding_hnsw",
                 fields=["embedding"],
+                m=16,
+                ef_construction=64,
+                opclasses=["vector_cosine_ops"],
+            ),
+            HnswIndex(
+                name="chunk_english_embedding_hnsw",
+                fields=["english_embedding"],
                 m=16,
                 ef_construction=64,
                 opclasses=["vector_cosine_ops"],

@@ -16,7 +16,7 @@ from django.db import connection
 from pgvector.django import VectorField
 
 from knowledge.chunking import query_words
-from knowledge.embeddings import query_vectors
+from knowledge.embeddings import english_query_vector, query_vectors
 from knowledge.models import Chunk, Document, DocumentStatus, IngestJob
 from knowledge.services import knowledge_version
 
@@ -40,6 +40,14 @@ KEYWORD_EXPECTED = 600
 # the blurred cosine of its long embedding. The weight was picked on the even-indexed queries of
 # the BQ paraphrase set (bench/retrieval.py); k1 and b are the textbook values.
 KEYWORD_WEIGHT = 0.0007  # cosine per BM25 point
+# English questions and passages are also compared by all-MiniLM-L6-v2 (knowledge.embeddings), and
+# the two cosines averaged: two models trained on different data err on different passages. MiniLM
+# spreads its cosines over 0–1 where e5 keeps them in 0.8–1.0, so its cosine is first put on e5's
+# scale: the line that gives it e5's mean and spread over every (question, English passage) pair of
+# the development questions of bench/kb_reach (not a least-squares fit, which would shrink the spread
+# and move the answered questions into the miss bands). Equal weights: no weight was searched for.
+ENGLISH_WEIGHT = 0.5
+ENGLISH_ON_E5_SCALE = (0.773, 0.191)  # e5 cosine ≈ offset + slope × MiniLM cosine
 BM25_K1, BM25_B = 1.2, 0.75
 # The customer's exact words inside a passage ("批量采购" in a long price list) beat a passage that
 # is only about the same topic; too rare in paraphrase questions to mislead there.
@@ -86,15 +94,17 @@ class ScoredChunk:
         return heading if heading.startswith(self.title) else f"{self.title} › {heading}"
 
 
-_VECTOR_ARM, _KEYWORD_ARM = 1, 2
+_VECTOR_ARM, _KEYWORD_ARM, _ENGLISH_ARM = 1, 2, 3
 
 
 class _Row(NamedTuple):
-    """A chunk as an arm found it; `distance` is None when the search has no vector."""
+    """A chunk as an arm found it; `distance` is None when the search has no vector, `english_distance`
+    when the question or the chunk has no English companion vector."""
 
     pk: int
     arm: int
     distance: float | None
+    english_distance: float | None
     search_text: str
     heading: str
     text: str
@@ -111,21 +121,35 @@ class _Row(NamedTuple):
 # index once per document. `(distance) + 0` is not the index's operator, so the planner cannot walk
 # HNSW for it. Iterative HNSW scans are on for every connection (knowledge.apps), so the filters
 # never empty the vector arm.
-_ARM_SQL = """SELECT c.id, {arm} AS arm, {distance} AS distance, c.search_text, c.heading, c.text, c.document_id
-FROM knowledge_chunk c WHERE c.document_id = ANY(%(documents)s) AND c.embedding IS NOT NULL"""
+_ARM_SQL = """SELECT c.id, {arm} AS arm, {distance} AS distance, {english} AS english_distance, c.search_text,
+c.heading, c.text, c.document_id FROM knowledge_chunk c
+WHERE c.document_id = ANY(%(documents)s) AND c.embedding IS NOT NULL"""
 _DISTANCE = "c.embedding <=> %(vector)s::vector"
-_ARMS_SQL = """SELECT a.id, a.arm, a.distance, a.search_text, a.heading, a.text, d.source, d.title, d.language
-FROM ({arms}) a JOIN knowledge_document d ON d.id = a.document_id"""
+_ENGLISH_DISTANCE = "c.english_embedding <=> %(english)s::vector"
+_ARMS_SQL = """SELECT a.id, a.arm, a.distance, a.english_distance, a.search_text, a.heading, a.text, d.source, d.title,
+d.language FROM ({arms}) a JOIN knowledge_document d ON d.id = a.document_id"""
 
 
-def _arm_sql(*, vector: bool, keywords: bool, exact: bool) -> str:
+def _arm_sql(*, vector: bool, english: bool, keywords: bool, exact: bool) -> str:
+    columns = {
+        "distance": _DISTANCE if vector else "NULL::float8",
+        "english": _ENGLISH_DISTANCE if english else "NULL::float8",
+    }
     arms = []
     if vector:
         order = f"({_DISTANCE}) + 0" if exact else _DISTANCE
-        arms.append(f"{_ARM_SQL.format(arm=_VECTOR_ARM, distance=_DISTANCE)} ORDER BY {order} LIMIT {ARM_DEPTH}")
+        arms.append(f"{_ARM_SQL.format(arm=_VECTOR_ARM, **columns)} ORDER BY {order} LIMIT {ARM_DEPTH}")
+    if english:
+        order = f"({_ENGLISH_DISTANCE}) + 0" if exact else _ENGLISH_DISTANCE
+        arms.append(
+            f"{_ARM_SQL.format(arm=_ENGLISH_ARM, **columns)} AND c.english_embedding IS NOT NULL "
+            f"ORDER BY {order} LIMIT {ARM_DEPTH}"
+        )
     if keywords:
-        columns = _ARM_SQL.format(arm=_KEYWORD_ARM, distance=_DISTANCE if vector else "NULL::float8")
-        arms.append(f"{columns} AND c.search_vector @@ to_tsquery('simple', %(keywords)s) LIMIT {KEYWORD_SCAN}")
+        arms.append(
+            f"{_ARM_SQL.format(arm=_KEYWORD_ARM, **columns)} "
+            f"AND c.search_vector @@ to_tsquery('simple', %(keywords)s) LIMIT {KEYWORD_SCAN}"
+        )
     return _ARMS_SQL.format(arms=" UNION ALL ".join(f"({arm})" for arm in arms))
 
 
@@ -189,18 +213,34 @@ def _keyword_query(terms: list[str], shares: dict[str, float], rows: float | Non
     return " | ".join(selective)
 
 
-def _arm_rows(vector: np.ndarray | None, keywords: str | None, documents: list[int], *, exact: bool) -> list[_Row]:
-    """Both arms in one round trip: the ARM_DEPTH chunks nearest `vector` (`exact`: by reading them
-    all, else through the HNSW index) and up to KEYWORD_SCAN chunks matching the tsquery `keywords`
-    (any of them: sorting would read every match)."""
+def _arm_rows(
+    vector: np.ndarray | None, english: np.ndarray | None, keywords: str | None, documents: list[int], *, exact: bool
+) -> list[_Row]:
+    """Every arm in one round trip: the ARM_DEPTH chunks nearest `vector`, and those nearest the
+    English companion vector `english` (`exact`: by reading them all, else through the HNSW index),
+    and up to KEYWORD_SCAN chunks matching the tsquery `keywords` (any of them: sorting would read
+    every match)."""
     if not documents or (vector is None and keywords is None):
         return []
     params: dict[str, Any] = {"documents": documents, "keywords": keywords}
     if vector is not None:
         params["vector"] = VectorField().get_prep_value(vector)
+    if english is not None:
+        params["english"] = VectorField().get_prep_value(english)
+    sql = _arm_sql(vector=vector is not None, english=english is not None, keywords=keywords is not None, exact=exact)
     with connection.cursor() as cursor:
-        cursor.execute(_arm_sql(vector=vector is not None, keywords=keywords is not None, exact=exact), params)
+        cursor.execute(sql, params)
         return [_Row(*row) for row in cursor.fetchall()]
+
+
+def _similarity(row: _Row) -> float:
+    """The e5 cosine, averaged for an English question and passage with the English companion's
+    cosine put on e5's scale, so the miss bands and margins read both alike."""
+    cosine = 1.0 - row.distance
+    if row.english_distance is None:
+        return cosine
+    offset, slope = ENGLISH_ON_E5_SCALE
+    return (1.0 - ENGLISH_WEIGHT) * cosine + ENGLISH_WEIGHT * (offset + slope * (1.0 - row.english_distance))
 
 
 def _words(text: str) -> str:
@@ -269,6 +309,7 @@ def chunk_search_hybrid(
     if cached is not None:
         return [ScoredChunk(**c) for c in cached["results"]], cached["miss"]
     vector = query_vectors([query])[0] if mode in ("hybrid", "vector") else None
+    english = english_query_vector(query) if vector is not None else None
     # Punctuation is a token of rjieba's but never a lexeme: it would score as a very rare word.
     terms = list(dict.fromkeys(query_words(query)))
     shares, rows_total = _term_shares(terms, version) if terms and mode in ("hybrid", "keyword") else ({}, None)
@@ -276,18 +317,18 @@ def chunk_search_hybrid(
     # miss the one passage that answers (HNSW results also vary with the order rows were inserted).
     exact = vector is not None and _chunk_stats(version)[0] < EXACT_SEARCH_BELOW
     keywords = _keyword_query(terms, shares, rows_total) if shares else None
-    rows = _arm_rows(vector, keywords, _document_ids(version, kb, lang), exact=exact)
-    nearest = sorted((r for r in rows if r.arm == _VECTOR_ARM), key=lambda r: (r.distance, r.pk))
+    rows = _arm_rows(vector, english, keywords, _document_ids(version, kb, lang), exact=exact)
+    # Every candidate carries both cosines (and its English one when it has one), whichever arm found it.
+    similarity = {r.pk: _similarity(r) for r in rows if r.distance is not None}
+    nearest = {r.pk for r in rows if r.arm in (_VECTOR_ARM, _ENGLISH_ARM)}
     matches = [r for r in rows if r.arm == _KEYWORD_ARM]
     counts = _term_counts(terms, rows) if shares else {}
-    vector_ranked = [(r.pk, 1.0 - r.distance) for r in nearest]
+    vector_ranked = sorted(((pk, similarity[pk]) for pk in nearest), key=lambda item: (-item[1], item[0]))
     bm25_of_matches = _bm25(shares, {r.pk: counts[r.pk] for r in matches}) if shares else {}
     keyword_ranked = sorted(bm25_of_matches.items(), key=lambda item: (-item[1], item[0]))[:ARM_DEPTH]
     keyword_position = {pk: i + 1 for i, (pk, _) in enumerate(keyword_ranked)}
     candidates = {pk: i for i, pk in enumerate(dict.fromkeys([pk for pk, _ in vector_ranked + keyword_ranked]))}
     chunks = {r.pk: r for r in rows if r.pk in candidates}
-    # Keyword-only candidates carry their true cosine too, so both signals are known for every one.
-    similarity = {pk: 1.0 - row.distance for pk, row in chunks.items() if row.distance is not None}
     if mode == "hybrid":
         bm25 = _bm25(shares, {pk: counts[pk] for pk in chunks}) if shares else {}
         phrase = _phrase(query)

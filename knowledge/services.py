@@ -18,7 +18,13 @@ from django.db.models import Q
 from django.utils import timezone
 
 from knowledge.chunking import TextChunk, search_text
-from knowledge.embeddings import EmbeddingsUnavailable, dimension_mismatch, embedder_get, query_vectors
+from knowledge.embeddings import (
+    EmbeddingsUnavailable,
+    dimension_mismatch,
+    embedder_get,
+    english_passage_vectors,
+    query_vectors,
+)
 from knowledge.models import (
     Chunk,
     Document,
@@ -83,15 +89,19 @@ def _detect_language(text: str) -> str:
     return Language.ZH if cjk > len(sample) * 0.05 else Language.EN
 
 
-def _embed_checked(texts: list[str], on_progress: ProgressCallback | None) -> list[np.ndarray]:
-    """Passage vectors in batches; a model of the wrong width stops before anything is written."""
+def _embed_checked(
+    texts: list[str], on_progress: ProgressCallback | None
+) -> list[tuple[np.ndarray, np.ndarray | None]]:
+    """Passage vectors in batches, each with its English companion vector (None for Chinese text);
+    a model of the wrong width stops before anything is written."""
     embedder = embedder_get()
-    vectors: list[np.ndarray] = []
+    vectors: list[tuple[np.ndarray, np.ndarray | None]] = []
     for start in range(0, len(texts), EMBED_BATCH):
-        batch = embedder.passages(texts[start : start + EMBED_BATCH])
+        texts_batch = texts[start : start + EMBED_BATCH]
+        batch = embedder.passages(texts_batch)
         if batch.shape[1] != settings.EMBEDDING_DIMENSIONS:
             raise EmbeddingsUnavailable(dimension_mismatch(embedder.name, batch.shape[1]))
-        vectors.extend(batch)
+        vectors.extend(zip(batch, english_passage_vectors(texts_batch), strict=True))
         if on_progress:
             on_progress(len(vectors), len(texts))
     return vectors
@@ -137,9 +147,10 @@ def chunks_store(
                 heading=c.heading[:300],
                 text=c.text,
                 search_text=search_text(f"{c.heading} {c.text}"),
-                embedding=v,
+                embedding=vector,
+                english_embedding=english,
             )
-            for i, (c, v) in enumerate(zip(chunks, vectors, strict=True))
+            for i, (c, (vector, english)) in enumerate(zip(chunks, vectors, strict=True))
         )
     return IngestResult(source, "changed" if previous else "added", len(chunks))
 
