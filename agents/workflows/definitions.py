@@ -295,14 +295,34 @@ class CancelOrder(Workflow):
 
     def read(self, slot: str, ctx: Ctx, text: str, entities: dict[str, Any], s: dict[str, Any]) -> Any:
         if slot == "order_id":
-            return self.read_order_id(ctx, text, entities)
+            order_id = self.read_order_id(ctx, text, entities)
+            if order_id and self._part_asked(ctx, text, order_id):
+                s["_part_asked"] = True
+            return order_id
         if slot == "reason":
             return read.read_choice(text, read.CANCEL_REASON_WORDS)
         return None
 
+    @staticmethod
+    def _part_asked(ctx: Ctx, text: str, order_id: str) -> bool:
+        """The customer asked to take some of the order's items out ("drop the earbuds from #W1"),
+        which no order allows before it ships: the confirmation says the whole order is cancelled."""
+        items = ctx.items(order_id)
+        named = set(read.read_items(text, items) or ())
+        return bool(named) and named < {i["item_id"] for i in items} and read.names_part_of_order(text)
+
     def summary(self, ctx: Ctx, s: dict[str, Any]) -> str:
         items = ", ".join(i["name"] for i in ctx.items(s["order_id"]))
-        return ctx.t(
+        whole = (
+            ctx.t(
+                "Single items can't be taken out of an order before it ships, so this cancels the whole order "
+                "(I can change an item to another option instead). ",
+                "订单发货前不能单独去掉其中的商品，所以这会取消整个订单（也可以改为把商品换成其他款式）。",
+            )
+            if s.get("_part_asked")
+            else ""
+        )
+        return whole + ctx.t(
             f"Cancel order {s['order_id']} ({items}) because it is '{s['reason']}'. Every payment is refunded to the "
             "method it came from (a gift card at once, cards in 5-7 business days).",
             f"取消订单 {s['order_id']}（{items}），原因：{s['reason']}。款项原路退回（礼品卡即时到账，银行卡 5-7 个工作日）。",

@@ -272,6 +272,24 @@ def names_order_state(text: str) -> bool:
     return bool(_ORDER_STATE.search(text))
 
 
+# Taking some items out of an order rather than the order as a whole: "drop the earbuds from my
+# order", "cancel just the case", "…but keep the rest", "只取消耳机", "把订单里的耳机去掉".
+_PART_OF_ORDER = re.compile(
+    r"\b(?:only|just)\s+(?:the\s+|my\s+)?(?!order\b)[a-z]|"
+    r"\b(?:from|out of|off)\s+(?:the\s+|my\s+|this\s+|that\s+)?(?:pending\s+)?order\b|"
+    r"\bkeep(?:ing)?\s+(?:the\s+)?(?:rest|others?|other items?)\b|\bbut\s+keep\b|"
+    r"只取消|只要取消|只退|订单里的.{1,12}(?:去掉|删掉|取消|不要)|其他的?(?:保留|不变|照常)|保留其他",
+    re.IGNORECASE,
+)
+
+
+_CJK_WORD = re.compile(r"[\u3400-\u9fff]+")
+
+
+def names_part_of_order(text: str) -> bool:
+    return bool(_PART_OF_ORDER.search(text))
+
+
 def names_all_items(text: str) -> bool:
     return bool(_ALL_ITEMS.search(text))
 
@@ -288,7 +306,9 @@ def read_items(text: str, items: list[dict[str, Any]], values: Iterable[str] = (
     clean = normalise(text)
     spellings = {
         item["item_id"]: {
-            normalise(n) for n in (item["name"], item.get("name_zh"), *item.get("aliases", ())) if n and len(n) > 2
+            normalise(n)
+            for n in (item["name"], item.get("name_zh"), *item.get("aliases", ()))
+            if n and (len(n) > 2 or (len(n) == 2 and _CJK_WORD.fullmatch(n)))  # "X8" is too short, 耳机 is a word
         }
         for item in items
     }
@@ -378,7 +398,10 @@ def _names_said(clean: str, names: set[str], values: frozenset[str] = frozenset(
     occurrences = sorted(
         (match.start(), match.end(), name)
         for name in names
-        for match in re.finditer(rf"(?<![\w]){re.escape(name)}(?![\w])", clean)
+        # Chinese has no spaces: a Chinese name is said wherever it appears (只取消耳机)
+        for match in re.finditer(
+            re.escape(name) if _CJK_WORD.search(name) else rf"(?<![\w]){re.escape(name)}(?![\w])", clean
+        )
         if not _OPTION_LINK.search(clean, 0, match.start())  # "compartment set to laptop" is an option
     )
     occurrences = [

@@ -736,3 +736,30 @@ def test_a_value_put_right_before_the_customer_is_verified_is_the_one_used(
     run_turn(guest, "yes")
 
     assert Order.objects.get(external_id="#D2001").action_details["exchange_new_items"] == ["V-X9-BLK-512"]
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("Please drop the earbuds from order #D1002, I don't need them anymore", "cancels the whole order"),
+        ("#D1002 只取消耳机，不需要了", "会取消整个订单"),
+    ],
+)
+def test_taking_one_item_out_of_an_order_is_told_it_cancels_the_whole_order(
+    li: Conversation, text: str, said: str
+) -> None:
+    Order.objects.filter(external_id="#D1002").update(status="pending")
+
+    turn = run_turn(li, text)
+
+    assert _awaiting(turn) == "confirm" and said in turn.reply["text"]
+    assert "Find X8" in turn.reply["text"] and "Enco X3" in turn.reply["text"]  # every item is listed
+
+
+def test_an_order_named_by_one_of_its_items_is_cancelled_without_that_warning(li: Conversation) -> None:
+    Order.objects.filter(external_id="#D1002").update(status="pending")
+
+    turn = run_turn(li, "Please cancel #D1002, the order with the earbuds, I don't need it anymore")
+
+    assert _awaiting(turn) == "confirm" and "Cancel order #D1002" in turn.reply["text"]
+    assert "whole order" not in turn.reply["text"]
