@@ -363,7 +363,12 @@ _RULES: list[_Rule] = [
             r"维修|修理|返修|寄修|送修|(?:能|去哪|要|怎么|帮我)修|修一下|修好|换屏|换电池|售后网点|维修点|保修(?!期多|政策)"
         ),
         0.85,
-        unless=_rx(r"\bhow long is the warranty|warranty (?:period|polic)|保修(?:多久|期多|政策|范围)"),
+        unless=_rx(
+            r"\bhow long is the warranty|warranty (?:period|polic)|保修(?:多久|期多|政策|范围)|"
+            # fixing what the order says is changing it: "fix the address on #W1"
+            r"\bfix\w*\s+(?:the|my|this|that)\s+(?:shipping |delivery |billing )?(?:address|payment|order|details|"
+            r"typo|spelling|name|zip|postcode|card)\b"
+        ),
     ),
     _Rule(
         Intent.RETURN,

@@ -161,16 +161,22 @@ def _span(text: str) -> str:
 # A field's name said before its value, in a list of fields ("street 386 Cedar Ave, city Columbus, state
 # OH, zip code 43119"): lower case, so "State Street" or "Carson City" stay names. Zip labels in any case.
 _FIELD_NAME = re.compile(
-    r"(?:(?<=^)|(?<=[,;/|\n])\s*|(?<=\s-)\s*)(?:(?:street|city|town|state|country)\s*[:=-]?\s+(?=[A-Z0-9])|"
+    r"(?:(?<=^)|(?<=[,;/|\n.!?])\s*|(?<=\s-)\s*)(?:(?:the\s+)?(?:street|city|town|state|country)\s*[:=-]?\s+(?=[A-Z0-9])|"
+    # "City is Dallas", "the state is TX": a field named by a sentence, in any case
+    r"(?i:(?:the\s+)?(?:street|city|town|state|country|zip(?:\s*code)?|postal\s*code)\s+is\s+)|"
     r"(?i:zip(?:\s*code)?|postal\s*code|post\s*code|postcode)\s*[:=-]?\s*(?=\d))"
 )
+# "…, Suite 500. It's in Houston, TX": a sentence that goes on with where the street is.
+_GOES_ON = re.compile(r"[.;]\s+(?:(?:it'?s|it is|that'?s|that is|which is|located|this is)\s+)?(?:in|at)\s+", re.I)
 # A country said between the other fields ("Houston, TX, USA, 77158", "San Diego, CA, USA 92159") rather
 # than last.
 _COUNTRY_BETWEEN = re.compile(rf"(?:,|\s-)\s*({_US_NAMES})\s*(?=,|\s-\s|\s+{_US_ZIP}\b)", re.IGNORECASE)
 
 
 def _english(text: str, default_country: str) -> dict[str, str] | None:
-    text = _FIELD_NAME.sub(" ", re.sub(r"\s+/\s+|\s*\|\s*", ", ", _ORDER_ID.sub(" ", text)))
+    text = _GOES_ON.sub(", ", _ORDER_ID.sub(" ", text))
+    text = _FIELD_NAME.sub(" ", re.sub(r"\s+/\s+|\s*\|\s*", ", ", text))
+    text = _ZIP_BEFORE_STATE.sub(lambda m: f"{m.group(1).strip()}, {m.group(3)} {m.group(2)}", text)
     span = _span(text)
     between = _COUNTRY_BETWEEN.search(span)
     if between:
@@ -303,6 +309,8 @@ def _labelled(text: str, default_country: str) -> dict[str, str] | None:
 
 _STATE = rf"[A-Z]{{2}}|{'|'.join(s.title() for s in _STATES)}"
 _CITY = r"(?:[A-Z][\w.'-]*\s?){1,3}"
+# The zip between the city and the state: "Washington 20056, DC".
+_ZIP_BEFORE_STATE = re.compile(rf"\b({_CITY}?)\s+({_US_ZIP})\s*,\s*({_STATE})\b(?!\s*{_US_ZIP})")
 # From the largest part to the smallest, as Chinese addresses are written: "USA, NY, New York,
 # 953 Park Avenue, Suite 613, zip 10064".
 _LARGEST_FIRST = re.compile(
@@ -319,26 +327,25 @@ _STREET_LAST = re.compile(
     r"\s*(?:[.;!?,]|$)"
 )
 # The zip before the city, as much of the world writes it: "178 Lakeview Drive Suite 576, 76150 Fort Worth, TX".
-_ZIP_FIRST = re.compile(rf"(?<=,)\s*({_US_ZIP})\s+({_CITY}?)\s*,\s*({_STATE})\b")
+_ZIP_FIRST = re.compile(rf"(?:(?<=,)|(?<=\bto)|(?<=:)|^)\s*({_US_ZIP})\s+({_CITY}?)\s*,\s*({_STATE})\b")
 
 
 def _other_order(text: str, default_country: str) -> dict[str, str] | None:
-    """An address written in another order (the largest part first, the street last, or the zip before
-    the city), read in the usual one."""
-    for pattern in (_LARGEST_FIRST, _STREET_LAST):
-        found = pattern.search(text)
-        if found is not None:
-            part = {key: (value or "").strip() for key, value in found.groupdict().items()}
-            usual = (
-                f"{part['street']}, {part['unit']}, {part['city']}, {part['state']} {part['zip']}, {part['country']}"
-            )
-            if address := _english(usual, default_country):
-                return address
-    if _ZIP_FIRST.search(text):
-        return _english(
-            _ZIP_FIRST.sub(lambda m: f" {m.group(2).strip()}, {m.group(3)} {m.group(1)}", text), default_country
-        )
-    return None
+    """An address written in another order (the largest part first, the street last, the zip before
+    the city, or several of these), read in the usual one."""
+    zip_moved = _ZIP_FIRST.sub(lambda m: f" {m.group(2).strip()}, {m.group(3)} {m.group(1)}", text)
+    for candidate in dict.fromkeys((text, zip_moved)):
+        for pattern in (_LARGEST_FIRST, _STREET_LAST):
+            found = pattern.search(candidate)
+            if found is not None:
+                part = {key: (value or "").strip() for key, value in found.groupdict().items()}
+                usual = (
+                    f"{part['street']}, {part['unit']}, {part['city']}, {part['state']} {part['zip']}, "
+                    f"{part['country']}"
+                )
+                if address := _english(usual, default_country):
+                    return address
+    return _english(zip_moved, default_country) if zip_moved != text else None
 
 
 def parse_address(text: str, *, default_country: str = "") -> dict[str, str] | None:

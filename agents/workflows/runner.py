@@ -306,6 +306,10 @@ def _advance(sctx: SpecialistContext, conversation: Conversation, state: Workflo
         language=sctx.language,
     )
 
+    if state.step == "confirm" and (meant_zip := read.zip_put_right(s.get("address"), text)):
+        s["address"] = {**s["address"], "zip": meant_zip}  # "oops, I meant 76155": the address, put right
+        _save(state, step="confirm", slots=s)
+        return _confirm(ctx, workflow, s)
     if state.step == "confirm":
         # "hang on, I got that wrong: X rather than Y" puts a value right: read it, then confirm again
         answer = None if fix is not None else read.yes_no(text)
@@ -509,24 +513,10 @@ def order_typo_fix(state: WorkflowState, entities: dict[str, Any]) -> tuple[str,
     said = {state.slots.get("order_id")} | {
         order for pending in pendings for x in pending for order in (x.get("entities") or {}).get("order_ids", [])
     }
-    slips = {order: _slip(order, named[0]) for order in said if order and order != named[0]}
+    slips = {order: read.typing_slip(order, named[0]) for order in said if order and order != named[0]}
     swapped = [order for order, slip in slips.items() if slip == "swap"]
     near = swapped or [order for order, slip in slips.items() if slip]
     return (named[0].lstrip("#"), near[0].lstrip("#")) if len(near) == 1 else None
-
-
-def _slip(a: str, b: str) -> str:
-    """How two strings differ by one typing slip: "swap" (two neighbours swapped), "other" (a
-    character changed, added or dropped), or "" (not one slip)."""
-    if len(a) == len(b):
-        diff = [i for i in range(len(a)) if a[i] != b[i]]
-        if len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]]:
-            return "swap"
-        return "other" if len(diff) == 1 else ""
-    if abs(len(a) - len(b)) != 1:
-        return ""
-    short, long_ = sorted((a, b), key=len)
-    return "other" if any(long_[:i] + long_[i + 1 :] == short for i in range(len(long_))) else ""
 
 
 def _queued_corrected(conversation_id: int, fix: tuple[str, str]) -> bool:

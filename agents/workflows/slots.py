@@ -88,7 +88,37 @@ def read_choice(text: str, choices: dict[str, Iterable[str]]) -> str | None:
         for value, words in choices.items():
             if any(word in candidate for word in words):
                 return value
+    # Typed in a hurry ("by acident", "mistkae"): one slip in a long enough word still says it.
+    said = set(re.findall(r"[a-z]{5,}", _NOT_MEANT.sub(" ", clean)))
+    for value, words in choices.items():
+        if any(typing_slip(word, token) for word in words if len(word) >= 6 and word.isalpha() for token in said):
+            return value
     return None
+
+
+def typing_slip(a: str, b: str) -> str:
+    """How two strings differ by one typing slip: "swap" (two neighbours swapped), "other" (a
+    character changed, added or dropped), or "" (not one slip)."""
+    if len(a) == len(b):
+        diff = [i for i in range(len(a)) if a[i] != b[i]]
+        if len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]]:
+            return "swap"
+        return "other" if len(diff) == 1 else ""
+    if abs(len(a) - len(b)) != 1:
+        return ""
+    short, long_ = sorted((a, b), key=len)
+    return "other" if any(long_[:i] + long_[i + 1 :] == short for i in range(len(long_))) else ""
+
+
+def zip_put_right(address: Any, text: str) -> str | None:
+    """The zip code meant, when a message about an address being confirmed gives one a typing slip
+    away from the address's ("oops, I meant 76155" for 76515; 邮编是 518075 for 518057)."""
+    if not isinstance(address, dict) or not address.get("zip"):
+        return None
+    said = re.findall(r"(?<!\d)\d{5,6}(?!\d)", text)
+    if len(said) != 1 or said[0] == address["zip"] or not typing_slip(address["zip"].split("-")[0], said[0]):
+        return None
+    return said[0]
 
 
 CANCEL_REASON_WORDS = {
@@ -96,8 +126,11 @@ CANCEL_REASON_WORDS = {
         "mistake", "mistaken", "accident", "in error", "by error", "wrong", "didn't mean", "did not mean",
         "didn't intend", "did not intend", "never meant", "never intended", "never wanted to order",
         "unintentional", "unintended", "not intended", "misclick", "duplicate", "twice", "error on my part", "my error",
-        # someone else in the house placed it
+        # someone else in the house placed it, or a finger slipped
         "kid ordered", "kids ordered", "child ordered", "son ordered", "daughter ordered", "ordered by my",
+        "without meaning", "not meaning to", "without thinking", "without realising", "without realizing",
+        "toddler", "got hold of my", "slip of the", "finger slipped", "fat finger", "fat-finger",
+        "butt dial", "clicked by", "clicked the wrong", "hit buy", "hit the buy", "pressed buy", "meant to add",
         "买错", "下错", "拍错", "点错", "手滑", "误", "重复下单", "不小心", "孩子下的", "小孩下的",
     ),
     "no longer needed": (

@@ -86,6 +86,24 @@ from agents.workflows.addresses import address_fragment, address_lines, parse_ad
             "12 State Street, Apt 4, Carson City, NV 89701",  # field names inside names stay
             ("12 State Street", "Apt 4", "Carson City", "NV", "USA", "89701"),
         ),
+        # fields named by a sentence; the address going on after a full stop; the zip before the state;
+        # the zip first and the street last
+        (
+            "Please use 60 Birch Road, Apt 7. City is Boise, state ID, zip 83702.",
+            ("60 Birch Road", "Apt 7", "Boise", "ID", "USA", "83702"),
+        ),
+        (
+            "move #W1234567 to 9 Harbor Way, Unit 3. It's in Portland, OR 97201 please",
+            ("9 Harbor Way", "Unit 3", "Portland", "OR", "USA", "97201"),
+        ),
+        (
+            "the new address: 5 Lake Street, Suite 20, Madison 53703, WI, USA",
+            ("5 Lake Street", "Suite 20", "Madison", "WI", "USA", "53703"),
+        ),
+        (
+            "send it to 33101 Miami, FL - 400 Ocean Drive, Apt 9, not the old place",
+            ("400 Ocean Drive", "Apt 9", "Miami", "FL", "USA", "33101"),
+        ),
     ],
 )
 def test_an_english_address_inside_a_sentence_is_read_field_by_field(text: str, expected: tuple[str, ...]) -> None:

@@ -688,3 +688,15 @@ def test_two_changes_of_an_order_stay_two_requests_without_an_order_named() -> N
     scores = classify_offline(text, lambda texts: [[] for _ in texts])
 
     assert [s.intent for s in scores].count(Intent.MODIFY_ORDER) == 2
+
+
+@pytest.mark.parametrize(
+    ("text", "intent"),
+    [
+        ("Can you fix the shipping address on #W1234567?", "modify_order"),
+        ("Need to fix the address on my order, it's wrong", "modify_order"),
+        ("Can you fix my phone? The screen is cracked", "repair"),
+    ],
+)
+def test_fixing_what_an_order_says_is_a_change_and_fixing_a_device_a_repair(text: str, intent: str) -> None:
+    assert intents_of(classify_offline(text, fake_neighbours({})))[0].value == intent

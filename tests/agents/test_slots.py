@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agents.workflows.slots import yes_no
+from agents.workflows.slots import CANCEL_REASON_WORDS, read_choice, typing_slip, yes_no, zip_put_right
 
 
 @pytest.mark.parametrize(
@@ -338,3 +338,32 @@ def test_a_value_meant_replaces_what_its_option_said_last() -> None:
         "brand": "brand c",
         "skin tone": "dark",
     }
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("it was an acident", "ordered by mistake"),  # one slip in a long word
+        ("I placed it by mistkae", "ordered by mistake"),
+        ("my toddler got hold of my phone", "ordered by mistake"),
+        ("I hit buy without meaning to", "ordered by mistake"),
+        ("we moved so it's unnecesary now", "no longer needed"),
+    ],
+)
+def test_a_cancel_reason_typed_in_a_hurry_is_still_read(text: str, reason: str) -> None:
+    assert read_choice(text, CANCEL_REASON_WORDS) == reason
+
+
+def test_a_short_word_one_slip_away_is_not_read_as_a_reason() -> None:
+    assert read_choice("the wong one", CANCEL_REASON_WORDS) is None  # "wrong" is too short to guess from
+    assert typing_slip("76515", "76155") == "swap" and typing_slip("76515", "76519") == "other"
+    assert typing_slip("76515", "12345") == ""
+
+
+def test_a_zip_one_slip_away_puts_the_confirmed_address_right() -> None:
+    address = {"address1": "12 Oak St", "city": "Austin", "state": "TX", "zip": "78701"}
+
+    assert zip_put_right(address, "oops, I meant 78710") == "78710"
+    assert zip_put_right(address, "yes 78701") is None  # the same zip
+    assert zip_put_right(address, "send it to 90210 instead") is None  # another place, not a slip
+    assert zip_put_right(None, "I meant 78710") is None

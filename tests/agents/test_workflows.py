@@ -763,3 +763,23 @@ def test_an_order_named_by_one_of_its_items_is_cancelled_without_that_warning(li
 
     assert _awaiting(turn) == "confirm" and "Cancel order #D1002" in turn.reply["text"]
     assert "whole order" not in turn.reply["text"]
+
+
+@pytest.mark.parametrize(
+    ("opening", "fix", "shown"),
+    [
+        ("Please ship #D1001 to 12 Oak Street, Austin, TX 78701", "oops, I meant 78710", "zip: 78710"),
+        ("把订单 #D1001 改寄到广东省广州市天河区天河路 1 号，邮编 510630", "邮编写错了，是 510603", "510603"),
+    ],
+)
+def test_a_zip_put_right_while_confirming_an_address_is_confirmed_again(
+    li: Conversation, opening: str, fix: str, shown: str
+) -> None:
+    first = run_turn(li, opening)
+    assert _awaiting(first) == "confirm"
+
+    again = run_turn(li, fix)
+
+    assert _awaiting(again) == "confirm" and shown in again.reply["text"]
+    run_turn(li, "yes" if li.language == "en" else "是")
+    assert Order.objects.get(external_id="#D1001").address["zip"] in fix
