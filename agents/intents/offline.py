@@ -460,7 +460,9 @@ _RULES: list[_Rule] = [
             r"\b(?:my|our|the) new (?:place|home|house|apartment|flat|location)\b|\b(?:i|we)(?:'ve| have)? (?:just )?"
             r"(?:moved|relocated)\b|"
             # a whole postal address, said about an order: where it should go
-             + _POSTAL_ADDRESS.pattern + r"|新家|搬家|搬到|"
+             + _POSTAL_ADDRESS.pattern + r"|新家|搬家|搬到|改寄|改送到|改发到|"
+            # a Chinese address after 寄到/送到/发到: where the order should go
+            r"(?:寄|送|发)到.{0,12}?(?:省|市|区|县|路|街|号)|"
             r"地址|修改订单|改订单|订单.{0,4}(?:改|修改)|改.{0,6}(?:颜色|数量|型号|收件人|收货人|电话)|(?:收件人|收货人).{0,4}改"
         ),
         0.8,

@@ -300,7 +300,7 @@ class CancelOrder(Workflow):
                 s["_part_asked"] = True
             return order_id
         if slot == "reason":
-            return read.read_choice(text, read.CANCEL_REASON_WORDS)
+            return read.read_choice(text, read.CANCEL_REASON_WORDS, typos=True)
         return None
 
     @staticmethod

@@ -80,14 +80,18 @@ _NOT_MEANT = re.compile(
 )
 
 
-def read_choice(text: str, choices: dict[str, Iterable[str]]) -> str | None:
+def read_choice(text: str, choices: dict[str, Iterable[str]], *, typos: bool = False) -> str | None:
     """The choice one of whose words appears in the text (first listed wins), leaving out what the
-    text says is not meant when something else is left."""
+    text says is not meant when something else is left; with `typos`, also a word of 6 letters or
+    more typed with one slip (for answers to the question itself: a product's "charger" must not
+    read as "change" in a request)."""
     clean = normalise(text)
     for candidate in (_NOT_MEANT.sub(" ", clean), clean):
         for value, words in choices.items():
             if any(word in candidate for word in words):
                 return value
+    if not typos:
+        return None
     # Typed in a hurry ("by acident", "mistkae"): one slip in a long enough word still says it.
     said = set(re.findall(r"[a-z]{5,}", _NOT_MEANT.sub(" ", clean)))
     for value, words in choices.items():

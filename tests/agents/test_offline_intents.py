@@ -696,6 +696,8 @@ def test_two_changes_of_an_order_stay_two_requests_without_an_order_named() -> N
         ("Can you fix the shipping address on #W1234567?", "modify_order"),
         ("Need to fix the address on my order, it's wrong", "modify_order"),
         ("Can you fix my phone? The screen is cracked", "repair"),
+        ("订单 #D1001 请改寄到广东省深圳市南山区科苑路15号", "modify_order"),
+        ("能不能帮我把这单送到浙江省杭州市西湖区文三路8号", "modify_order"),
     ],
 )
 def test_fixing_what_an_order_says_is_a_change_and_fixing_a_device_a_repair(text: str, intent: str) -> None:

@@ -351,11 +351,12 @@ def test_a_value_meant_replaces_what_its_option_said_last() -> None:
     ],
 )
 def test_a_cancel_reason_typed_in_a_hurry_is_still_read(text: str, reason: str) -> None:
-    assert read_choice(text, CANCEL_REASON_WORDS) == reason
+    assert read_choice(text, CANCEL_REASON_WORDS, typos=True) == reason
 
 
 def test_a_short_word_one_slip_away_is_not_read_as_a_reason() -> None:
-    assert read_choice("the wong one", CANCEL_REASON_WORDS) is None  # "wrong" is too short to guess from
+    assert read_choice("the wong one", CANCEL_REASON_WORDS, typos=True) is None  # "wrong" is too short to guess
+    assert read_choice("it was an acident", CANCEL_REASON_WORDS) is None  # only where typos are asked for
     assert typing_slip("76515", "76155") == "swap" and typing_slip("76515", "76519") == "other"
     assert typing_slip("76515", "12345") == ""
 

@@ -770,6 +770,7 @@ def test_an_order_named_by_one_of_its_items_is_cancelled_without_that_warning(li
     [
         ("Please ship #D1001 to 12 Oak Street, Austin, TX 78701", "oops, I meant 78710", "zip: 78710"),
         ("把订单 #D1001 改寄到广东省广州市天河区天河路 1 号，邮编 510630", "邮编写错了，是 510603", "510603"),
+        ("订单 #D1001 请改寄到广东省深圳市南山区科苑路15号，邮编518057", "邮编写错了，是518075", "518075"),
     ],
 )
 def test_a_zip_put_right_while_confirming_an_address_is_confirmed_again(
