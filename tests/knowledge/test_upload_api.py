@@ -140,6 +140,10 @@ def test_files_with_the_same_name_are_each_kept(client: Client, auth: dict[str, 
     assert response.status_code == 202
     job = IngestJob.objects.get(pk=response.json()["job_id"])
     assert sorted(f.size for f in job.files.all()) == sorted([len(WARRANTY_ZH), len(WARRANTY_EN)])
+    # Both are read in turn (the second is a new version of the same source), and the worker is done
+    # before the test's tables are emptied.
+    finished = job_finished(client, auth, response.json()["url"])
+    assert finished["status"] == "succeeded" and [f["outcome"] for f in finished["files"]] == ["added", "changed"]
 
 
 def test_json_body_unknown_jobs_and_missing_keys_get_the_error_shape(client: Client, auth: dict[str, str]) -> None:
