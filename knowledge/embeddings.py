@@ -10,11 +10,13 @@ English question/answer pairs finds the passage a paraphrased question means mor
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import re
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -117,46 +119,50 @@ _query_cache: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
 _query_cache_lock = threading.Lock()
 
 
-def query_vectors(texts: list[str]) -> np.ndarray:
-    """Query-side embeddings of `texts` (one row each), from the process cache where possible."""
-    embedder = embedder_get()
-    keys = [(embedder.name, text) for text in texts]
+def _cached_queries(model: str, texts: list[str], embed: Callable[[list[str]], np.ndarray]) -> list[np.ndarray]:
+    """`embed`'s vector of each text (by `model`), from the process cache where possible."""
+    keys = [(model, text) for text in texts]
     with _query_cache_lock:
         known = {key: _query_cache[key] for key in keys if key in _query_cache}
         for key in known:
             _query_cache.move_to_end(key)
     missing = list(dict.fromkeys(text for key, text in zip(keys, texts, strict=True) if key not in known))
     if missing:
-        vectors = embedder.queries(missing)
-        fresh = {(embedder.name, text): vector for text, vector in zip(missing, vectors, strict=True)}
+        fresh = {(model, text): vector for text, vector in zip(missing, embed(missing), strict=True)}
         known.update(fresh)
         with _query_cache_lock:
             _query_cache.update(fresh)
             while len(_query_cache) > QUERY_CACHE_SIZE:
                 _query_cache.popitem(last=False)
-    return np.stack([known[key] for key in keys]) if keys else np.zeros((0, settings.EMBEDDING_DIMENSIONS), np.float32)
+    return [known[key] for key in keys]
 
 
-_english: dict[str, MiniLM | None] = {}  # "local" → the loaded companion, or None when there is none
+def query_vectors(texts: list[str]) -> np.ndarray:
+    """Query-side embeddings of `texts` (one row each), from the process cache where possible."""
+    embedder = embedder_get()
+    vectors = _cached_queries(embedder.name, texts, embedder.queries)
+    return np.stack(vectors) if vectors else np.zeros((0, settings.EMBEDDING_DIMENSIONS), np.float32)
 
 
 def english_encoder() -> MiniLM | None:
-    """The English companion of the bundled e5, loaded once per process; None when an embeddings
-    server is configured (its model is the one chosen, and the fusion is scaled to e5's cosines)
-    or the companion model is not installed."""
-    if settings.EMBEDDINGS_BASE_URL:
+    """The English companion of the bundled e5; None when an embeddings server is configured (its
+    model is the one chosen, and the fusion is scaled to e5's cosines) or the companion model is not
+    installed."""
+    return None if settings.EMBEDDINGS_BASE_URL else _english_model()
+
+
+@functools.cache
+def _english_model() -> MiniLM | None:
+    """Loaded once per process."""
+    directory = model_directory()
+    if directory is None:
+        logger.warning("English companion model not installed (make install); English search uses e5 alone")
         return None
-    with _lock:
-        if "local" not in _english:
-            directory = model_directory()
-            try:
-                _english["local"] = MiniLM(directory) if directory else None
-            except (ImportError, OSError, KeyError, ValueError) as exc:
-                logger.warning("English companion model failed to load (%s); English search uses e5 alone", exc)
-                _english["local"] = None
-            if directory is None:
-                logger.warning("English companion model not installed (make install); English search uses e5 alone")
-        return _english["local"]
+    try:
+        return MiniLM(directory)
+    except (ImportError, OSError, KeyError, ValueError) as exc:
+        logger.warning("English companion model failed to load (%s); English search uses e5 alone", exc)
+        return None
 
 
 def english_query_vector(text: str) -> np.ndarray | None:
@@ -165,26 +171,16 @@ def english_query_vector(text: str) -> np.ndarray | None:
     encoder = english_encoder()
     if encoder is None or has_cjk(text):
         return None
-    key = (encoder.name, text)
-    with _query_cache_lock:
-        if key in _query_cache:
-            _query_cache.move_to_end(key)
-            return _query_cache[key]
-    vector = encoder.vectors([text])[0]
-    with _query_cache_lock:
-        _query_cache[key] = vector
-        while len(_query_cache) > QUERY_CACHE_SIZE:
-            _query_cache.popitem(last=False)
-    return vector
+    return _cached_queries(encoder.name, [text], encoder.vectors)[0]
 
 
 def english_passage_vectors(texts: list[str]) -> list[np.ndarray | None]:
     """The companion's vectors of knowledge passages: one per English text, None for text with
     Chinese in it or when there is no companion."""
-    encoder = english_encoder()
-    english = [i for i, text in enumerate(texts) if encoder is not None and not has_cjk(text)]
     vectors: list[np.ndarray | None] = [None] * len(texts)
-    if english and encoder is not None:
+    encoder = english_encoder()
+    english = [i for i, text in enumerate(texts) if not has_cjk(text)] if encoder is not None else []
+    if encoder is not None and english:
         for i, vector in zip(english, encoder.vectors([texts[i] for i in english]), strict=True):
             vectors[i] = vector
     return vectors

@@ -16,7 +16,7 @@ from django.db import connection
 from pgvector.django import VectorField
 
 from knowledge.chunking import query_words
-from knowledge.embeddings import english_query_vector, query_vectors
+from knowledge.embeddings import english_query_vector, has_cjk, query_vectors
 from knowledge.models import Chunk, Document, DocumentStatus, IngestJob
 from knowledge.services import knowledge_version
 
@@ -62,7 +62,6 @@ TERM_STATS_TTL_S = 60  # besides an ingest's own ANALYZE (a new knowledge versio
 MISS_BANDS = {"zh": (0.85, 0.89), "en": (0.82, 0.87)}
 CACHE_TTL_S = 3600
 _WORD = re.compile(r"\w+")
-_CJK = re.compile(r"[\u3400-\u9fff]")
 # Postgres' own statistics of the tsvector column (kept by ANALYZE and autovacuum): the ~1,000
 # most common words with the share of rows holding each, and the table's row count.
 _TERM_STATS_SQL = """
@@ -292,7 +291,7 @@ def _confirmed(query: str, chunk: ScoredChunk) -> bool:
 
 
 def _unknown(query: str, results: list[ScoredChunk], mode: str) -> bool:
-    low, high = MISS_BANDS["zh" if _CJK.search(query) else "en"]
+    low, high = MISS_BANDS["zh" if has_cjk(query) else "en"]
     best = max(results, key=lambda r: r.similarity)
     if mode == "vector":  # no keyword evidence to ask for
         return best.similarity < low

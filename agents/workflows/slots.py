@@ -51,6 +51,13 @@ _TARGET_START = re.compile(
 )
 
 
+_CJK = re.compile(r"[\u3400-\u9fff]")
+
+
+def _has_chinese(text: str) -> bool:
+    return bool(_CJK.search(text))
+
+
 def normalise(text: str) -> str:
     return unicodedata.normalize("NFKC", text).lower()
 
@@ -320,9 +327,6 @@ _PART_OF_ORDER = re.compile(
 )
 
 
-_CJK_WORD = re.compile(r"[\u3400-\u9fff]+")
-
-
 def names_part_of_order(text: str) -> bool:
     return bool(_PART_OF_ORDER.search(text))
 
@@ -345,7 +349,7 @@ def read_items(text: str, items: list[dict[str, Any]], values: Iterable[str] = (
         item["item_id"]: {
             normalise(n)
             for n in (item["name"], item.get("name_zh"), *item.get("aliases", ()))
-            if n and (len(n) > 2 or (len(n) == 2 and _CJK_WORD.fullmatch(n)))  # "X8" is too short, 耳机 is a word
+            if n and (len(n) > 2 or (len(n) == 2 and _has_chinese(n)))  # "X8" is too short, 耳机 is a word
         }
         for item in items
     }
@@ -401,7 +405,7 @@ def _mentions(text: str, token: str) -> bool:
 
     Chinese has no spaces between words, so a Chinese token only needs to appear.
     """
-    if any("\u3400" <= char <= "\u9fff" for char in token):
+    if _has_chinese(token):
         return token in text
     return re.search(rf"(?<![\w.+-]){re.escape(token)}(?![\w+-])", text) is not None
 
@@ -437,7 +441,7 @@ def _names_said(clean: str, names: set[str], values: frozenset[str] = frozenset(
         for name in names
         # Chinese has no spaces: a Chinese name is said wherever it appears (只取消耳机)
         for match in re.finditer(
-            re.escape(name) if _CJK_WORD.search(name) else rf"(?<![\w]){re.escape(name)}(?![\w])", clean
+            re.escape(name) if _has_chinese(name) else rf"(?<![\w]){re.escape(name)}(?![\w])", clean
         )
         if not _OPTION_LINK.search(clean, 0, match.start())  # "compartment set to laptop" is an option
     )
@@ -520,7 +524,7 @@ def corrected(earlier: str, fix: tuple[str, str]) -> str:
     right, wrong = fix
     if not wrong:
         return f"{earlier} {right}"
-    if any("\u3400" <= c <= "\u9fff" for c in wrong):
+    if _has_chinese(wrong):
         return earlier.replace(wrong, right)
     return re.sub(rf"(?<![\w.]){re.escape(wrong)}(?![\w])", right, earlier, flags=re.IGNORECASE)
 
