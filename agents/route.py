@@ -368,6 +368,12 @@ _ASKS = re.compile(
 )
 
 
+def _asks_the_store(clause: str) -> bool:
+    """The clause asks the store to do something ("can you change…", "please swap…", "I want…"),
+    rather than telling what happened ("I made a mistake on #W1")."""
+    return bool(_REQUEST.search(clause) or _OPENS_A_REQUEST.search(clause))
+
+
 _OWN_REQUEST = (
     r"another thing|one more thing|second(?:ly)?|besides|separately|on top of that|while you'?re at it|"
     r"apart from that|aside from that|other than that|next one|the other thing|\bp\.?s\.?(?=[:\s,])|另外|其次"
@@ -428,7 +434,7 @@ def _change_kind(text: str) -> str | None:
     # What pays a price difference belongs to an item change, it changes no payment of its own; so
     # does a method only named, for no order ("…, rest unchanged; use my gift card").
     if kind == "payment" and (_DIFFERENCE.search(text) or not (_PAYMENT_CHANGE.search(text) or order_ids(text))):
-        return None
+        return read_choice(text, {"items": CHANGE_WORDS["items"]})
     return kind
 
 
@@ -489,6 +495,18 @@ def requests_in_order(text: str, parts: list[PlannedPart]) -> tuple[list[Planned
             else:
                 requests.append(part)
                 begins.append(begin)
+        elif (
+            part.intent != requests[-1].intent and _asks_the_store(part.text) and not _asks_the_store(requests[-1].text)
+        ):
+            # One request told, then asked: in "I made a mistake on #W1, can you change the address?" the
+            # first clause only says what happened; the clause that asks says what to do.
+            requests[-1] = part
+        elif (requests[-1].intent, part.intent) == (Intent.CANCEL_ORDER, Intent.MODIFY_ORDER) and _change_kind(
+            text[begins[-1] :]
+        ) == "address":
+            # "I don't want #W1 going to my old place. New address: …": a new address is given to send
+            # the order there, not to cancel it.
+            requests[-1] = part
         previous = here
     if len(requests) <= 1:
         return others + [PlannedPart(r.intent, text, r.confidence, r.via) for r in requests], []

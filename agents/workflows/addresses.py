@@ -348,16 +348,101 @@ def _other_order(text: str, default_country: str) -> dict[str, str] | None:
     return _english(zip_moved, default_country) if zip_moved != text else None
 
 
+# Each field of a US address has a shape of its own, whatever order a sentence puts them in: a street is a
+# number and a street type, a unit a unit word and its number, a state a postal code or a state's name,
+# a zip five digits, the city the capitalised words before the state.
+_UNIT_ANYWHERE = re.compile(
+    r"\b(?:apt|apartment|unit|suite|ste|flat|room|rm|floor|fl)\b\.?\s*#?\s*\d[\w-]*|(?<![\w#])#\s*\d[\w-]*",
+    re.IGNORECASE,
+)
+_STATE_ANYWHERE = re.compile(rf"\b(?:{'|'.join(sorted(set(_STATES.values())))})\b|\b(?i:{'|'.join(_STATES)})\b")
+_CITY_BEFORE = re.compile(r"((?:[A-Z][\w.'-]*\s+){0,2}[A-Z][\w.'-]*)[\s,]*$")
+_CITY_WORD = r"(?:[A-Z][\w.'-]*|of|de|la|le|du|del|upon|on)"
+_CITY_WORDS = re.compile(rf"{_CITY_WORD}(?:\s+{_CITY_WORD})*")
+_NOT_A_CITY = re.compile(
+    rf"^(?:{_US_NAMES}|Suite|Apt|Apartment|Unit|Town|City|State|Zip|Street|Address|Hi|Hello|Hey|Thanks|Please|Oh|"
+    r"It|It's|That|That's|The|This|My|Our|I|I'm|Ship|Send|Deliver|Change|Update|Use|Order)$",
+    re.IGNORECASE,
+)
+
+
+def _city_before(text: str) -> str:
+    """The capitalised words right before a state, without a sentence's first word ("Please", "Town")."""
+    found = _CITY_BEFORE.search(re.split(r"[.;:!?()]\s|[;:()]", text.rstrip(" ,.;:!?"))[-1])
+    words = found.group(1).split() if found else []
+    while words and _NOT_A_CITY.match(words[0].strip(".,")):
+        words = words[1:]
+    return " ".join(words)
+
+
+def _anchored(text: str, default_country: str) -> dict[str, str] | None:
+    """A US address read field by field, each by its own shape, in whatever order the sentence gives
+    them: "Suite 564 (that's at 760 Elm Avenue), Houston TX 77034", "Fort Worth, TX: 285 Elm Street,
+    Suite 121, 76155", "…, Phoenix, AZ. Oh and the zip code is 85072"."""
+    text = _ORDER_ID.sub(" ", text)
+    street = _STREET_TYPE.search(text)
+    if street is None:
+        return None
+    taken = [street.span()]
+
+    def free(match: re.Match[str]) -> bool:
+        return all(match.end() <= start or match.start() >= end for start, end in taken)
+
+    unit = next((m for m in _UNIT_ANYWHERE.finditer(text) if free(m)), None)
+    if unit is not None:
+        taken.append(unit.span())
+    zips = [m for m in re.finditer(rf"(?<![\w-]){_US_ZIP}(?![\w-])", text) if free(m)]
+    states = [m for m in _STATE_ANYWHERE.finditer(text) if free(m)]
+    if len(zips) != 1 or not states:
+        return None
+    # A postal code before a state's name ("New York NY": the name is the city's), then the one beside the zip.
+    state = min(states, key=lambda m: (len(m.group()) > 2, abs(m.start() - zips[0].start())))
+    before = max((end for _, end in taken if end <= state.start()), default=0)  # the street's or the unit's end
+    city = _city_before(text[before : state.start()].replace(zips[0].group(), " "))
+    if not city:
+        return None
+    country = re.search(rf"\b(?:{_US_NAMES})\b", text.replace(state.group(), " "))
+    return {
+        "address1": _clean(street.group()),
+        "address2": re.sub(r"\s+", " ", unit.group().strip()).replace("# ", "#") if unit else "",
+        "city": city,
+        "state": _state(state.group()),
+        "country": _country(country.group() if country else "", default_country),
+        "zip": zips[0].group(),
+    }
+
+
+def _a_city(name: str) -> bool:
+    """Capitalised words that are not a label or the start of a sentence ("Town: …", "the account's under …")."""
+    return bool(_CITY_WORDS.fullmatch(name)) and not _NOT_A_CITY.match(name.split()[0])
+
+
+def _plausible(address: dict[str, str]) -> bool:
+    """The fields look like what they are: a city of capitalised words, a US state as a state."""
+    return _a_city(address["city"]) and (address["country"] not in ("USA", "") or address["state"] in _STATES.values())
+
+
 def parse_address(text: str, *, default_country: str = "") -> dict[str, str] | None:
-    """The address in `text` as {address1, address2, city, state, country, zip}, or None."""
+    """The address in `text` as {address1, address2, city, state, country, zip}, or None.
+
+    The readers that go by the order of the fields come first; when what they read does not look like an
+    address (a city of "Town: Fort Worth", a state of "IS"), or leaves out a unit the sentence gives, the
+    fields read by their shapes are used."""
     if _CJK.search(text):
         return _listed(text) or _chinese(text)
-    return (
+    found = (
         _labelled(text, default_country)
         or _listed(text)
         or _english(text, default_country)
         or _other_order(text, default_country)
     )
+    anchored = _anchored(text, default_country)
+    if found is None or not _plausible(found):
+        return anchored if anchored is not None and _plausible(anchored) else found
+    if anchored is not None and anchored["address1"] == found["address1"] and anchored["zip"] == found["zip"]:
+        for key in ("address2", "state"):
+            found[key] = found[key] or anchored[key]
+    return found
 
 
 def address_fragment(text: str) -> dict[str, str]:
@@ -388,7 +473,9 @@ def address_fragment(text: str) -> dict[str, str]:
         "zip": tagged.get("ZipCode", "") if re.search(rf"\b{_US_ZIP}\b", text) else "",
     }
     if found["state"] or found["zip"]:
-        found["city"] = tagged.get("PlaceName", "")
+        city = _clean(tagged.get("PlaceName", ""))
+        # "the account's under James Lee, zip 95161" gives a zip, and no city
+        found["city"] = city if _a_city(city) else ""
     return {key: clean for key, value in found.items() if (clean := _clean(value))}
 
 

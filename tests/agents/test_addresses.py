@@ -211,8 +211,54 @@ def test_words_around_the_fields_stay_out_of_them(text: str, expected: tuple[str
 
 
 @pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # the unit before the street, the street in brackets
+        (
+            "Could you send it to Unit 12 (that's at 45 Spruce Lane), Denver CO 80203?",
+            ("45 Spruce Lane", "Unit 12", "Denver", "CO", "USA", "80203"),
+        ),
+        # the zip in a sentence of its own, after the rest
+        (
+            "Ship to 19 Harbor Road, Apt 3, Tampa, FL. Oh, and the zip is 33602, not the old one.",
+            ("19 Harbor Road", "Apt 3", "Tampa", "FL", "USA", "33602"),
+        ),
+        # a field's label that is not a field ("Town: …")
+        (
+            "Use 5 Mill Street, Suite 8. Town: Akron. OH 44308.",
+            ("5 Mill Street", "Suite 8", "Akron", "OH", "USA", "44308"),
+        ),
+        # the city and state first, then the street
+        (
+            "Please use Spokane, WA: 220 Pine Street, Unit 4, 99201.",
+            ("220 Pine Street", "Unit 4", "Spokane", "WA", "USA", "99201"),
+        ),
+        # words of the sentence before the city
+        ("it's at 77 Vine Street, over in Salem, OR 97301", ("77 Vine Street", "", "Salem", "OR", "USA", "97301")),
+        # the zip before the state, no comma between
+        (
+            "send it to 12 Ash Court, Suite 2, Fresno, 93650 CA please",
+            ("12 Ash Court", "Suite 2", "Fresno", "CA", "USA", "93650"),
+        ),
+        # the zip first; the state's name is also a city's
+        (
+            "It goes to zip 10027, 8 Peach Lane Apt 5, New York NY now.",
+            ("8 Peach Lane", "Apt 5", "New York", "NY", "USA", "10027"),
+        ),
+    ],
+)
+def test_fields_in_any_order_are_read_by_their_shapes(text: str, expected: tuple[str, ...]) -> None:
+    address = parse_address(text, default_country="USA")
+
+    assert address is not None
+    assert tuple(address[key] for key in ("address1", "address2", "city", "state", "country", "zip")) == expected
+
+
+@pytest.mark.parametrize(
     ("text", "fields"),
     [
+        # who the account is under is not a city
+        ("the account's under Maria Lopez, zip 60601", {"zip": "60601"}),
         ("100 Main Street", {"address1": "100 Main Street"}),
         ("it is 12 Oak Lane", {"address1": "12 Oak Lane"}),
         ("Apartment 4", {"address2": "Apartment 4"}),

@@ -273,6 +273,71 @@ def test_a_clause_that_only_continues_a_request_is_not_another_one() -> None:
     assert queued == [] and now[0].text == message
 
 
+@pytest.mark.parametrize(
+    ("message", "told", "asked", "wanted"),
+    [
+        (
+            "I made a mistake on order #W1234567, can you change the address?",
+            ("cancel_order", "I made a mistake on order #W1234567"),
+            ("modify_order", "can you change the address"),
+            "modify_order",
+        ),
+        (
+            "订单 #W1234567 我下错了，帮我把地址改一下",
+            ("cancel_order", "订单 #W1234567 我下错了"),
+            ("modify_order", "帮我把地址改一下"),
+            "modify_order",
+        ),
+        (  # both ask: the first asked is the request
+            "Cancel order #W1234567, can you refund it to my card?",
+            ("cancel_order", "Cancel order #W1234567"),
+            ("return", "can you refund it to my card"),
+            "cancel_order",
+        ),
+    ],
+)
+def test_a_clause_that_tells_what_happened_yields_to_the_clause_that_asks(
+    message: str, told: tuple[str, str], asked: tuple[str, str], wanted: str
+) -> None:
+    from agents.route import requests_in_order
+
+    now, queued = requests_in_order(message, [_request(*told), _request(*asked)])
+
+    assert [p.intent.value for p in now] == [wanted] and now[0].text == message and queued == []
+
+
+def test_a_new_address_beside_a_clause_that_sounds_like_a_cancellation_changes_the_address() -> None:
+    from agents.route import requests_in_order
+
+    message = "I'm moving, so I don't want #W1234567 going to my old flat. New address: 12 Oak Street, Austin, TX 78701"
+    parts = [
+        _request("cancel_order", "I'm moving, so I don't want #W1234567 going to my old flat"),
+        _request("modify_order", "New address: 12 Oak Street"),
+    ]
+
+    now, queued = requests_in_order(message, parts)
+
+    assert [p.intent.value for p in now] == ["modify_order"] and queued == []
+
+
+def test_an_item_change_paid_by_a_card_is_its_own_request_after_an_address_change() -> None:
+    from agents.route import requests_in_order
+
+    message = (
+        "I need to change where #W1234567 goes: 12 Oak Street, Austin, TX 78701. Still time to change #W1234567? "
+        "Just the kettle, currently white, I'd rather have the black color; my visa for any difference."
+    )
+    parts = [
+        _request("modify_order", "I need to change where #W1234567 goes"),
+        _request("modify_order", "Still time to change #W1234567"),
+    ]
+
+    now, queued = requests_in_order(message, parts)
+
+    assert [p.intent.value for p in now] == ["modify_order"] and "12 Oak Street" in now[0].text
+    assert [p.intent.value for p in queued] == ["modify_order"] and queued[0].text.startswith("Still time")
+
+
 def test_two_clauses_after_one_announcement_are_one_request_never_an_empty_one() -> None:
     from agents.route import PlannedPart, requests_in_order
 
