@@ -20,16 +20,12 @@ import re
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from agents.intents.offline import names_an_order, order_ids
+from agents.intents.offline import ORDER_REQUEST_MIN, names_an_order, order_ids
 from agents.intents.taxonomy import KNOWLEDGE_INTENTS, QUERY_INTENTS, WORKFLOW_INTENTS, Intent
 from knowledge.chunking import query_words
 
 HUMAN_MIN = 0.7  # a classified (not rule-matched) human request escalates only at this confidence
 CLARIFY_BELOW = 0.5
-# An unsure request on a named order ("can you kill order W7425646?") goes ahead from this confidence:
-# the workflow asks for what it needs and writes nothing without an explicit yes, so a wrong guess costs
-# one "no", while a clarifying question would lose the order id and the details the customer gave.
-ORDER_REQUEST_MIN = 0.2
 PRIVATE_QUERIES = frozenset({Intent.ORDER_QUERY, Intent.LOGISTICS_QUERY})
 CATALOGUE_QUERIES = QUERY_INTENTS - PRIVATE_QUERIES
 # Never re-routed: small talk, feelings and complaints are answered by their own specialists.
@@ -379,7 +375,7 @@ _OWN_REQUEST = (
     r"apart from that|aside from that|other than that|next one|the other thing|\bp\.?s\.?(?=[:\s,])|另外|其次"
 )
 _ANOTHER_REQUEST = re.compile(
-    rf"\b(?:also|additionally|plus|as well)\b|{_OWN_REQUEST}|还有|还要|再帮|顺便",
+    rf"\b(?:also|additionally|plus|as well|by the way|btw)\b|{_OWN_REQUEST}|还有|还要|再帮|顺便",
     re.IGNORECASE,
 )
 # Announces a request of its own, not more of the one before ("also", "plus" may be either).
@@ -408,7 +404,12 @@ def _changes_items(text: str) -> bool:
 # An item turned into another version of itself ("the helmet -> one in high", "the 75W one"). The
 # words say less than the arrows: "the correct one is 377 River Road…" gives an address.
 _ITEM_CHANGE = re.compile(r"->|→|=>|[换改]成.{0,12}的")
-_ITEM_CHANGE_WORDS = re.compile(r"(?<!\bother )\b(?:one|version|variant|model)\b", re.IGNORECASE)  # not "the other one"
+# Not "the other one", nor a stored payment method: "my PayPal, the one saved as paypal_1", "the one ending in 4242".
+_ITEM_CHANGE_WORDS = re.compile(
+    r"(?<!\bother )\b(?:one|version|variant|model)\b"
+    r"(?!\s+(?:saved|stored|on file|ending|that ends|registered|linked|on (?:my|the) (?:account|profile)))",
+    re.IGNORECASE,
+)
 
 
 _ITEM_CHANGES = frozenset({Intent.MODIFY_ORDER, Intent.EXCHANGE})
@@ -417,12 +418,16 @@ _PAYMENT_CHANGE = re.compile(r"\bpay(?:s|ment|ing)?\b|\bpaid\b|\bbill|\bcharg|�
 _DIFFERENCE = re.compile(r"\bdifference\b|\bcharge or refund\b|\brefund or charge\b|差价|补差|多退少补", re.IGNORECASE)
 
 
+_ORDER_STATE = re.compile(r"\b(?:delivered|shipped|pending|processed|paid)\s+order\b", re.IGNORECASE)
+
+
 def _change_kind(text: str) -> str | None:
     """What a modification changes: "items", "address", "payment", or None when it does not say."""
     from agents.workflows.addresses import parse_address
     from agents.workflows.slots import CHANGE_WORDS, read_choice
 
     others = {k: v for k, v in CHANGE_WORDS.items() if k != "items"}
+    text = _ORDER_STATE.sub("order", text)  # "exchange for delivered order #W1" changes no delivery
     if arrow := _ITEM_CHANGE.search(text):
         # "payment for #W1 -> credit_card_2" points the payment, not an item, somewhere else
         return read_choice(re.split(r"[.;!?]", text[: arrow.start()])[-1], others) or "items"
@@ -485,7 +490,12 @@ def requests_in_order(text: str, parts: list[PlannedPart]) -> tuple[list[Planned
         # The request before is whole when its order was named before this one is announced: in "return
         # the backpack plus the camera plus …, order is #W1" each "plus" still belongs to the first.
         announced = names_an_order(text[begins[-1] : cut]) and (announcement or opens)
-        if not more_items and (other_change or announced_other or announced):
+        # Of another kind and for another order, named before the next request: "…change the mouse in #W1.
+        # Sending back the shoes and the puzzle from #W2, refund to my gift card."
+        later = [max(text.find(p.text), 0) for p in asked if max(text.find(p.text), 0) > here]
+        ahead = set(order_ids(text[here : min(later, default=len(text))]))
+        other_order = not same_kind and bool(earlier_orders) and bool(ahead) and not ahead & earlier_orders
+        if not more_items and (other_change or announced_other or announced or other_order):
             begin = cut
             if begin <= begins[-1]:
                 # Two clauses after one announcement ("Second: before #W1 goes out, can you switch…")

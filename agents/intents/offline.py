@@ -54,6 +54,10 @@ OOS_SIMILARITY = 0.85  # best cosine below this and no keyword -> OUT_OF_SCOPE
 KW_LOW_SIM_PENALTY = 0.3  # a keyword hit in a message unlike any exemplar is less sure
 CONFIDENT = 0.7  # the engine caches at and above this
 UNSURE = 0.5  # the engine asks a clarifying question below this
+# An unsure request on a named order ("can you kill order W7425646?") goes ahead from this confidence:
+# the workflow asks for what it needs and writes nothing without an explicit yes, so a wrong guess costs
+# one "no", while a clarifying question would lose the order id and the details the customer gave.
+ORDER_REQUEST_MIN = 0.2
 CHITCHAT_KNN_MIN = 0.7  # a kNN-only chitchat vote below this counts as unclear (OUT_OF_SCOPE)
 CHITCHAT_SIM_MIN = 0.915  # ... and so does one whose best cosine is below this
 EMOTION_KNN_MAX_SCORE = 0.4  # a kNN-only EMOTION_SENSITIVE vote needs an emotion_score below this
@@ -417,7 +421,11 @@ _RULES: list[_Rule] = [
         Intent.INVOICE,
         _rx(r"\b(?:invoic\w*|receipts?|bills?|billing|fapiao|vat)\b|发票|开票|普票|专票|抬头|税号"),
         0.9,
-        unless=_rx(r"\bbilling address\b"),
+        # "bill" as charging: "bill or refund the difference via my card", "bill my visa"
+        unless=_rx(
+            r"\bbilling address\b|\bbill(?:ed)?\s+(?:or\s+refund|me|it|my|the\s+(?:difference|card))\b|"
+            r"\bbill(?:ed)?\b.{0,40}\b(?:difference|(?:credit_card|gift_card|paypal)_\w+)"
+        ),
     ),
     _Rule(
         Intent.CANCEL_ORDER,
@@ -904,7 +912,14 @@ def classify_offline(text: str, neighbours: Neighbours) -> list[IntentScore]:
 
     substantive = [s for s in scored if s.intent not in _SIDE]
     if substantive:
-        sure = [s for s in substantive if s.confidence >= UNSURE]
+        # An unsure request on an order it names stays beside surer clauses: "Exchange for delivered order
+        # #W1: the vacuum, …" must not give way to a side remark.
+        sure = [
+            s
+            for s in substantive
+            if s.confidence >= UNSURE
+            or (s.intent in WORKFLOW_INTENTS and s.confidence >= ORDER_REQUEST_MIN and names_an_order(s.text))
+        ]
         if sure:
             kept = sure
         else:

@@ -46,6 +46,8 @@ _TARGET_START = re.compile(
     r"->|→|=>|(?<!\bset )(?<!\bis )\bto\b|\binto\b|\bfor (?:a|an|one|the)\b|\bso (?:that )?(?:it'?s|it is)\b|"
     # "replacing it with the 28 inch one", "(would like the 28 inch bamboo version)"
     r"\breplac(?:e|ing) (?:it|them) with\b|\((?:i'?d|i would|would) (?:like|want|prefer)\b|"
+    # "… length 34 inch - I'd rather have the 28 inch", "… which should become …", "swapped for …"
+    r"\b(?:i'?d|i would) (?:rather|prefer|want|like)\b|\bshould (?:become|be)\b|\b(?:swapped|exchanged) for\b|"
     r"换成|改成|换为|改为",
     re.IGNORECASE,
 )

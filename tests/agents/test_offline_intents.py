@@ -259,6 +259,21 @@ def test_what_refunds_the_price_difference_of_a_change_is_no_return(text: str) -
     assert Intent.RETURN not in [i for i, _ in keyword_intents(text)]
 
 
+@pytest.mark.parametrize(
+    "text",
+    ["Bill or refund the difference via credit_card_7901829", "bill my visa for the difference", "just bill me"],
+)
+def test_billing_a_card_is_no_invoice(text: str) -> None:
+    assert Intent.INVOICE not in [i for i, _ in keyword_intents(text)]
+
+
+@pytest.mark.parametrize(
+    "text", ["I need an invoice for order #W1", "can you send me the bill for my order", "开张发票"]
+)
+def test_an_invoice_or_a_bill_asked_for_is_one(text: str) -> None:
+    assert Intent.INVOICE in [i for i, _ in keyword_intents(text)]
+
+
 @pytest.mark.parametrize("text", ["Can I return part of order #W5565470", "I'd like to return both", "退货并退差价"])
 def test_a_return_of_part_of_an_order_is_a_return(text: str) -> None:
     assert Intent.RETURN in [i for i, _ in keyword_intents(text)]

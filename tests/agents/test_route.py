@@ -338,6 +338,56 @@ def test_an_item_change_paid_by_a_card_is_its_own_request_after_an_address_chang
     assert [p.intent.value for p in queued] == ["modify_order"] and queued[0].text.startswith("Still time")
 
 
+def test_a_request_of_another_kind_for_another_order_is_its_own_even_unannounced() -> None:
+    from agents.route import requests_in_order
+
+    message = (
+        "Order #W1234567 hasn't shipped, I need to change the kettle to the 2L one. "
+        "Sending back the lamp and the mug from #W7654321, refund to my gift card please."
+    )
+    parts = [
+        _request("modify_order", "I need to change the kettle to the 2L one"),
+        _request("return", "Sending back the lamp and the mug from #W7654321"),
+    ]
+
+    now, queued = requests_in_order(message, parts)
+
+    assert [p.intent.value for p in now] == ["modify_order"] and "#W7654321" not in now[0].text
+    assert [p.intent.value for p in queued] == ["return"] and queued[0].text.startswith("Sending back")
+
+
+def test_a_payment_change_then_an_item_change_said_by_the_way_are_two_requests() -> None:
+    from agents.route import requests_in_order
+
+    message = (
+        "Payment update for #W1234567: use my PayPal, the one saved as paypal_1234 please. By the way, can I "
+        "still change the kettle in #W1234567 to the white color?"
+    )
+    parts = [
+        _request("modify_order", "Payment update for #W1234567: use my PayPal"),
+        _request("modify_order", "can I still change the kettle in #W1234567 to the white color"),
+    ]
+
+    now, queued = requests_in_order(message, parts)
+
+    assert [p.intent.value for p in now] == ["modify_order"] and now[0].text.endswith("please.")
+    assert [p.intent.value for p in queued] == ["modify_order"] and queued[0].text.startswith("By the way")
+
+
+def test_an_exchange_for_a_delivered_order_changes_no_delivery() -> None:
+    from agents.route import requests_in_order
+
+    message = "Exchange for delivered order #W1234567: the Vacuum Cleaner, I want the bagless one."
+    parts = [
+        _request("exchange", "Exchange for delivered order #W1234567: the Vacuum Cleaner"),
+        _request("exchange", "I want the bagless one"),
+    ]
+
+    now, queued = requests_in_order(message, parts)
+
+    assert [p.intent.value for p in now] == ["exchange"] and now[0].text == message and queued == []
+
+
 def test_two_clauses_after_one_announcement_are_one_request_never_an_empty_one() -> None:
     from agents.route import PlannedPart, requests_in_order
 

@@ -171,6 +171,33 @@ def test_an_option_named_after_its_value_describes_the_item_it_does_not_start_th
     assert read_items(text, jackets) == ["l"]
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the Skateboard, currently plain, plastic, 34 inch - I'd rather have the same but 28 inch and bamboo",
+        "the Skateboard [34 inch, plastic, plain] which should become a bamboo 28 inch one",
+        "my Skateboard with plain design, plastic deck and 34 inch swapped for bamboo, 28 inch",
+    ],
+)
+def test_the_item_is_the_one_described_before_what_it_should_become(text: str) -> None:
+    from agents.workflows.slots import read_items
+
+    boards = [
+        {
+            "item_id": "short",
+            "name": "Skateboard",
+            "options": {"design": "plain", "deck": "bamboo", "length": "28 inch"},
+        },
+        {
+            "item_id": "long",
+            "name": "Skateboard",
+            "options": {"design": "plain", "deck": "plastic", "length": "34 inch"},
+        },
+    ]
+
+    assert read_items(text, boards) == ["long"]
+
+
 def test_a_product_name_that_is_also_an_option_value_names_the_product_where_it_is_said_last() -> None:
     from agents.workflows.slots import item_segments, read_items
 
