@@ -196,7 +196,8 @@ class Workflow(ABC):
     def read_order_id(
         self, ctx: Ctx, text: str, entities: dict[str, Any], s: dict[str, Any] | None = None
     ) -> str | None:
-        for order_id in entities.get("order_ids") or []:
+        described = [] if entities.get("order_ids") else [self.order_described(ctx, text, entities)]
+        for order_id in entities.get("order_ids") or [i for i in described if i]:
             order = ctx.order(order_id)
             if order is None:
                 raise SlotInvalid(
@@ -215,16 +216,18 @@ class Workflow(ABC):
                     status=order.status,
                 )
             return order_id
-        return self.order_described(ctx, text, entities) if not entities.get("order_ids") else None
+        return None
 
     def order_described(self, ctx: Ctx, text: str, entities: dict[str, Any]) -> str | None:
         """The one order this request can be about when the message describes it without its id: the
         only one it could be about that holds the products named ("return the backpack and the
-        kettle"), or the only one in a state it names ("my pending order"). The confirmation shows
-        the order before anything is written."""
+        kettle"), or the only one in a state it names ("my pending order"). A state the request cannot
+        serve is looked at too ("swap the kettle, it's still pending": the sibling workflow takes it).
+        The confirmation shows the order before anything is written."""
         if not self.statuses or not text.strip():
             return None
-        orders = ctx.orders(*self.statuses)
+        said = read.order_state_said(text)
+        orders = ctx.orders(*([said] if said else self.statuses))
         every = read.names_all_items(text)  # "all items" would name every order's
         named = set(entities.get("products") or [])
 
@@ -234,7 +237,7 @@ class Workflow(ABC):
         holding = [] if every else [o for o in orders if holds(ctx.items(o.external_id))]
         if len(holding) == 1:
             return holding[0].external_id
-        if not holding and len(orders) == 1 and read.names_order_state(text):
+        if not holding and len(orders) == 1 and said:
             return orders[0].external_id
         return None
 

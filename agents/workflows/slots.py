@@ -307,15 +307,20 @@ def read_tax_id(text: str) -> str | None:
 
 
 # An order described by its state rather than its id: "my pending order", "the one that hasn't shipped".
-_ORDER_STATE = re.compile(
-    r"\b(?:pending|not (?:yet )?(?:been )?(?:shipped|sent|dispatched)|(?:hasn'?t|has not) (?:shipped|gone out|been "
-    r"sent)|delivered|arrived|received)\b|未发货|还没发货|没发货|待发货|已签收|收到的|到货的",
+_NOT_SHIPPED = re.compile(
+    r"\b(?:pending|not (?:yet )?(?:been )?(?:shipped|sent|dispatched)|(?:hasn'?t|has not) (?:yet )?(?:shipped|gone out|"
+    r"been sent)|(?:isn'?t|is not) out the door)\b|未发货|还没发货|没发货|待发货",
     re.IGNORECASE,
 )
+_DELIVERED = re.compile(r"\b(?:delivered|arrived|received)\b|已签收|收到的|到货的|收到了", re.IGNORECASE)
 
 
-def names_order_state(text: str) -> bool:
-    return bool(_ORDER_STATE.search(text))
+def order_state_said(text: str) -> str | None:
+    """The state the text describes its order in: "pending" ("it hasn't shipped", 还没发货), "delivered"
+    ("the one I received", 已签收), or None."""
+    if _NOT_SHIPPED.search(text):
+        return "pending"
+    return "delivered" if _DELIVERED.search(text) else None
 
 
 # Taking some items out of an order rather than the order as a whole: "drop the earbuds from my

@@ -444,6 +444,22 @@ def test_an_order_described_without_its_id_is_found_among_the_customers(
     assert _awaiting(turn) != "order_id"
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Could you swap my Find X9 for the Pearl White one? It hasn't shipped yet.",
+        "我的 Find X9 还没发货，想换成浮光白",
+    ],
+)
+def test_an_exchange_worded_change_of_an_order_said_to_be_unshipped_changes_that_order(
+    li: Conversation, text: str
+) -> None:
+    run_turn(li, text)
+
+    state = WorkflowState.objects.get(conversation=li, status="active")
+    assert state.kind == "modify_order" and state.slots.get("order_id") == "#D1001"
+
+
 def test_an_order_found_by_its_products_is_still_checked(li: Conversation) -> None:
     turn = run_turn(li, "I want to return the Pad 3 I got")  # delivered 20 days ago
 
