@@ -74,7 +74,9 @@ _ZIP_CN = re.compile(r"(?<!\d)(\d{6})(?!\d)")
 _ZH_LEAD = re.compile(r"^.*?(?:改成|改为|改到|换成|寄到|送到|发到|地址是|地址为|[：:])")
 
 
-_LEAD = re.compile(r"^(?:(?:that'?s|that is|it'?s|it is|which is|located)\s+)?(?:in|at)\s+", re.IGNORECASE)
+_LEAD = re.compile(
+    r"^(?:(?:that'?s|that is|it'?s|it is|which is|located|over|out|down|up|right)\s+)?(?:in|at)\s+", re.IGNORECASE
+)
 
 
 def _clean(value: str) -> str:
@@ -127,12 +129,14 @@ _ZIP_END = re.compile(
     rf"\b{_US_ZIP}\b(?:[\s,(]+(?:{_US_NAMES})\b\)?)?",
     re.IGNORECASE,
 )
-_STREET_TYPE = re.compile(
-    r"\d{1,6}[A-Za-z]?\s+(?:[\w.'-]+\s+){0,4}?(?:st|street|ave|avenue|rd|road|dr|drive|ln|lane|blvd|boulevard|ct|"
-    r"court|way|ter|terrace|pl|place|pkwy|parkway|cir|circle|hwy|highway|trl|trail|sq|square|loop|row|walk|pike|"
-    r"plaza|broadway|alley|crescent|close|grove|hill|park|point|ridge|run|view)\b\.?",
-    re.IGNORECASE,
+_STREET_TYPES = (
+    r"(?:st|street|ave|avenue|rd|road|dr|drive|ln|lane|blvd|boulevard|ct|court|way|ter|terrace|pl|place|pkwy|parkway|"
+    r"cir|circle|hwy|highway|trl|trail|sq|square|loop|row|walk|pike|plaza|broadway|alley|crescent|close|grove|hill|"
+    r"park|point|ridge|run|view)\b\.?"
 )
+_STREET_TYPE = re.compile(rf"\d{{1,6}}[A-Za-z]?\s+(?:[\w.'-]+\s+){{0,4}}?{_STREET_TYPES}", re.IGNORECASE)
+# "921 Park Avenue": the first street type may be part of the name
+_MORE_STREET_TYPE = re.compile(rf"\s+{_STREET_TYPES}", re.IGNORECASE)
 _COUNTRY_LAST = re.compile(rf"[\s,(-]+({_US_NAMES})\W*$", re.IGNORECASE)
 _UNIT_BEFORE = re.compile(r"(?:apt|apartment|unit|suite|ste|flat|#)\s*[\w-]+\s*,?\s*$", re.IGNORECASE)
 
@@ -375,6 +379,12 @@ def _city_before(text: str) -> str:
     return " ".join(words)
 
 
+def _city_after(text: str) -> str:
+    """The capitalised words right after a state: "CA, San Diego, 836 Hickory Lane"."""
+    found = re.match(r"[\s,:-]*((?:[A-Z][\w.'-]*\s+){0,2}[A-Z][\w.'-]*)\s*(?:[,;:-]|$)", text)
+    return found.group(1) if found and not _NOT_A_CITY.match(found.group(1).split()[0]) else ""
+
+
 def _anchored(text: str, default_country: str) -> dict[str, str] | None:
     """A US address read field by field, each by its own shape, in whatever order the sentence gives
     them: "Suite 564 (that's at 760 Elm Avenue), Houston TX 77034", "Fort Worth, TX: 285 Elm Street,
@@ -383,7 +393,8 @@ def _anchored(text: str, default_country: str) -> dict[str, str] | None:
     street = _STREET_TYPE.search(text)
     if street is None:
         return None
-    taken = [street.span()]
+    more = _MORE_STREET_TYPE.match(text, street.end())
+    taken = [(street.start(), more.end() if more else street.end())]
 
     def free(match: re.Match[str]) -> bool:
         return all(match.end() <= start or match.start() >= end for start, end in taken)
@@ -398,12 +409,16 @@ def _anchored(text: str, default_country: str) -> dict[str, str] | None:
     # A postal code before a state's name ("New York NY": the name is the city's), then the one beside the zip.
     state = min(states, key=lambda m: (len(m.group()) > 2, abs(m.start() - zips[0].start())))
     before = max((end for _, end in taken if end <= state.start()), default=0)  # the street's or the unit's end
-    city = _city_before(text[before : state.start()].replace(zips[0].group(), " "))
+    after = min((start for start, _ in taken if start >= state.end()), default=len(text))
+    # the city before its state ("Chicago, IL"), or after it when the largest part comes first ("CA, San Diego, …")
+    city = _city_before(text[before : state.start()].replace(zips[0].group(), " ")) or _city_after(
+        text[state.end() : after]
+    )
     if not city:
         return None
     country = re.search(rf"\b(?:{_US_NAMES})\b", text.replace(state.group(), " "))
     return {
-        "address1": _clean(street.group()),
+        "address1": _clean(text[slice(*taken[0])]),
         "address2": re.sub(r"\s+", " ", unit.group().strip()).replace("# ", "#") if unit else "",
         "city": city,
         "state": _state(state.group()),
@@ -439,7 +454,9 @@ def parse_address(text: str, *, default_country: str = "") -> dict[str, str] | N
     anchored = _anchored(text, default_country)
     if found is None or not _plausible(found):
         return anchored if anchored is not None and _plausible(anchored) else found
-    if anchored is not None and anchored["address1"] == found["address1"] and anchored["zip"] == found["zip"]:
+    if anchored is not None and anchored["address1"].startswith(found["address1"]) and anchored["zip"] == found["zip"]:
+        # the street's type the tagger left out ("921 Park" of "921 Park Avenue, Suite 892, over in Chicago")
+        found["address1"] = anchored["address1"]
         for key in ("address2", "state"):
             found[key] = found[key] or anchored[key]
     return found

@@ -77,9 +77,10 @@ def _said(text: str, option: str, value: str) -> list[int]:
             word = rf"(?:{name}{_LINK}(?:none|no|off|false)\b|\b(?:no|without(?:\s+an?)?)\s+{name}\b|{named})"
         elif len(value) == 1:
             # A size letter also as "in S", "the S one", or alone in a list of values ("low, S, blue").
+            # Also a size letter first in a list ("simply S, medium") or just before "instead" ("a black S instead").
             word = (
                 rf"(?:{named}|\b{v}\s+one\b|\b(?:in|into)\s+(?:an?\s+|size\s+)?{v}\b|"
-                rf"(?:(?<=[,;(/&])|(?<=[,;(/&]\s)){v}(?=\s*[,;)/&]))"
+                rf"(?:(?<=[,;(/&\s])|(?<=[,;(/&]\s)){v}(?=\s*[,;)/&]|\s+instead\b))"
             )
         else:
             word = rf"(?:{named})"

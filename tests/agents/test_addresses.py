@@ -240,6 +240,16 @@ def test_words_around_the_fields_stay_out_of_them(text: str, expected: tuple[str
             "send it to 12 Ash Court, Suite 2, Fresno, 93650 CA please",
             ("12 Ash Court", "Suite 2", "Fresno", "CA", "USA", "93650"),
         ),
+        # the largest part first, the zip before the state
+        (
+            "could you send #W1234567 to 30301, GA, Atlanta, 15 Magnolia Lane, Unit 9 rather than the old place",
+            ("15 Magnolia Lane", "Unit 9", "Atlanta", "GA", "USA", "30301"),
+        ),
+        # a street type that is part of the street's name ("Park"), then its own type
+        (
+            "it's the tower at 40 Park Avenue, Suite 12, out in Boston, MA 02116",
+            ("40 Park Avenue", "Suite 12", "Boston", "MA", "USA", "02116"),
+        ),
         # the zip first; the state's name is also a city's
         (
             "It goes to zip 10027, 8 Peach Lane Apt 5, New York NY now.",

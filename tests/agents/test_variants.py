@@ -180,13 +180,15 @@ HELMET = {"item_id": "HLb", "name": "Cycling Helmet", "options": {"size": "L", "
         "size of M",
         "size set to M, color set to red",
         "the version with ventilation of high / size of M",
+        "which should become simply M, red",  # first in a list
+        "but a red M instead",
     ],
 )
 def test_a_size_letter_counts_beside_its_option_name_or_alone_in_a_list_of_values(text: str) -> None:
     assert wanted_options(text, HELMET["options"], HELMETS)["size"] == "m"
 
 
-@pytest.mark.parametrize("text", ["it's blue", "yes, same as before", "I'm fine with blue"])
+@pytest.mark.parametrize("text", ["it's blue", "yes, same as before", "I'm fine with blue", "I'm, uh, fine with blue"])
 def test_a_letter_inside_other_words_is_no_size(text: str) -> None:
     assert "size" not in wanted_options(text, HELMET["options"], HELMETS)
 
