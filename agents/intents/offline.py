@@ -802,6 +802,27 @@ _ORDER_ONLY = re.compile(
 )
 
 
+# An order id put right, with nothing asked: "not #W1, sorry - #W2", "one correction: #W2, not #W1", "不是 #W1，是 #W2".
+_CORRECTING = {"not", "sorry", "oops", "mean", "meant", "correction", "typo", "wrong", "actually", "mistake"}
+_CORRECTION_FILLER = _CORRECTING | set(
+    "no i it its it's i'm was is should be the order number id that one my bad instead rather than please a made".split()
+)
+_ZH_ORDER_CORRECTION = re.compile(
+    r"^(?:不是|是|我|刚才|说错了|写错了|打错了|输错了|抱歉|不好意思|应该是|订单号?|单号|[，,。.\s:：-])*$"
+)
+
+
+def _corrects_an_order_id(clause: str) -> bool:
+    ids = order_ids(clause)
+    if not ids:
+        return False
+    rest = _ORDER_ID_WORDS.sub(" ", clause)
+    if re.search(rf"[{_CJK}]", rest):
+        return len(ids) > 1 and bool(_ZH_ORDER_CORRECTION.match(rest))
+    words = re.findall(r"[a-z']+", rest.lower())
+    return all(w in _CORRECTION_FILLER for w in words) and (len(ids) > 1 or bool(_CORRECTING & set(words)))
+
+
 def _classify_clause(clause: str, near: list[tuple[str, float]]) -> _ClauseResult:
     best_sim = max((sim for _, sim in near), default=0.0)
     evidence = _evidence(best_sim)
@@ -814,7 +835,7 @@ def _classify_clause(clause: str, near: list[tuple[str, float]]) -> _ClauseResul
     if offensive:
         keywords = keywords[1:]
     results: list[tuple[Intent, float]] = []
-    if not keywords and _ORDER_ONLY.match(clause):
+    if not keywords and (_ORDER_ONLY.match(clause) or _corrects_an_order_id(clause)):
         # "order number #W1523776" between the clauses of a story names what they are about; it asks
         # nothing of its own (a message that is only an order id is a question about it: agents.route).
         return _ClauseResult([(Intent.OUT_OF_SCOPE, 0.3)], clause)

@@ -460,6 +460,23 @@ def test_an_exchange_worded_change_of_an_order_said_to_be_unshipped_changes_that
     assert state.kind == "modify_order" and state.slots.get("order_id") == "#D1001"
 
 
+@pytest.mark.parametrize(
+    ("typo", "fix"),
+    [
+        ("I need to change the address of order #D1010 please", "not #D1010, sorry - #D1001"),
+        ("订单 #D1010 的地址要改一下", "不是 #D1010，是 #D1001"),
+    ],
+)
+def test_an_order_id_put_right_while_verifying_keeps_the_request(guest: Conversation, typo: str, fix: str) -> None:
+    assert _awaiting(run_turn(guest, typo)) == "email"
+
+    turn = run_turn(guest, fix)
+
+    assert _awaiting(turn) == "email"
+    state = WorkflowState.objects.get(conversation=guest, status="active")
+    assert state.kind == "modify_order"
+
+
 def test_an_order_found_by_its_products_is_still_checked(li: Conversation) -> None:
     turn = run_turn(li, "I want to return the Pad 3 I got")  # delivered 20 days ago
 
