@@ -805,7 +805,8 @@ _ORDER_ONLY = re.compile(
 # An order id put right, with nothing asked: "not #W1, sorry - #W2", "one correction: #W2, not #W1", "不是 #W1，是 #W2".
 _CORRECTING = {"not", "sorry", "oops", "mean", "meant", "correction", "typo", "wrong", "actually", "mistake"}
 _CORRECTION_FILLER = _CORRECTING | set(
-    "no i it its it's i'm was is should be the order number id that one my bad instead rather than please a made".split()
+    "no i it its it's i'm was is should be the order number id that one my bad instead rather than please a "
+    "made".split()
 )
 _ZH_ORDER_CORRECTION = re.compile(
     r"^(?:不是|是|我|刚才|说错了|写错了|打错了|输错了|抱歉|不好意思|应该是|订单号?|单号|[，,。.\s:：-])*$"
