@@ -196,8 +196,10 @@ class Workflow(ABC):
     def read_order_id(
         self, ctx: Ctx, text: str, entities: dict[str, Any], s: dict[str, Any] | None = None
     ) -> str | None:
-        described = [] if entities.get("order_ids") else [self.order_described(ctx, text, entities)]
-        for order_id in entities.get("order_ids") or [i for i in described if i]:
+        named = entities.get("order_ids") or []
+        if not named and (described := self.order_described(ctx, text, entities)):
+            named = [described]  # checked like a named one: a pending order goes to the sibling workflow
+        for order_id in named:
             order = ctx.order(order_id)
             if order is None:
                 raise SlotInvalid(
