@@ -458,11 +458,11 @@ def requests_in_order(text: str, parts: list[PlannedPart]) -> tuple[list[Planned
     # announced ("Also, …", "另外…") or opens as a request naming its own order ("I'd like to change an
     # item in order #W1…"); otherwise it is more of the one before ("cancel my order and refund me").
     asked.sort(key=lambda part: max(text.find(part.text), 0))
+    starts = [max(text.find(part.text), 0) for part in asked]  # where each clause is said
     requests = asked[:1]
     begins = [0]  # where each request's words start: at its announcement ("And one more thing: …")
-    previous = max(text.find(asked[0].text), 0) if asked else 0
-    for part in asked[1:]:
-        here = max(text.find(part.text), 0)
+    previous = starts[0] if asked else 0
+    for part, here, following in zip(asked[1:], starts[1:], [*starts[2:], len(text)], strict=True):
         announcement = _ANOTHER_REQUEST.search(text, previous, here + min(len(part.text), 30))
         opens = names_an_order(part.text) and _OPENS_A_REQUEST.search(part.text)
         # A change of the items beside a change of the payment or the address is a request of its
@@ -492,8 +492,7 @@ def requests_in_order(text: str, parts: list[PlannedPart]) -> tuple[list[Planned
         announced = names_an_order(text[begins[-1] : cut]) and (announcement or opens)
         # Of another kind and for another order, named before the next request: "…change the mouse in #W1.
         # Sending back the shoes and the puzzle from #W2, refund to my gift card."
-        later = [max(text.find(p.text), 0) for p in asked if max(text.find(p.text), 0) > here]
-        ahead = set(order_ids(text[here : min(later, default=len(text))]))
+        ahead = set(order_ids(text[here:following]))
         other_order = not same_kind and bool(earlier_orders) and bool(ahead) and not ahead & earlier_orders
         if not more_items and (other_change or announced_other or announced or other_order):
             begin = cut

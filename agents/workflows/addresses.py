@@ -382,7 +382,7 @@ def _city_before(text: str) -> str:
 def _city_after(text: str) -> str:
     """The capitalised words right after a state: "CA, San Diego, 836 Hickory Lane"."""
     found = re.match(r"[\s,:-]*((?:[A-Z][\w.'-]*\s+){0,2}[A-Z][\w.'-]*)\s*(?:[,;:-]|$)", text)
-    return found.group(1) if found and not _NOT_A_CITY.match(found.group(1).split()[0]) else ""
+    return found.group(1) if found and _a_city(found.group(1)) else ""
 
 
 def _anchored(text: str, default_country: str) -> dict[str, str] | None:
