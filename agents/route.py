@@ -462,7 +462,8 @@ def requests_in_order(text: str, parts: list[PlannedPart]) -> tuple[list[Planned
     requests = asked[:1]
     begins = [0]  # where each request's words start: at its announcement ("And one more thing: …")
     previous = starts[0] if asked else 0
-    for part, here, following in zip(asked[1:], starts[1:], [*starts[2:], len(text)], strict=True):
+    ends = [*starts[1:], len(text)]  # where each clause's words end: where the next one is said
+    for part, here, following in zip(asked[1:], starts[1:], ends[1:], strict=True):
         announcement = _ANOTHER_REQUEST.search(text, previous, here + min(len(part.text), 30))
         opens = names_an_order(part.text) and _OPENS_A_REQUEST.search(part.text)
         # A change of the items beside a change of the payment or the address is a request of its

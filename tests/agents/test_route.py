@@ -262,6 +262,23 @@ def test_requests_in_one_message_are_split_where_another_is_announced() -> None:
     assert queued[0].text.startswith("Also, could I exchange") and queued[0].text.endswith("use my paypal.")
 
 
+@pytest.mark.parametrize(
+    ("message", "parts"),
+    [
+        ("Please cancel order #W1234567", [("cancel_order", "Please cancel order #W1234567")]),
+        ("请帮我取消订单 #W1234567", [("cancel_order", "请帮我取消订单 #W1234567")]),
+        ("What is your return policy?", []),
+        ("你们的退货政策是什么？", []),
+    ],
+)
+def test_a_message_with_one_request_or_none_is_answered_whole(message: str, parts: list[tuple[str, str]]) -> None:
+    from agents.route import requests_in_order
+
+    now, queued = requests_in_order(message, [_request(*part) for part in parts])
+
+    assert queued == [] and [p.text for p in now] == ([message] if parts else [])
+
+
 def test_a_clause_that_only_continues_a_request_is_not_another_one() -> None:
     from agents.route import requests_in_order
 
