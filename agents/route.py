@@ -66,7 +66,7 @@ _REQUEST = re.compile(
     r"^\s*(?:please|pls|plz|kindly)\b|\b(?:i|we)\s*(?:'d|would|'m|am)?\s*(?:want|wanna|need|like|trying|looking|"
     r"hoping|going)\s+(?:to|a)\b|\b(?:can|could|would|will)\s+(?:you|u)\s+(?:please\s+|pls\s+)?"
     r"(?!tell|explain|let me know|say|clarify)\w+|\bhelp me\b|"
-    r"帮我|帮忙|给我|麻烦|请(?:帮|给|把|将)|我要|我想|我需要|申请|办理|把.{0,12}(?:退|换|取消|改)",
+    r"帮我|帮忙|给我|麻烦|请(?:帮|给|把|将)|我要(?!的)|我想(?!要的)|我需要(?!的)|申请|办理|把.{0,12}(?:退|换|取消|改)",
     re.IGNORECASE,
 )
 # A question about how things work, asked without the customer's data.
@@ -364,14 +364,25 @@ _ASKS = re.compile(
 )
 
 
+# Asking leave to do it: "can I exchange?", "is it possible to swap…", "any chance you could…". Beside a
+# clause that tells what happened to an order, a request; alone, it can be a question of policy.
+_ASKS_LEAVE = re.compile(
+    r"\b(?:can|could|may)\s+(?:i|we)\s+(?:please\s+|still\s+|just\s+)?(?:return|exchange|swap|cancel|change|modify|"
+    r"update|switch|get|send)\b|\b(?:is\s+it\s+possible|any\s+chance|is\s+there\s+(?:any\s+)?way)\b|"
+    r"(?:可以|能|能不能|可不可以|是否可以)(?:帮我)?(?:换|退|取消|改)",
+    re.IGNORECASE,
+)
+
+
 def _asks_the_store(clause: str) -> bool:
-    """The clause asks the store to do something ("can you change…", "please swap…", "I want…"),
+    """The clause asks the store to do something ("can you change…", "please swap…", "can I exchange?"),
     rather than telling what happened ("I made a mistake on #W1")."""
-    return bool(_REQUEST.search(clause) or _OPENS_A_REQUEST.search(clause))
+    return bool(_REQUEST.search(clause) or _OPENS_A_REQUEST.search(clause) or _ASKS_LEAVE.search(clause))
 
 
 _OWN_REQUEST = (
-    r"another thing|one more thing|second(?:ly)?|besides|separately|on top of that|while you'?re at it|"
+    r"another thing|one more thing|one other thing|something else|second(?:ly)?|besides|separately|"
+    r"separate (?:thing|matter|request|question|issue)|on top of that|while you'?re at it|while i'?m (?:here|at it)|"
     r"apart from that|aside from that|other than that|next one|the other thing|\bp\.?s\.?(?=[:\s,])|另外|其次"
 )
 _ANOTHER_REQUEST = re.compile(
@@ -438,7 +449,9 @@ def _change_kind(text: str) -> str | None:
     kind = read_choice(text, others) or read_choice(text, {"items": CHANGE_WORDS["items"]})
     # What pays a price difference belongs to an item change, it changes no payment of its own; so
     # does a method only named, for no order ("…, rest unchanged; use my gift card").
-    if kind == "payment" and (_DIFFERENCE.search(text) or not (_PAYMENT_CHANGE.search(text) or order_ids(text))):
+    if kind == "payment" and _DIFFERENCE.search(text):
+        return "items"  # only a change of items has a price difference to pay
+    if kind == "payment" and not (_PAYMENT_CHANGE.search(text) or order_ids(text)):
         return read_choice(text, {"items": CHANGE_WORDS["items"]})
     return kind
 
@@ -470,7 +483,7 @@ def requests_in_order(text: str, parts: list[PlannedPart]) -> tuple[list[Planned
         # own, order named or not: they are carried out one after the other, the items last.
         # An announcement ("Second: …") ends the words of the request before.
         cut = min(announcement.start(), here) if announcement else here
-        kinds = {_change_kind(text[begins[-1] : cut]), _change_kind(text[cut:])}
+        kinds = {_change_kind(text[begins[-1] : cut]), _change_kind(text[cut:following])}
         other_change = {part.intent, requests[-1].intent} <= _ITEM_CHANGES and None not in kinds and len(kinds) == 2
         # Announced ("Another thing: …") and of another kind, it is its own request even before the
         # first one has named its order: "exchange the perfume … Another thing: how do I return …".

@@ -361,7 +361,9 @@ _RULES: list[_Rule] = [
     _Rule(
         Intent.REPAIR,
         _rx(
-            r"\brepair\w*|\bfix(?:ed|ing)? (?:it|my|the|this)\b|\bget (?:it|my \w+) fixed\b|service cent(?:er|re)|"
+            # "can you fix it?" asks the store; "I need to fix it" is the customer putting something right
+            r"\brepair\w*|\bfix(?:ed|ing)? (?:my|the|this)\b|\b(?:you|u)\s+(?:\w+\s+)?fix it\b|"
+            r"\bget (?:it|my \w+) fixed\b|service cent(?:er|re)|"
             r"warranty (?:claim|repair|service)|claim (?:the |my )?warranty|\bunder warranty|extended warranty|"
             r"(?:screen|battery|glass|camera|port|speaker) (?:replacement|repair)|"
             r"维修|修理|返修|寄修|送修|(?:能|去哪|要|怎么|帮我)修|修一下|修好|换屏|换电池|售后网点|维修点|保修(?!期多|政策)"
@@ -371,7 +373,12 @@ _RULES: list[_Rule] = [
             r"\bhow long is the warranty|warranty (?:period|polic)|保修(?:多久|期多|政策|范围)|"
             # fixing what the order says is changing it: "fix the address on #W1"
             r"\bfix\w*\s+(?:the|my|this|that)\s+(?:shipping |delivery |billing )?(?:address|payment|order|details|"
-            r"typo|spelling|name|zip|postcode|card)\b"
+            r"typo|spelling|name|zip|postcode|card)\b|"
+            # the customer putting right what they said, or what the order says: "let me fix the size: it should
+            # say M", "wrong address on my order, I need to fix it"
+            r"\blet me (?:just )?(?:fix|correct)\b|\bfix\w*\b[^.?!]{0,30}\bshould (?:say|be|read)\b|"
+            r"\b(?:wrong|incorrect)\s+(?:shipping |delivery )?(?:address|order|item|size|colou?r|option|details)\b"
+            r"[^.?!]{0,40}\bfix"
         ),
     ),
     _Rule(

@@ -171,7 +171,15 @@ _FIELD_NAME = re.compile(
     r"(?i:zip(?:\s*code)?|postal\s*code|post\s*code|postcode)\s*[:=-]?\s*(?=\d))"
 )
 # "…, Suite 500. It's in Houston, TX": a sentence that goes on with where the street is.
-_GOES_ON = re.compile(r"[.;]\s+(?:(?:it'?s|it is|that'?s|that is|which is|located|this is)\s+)?(?:in|at)\s+", re.I)
+_GOES_ON = re.compile(
+    r"[.;]\s+(?:(?:it'?s|it is|that'?s|that is|which is|located|this is)\s+)?(?:in|at)\s+|"
+    r",\s+(?:(?:which|that)\s+is\s+|located\s+)?in\s+(?=[A-Z])|"
+    # "… 137 Willow Lane. It's Suite 127, …": the unit in a sentence of its own
+    r"[.;]\s+(?:it'?s|it is|that'?s|that is|this is)\s+(?=(?:apt|apartment|unit|suite|ste|flat|room|#)\b)",
+    re.I,
+)
+# "address line 1 295 Elm Avenue, line 2 Suite 793": a form's labels, not part of the address.
+_LINE_LABEL = re.compile(r"\b(?:address\s+)?line\s*(?:1|2|one|two)\b\s*[:=-]?\s*", re.IGNORECASE)
 # A country said between the other fields ("Houston, TX, USA, 77158", "San Diego, CA, USA 92159") rather
 # than last.
 _COUNTRY_BETWEEN = re.compile(rf"(?:,|\s-)\s*({_US_NAMES})\s*(?=,|\s-\s|\s+{_US_ZIP}\b)", re.IGNORECASE)
@@ -389,7 +397,7 @@ def _anchored(text: str, default_country: str) -> dict[str, str] | None:
     """A US address read field by field, each by its own shape, in whatever order the sentence gives
     them: "Suite 564 (that's at 760 Elm Avenue), Houston TX 77034", "Fort Worth, TX: 285 Elm Street,
     Suite 121, 76155", "…, Phoenix, AZ. Oh and the zip code is 85072"."""
-    text = _ORDER_ID.sub(" ", text)
+    text = _GOES_ON.sub(", ", _ORDER_ID.sub(" ", text))
     street = _STREET_TYPE.search(text)
     if street is None:
         return None
@@ -412,7 +420,7 @@ def _anchored(text: str, default_country: str) -> dict[str, str] | None:
     after = min((start for start, _ in taken if start >= state.end()), default=len(text))
     # the city before its state ("Chicago, IL"), or after it when the largest part comes first ("CA, San Diego, …")
     city = _city_before(text[before : state.start()].replace(zips[0].group(), " ")) or _city_after(
-        text[state.end() : after]
+        text[state.end() : after].replace(zips[0].group(), ",")
     )
     if not city:
         return None
@@ -445,6 +453,7 @@ def parse_address(text: str, *, default_country: str = "") -> dict[str, str] | N
     fields read by their shapes are used."""
     if _CJK.search(text):
         return _listed(text) or _chinese(text)
+    text = _LINE_LABEL.sub(", ", text)
     found = (
         _labelled(text, default_country)
         or _listed(text)
@@ -454,6 +463,10 @@ def parse_address(text: str, *, default_country: str = "") -> dict[str, str] | N
     anchored = _anchored(text, default_country)
     if found is None or not _plausible(found):
         return anchored if anchored is not None and _plausible(anchored) else found
+    unit = _UNIT_ANYWHERE.search(found["address1"])
+    if unit is not None and not found["address2"] and unit.start() > 0:
+        # "297 Highland Drive Suite 550, which is in …": the tagger can leave the unit on the street
+        found["address1"], found["address2"] = _clean(found["address1"][: unit.start()]), unit.group()
     if anchored is not None and anchored["address1"].startswith(found["address1"]) and anchored["zip"] == found["zip"]:
         # the street's type the tagger left out ("921 Park" of "921 Park Avenue, Suite 892, over in Chicago")
         found["address1"] = anchored["address1"]

@@ -39,7 +39,13 @@ CANCEL_WORDS = re.compile(
 _PAYMENT_ID = re.compile(r"\b((?:credit_card|gift_card|paypal)_[A-Za-z0-9_]+)\b")
 _TAX_ID = re.compile(r"\b([0-9A-Z]{15,20})\b")
 _KEEP = re.compile(r"\bkeep\b|\bas it is\b|\bas is\b|\bunchanged\b|\bthe same\b|不变|保持|不用换", re.IGNORECASE)
-_ALL_ITEMS = re.compile(r"\ball (?:the )?items\b|\beverything\b(?!\s+else)|全部|所有|都退|都换", re.IGNORECASE)
+# "everything" as what is returned or changed, not as what was tried or how things are ("after trying
+# everything out", "everything else is fine").
+_ALL_ITEMS = re.compile(
+    r"\ball (?:the )?items\b|(?<!trying )(?<!tried )(?<!tested )(?<!checked )\beverything\b"
+    r"(?!\s+(?:else|out\b|is\b|was\b|went\b|seems?\b|looks?\b|works?\b|worked\b|fits?\b))|全部|所有|都退|都换",
+    re.IGNORECASE,
+)
 # Where a customer moves from the item they have to the one they want: "the Kettle (1L) -> 1.5L".
 # "set to" describes an option ("the kettle that has capacity set to 1 liter → …"), it starts no target.
 _TARGET_START = re.compile(
@@ -496,7 +502,15 @@ _MEANT = re.compile(
     r"^\W*(?:(?:sorry|oops|typo|my bad|correction|wait)\W+)*i\s+mean[t]?\s+(?!to\b)(?P<right>[\w.%+\- ]{1,30}?)"
     r"\s*[.!]*$|^\W*(?:说错了|不好意思|抱歉)?\W*我(?:是说|的意思是)(?P<right_zh>[^，,。]{1,12}?)[。！!]*$|"
     # chat's own correction mark: "no longer needed* sorry", "*ordered by mistake"
-    r"^\s*\*\s*(?P<right_star>[^*]{1,30}?)\s*[.!]*$|^\s*(?P<star_right>[^*]{1,30}?)\s*\*\s*(?:sorry|oops|my bad)?\W*$",
+    r"^\s*\*\s*(?P<right_star>[^*]{1,30}?)\s*[.!]*$|^\s*(?P<star_right>[^*]{1,30}?)\s*\*\s*(?:sorry|oops|my bad)?\W*$|"
+    # "Let me fix the zoom: it should say 3x", "correction on the size - should be M"
+    r"^\W*(?:let\s+me\s+(?:fix|correct|change)|correction\s+(?:on|to|for))\b[^:.!?]{0,30}[:,-]\s*(?:it\s+|that\s+)?"
+    r"should\s+(?:say|be|read)\s+(?P<right_should>[\w.%+\- ]{1,30}?)\s*[.!]*$",
+    re.IGNORECASE,
+)
+# "I mixed up the difficulty level: not beginner but expert": the mistake first.
+_NOT_BUT = re.compile(
+    r"(?:^|[:,;-])\s*not\s+(?P<wrong>[#\w.%+\- ]{1,30}?)\s*,?\s+but\s+(?P<right>[#\w.%+\- ]{1,30}?)\s*[.!]*$",
     re.IGNORECASE,
 )
 
@@ -506,15 +520,15 @@ def correction(text: str) -> tuple[str, str] | None:
     "" when the message only says what was meant ("oops I mean dark")."""
     meant = _MEANT.search(text.strip())
     if meant is not None:
-        said = (meant.group(k) for k in ("right", "right_zh", "right_star", "star_right"))
+        said = (meant.group(k) for k in ("right", "right_zh", "right_star", "star_right", "right_should"))
         right = next((value for value in said if value), "").strip().rstrip("的")
         # a value, not an order id or a sentence
         return (right, "") if right and len(right.split()) <= 3 and not re.search(r"#|\d{5}", right) else None
-    found = _CORRECTION.search(text.strip())
+    found = _CORRECTION.search(text.strip()) or _NOT_BUT.search(text.strip())
     if found is None:
         return None
-    right = (found.group("right") or found.group("right_zh") or "").strip()
-    wrong = (found.group("wrong") or found.group("wrong_zh") or "").strip()
+    right = (found.group("right") or found.groupdict().get("right_zh") or "").strip()
+    wrong = (found.group("wrong") or found.groupdict().get("wrong_zh") or "").strip()
     # "the color should be red": only the value, not the words before it
     right = re.sub(r"^.*?\b(?:i\s+mean[t]?|it'?s|should\s+be)\s+", "", right, flags=re.IGNORECASE).rstrip("的")
     wrong = wrong.rstrip("的")

@@ -58,8 +58,18 @@ def _values(options: dict[str, Any]) -> dict[str, set[str]]:
     return grouped
 
 
-# Between an option's name and its value: punctuation ("size: M", "size - M") or a linking word.
-_LINK = r"(?:\W{0,3}|\s*(?:(?:is\s+|being\s+)?(?:set|changed|switched)\s+(?:to|as)|of|is|=|being|at|as)\s+)"
+# Between an option's name and its value: punctuation ("size: M", "size - M") or a linking word, after
+# the word "option" or "setting" when it is said ("water resistance option no", "color in gray").
+_LINK = (
+    r"(?:\s+(?:option|setting)s?)?"
+    r"(?:\W{0,3}|\s*(?:(?:is\s+|being\s+)?(?:set|changed|switched)\s+(?:to|as)|of|is|=|being|at|as|in)\s+)"
+)
+# Between a value and its option's name after it: "S (size)", "S for its size", "20 hours in terms of
+# battery life", "blue as the color option", "fixed (that's the armrest)".
+_NAME_AFTER = (
+    r"(?:\W{1,3}|\s+(?:for|in|as|in\s+terms\s+of)\s+(?:the\s+|its\s+|my\s+)?|"
+    r"\W{0,3}\(?(?:that'?s|which\s+is)\s+(?:the\s+|its\s+)?)"
+)
 
 
 def _said(text: str, option: str, value: str) -> list[int]:
@@ -72,15 +82,16 @@ def _said(text: str, option: str, value: str) -> list[int]:
         v = re.escape(value)
         # The value beside its option's name, either way round: "size: S", "size of M", "water resistance
         # set to no", "S size", "S (size)", "S for the size", "S in size", "no as water resistance".
-        named = rf"{name}{_LINK}{v}\b|\b{v}(?:\W{{1,3}}|\s+(?:for|in|as)\s+(?:the\s+)?){name}\b"
+        named = rf"{name}{_LINK}{v}\b|\b{v}{_NAME_AFTER}{name}\b"
         if value in ("none", "no", "off", "false"):
             word = rf"(?:{name}{_LINK}(?:none|no|off|false)\b|\b(?:no|without(?:\s+an?)?)\s+{name}\b|{named})"
         elif len(value) == 1:
             # A size letter also as "in S", "the S one", or alone in a list of values ("low, S, blue").
-            # Also a size letter first in a list ("simply S, medium") or just before "instead" ("a black S instead").
+            # Also a size letter first in a list ("simply S, medium"), just before "instead" ("a black S instead",
+            # "v-neck, S in exchange") or last ("in v-neck, S").
             word = (
                 rf"(?:{named}|\b{v}\s+one\b|\b(?:in|into)\s+(?:an?\s+|size\s+)?{v}\b|"
-                rf"(?:(?<=[,;(/&\s])|(?<=[,;(/&]\s)){v}(?=\s*[,;)/&]|\s+instead\b))"
+                rf"(?:(?<=[,;(/&\s])|(?<=[,;(/&]\s)){v}(?=\s*[,;)/&]|\s+(?:instead|in\s+exchange|this\s+time)\b|\s*[.!?]?\s*$))"
             )
         else:
             word = rf"(?:{named})"
@@ -162,7 +173,7 @@ def _option_beside(text: str, start: int, end: int, options: list[str]) -> str |
     """Which of `options` is named right beside the value at text[start:end]: "black (frame color)",
     "brown for the frame color", "frame color: brown", "the brown frame" (an option's own first word
     when the others do not share it)."""
-    after, before = text[end : end + 30], text[max(0, start - 30) : start]
+    after, before = text[end : end + 40], text[max(0, start - 40) : start]
     firsts = [_norm(o).split()[0] for o in options]
     names = {
         option: [re.escape(n) for n in (_norm(option), first) if n == _norm(option) or firsts.count(first) == 1]
@@ -170,7 +181,7 @@ def _option_beside(text: str, start: int, end: int, options: list[str]) -> str |
     }
     # The name after the value first: in "brown lens black frame", "black" is the frame's.
     for option, words in names.items():
-        if any(re.match(rf"\W{{0,3}}(?:for\s+(?:the\s+)?)?{word}\b", after) for word in words):
+        if any(re.match(rf"(?:{_NAME_AFTER})?\W{{0,3}}{word}\b", after) for word in words):
             return option
     for option, words in names.items():
         if any(re.search(rf"\b{word}{_LINK}$", before) for word in words):

@@ -255,6 +255,26 @@ def test_words_around_the_fields_stay_out_of_them(text: str, expected: tuple[str
             "It goes to zip 10027, 8 Peach Lane Apt 5, New York NY now.",
             ("8 Peach Lane", "Apt 5", "New York", "NY", "USA", "10027"),
         ),
+        # the unit in a sentence of its own
+        (
+            "We're with family for a while, so send it to 61 Alder Way. It's Apt 9, in Reno, NV. Zip is 89501.",
+            ("61 Alder Way", "Apt 9", "Reno", "NV", "USA", "89501"),
+        ),
+        # the country first, the city before the zip
+        (
+            "change it to USA, OR, Eugene 97401, 3 Fir Court, Unit 6 thx",
+            ("3 Fir Court", "Unit 6", "Eugene", "OR", "USA", "97401"),
+        ),
+        # a form's line labels
+        (
+            "address line 1 14 Cliff Road, line 2 Suite 20, Duluth MN, postal code 55802",
+            ("14 Cliff Road", "Suite 20", "Duluth", "MN", "USA", "55802"),
+        ),
+        # the unit right after the street, then "which is in" the city
+        (
+            "My new place is 9 Lark Street Suite 3, which is in Dover, DE, zip code 19901.",
+            ("9 Lark Street", "Suite 3", "Dover", "DE", "USA", "19901"),
+        ),
     ],
 )
 def test_fields_in_any_order_are_read_by_their_shapes(text: str, expected: tuple[str, ...]) -> None:

@@ -232,6 +232,22 @@ def test_changing_a_part_or_the_app_is_no_change_of_an_order(text: str) -> None:
     assert Intent.MODIFY_ORDER not in [intent for intent, _ in keyword_intents(text)]
 
 
+@pytest.mark.parametrize(
+    ("text", "repair"),
+    [
+        ("I need to fix it", False),
+        ("Let me fix the size: it should say M", False),
+        ("Wrong address on my order, I need to fix it", False),
+        ("can you fix it? the screen is cracked", True),
+        ("my phone won't charge, where can I get it fixed", True),
+        ("我要修手机", True),
+        ("地址填错了，我改一下", False),
+    ],
+)
+def test_fixing_what_was_said_is_no_repair(text: str, repair: bool) -> None:
+    assert (Intent.REPAIR in [intent for intent, _ in keyword_intents(text)]) is repair
+
+
 def test_the_id_of_what_was_just_named_stays_in_its_clause() -> None:
     assert split_clauses("please use gift card, id gift_card_8893815 instead") == [
         "please use gift card, id gift_card_8893815 instead"

@@ -947,3 +947,61 @@ def test_a_second_request_is_told_by_how_customers_announce_it(
     now, queued = requests_in_order(message, [_request(name, text) for name, text in clauses])
 
     assert len(queued) == 1 and queued[0].text.startswith(second)
+
+
+@pytest.mark.parametrize("announcement", ["Separate thing:", "While I'm here:", "One other thing -"])
+def test_a_request_announced_as_a_separate_thing_is_its_own(announcement: str) -> None:
+    from agents.route import requests_in_order
+
+    message = (
+        f"Can we move #W1234567 onto paypal_1234567? {announcement} on my unshipped order #W1234567 I'd like "
+        "the Air Purifier swapped for the quiet one."
+    )
+    parts = [
+        _request("modify_order", "Can we move #W1234567 onto paypal_1234567"),
+        _request("modify_order", "on my unshipped order #W1234567 I'd like the Air Purifier"),
+    ]
+
+    now, queued = requests_in_order(message, parts)
+
+    assert now[0].text.endswith("paypal_1234567?") and queued[0].text.startswith(announcement)
+
+
+def test_what_pays_for_an_exchange_stays_with_it_when_another_request_follows() -> None:
+    from agents.route import requests_in_order
+
+    message = (
+        "First: please exchange the keyboard from #W1234567 for the linear one, I'll settle up with paypal_1234567. "
+        "Second: need an exchange. Order #W7654321."
+    )
+    parts = [
+        _request("exchange", "First: please exchange the keyboard from #W1234567 for the linear one"),
+        _request("modify_order", "I'll settle up with paypal_1234567"),
+        _request("exchange", "Second: need an exchange"),
+    ]
+
+    now, queued = requests_in_order(message, parts)
+
+    assert [p.intent.value for p in now] == ["exchange"] and "paypal_1234567" in now[0].text
+    assert [p.intent.value for p in queued] == ["exchange"] and queued[0].text.startswith("Second")
+
+
+@pytest.mark.parametrize(
+    ("message", "told", "asked"),
+    [
+        (
+            "The Garden Hose from #W1234567 is not what I wanted. Can I exchange?",
+            "The Garden Hose from #W1234567 is not what I wanted",
+            "Can I exchange",
+        ),
+        ("#W1234567 的水管不是我想要的，可以换货吗？", "#W1234567 的水管不是我想要的", "可以换货吗"),
+    ],
+)
+def test_asking_leave_to_exchange_after_telling_what_went_wrong_is_an_exchange(
+    message: str, told: str, asked: str
+) -> None:
+    from agents.route import requests_in_order
+
+    now, queued = requests_in_order(message, [_request("return", told), _request("exchange", asked)])
+
+    assert [p.intent.value for p in now] == ["exchange"] and queued == []

@@ -129,6 +129,10 @@ ORDER_ITEMS = [
         ("return the mats", ["1"]),
         ("the watch and the mat", ["3", "1"]),
         ("the smart one", None),  # a word both products share names neither
+        ("the Yoga Mat arrived and after trying everything out I'd like to return it", ["1"]),
+        ("everything else is fine, just the watch", ["3"]),
+        ("return everything please", ["1", "2", "3"]),
+        ("全部退掉", ["1", "2", "3"]),
     ],
 )
 def test_an_item_is_named_by_the_word_that_sets_it_apart(text: str, items: list[str] | None) -> None:
@@ -340,6 +344,11 @@ def test_a_product_named_after_a_colon_is_that_product(text: str) -> None:
         ("I meant to cancel it", None),
         ("sorry, I mean #W1234567", None),
         ("I mean, can you do it today please?", None),
+        ("Let me fix the size: it should say M.", ("M", "")),
+        ("correction on the zoom - should be 3x", ("3x", "")),
+        ("I mixed up the difficulty level: not beginner but expert.", ("expert", "beginner")),
+        ("Not red but blue", ("blue", "red")),
+        ("I do not want it, but thanks", None),
     ],
 )
 def test_a_value_put_right_is_read_with_the_one_it_replaces(text: str, fix: tuple[str, str] | None) -> None:

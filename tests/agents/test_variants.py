@@ -253,3 +253,37 @@ def test_a_shared_value_without_its_option_is_read_as_a_change(text: str) -> Non
     item = {"item_id": "S1", "name": "Sunglasses", "options": SUNGLASSES[0]["options"]}
 
     assert match_replacement(text, item, SUNGLASSES) == "S2"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "whichever has water resistance option no, 20 hours in terms of battery life, red in terms of color",
+        "red for its color, 20 hours for its battery life, water resistance setting: no",
+        "red as the color option & 20 hours as the battery life option & water resistance in no",
+        "red (that's the color) / 20 hours (that's the battery life) / no (that's the water resistance)",
+        "颜色选红色，续航 20 hours，water resistance option no",
+    ],
+)
+def test_an_option_and_its_value_are_linked_the_ways_shoppers_write_them(text: str) -> None:
+    speakers = [
+        _variant("S1", color="black", battery_life="10 hours", water_resistance="yes"),
+        _variant("S2", color="red", battery_life="20 hours", water_resistance="no"),
+        _variant("S3", color="red", battery_life="20 hours", water_resistance="yes"),
+    ]
+    black = {"item_id": "S1", "name": "Bluetooth Speaker", "options": speakers[0]["options"]}
+    speakers[1]["options"]["color_zh"] = "红色"
+
+    assert match_replacement(text, black, speakers) == "S2"
+
+
+@pytest.mark.parametrize("text", ["S for its size, red in terms of color", "one that comes in red, S in exchange"])
+def test_a_size_letter_for_its_option_or_last_before_in_exchange_counts(text: str) -> None:
+    assert wanted_options(text, HELMET["options"], HELMETS) == {"size": "s", "color": "red"}
+
+
+def test_a_shared_value_with_its_option_named_after_it_in_a_phrase() -> None:
+    item = {"item_id": "S1", "name": "Sunglasses", "options": SUNGLASSES[0]["options"]}
+
+    assert match_replacement("brown in terms of frame color please", item, SUNGLASSES) == "S2"
+    assert match_replacement("brown (that's the frame color)", item, SUNGLASSES) == "S2"
