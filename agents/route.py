@@ -403,10 +403,11 @@ _OPENS_A_REQUEST = re.compile(
 def _changes_items(text: str) -> bool:
     """A modification that is not of the address or the payment method changes items."""
     from agents.workflows.addresses import parse_address
-    from agents.workflows.slots import CHANGE_WORDS, read_choice
+    from agents.workflows.slots import CHANGE_WORDS, read_choice, without_product_cards
 
     if parse_address(text):
         return False
+    text = without_product_cards(text)
     return read_choice(text, {k: v for k, v in CHANGE_WORDS.items() if k != "items"}) is None or bool(
         read_choice(text, {"items": CHANGE_WORDS["items"]})
     )
@@ -415,10 +416,11 @@ def _changes_items(text: str) -> bool:
 # An item turned into another version of itself ("the helmet -> one in high", "the 75W one"). The
 # words say less than the arrows: "the correct one is 377 River Road…" gives an address.
 _ITEM_CHANGE = re.compile(r"->|→|=>|[换改]成.{0,12}的")
-# Not "the other one", nor a stored payment method: "my PayPal, the one saved as paypal_1", "the one ending in 4242".
+# Not "the other one", nor a stored payment method: "my PayPal, the one saved as paypal_1", "the one ending in 4242",
+# nor "one of my orders".
 _ITEM_CHANGE_WORDS = re.compile(
     r"(?<!\bother )\b(?:one|version|variant|model)\b"
-    r"(?!\s+(?:saved|stored|on file|ending|that ends|registered|linked|on (?:my|the) (?:account|profile)))",
+    r"(?!\s+(?:of\b|saved|stored|on file|ending|that ends|registered|linked|on (?:my|the) (?:account|profile)))",
     re.IGNORECASE,
 )
 
@@ -435,10 +437,12 @@ _ORDER_STATE = re.compile(r"\b(?:delivered|shipped|pending|processed|paid)\s+ord
 def _change_kind(text: str) -> str | None:
     """What a modification changes: "items", "address", "payment", or None when it does not say."""
     from agents.workflows.addresses import parse_address
-    from agents.workflows.slots import CHANGE_WORDS, read_choice
+    from agents.workflows.slots import CHANGE_WORDS, read_choice, without_product_cards
 
     others = {k: v for k, v in CHANGE_WORDS.items() if k != "items"}
-    text = _ORDER_STATE.sub("order", text)  # "exchange for delivered order #W1" changes no delivery
+    text = without_product_cards(
+        _ORDER_STATE.sub("order", text)
+    )  # "exchange for delivered order #W1" changes no delivery
     if arrow := _ITEM_CHANGE.search(text):
         # "payment for #W1 -> credit_card_2" points the payment, not an item, somewhere else
         return read_choice(re.split(r"[.;!?]", text[: arrow.start()])[-1], others) or "items"

@@ -64,7 +64,7 @@ ORDER_ACTIONS = {
 
 def _named_first(text: str, products: list[str]) -> bool:
     """A product is named before any payment word: the payment only settles an item change."""
-    clean = text.lower()
+    clean = read.without_product_cards(text).lower()
     heads = [p.lower().split()[-1] for p in products if p.strip()]  # "the thermostat" names the Smart Thermostat
     product = min((clean.find(p) for p in [*map(str.lower, products), *heads] if p in clean), default=-1)
     payment = min((clean.find(w) for w in read.CHANGE_WORDS["payment"] if w in clean), default=len(clean))
@@ -602,7 +602,7 @@ class ModifyOrder(_ItemsWorkflow):
         account's default address."""
         if parse_address(text, default_country=country):
             return "address"  # "ship it to 12 Main St, …": the address says what changes
-        said = read.read_choice(text, read.CHANGE_WORDS)
+        said = read.read_choice(read.without_product_cards(text), read.CHANGE_WORDS)
         if said == "default_address" and (order_named or entities.get("order_ids")):
             if not read.SETS_DEFAULT_ADDRESS.search(text):
                 return "address"  # "deliver #W1 to my default address": the order's address changes

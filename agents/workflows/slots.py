@@ -22,7 +22,7 @@ _AFFIRMATIVE = re.compile(
     re.IGNORECASE,
 )
 _NEGATIVE = re.compile(
-    r"\b(?:no|nope|nah|not|don'?t|do not|doesn'?t|isn'?t|wrong|incorrect|cancel|stop|wait|hold on|never ?mind)\b|"
+    r"\b(?:no|nope|nah|not|don'?t|do not|doesn'?t|isn'?t|wrong|incorrect|cancel|stop|wait|hold on|never ?mind|negative)\b|"
     r"\w+n't\b|否|不|错|别(?![的人处])|等等|算了",
     re.IGNORECASE,
 )
@@ -229,6 +229,18 @@ CHANGE_WORDS = {
 }
 
 
+# Cards that are products or their options, not a way to pay: "SD card", "memory card", "SIM card".
+_PRODUCT_CARD = re.compile(
+    r"\b(?:sd|cf|micro\s?sd|memory|sim|graphics|video|sound|network)\s+cards?\b|(?:存储|内存|SD|TF|SIM)卡",
+    re.IGNORECASE,
+)
+
+
+def without_product_cards(text: str) -> str:
+    """The text with the cards that are things sold ("SD card") left out, so "card" names a way to pay."""
+    return _PRODUCT_CARD.sub(" ", text)
+
+
 # The account's own address named instead of written out: "ship it to my default address".
 ACCOUNT_ADDRESS = re.compile(
     r"\b(?:my|the)\s+(?:default|home|usual|saved|account|profile|regular|primary|normal)\s+(?:shipping\s+|delivery\s+)?"
@@ -314,8 +326,10 @@ def read_tax_id(text: str) -> str | None:
 
 # An order described by its state rather than its id: "my pending order", "the one that hasn't shipped".
 _NOT_SHIPPED = re.compile(
-    r"\b(?:pending|not (?:yet )?(?:been )?(?:shipped|sent|dispatched)|(?:hasn'?t|has not) (?:yet )?(?:shipped|gone out|"
-    r"been sent)|(?:isn'?t|is not) out the door)\b|未发货|还没发货|没发货|待发货",
+    r"\b(?:pending|unshipped|not (?:yet )?(?:been )?(?:shipped|sent|dispatched)|(?:hasn'?t|has not) (?:yet )?(?:shipped|"
+    r"gone out|been sent|left)|(?:isn'?t|is not) out the door|yet to (?:ship|be shipped|go out)|"
+    r"(?:before|until) (?:it|they|the order|my order|the package|the parcel) (?:ships|goes out|go out|leaves|"
+    r"(?:is|are|gets?) (?:shipped|sent|dispatched)))\b|未发货|还没发货|没发货|待发货|发货前|发货之前|还没寄出|未寄出",
     re.IGNORECASE,
 )
 _DELIVERED = re.compile(r"\b(?:delivered|arrived|received)\b|已签收|收到的|到货的|收到了", re.IGNORECASE)
@@ -508,6 +522,11 @@ _MEANT = re.compile(
     r"should\s+(?:say|be|read)\s+(?P<right_should>[\w.%+\- ]{1,30}?)\s*[.!]*$",
     re.IGNORECASE,
 )
+# Words a "no" says where a correction says values: "nah, not it", "nope, not right", "that's not correct".
+_NOT_A_VALUE = {
+    "it", "that", "this", "right", "correct", "ok", "okay", "good", "true", "nah", "nope", "no", "thats", "quite",
+    "exactly", "what i want", "what i wanted", "what i meant", "what i asked", "what i asked for",
+}  # fmt: skip
 # "I mixed up the difficulty level: not beginner but expert": the mistake first.
 _NOT_BUT = re.compile(
     r"(?:^|[:,;-])\s*not\s+(?P<wrong>[#\w.%+\- ]{1,30}?)\s*,?\s+but\s+(?P<right>[#\w.%+\- ]{1,30}?)\s*[.!]*$",
@@ -530,8 +549,10 @@ def correction(text: str) -> tuple[str, str] | None:
     right = (found.group("right") or found.groupdict().get("right_zh") or "").strip()
     wrong = (found.group("wrong") or found.groupdict().get("wrong_zh") or "").strip()
     # "the color should be red": only the value, not the words before it
-    right = re.sub(r"^.*?\b(?:i\s+mean[t]?|it'?s|should\s+be)\s+", "", right, flags=re.IGNORECASE).rstrip("的")
+    right = re.sub(r"^.*?\b(?:i\s+mean[t]?|it'?s|that'?s|should\s+be)\s+", "", right, flags=re.IGNORECASE).rstrip("的")
     wrong = wrong.rstrip("的")
+    if wrong.lower() in _NOT_A_VALUE or (right.lower().split() or [""])[0] in _NOT_A_VALUE:
+        return None  # "nah that's not it", "Nope, not right": a no, not a value put right
     # an order id is put right with or without its "#": the id itself is replaced wherever it was said
     right, wrong = right.lstrip("#"), wrong.lstrip("#")
     if not right or not wrong or right.lower() == wrong.lower() or max(len(right.split()), len(wrong.split())) > 3:

@@ -25,6 +25,8 @@ SAME_OPTIONS = re.compile(
     r"\b(?:another|a\s+(?:brand[-\s])?new|a\s+fresh)\s+(?:one|unit|copy)\s+of\s+the\s+same\b|\bsame\s+(?:exact\s+)?(?:options?|specs?|specifications|configuration|"
     r"config|variant|version|model\s+and\s+options)\b|\b(?:nothing|no\s+options?)\s+(?:changed?|different)\b|"
     r"\bjust\s+(?:a\s+)?(?:new|fresh|replacement)\s+(?:one|unit|copy)\b|"
+    r"\b(?:one|unit|pair|copy)\s+(?:just\s+|exactly\s+)?like\s+(?:it|this|that|mine|the\s+one\s+i\s+(?:have|got))\b|"
+    r"(?:换|要)(?:个|一个)?一样的|"
     r"一模一样|完全一样|完全相同|同款同配置|相同配置|配置不变(?!.{0,6}(?:换|改))|原样",
     re.IGNORECASE,
 )

@@ -248,6 +248,11 @@ def test_fixing_what_was_said_is_no_repair(text: str, repair: bool) -> None:
     assert (Intent.REPAIR in [intent for intent, _ in keyword_intents(text)]) is repair
 
 
+@pytest.mark.parametrize("text", ["the Backpack ==> whichever has size large", "Backpack --> the green one"])
+def test_an_arrow_of_any_length_turns_an_item_into_another(text: str) -> None:
+    assert Intent.EXCHANGE in [intent for intent, _ in keyword_intents(text)]
+
+
 def test_the_id_of_what_was_just_named_stays_in_its_clause() -> None:
     assert split_clauses("please use gift card, id gift_card_8893815 instead") == [
         "please use gift card, id gift_card_8893815 instead"

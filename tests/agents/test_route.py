@@ -1005,3 +1005,46 @@ def test_asking_leave_to_exchange_after_telling_what_went_wrong_is_an_exchange(
     now, queued = requests_in_order(message, [_request("return", told), _request("exchange", asked)])
 
     assert [p.intent.value for p in now] == ["exchange"] and queued == []
+
+
+@pytest.mark.parametrize(
+    ("change", "more"),
+    [
+        ("modify #W1234567: Digital Camera that's SD card 24MP 3x", "make it identical except 30MP"),
+        ("把 #W1234567 的相机改一下，SD卡 24MP 那款", "换成 30MP 的"),
+    ],
+)
+def test_a_memory_card_among_an_items_options_is_no_payment(change: str, more: str) -> None:
+    from agents.route import requests_in_order
+
+    message = (
+        f"Please pay #W1234567 with credit_card_1234567 instead. Also, {change}, {more}. Difference to paypal_7654321."
+    )
+    parts = [
+        _request("modify_order", "Please pay #W1234567 with credit_card_1234567 instead"),
+        _request("modify_order", change),
+        _request("exchange", more),
+    ]
+
+    now, queued = requests_in_order(message, parts)
+
+    assert "credit_card_1234567" in now[0].text and len(queued) == 1
+    assert change in queued[0].text and queued[0].text.endswith("paypal_7654321.")
+
+
+def test_a_payment_change_for_one_of_the_orders_then_an_item_change_are_two_requests() -> None:
+    from agents.route import requests_in_order
+
+    message = (
+        "I'd like to change how I'm paying for one of my orders. While I'm here: on my unshipped order #W1234567 "
+        "I'd like the Backpack ==> whichever has size in large. Any extra can go on gift_card_1234567."
+    )
+    parts = [
+        _request("modify_order", "I'd like to change how I'm paying for one of my orders"),
+        _request("exchange", "While I'm here: on my unshipped order #W1234567 I'd like the Backpack ==> whichever"),
+    ]
+
+    now, queued = requests_in_order(message, parts)
+
+    assert now[0].text == "I'd like to change how I'm paying for one of my orders."
+    assert [p.intent.value for p in queued] == ["exchange"] and queued[0].text.startswith("While I'm here")

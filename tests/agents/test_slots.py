@@ -17,7 +17,8 @@ def test_a_yes_in_many_words(text: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "text", ["no", "nope", "That isn't what I wanted.", "No, that's not it", "wait", "不", "不对", "先别办了"]
+    "text",
+    ["no", "nope", "That isn't what I wanted.", "No, that's not it", "wait", "Negative.", "不", "不对", "先别办了"],
 )
 def test_a_no_in_many_words(text: str) -> None:
     assert yes_no(text) is False
@@ -349,6 +350,9 @@ def test_a_product_named_after_a_colon_is_that_product(text: str) -> None:
         ("I mixed up the difficulty level: not beginner but expert.", ("expert", "beginner")),
         ("Not red but blue", ("blue", "red")),
         ("I do not want it, but thanks", None),
+        ("nah thats not it", None),  # a no, not a value put right
+        ("Nope, not right.", None),
+        ("不对，不是这个", None),
     ],
 )
 def test_a_value_put_right_is_read_with_the_one_it_replaces(text: str, fix: tuple[str, str] | None) -> None:
@@ -404,3 +408,20 @@ def test_a_zip_one_slip_away_puts_the_confirmed_address_right() -> None:
     assert zip_put_right(address, "yes 78701") is None  # the same zip
     assert zip_put_right(address, "send it to 90210 instead") is None  # another place, not a slip
     assert zip_put_right(None, "I meant 78710") is None
+
+
+@pytest.mark.parametrize(
+    ("text", "state"),
+    [
+        ("swap the Hiking Boots for a size 7 before it ships", "pending"),
+        ("on my unshipped order I'd like the backpack in green", "pending"),
+        ("it's yet to ship, can I change the kettle?", "pending"),
+        ("发货前能把水壶换成银色吗", "pending"),
+        ("the boots I received are too small", "delivered"),
+        ("change the boots to a size 7", None),
+    ],
+)
+def test_an_order_is_described_by_the_state_it_is_in(text: str, state: str | None) -> None:
+    from agents.workflows.slots import order_state_said
+
+    assert order_state_said(text) == state

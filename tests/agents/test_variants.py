@@ -54,6 +54,9 @@ def test_a_longer_value_is_not_also_the_shorter_one_inside_it() -> None:
         "the same one, brand new",
         "another unit of the same",
         "同款同配置换个新的",
+        "another one just like it",
+        "one just like the one I have",
+        "换个一样的新的",
     ],
 )
 def test_exactly_the_same_options_is_the_same_variant(text: str) -> None:
