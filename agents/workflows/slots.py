@@ -22,7 +22,8 @@ _AFFIRMATIVE = re.compile(
     re.IGNORECASE,
 )
 _NEGATIVE = re.compile(
-    r"\b(?:no|nope|nah|not|don'?t|do not|doesn'?t|isn'?t|wrong|incorrect|cancel|stop|wait|hold on|never ?mind|negative)\b|"
+    r"\b(?:no|nope|nah|not|don'?t|do not|doesn'?t|isn'?t|wrong|incorrect|cancel|stop|wait|hold on|never ?mind|"
+    r"negative)\b|"
     r"\w+n't\b|否|不|错|别(?![的人处])|等等|算了",
     re.IGNORECASE,
 )
@@ -326,8 +327,8 @@ def read_tax_id(text: str) -> str | None:
 
 # An order described by its state rather than its id: "my pending order", "the one that hasn't shipped".
 _NOT_SHIPPED = re.compile(
-    r"\b(?:pending|unshipped|not (?:yet )?(?:been )?(?:shipped|sent|dispatched)|(?:hasn'?t|has not) (?:yet )?(?:shipped|"
-    r"gone out|been sent|left)|(?:isn'?t|is not) out the door|yet to (?:ship|be shipped|go out)|"
+    r"\b(?:pending|unshipped|not (?:yet )?(?:been )?(?:shipped|sent|dispatched)|"
+    r"(?:hasn'?t|has not) (?:yet )?(?:shipped|gone out|been sent|left)|(?:isn'?t|is not) out the door|yet to (?:ship|be shipped|go out)|"
     r"(?:before|until) (?:it|they|the order|my order|the package|the parcel) (?:ships|goes out|go out|leaves|"
     r"(?:is|are|gets?) (?:shipped|sent|dispatched)))\b|未发货|还没发货|没发货|待发货|发货前|发货之前|还没寄出|未寄出",
     re.IGNORECASE,
