@@ -328,7 +328,8 @@ def read_tax_id(text: str) -> str | None:
 # An order described by its state rather than its id: "my pending order", "the one that hasn't shipped".
 _NOT_SHIPPED = re.compile(
     r"\b(?:pending|unshipped|not (?:yet )?(?:been )?(?:shipped|sent|dispatched)|"
-    r"(?:hasn'?t|has not) (?:yet )?(?:shipped|gone out|been sent|left)|(?:isn'?t|is not) out the door|yet to (?:ship|be shipped|go out)|"
+    r"(?:hasn'?t|has not) (?:yet )?(?:shipped|gone out|been sent|left)|(?:isn'?t|is not) out the door|"
+    r"yet to (?:ship|be shipped|go out)|"
     r"(?:before|until) (?:it|they|the order|my order|the package|the parcel) (?:ships|goes out|go out|leaves|"
     r"(?:is|are|gets?) (?:shipped|sent|dispatched)))\b|未发货|还没发货|没发货|待发货|发货前|发货之前|还没寄出|未寄出",
     re.IGNORECASE,
