@@ -550,10 +550,9 @@ def requests_in_order(text: str, parts: list[PlannedPart]) -> tuple[list[Planned
             requests[i].intent == Intent.MODIFY_ORDER and _changes_items(segments[i])
         )
         mine = set(order_ids(segments[i]))
+        # a request that names no order may be for this one ("change how I pay for one of my orders")
         same_order = [
-            j
-            for j in ordered
-            if j != i and (set(order_ids(segments[j])) & mine or not (mine or order_ids(segments[j])))
+            j for j in ordered if j != i and (set(order_ids(segments[j])) & mine or not order_ids(segments[j]))
         ]
         if changes_items and same_order:
             ordered.remove(i)

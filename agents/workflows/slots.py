@@ -40,10 +40,10 @@ CANCEL_WORDS = re.compile(
 _PAYMENT_ID = re.compile(r"\b((?:credit_card|gift_card|paypal)_[A-Za-z0-9_]+)\b")
 _TAX_ID = re.compile(r"\b([0-9A-Z]{15,20})\b")
 _KEEP = re.compile(r"\bkeep\b|\bas it is\b|\bas is\b|\bunchanged\b|\bthe same\b|不变|保持|不用换", re.IGNORECASE)
-# "everything" as what is returned or changed, not as what was tried or how things are ("after trying
+# "everything" as what is returned or changed, not as what was tried, kept or how things are ("after trying
 # everything out", "everything else is fine").
 _ALL_ITEMS = re.compile(
-    r"\ball (?:the )?items\b|(?<!trying )(?<!tried )(?<!tested )(?<!checked )\beverything\b"
+    r"\ball (?:the )?items\b|(?<!trying )(?<!tried )(?<!tested )(?<!checked )(?<!same )\beverything\b"
     r"(?!\s+(?:else|out\b|is\b|was\b|went\b|seems?\b|looks?\b|works?\b|worked\b|fits?\b))|全部|所有|都退|都换",
     re.IGNORECASE,
 )

@@ -1048,3 +1048,20 @@ def test_a_payment_change_for_one_of_the_orders_then_an_item_change_are_two_requ
 
     assert now[0].text == "I'd like to change how I'm paying for one of my orders."
     assert [p.intent.value for p in queued] == ["exchange"] and queued[0].text.startswith("While I'm here")
+
+
+def test_an_item_change_waits_for_a_change_that_names_no_order() -> None:
+    from agents.route import requests_in_order
+
+    message = (
+        "Please swap the Backpack on #W1234567 for the green one. Also, I'd like to change how I pay for one of "
+        "my orders."
+    )
+    parts = [
+        _request("modify_order", "Please swap the Backpack on #W1234567 for the green one"),
+        _request("modify_order", "I'd like to change how I pay for one of my orders"),
+    ]
+
+    now, queued = requests_in_order(message, parts)
+
+    assert "change how I pay" in now[0].text and queued[0].text.startswith("Please swap the Backpack")

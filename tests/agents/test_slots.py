@@ -132,6 +132,7 @@ ORDER_ITEMS = [
         ("the smart one", None),  # a word both products share names neither
         ("the Yoga Mat arrived and after trying everything out I'd like to return it", ["1"]),
         ("everything else is fine, just the watch", ["3"]),
+        ("same everything, just a new one in place of the Smart Watch", ["3"]),
         ("return everything please", ["1", "2", "3"]),
         ("全部退掉", ["1", "2", "3"]),
     ],
