@@ -20,7 +20,7 @@ import re
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from agents.intents.offline import ORDER_REQUEST_MIN, names_an_order, order_ids
+from agents.intents.offline import CONFIDENT, ORDER_REQUEST_MIN, names_an_order, order_ids
 from agents.intents.taxonomy import KNOWLEDGE_INTENTS, QUERY_INTENTS, WORKFLOW_INTENTS, Intent
 from knowledge.chunking import query_words
 
@@ -355,9 +355,11 @@ def _beside_requests(parts: list[PlannedPart]) -> list[PlannedPart]:
     ]
 
 
-# A clause that asks something itself: it opens as a question, or is a Chinese question.
+# A clause that asks something itself: it opens as a question, or is a Chinese question. Not a relative
+# clause that tells something of what was just named ("order #W1, which has not been dispatched: …").
 _ASKS = re.compile(
-    r"^\W*(?:(?:and|also|oh|btw|by the way|plus)\W+)?(?:how|what|what's|whats|which|when|where|why|who|is|are|do|"
+    r"^\W*(?:(?:and|also|oh|btw|by the way|plus)\W+)?(?!(?:which|who)\s+(?:has|had|was|were|is)\s+(?:not\b|been\b|"
+    r"already\b|just\b|still\b))(?:how|what|what's|whats|which|when|where|why|who|is|are|do|"
     r"does|did|can|could|may|will|would|should|has|have)\b|吗|么|呢|多少|多久|多长|几天|几个|怎么|怎样|如何|什么|哪|"
     r"是否|能否|能不能|可不可以|有没有|是不是|要不要|谁|啥|咋",
     re.IGNORECASE,
@@ -426,6 +428,13 @@ _ITEM_CHANGE_WORDS = re.compile(
 
 
 _ITEM_CHANGES = frozenset({Intent.MODIFY_ORDER, Intent.EXCHANGE})
+
+
+def _one_kind(one: Intent, other: Intent) -> bool:
+    """The same request, or an exchange and an item change: which one an order gets depends on its status."""
+    return one == other or {one, other} <= _ITEM_CHANGES
+
+
 _PAYMENT_CHANGE = re.compile(r"\bpay(?:s|ment|ing)?\b|\bpaid\b|\bbill|\bcharg|支付|付款|换卡", re.IGNORECASE)
 # What pays the difference of an item change: "use my card for the difference", "charge or refund my gift card".
 _DIFFERENCE = re.compile(r"\bdifference\b|\bcharge or refund\b|\brefund or charge\b|差价|补差|多退少补", re.IGNORECASE)
@@ -469,8 +478,21 @@ def requests_in_order(text: str, parts: list[PlannedPart]) -> tuple[list[Planned
     Each request reads the part of the message from where it is asked to where the next one is.
     The first request of a message with one request reads the whole message.
     """
-    asked = [part for part in parts if part.intent in WORKFLOW_INTENTS and part.via == "intent"]
-    others = [part for part in parts if part not in asked]
+    requested = [part for part in parts if part.intent in WORKFLOW_INTENTS and part.via == "intent"]
+    others = [part for part in parts if part not in requested]
+    # A clause the classifier is unsure of, that neither asks nor names an order, beside a sure request of
+    # another kind only describes something ("the thermostat, the one I ordered with white as its color;
+    # … Returning them"): it is no request of its own.
+    sure = [part.intent for part in requested if part.confidence >= CONFIDENT]
+    asked = [
+        part
+        for part in requested
+        if part.confidence >= CONFIDENT
+        or not sure
+        or any(_one_kind(part.intent, intent) for intent in sure)
+        or _asks_the_store(part.text)
+        or names_an_order(part.text)
+    ]
     # A later request is one of its own when the one before it has named its order and this one is
     # announced ("Also, …", "另外…") or opens as a request naming its own order ("I'd like to change an
     # item in order #W1…"); otherwise it is more of the one before ("cancel my order and refund me").
@@ -491,8 +513,7 @@ def requests_in_order(text: str, parts: list[PlannedPart]) -> tuple[list[Planned
         other_change = {part.intent, requests[-1].intent} <= _ITEM_CHANGES and None not in kinds and len(kinds) == 2
         # Announced ("Another thing: …") and of another kind, it is its own request even before the
         # first one has named its order: "exchange the perfume … Another thing: how do I return …".
-        # An exchange and an item change are one kind: which one an order gets depends on its status.
-        same_kind = part.intent == requests[-1].intent or {part.intent, requests[-1].intent} <= _ITEM_CHANGES
+        same_kind = _one_kind(part.intent, requests[-1].intent)
         announced_other = announcement and not same_kind
         # "… and also the Garden Hose → green", "return the grill plus the bottle": more items of the same
         # change or return (an order takes one change of items), unless a new request is announced

@@ -3169,7 +3169,7 @@ H = Wordings(
 )
 
 
-I = Wordings(
+I = Wordings(  # noqa: E741 - the sets are named by their letters
     name="I",
     opening={
         "cancel": (

@@ -329,7 +329,11 @@ _RULES: list[_Rule] = [
         Intent.FAQ,
         _rx(r"\bp\w{1,3}ment (?:methods?|options?|types?)|\bways to pay\b|付款方式|支付方式"),
         0.85,
-        unless=_rx(r"\b(?:issue|problem|error|fail\w*|declined|not working)|#\s*[A-Za-z]?\d{4,}"),
+        # one's own stored method named ("use payment method paypal_1 for the difference") is a request
+        unless=_rx(
+            r"\b(?:issue|problem|error|fail\w*|declined|not working)|#\s*[A-Za-z]?\d{4,}|"
+            r"\b(?:credit_card|gift_card|paypal)_\w+"
+        ),
     ),
     # --- ticket words ------------------------------------------------------------------------------------------
     _Rule(
@@ -362,7 +366,7 @@ _RULES: list[_Rule] = [
         Intent.REPAIR,
         _rx(
             # "can you fix it?" asks the store; "I need to fix it" is the customer putting something right
-            r"\brepair\w*|\bfix(?:ed|ing)? (?:my|the|this)\b|\b(?:you|u)\s+(?:\w+\s+)?fix it\b|"
+            r"\brepair\w*|\bfix(?:ed|ing)? (?:my|the|this)\b(?! time)|\b(?:you|u)\s+(?:\w+\s+)?fix it\b|"
             r"\bget (?:it|my \w+) fixed\b|service cent(?:er|re)|"
             r"warranty (?:claim|repair|service)|claim (?:the |my )?warranty|\bunder warranty|extended warranty|"
             r"(?:screen|battery|glass|camera|port|speaker) (?:replacement|repair)|"
@@ -687,6 +691,7 @@ _RULES: list[_Rule] = [
             r"怎么联系|营业时间|门店|实体店|线下店|评价|反馈|建议|晒单|打分|客服(?:邮箱|几点|上班|周末|工作时间)"
         ),
         0.8,
+        unless=_rx(r"\b(?:credit_card|gift_card|paypal)_\w+"),
     ),
 ]
 

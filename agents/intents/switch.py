@@ -40,6 +40,8 @@ def is_slot_answer(slot: str, text: str, entities: dict[str, Any], *, other_inte
     }
     if slot in choices and read.read_choice(text, choices[slot]):
         return True
+    if slot == "reason" and read.cancel_reason(text):
+        return True
     if slot == "payment_method_id" and read.PAYMENT_WORDS.search(text):
         return True
     named = [str(p).lower() for p in entities.get("products") or []]

@@ -305,7 +305,7 @@ class CancelOrder(Workflow):
                 s["_part_asked"] = True
             return order_id
         if slot == "reason":
-            return read.read_choice(text, read.CANCEL_REASON_WORDS, typos=True)
+            return read.cancel_reason(text, typos=True)
         return None
 
     @staticmethod
@@ -446,7 +446,7 @@ class Return(_ItemsWorkflow):
     ) -> tuple[str, dict[str, Any]] | None:
         # "D1001 不想要了" of an order not yet shipped: the whole order is no longer wanted, so it is
         # cancelled; returning one item of several is not possible before delivery.
-        if status != OrderStatus.PENDING or not read.read_choice(text, read.CANCEL_REASON_WORDS):
+        if status != OrderStatus.PENDING or not read.cancel_reason(text):
             return None
         order_id = next(iter(entities.get("order_ids") or []), "")
         items = ctx.items(order_id)

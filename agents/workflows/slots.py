@@ -170,6 +170,40 @@ CANCEL_REASON_WORDS = {
         "太贵", "太慢", "等不及", "太久",
     ),
 }  # fmt: skip
+# The reason told as what happened rather than named. A slip (someone else's finger, a pet, a double click)
+# is a mistake; a need that went away (one came as a gift, the old one works, the trip was called off, the
+# customer can do without) means the order is no longer needed.
+_MISTAKE_STORY = re.compile(
+    r"\bnever\s+(?:\w+\s+){0,2}(?:meant|intended)\b|\bdid(?:n'?t| not)\s+(?:\w+\s+)?(?:mean|intend)\b|"
+    r"\b(?:son|daughter|kids?|child|children|toddler|baby|nephew|niece|grandson|granddaughter)\b[^.!?]{0,30}"
+    r"\b(?:placed|submitted|clicked|pressed|tapped|was playing|while playing)\b|"
+    r"\b(?:cat|dog|kitten|puppy|pet)\b[^.!?]{0,20}\b(?:walked|stepped|sat|jumped|lay|pressed)\b|"
+    r"\bgot\s+(?:submitted|placed)\b|\b(?:submitted|placed)\s+(?:it\s+|this\s+|the order\s+)?(?:in error|by accident|"
+    r"accidentally|by mistake)\b|\b(?:was|were)(?:n'?t| not)\s+supposed\s+to\b|\bdouble[- ]?click|\bmis-?click|"
+    r"\bonly\s+meant\s+to\b|\bthought\s+i\s+was\s+(?:only\s+|just\s+)?(?:adding|saving|putting|browsing)\b|"
+    r"点了两次|重复提交|[猫狗](?:踩|按|碰)",
+    re.IGNORECASE,
+)
+_NOT_NEEDED_STORY = re.compile(
+    r"\b(?:given|gave|bought|got|received|gifted|handed)\s+(?:me\s+|us\s+)?(?:one|theirs|his|hers|a spare|another)\b|"
+    r"\bas\s+a\s+(?:present|gift)\b|\bfor free\b|\bsurplus\b|\b(?:manage|cope|live|get by|make do)\s+without\b|"
+    r"\b(?:no|any|have no|won'?t have any)\s+use\s+for\b|\b(?:called|been called)\s+off\b|\bfell\s+through\b|"
+    r"\b(?:trip|event|party|wedding|holiday|vacation|project|plan)\b[^.!?]{0,30}\b(?:cancell?ed|off|postponed|over)\b|"
+    r"\bold\s+one\b[^.!?]{0,30}\b(?:works?|working|fine|fixed|repaired)\b|\b(?:fixed|repaired)\s+(?:my|the)\s+old\b|"
+    r"送了我一个|别人送|旧的还能用|旧的修好|行程取消|活动取消",
+    re.IGNORECASE,
+)
+
+
+def cancel_reason(text: str, *, typos: bool = False) -> str | None:
+    """Why the customer cancels: "ordered by mistake", "no longer needed", or None when the text does
+    not say. A slip said in any way wins over a need that went away."""
+    if _MISTAKE_STORY.search(text):
+        return "ordered by mistake"
+    said = read_choice(text, CANCEL_REASON_WORDS, typos=typos)
+    return said or ("no longer needed" if _NOT_NEEDED_STORY.search(text) else None)
+
+
 WARRANTY_WORDS = {
     "out_of_warranty": ("out of warranty", "expired", "过保", "保外", "不在保"),
     "in_warranty": ("in warranty", "under warranty", "within warranty", "保内", "在保"),

@@ -61,10 +61,12 @@ def _values(options: dict[str, Any]) -> dict[str, set[str]]:
 
 
 # Between an option's name and its value: punctuation ("size: M", "size - M") or a linking word, after
-# the word "option" or "setting" when it is said ("water resistance option no", "color in gray").
+# the word "option", "setting" or "selection" when it is said ("water resistance option no", "color in gray",
+# "armrest picked as none").
 _LINK = (
-    r"(?:\s+(?:option|setting)s?)?"
-    r"(?:\W{0,3}|\s*(?:(?:is\s+|being\s+)?(?:set|changed|switched)\s+(?:to|as)|of|is|=|being|at|as|in)\s+)"
+    r"(?:\s+(?:option|setting|selection|choice)s?)?"
+    r"(?:\W{0,3}|\W{0,2}\s*(?:(?:is\s+|being\s+)?(?:set|changed|switched|selected|picked|chosen)\s+(?:to|as)|of|is|=|being|"
+    r"at|as|in|namely)\s+)"
 )
 # Between a value and its option's name after it: "S (size)", "S for its size", "20 hours in terms of
 # battery life", "blue as the color option", "fixed (that's the armrest)".

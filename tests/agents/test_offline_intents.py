@@ -241,6 +241,7 @@ def test_changing_a_part_or_the_app_is_no_change_of_an_order(text: str) -> None:
         ("can you fix it? the screen is cracked", True),
         ("my phone won't charge, where can I get it fixed", True),
         ("我要修手机", True),
+        ("changed to one that comes in 30-50 lbs iron fixed this time", False),
         ("地址填错了，我改一下", False),
     ],
 )
@@ -251,6 +252,19 @@ def test_fixing_what_was_said_is_no_repair(text: str, repair: bool) -> None:
 @pytest.mark.parametrize("text", ["the Backpack ==> whichever has size large", "Backpack --> the green one"])
 def test_an_arrow_of_any_length_turns_an_item_into_another(text: str) -> None:
     assert Intent.EXCHANGE in [intent for intent, _ in keyword_intents(text)]
+
+
+@pytest.mark.parametrize(
+    ("text", "faq"),
+    [
+        ("Use payment method paypal_5543657 for any difference", False),
+        ("pay the difference with payment method credit_card_6361025", False),
+        ("what payment methods do you accept", True),
+        ("你们支持哪些支付方式", True),
+    ],
+)
+def test_ones_own_payment_method_named_is_no_question_about_payment_methods(text: str, faq: bool) -> None:
+    assert (Intent.FAQ in [intent for intent, _ in keyword_intents(text)]) is faq
 
 
 def test_the_id_of_what_was_just_named_stays_in_its_clause() -> None:

@@ -1065,3 +1065,52 @@ def test_an_item_change_waits_for_a_change_that_names_no_order() -> None:
     now, queued = requests_in_order(message, parts)
 
     assert "change how I pay" in now[0].text and queued[0].text.startswith("Please swap the Backpack")
+
+
+@pytest.mark.parametrize(
+    ("message", "described", "asked"),
+    [
+        (
+            "Right, so the Smart Thermostat, the one with white as its color; and also the Makeup Kit from #W1234567 "
+            "aren't what I hoped. Returning them, refund to gift_card_1234567.",
+            "the one with white as its color",
+            "Returning them",
+        ),
+        (
+            "那个白色款的智能温控器，还有 #W1234567 里的化妆套装都不理想。我要退货，退到礼品卡。",
+            "那个白色款的智能温控器",
+            "我要退货",
+        ),
+    ],
+)
+def test_an_unsure_clause_that_only_describes_an_item_is_no_request_of_its_own(
+    message: str, described: str, asked: str
+) -> None:
+    from agents.route import PlannedPart, requests_in_order
+
+    parts = [PlannedPart(Intent.EXCHANGE, described, 0.54, "intent"), PlannedPart(Intent.RETURN, asked, 0.98, "intent")]
+
+    now, queued = requests_in_order(message, parts)
+
+    assert [p.intent.value for p in now] == ["return"] and now[0].text == message and queued == []
+
+
+@pytest.mark.parametrize(
+    ("told", "asked"),
+    [
+        ("which has not been dispatched: the Bluetooth Speaker", False),
+        ("which is cheaper", True),
+        ("还没发货的那个订单", False),
+        ("发货了吗", True),
+    ],
+)
+def test_a_clause_that_tells_of_an_order_beside_a_request_is_no_question(told: str, asked: bool) -> None:
+    request = "I wish to alter an item on order #W1234567"
+
+    plan = route_plan(
+        intents=[_intent("modify_order", 0.9, request), _intent("logistics_query", 0.8, told)],
+        knowledge=[_unknown(request), _unknown(told)],
+        entities={"order_ids": ["#W1234567"]},
+    )
+
+    assert (("logistics_query", "intent") in _routes(plan)) is asked

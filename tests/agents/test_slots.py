@@ -426,3 +426,28 @@ def test_an_order_is_described_by_the_state_it_is_in(text: str, state: str | Non
     from agents.workflows.slots import order_state_said
 
     assert order_state_said(text) == state
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("we were given one as a present in the meantime", "no longer needed"),
+        ("my old one turned out to work fine after all", "no longer needed"),
+        ("I've decided I can manage without it", "no longer needed"),
+        ("the trip I bought it for has been called off", "no longer needed"),
+        ("someone at work gave me theirs for free", "no longer needed"),
+        ("I bought it for my son but he got one already", "no longer needed"),
+        ("朋友送了我一个，用不上了", "no longer needed"),
+        ("my son placed it while playing on my phone", "ordered by mistake"),
+        ("I never actually meant to buy it", "ordered by mistake"),
+        ("my cat walked across the keyboard and it got submitted", "ordered by mistake"),
+        ("I thought I was only adding it to my wishlist", "ordered by mistake"),
+        ("I ordered it by mistake, no longer want it", "ordered by mistake"),
+        ("猫踩到键盘下的单", "ordered by mistake"),
+        ("I bought it last week", None),
+    ],
+)
+def test_a_cancel_reason_told_as_what_happened_is_read(text: str, reason: str | None) -> None:
+    from agents.workflows.slots import cancel_reason
+
+    assert cancel_reason(text) == reason

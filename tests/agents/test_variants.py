@@ -290,3 +290,14 @@ def test_a_shared_value_with_its_option_named_after_it_in_a_phrase() -> None:
 
     assert match_replacement("brown in terms of frame color please", item, SUNGLASSES) == "S2"
     assert match_replacement("brown (that's the frame color)", item, SUNGLASSES) == "S2"
+
+
+def test_an_option_named_with_selection_or_picked_as_links_to_its_value() -> None:
+    speakers = [
+        _variant("S1", color="black", battery_life="10 hours", water_resistance="yes"),
+        _variant("S2", color="red", battery_life="20 hours", water_resistance="no"),
+    ]
+    black = {"item_id": "S1", "name": "Bluetooth Speaker", "options": speakers[0]["options"]}
+
+    text = "color selected as red with water resistance picked as no with battery life selection 20 hours"
+    assert match_replacement(text, black, speakers) == "S2"
