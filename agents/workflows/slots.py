@@ -563,9 +563,11 @@ _NOT_A_VALUE = {
     "it", "that", "this", "right", "correct", "ok", "okay", "good", "true", "nah", "nope", "no", "thats", "quite",
     "exactly", "what i want", "what i wanted", "what i meant", "what i asked", "what i asked for",
 }  # fmt: skip
-# "I mixed up the difficulty level: not beginner but expert": the mistake first.
+# "I mixed up the difficulty level: not beginner but expert", "not ordered by mistake — no longer needed is what
+# I meant": the mistake first.
 _NOT_BUT = re.compile(
-    r"(?:^|[:,;-])\s*not\s+(?P<wrong>[#\w.%+\- ]{1,30}?)\s*,?\s+but\s+(?P<right>[#\w.%+\- ]{1,30}?)\s*[.!]*$",
+    r"(?:^|[:,;-])\s*not\s+(?P<wrong>[#\w.%+\- ]{1,30}?)\s*(?:,?\s+but|\s[—–-]+|;)\s+(?P<right>[#\w.%+\- ]{1,30}?)"
+    r"(?:\s+is\s+what\s+i\s+(?:meant|mean|wanted))?\s*[.!]*$",
     re.IGNORECASE,
 )
 
@@ -587,7 +589,8 @@ def correction(text: str) -> tuple[str, str] | None:
     # "the color should be red": only the value, not the words before it
     right = re.sub(r"^.*?\b(?:i\s+mean[t]?|it'?s|that'?s|should\s+be)\s+", "", right, flags=re.IGNORECASE).rstrip("的")
     wrong = wrong.rstrip("的")
-    if wrong.lower() in _NOT_A_VALUE or (right.lower().split() or [""])[0] in _NOT_A_VALUE:
+    words = right.lower().split()
+    if wrong.lower() in _NOT_A_VALUE or (len(words) <= 2 and (words or [""])[0] in _NOT_A_VALUE):
         return None  # "nah that's not it", "Nope, not right": a no, not a value put right
     # an order id is put right with or without its "#": the id itself is replaced wherever it was said
     right, wrong = right.lstrip("#"), wrong.lstrip("#")

@@ -350,6 +350,10 @@ def test_a_product_named_after_a_colon_is_that_product(text: str) -> None:
         ("correction on the zoom - should be 3x", ("3x", "")),
         ("I mixed up the difficulty level: not beginner but expert.", ("expert", "beginner")),
         ("Not red but blue", ("blue", "red")),
+        (
+            "Oh wait, not ordered by mistake — no longer needed is what I meant.",
+            ("no longer needed", "ordered by mistake"),
+        ),
         ("I do not want it, but thanks", None),
         ("nah thats not it", None),  # a no, not a value put right
         ("Nope, not right.", None),
