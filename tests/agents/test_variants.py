@@ -196,14 +196,20 @@ def test_a_letter_inside_other_words_is_no_size(text: str) -> None:
     assert "size" not in wanted_options(text, HELMET["options"], HELMETS)
 
 
-def test_a_value_said_as_set_to_or_of_its_option_counts() -> None:
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a new one with color set to red, battery life set to 20 hours and water resistance set to no",
+        "color selected as red with water resistance picked as no with battery life selection 20 hours",
+    ],
+)
+def test_a_value_said_as_set_to_or_of_its_option_counts(text: str) -> None:
     speakers = [
         _variant("S1", color="black", battery_life="10 hours", water_resistance="yes"),
         _variant("S2", color="red", battery_life="20 hours", water_resistance="no"),
     ]
     black = {"item_id": "S1", "name": "Bluetooth Speaker", "options": speakers[0]["options"]}
 
-    text = "a new one with color set to red, battery life set to 20 hours and water resistance set to no"
     assert match_replacement(text, black, speakers) == "S2"
     assert wanted_options("water resistance of no", black["options"], speakers) == {"water resistance": "no"}
 
@@ -290,14 +296,3 @@ def test_a_shared_value_with_its_option_named_after_it_in_a_phrase() -> None:
 
     assert match_replacement("brown in terms of frame color please", item, SUNGLASSES) == "S2"
     assert match_replacement("brown (that's the frame color)", item, SUNGLASSES) == "S2"
-
-
-def test_an_option_named_with_selection_or_picked_as_links_to_its_value() -> None:
-    speakers = [
-        _variant("S1", color="black", battery_life="10 hours", water_resistance="yes"),
-        _variant("S2", color="red", battery_life="20 hours", water_resistance="no"),
-    ]
-    black = {"item_id": "S1", "name": "Bluetooth Speaker", "options": speakers[0]["options"]}
-
-    text = "color selected as red with water resistance picked as no with battery life selection 20 hours"
-    assert match_replacement(text, black, speakers) == "S2"
