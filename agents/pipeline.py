@@ -221,6 +221,12 @@ def _is_intent_switch(workflow: WorkflowState, recognition: Recognition) -> bool
     asked = next((s for s in recognition.intents if s.intent in WORKFLOW_INTENTS), None)
     if asked is None or asked.confidence < 0.7 or _same_request(asked.intent, workflow):
         return False
+    if (
+        workflow.step == "new_item_ids"
+        and asked.intent in (Intent.RETURN, Intent.CANCEL_ORDER)
+        and asked.confidence >= 0.85
+    ):
+        return True  # "what should it become?" is not answered by "I'd like to return the camera and the kit"
     return not is_slot_answer(workflow.step, asked.text, recognition.entities, other_intent_confidence=asked.confidence)
 
 

@@ -480,9 +480,9 @@ def requests_in_order(text: str, parts: list[PlannedPart]) -> tuple[list[Planned
     """
     requested = [part for part in parts if part.intent in WORKFLOW_INTENTS and part.via == "intent"]
     others = [part for part in parts if part not in requested]
-    # A clause the classifier is unsure of, that neither asks nor names an order, beside a sure request of
-    # another kind only describes something ("the thermostat, the one I ordered with white as its color;
-    # … Returning them"): it is no request of its own.
+    # A clause the classifier is unsure of that does not ask, beside a sure request of another kind, only
+    # describes something ("the thermostat, the one I ordered with white as its color; … Returning them")
+    # or lists more of it ("return the Dumbbell Set; and also Makeup Kit from #W1"): no request of its own.
     sure = [part.intent for part in requested if part.confidence >= CONFIDENT]
     asked = [
         part
@@ -491,7 +491,6 @@ def requests_in_order(text: str, parts: list[PlannedPart]) -> tuple[list[Planned
         or not sure
         or any(_one_kind(part.intent, intent) for intent in sure)
         or _asks_the_store(part.text)
-        or names_an_order(part.text)
     ]
     # A later request is one of its own when the one before it has named its order and this one is
     # announced ("Also, …", "另外…") or opens as a request naming its own order ("I'd like to change an

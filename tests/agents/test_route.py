@@ -1114,3 +1114,17 @@ def test_a_clause_that_tells_of_an_order_beside_a_request_is_no_question(told: s
     )
 
     assert (("logistics_query", "intent") in _routes(plan)) is asked
+
+
+def test_an_unsure_clause_that_lists_more_items_of_a_sure_request_continues_it() -> None:
+    from agents.route import PlannedPart, requests_in_order
+
+    message = "I want to return the Dumbbell Set; and also Makeup Kit from #W1234567; refund to credit_card_1234567."
+    parts = [
+        PlannedPart(Intent.RETURN, "I want to return the Dumbbell Set", 0.99, "intent"),
+        PlannedPart(Intent.MODIFY_ORDER, "Makeup Kit from #W1234567", 0.35, "intent"),
+    ]
+
+    now, queued = requests_in_order(message, parts)
+
+    assert [p.intent.value for p in now] == ["return"] and now[0].text == message and queued == []

@@ -494,6 +494,9 @@ def test_an_order_the_message_does_not_single_out_is_asked_for(li: Conversation)
     [
         "ugh, the earbuds were a disappointment. returning them instead, order #D1003",
         "算了太失望了，我还是退货吧，订单 #D1003",
+        # the product named, as a request of its own kind
+        "I was hoping to return the Enco X3 earbuds I received with order #D1003",
+        "我想把订单 #D1003 的 Enco X3 耳机退货，退到原卡",
     ],
 )
 def test_a_request_after_a_feeling_switches_from_the_request_waiting_for_options(li: Conversation, switch: str) -> None:
