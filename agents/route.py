@@ -449,9 +449,8 @@ def _change_kind(text: str) -> str | None:
     from agents.workflows.slots import CHANGE_WORDS, read_choice, without_product_cards
 
     others = {k: v for k, v in CHANGE_WORDS.items() if k != "items"}
-    text = without_product_cards(
-        _ORDER_STATE.sub("order", text)
-    )  # "exchange for delivered order #W1" changes no delivery
+    # "exchange for delivered order #W1" changes no delivery, and an SD card pays for nothing
+    text = without_product_cards(_ORDER_STATE.sub("order", text))
     if arrow := _ITEM_CHANGE.search(text):
         # "payment for #W1 -> credit_card_2" points the payment, not an item, somewhere else
         return read_choice(re.split(r"[.;!?]", text[: arrow.start()])[-1], others) or "items"

@@ -33,7 +33,6 @@ def is_slot_answer(slot: str, text: str, entities: dict[str, Any], *, other_inte
         return read.yes_no(text) is not None
     choices = {
         "change": read.CHANGE_WORDS,
-        "reason": read.CANCEL_REASON_WORDS,
         "warranty_status": read.WARRANTY_WORDS,
         "repair_type": read.REPAIR_TYPE_WORDS,
         "invoice_type": read.INVOICE_TYPE_WORDS,
