@@ -36,6 +36,9 @@ SUPPORT_MARGIN = 0.02
 # a deeper search.
 SAME_ARTICLE_MARGIN = 0.04
 SUPPORT_DEPTH = 10
+# Two sections of one article this close by score (cosine and keyword evidence) are a tie the models
+# cannot break: the reply quotes both rather than guess.
+SECTION_TIE = 0.01
 SUPPORT_CHARS = 240
 _CITATION = re.compile(r"\[(\d{1,2})\]")
 _CJK = re.compile(r"[\u3400-\u9fff]")
@@ -151,6 +154,12 @@ def _supporting_sentences(
     return chunk, text[:SUPPORT_CHARS]
 
 
+def _tied_section(results: list[ScoredChunk]) -> ScoredChunk | None:
+    """Another section of the best passage's article that scores within SECTION_TIE of it."""
+    best = results[0]
+    return next((r for r in results[1:] if r.document == best.document and r.score >= best.score - SECTION_TIE), None)
+
+
 def _source(chunk: ScoredChunk) -> dict[str, object]:
     return {"title": chunk.label, "url": reverse("kb-source", args=[chunk.chunk_id]), "chunk_id": chunk.chunk_id}
 
@@ -222,13 +231,18 @@ class Knowledge(Specialist):
 
     def _extractive(self, ctx: SpecialistContext, results: list[ScoredChunk]) -> SpecialistResult:
         best = results[0]
-        parts = [f"{_extract(ctx.text, best)} [1]"]
-        sources = [_source(best)]
-        support = _supporting_sentences(ctx.text, parts[0], results, _products_meant(ctx.text))
-        if support is not None:
-            chunk, sentence = support
-            parts.append(f"{sentence} [2]")
-            sources.append(_source(chunk))
+        parts = [_extract(ctx.text, best)]
+        cited = [best]
+        tied = _tied_section(results)
+        if tied is not None:
+            parts.append(_extract(ctx.text, tied))
+            cited.append(tied)
+        support = _supporting_sentences(ctx.text, " ".join(parts), results, _products_meant(ctx.text))
+        if support is not None and support[0] not in cited:
+            parts.append(support[1])
+            cited.append(support[0])
+        parts = [f"{part} [{n}]" for n, part in enumerate(parts, start=1)]
+        sources = [_source(chunk) for chunk in cited]
         return SpecialistResult(
             text="\n".join(parts),
             sources=tuple(sources),

@@ -254,3 +254,64 @@ def test_a_policy_question_about_ones_own_order_is_answered_from_the_article(
     assert fact in turn.reply["text"], turn.reply["text"]
     assert turn.reply["sources"][0]["title"].endswith(("If you do not come", "没有按时取货"))
     assert not turn.reply.get("awaiting")
+
+
+RENEWED_EN = """# Certified renewed phones
+
+Renewed phones are customer returns, inspected and restored before they go on sale again.
+
+## Condition grades
+Grade A looks like new. Grade B has light marks on the frame.
+
+## In the box
+The phone comes in a plain box with a USB-C cable. A charger is not included.
+"""
+SUMMER_EN = """# Summer offer
+
+## Free charger
+Buy a phone between July and September and we add a free 45 W charger to the order.
+"""
+RENEWED_ZH = """# 官方翻新机
+
+翻新机来自客户退货，经过检测和翻新后重新销售。
+
+## 成色等级
+A 级外观接近全新，B 级边框有轻微痕迹。
+
+## 包装清单
+手机装在简易包装盒中，附一根 USB-C 数据线，不附带充电器。
+"""
+SUMMER_ZH = """# 暑期活动
+
+## 赠送充电器
+7 月至 9 月购买手机，订单里会赠送一个 45 W 充电器。
+"""
+
+
+@pytest.mark.parametrize(
+    ("language", "question", "fact", "title"),
+    [
+        ("en", "does a renewed phone come with a charger?", "A charger is not included", "Certified renewed phones"),
+        ("zh", "翻新机送充电器吗", "不附带充电器", "官方翻新机"),
+    ],
+)
+def test_the_article_a_question_is_about_answers_it_though_the_section_never_names_the_topic(
+    visitor: Conversation, tmp_path: Path, language: str, question: str, fact: str, title: str
+) -> None:
+    # given: the section that answers never says "renewed", while another article's section is all about chargers
+    _ingest(
+        tmp_path,
+        (
+            ("renewed_en.md", RENEWED_EN),
+            ("summer_en.md", SUMMER_EN),
+            ("renewed_zh.md", RENEWED_ZH),
+            ("summer_zh.md", SUMMER_ZH),
+        ),
+    )
+
+    # when
+    turn = run_turn(visitor, question)
+
+    # then: the renewed article's box contents are quoted first
+    assert fact in turn.reply["text"], turn.reply["text"]
+    assert turn.reply["sources"][0]["title"].startswith(title)

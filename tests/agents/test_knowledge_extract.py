@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agents.specialists.knowledge import _supporting_sentences
+from agents.specialists.knowledge import SECTION_TIE, _supporting_sentences, _tied_section
 from knowledge.chunking import meaning_terms, word_stem
 from knowledge.selectors import ScoredChunk
 
@@ -123,3 +123,24 @@ def test_a_farther_section_of_the_same_article_is_read_only_for_the_kind_of_answ
         )
         is None
     )
+
+
+def test_two_sections_of_one_article_the_scores_cannot_tell_apart_are_both_quoted() -> None:
+    best = _chunk(10, "Picking it up", "Show the pickup code at the counter.", 0.870)
+    tied = _chunk(11, "If you cannot make it", "An order not collected in 7 days is refunded.", 0.870 - SECTION_TIE / 2)
+
+    assert _tied_section([best, tied]) is tied
+
+
+@pytest.mark.parametrize(
+    "runner_up",
+    [
+        _chunk(12, "Opening hours", "Stores open from 10:00 to 21:00.", 0.870 - SECTION_TIE * 2),
+        _chunk(13, "Gift cards", "A gift card is collected like an order.", 0.869, "help/gift_cards.md"),
+    ],
+    ids=["farther section", "other article"],
+)
+def test_a_farther_section_or_another_articles_close_one_is_no_tie(runner_up: ScoredChunk) -> None:
+    best = _chunk(10, "Picking it up", "Show the pickup code at the counter.", 0.870)
+
+    assert _tied_section([best, runner_up]) is None

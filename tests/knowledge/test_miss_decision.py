@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from django.core.management import call_command
 
-from knowledge.selectors import chunk_search_hybrid
+from knowledge.selectors import MISS_BANDS, MISS_TIE, ScoredChunk, _unknown, chunk_search_hybrid
 
 pytestmark = pytest.mark.django_db
 
@@ -73,3 +73,38 @@ def test_every_in_scope_question_is_answered(demo_kb: None) -> None:
 
 def test_every_listed_out_of_scope_question_is_a_miss(demo_kb: None) -> None:
     assert [q for q, miss in _misses(OUT_OF_SCOPE).items() if not miss] == []
+
+
+def _scored(pk: int, text: str, similarity: float, *, keyword_rank: int | None) -> ScoredChunk:
+    return ScoredChunk(
+        chunk_id=pk,
+        document="help/plan.md",
+        title="Protection plan",
+        heading="Protection plan",
+        text=text,
+        language="en",
+        score=similarity,
+        similarity=similarity,
+        keyword_rank=keyword_rank,
+    )
+
+
+@pytest.mark.parametrize(
+    ("question", "nearest", "beside"),
+    [
+        ("do I pay for the cover every month?", "Plan A adds a year of cover.", "You pay once; no monthly fee."),
+        ("保障服务的费用要每个月付吗", "方案A延长一年保修。", "保障服务的费用一次付清，没有月费。"),
+    ],
+)
+def test_a_passage_as_near_as_the_best_one_may_confirm_a_borderline_match(
+    question: str, nearest: str, beside: str
+) -> None:
+    low, high = MISS_BANDS["zh" if "保" in question else "en"]
+    best = (low + high) / 2
+    nearest_chunk = _scored(1, nearest, best, keyword_rank=None)
+
+    tied = _scored(2, beside, best - MISS_TIE / 2, keyword_rank=1)
+    farther = _scored(2, beside, best - MISS_TIE * 3, keyword_rank=1)
+
+    assert _unknown(question, [nearest_chunk, tied], "hybrid") is False
+    assert _unknown(question, [nearest_chunk, farther], "hybrid") is True
