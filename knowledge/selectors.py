@@ -17,6 +17,7 @@ from django.db import connection
 from pgvector.django import VectorField
 
 from knowledge.chunking import query_words
+from knowledge.synonyms import synonyms, with_synonyms
 from knowledge.embeddings import english_query_vector, has_cjk, query_vectors
 from knowledge.models import Chunk, Document, DocumentStatus, IngestJob
 from knowledge.services import knowledge_version
@@ -314,14 +315,17 @@ def _article_words(document_ids: set[int], version: str) -> dict[int, frozenset[
     return {pk: _article_terms.get((database, version, pk), frozenset()) for pk in document_ids}
 
 
-def _article_coverage(shares: dict[str, float], rows: list[_Row], version: str) -> dict[int, float]:
-    """Per document of `rows`, the rarity-weighted share of the question's words it holds anywhere."""
-    idf = {t: math.log(1 + (1 - share) / share) for t, share in shares.items()}
+def _article_coverage(terms: list[str], shares: dict[str, float], rows: list[_Row], version: str) -> dict[int, float]:
+    """Per document of `rows`, the rarity-weighted share of the question's words (`terms`) it holds
+    anywhere, a word or one of its synonyms."""
+    idf = {t: math.log(1 + (1 - shares[t]) / shares[t]) for t in terms}
     total = sum(idf.values())
     if not total:
         return {}
     words = _article_words({r.document_id for r in rows}, version)
-    return {pk: sum(w for t, w in idf.items() if t in held) / total for pk, held in words.items()}
+    return {
+        pk: sum(w for t, w in idf.items() if t in held or synonyms(t) & held) / total for pk, held in words.items()
+    }
 
 
 def _confirmed(query: str, chunk: ScoredChunk) -> bool:
@@ -330,7 +334,11 @@ def _confirmed(query: str, chunk: ScoredChunk) -> bool:
     cards" must not answer "do you have physical stores?"."""
     if chunk.keyword_rank is None:
         return False
-    return bool(set(query_words(query, stem=False)) & set(query_words(f"{chunk.heading} {chunk.text}", stem=False)))
+    passage = f"{chunk.heading} {chunk.text}"
+    if set(query_words(query, stem=False)) & set(query_words(passage, stem=False)):
+        return True
+    stems = query_words(query)
+    return bool(set(with_synonyms(stems)[len(stems) :]) & set(query_words(passage)))  # "refurbished" → renewed
 
 
 def _unknown(query: str, results: list[ScoredChunk], mode: str) -> bool:
@@ -357,7 +365,8 @@ def chunk_search_hybrid(
     vector = query_vectors([query])[0] if mode in ("hybrid", "vector") else None
     english = english_query_vector(query) if vector is not None else None
     # Punctuation is a token of rjieba's but never a lexeme: it would score as a very rare word.
-    terms = list(dict.fromkeys(query_words(query)))
+    asked = query_words(query)
+    terms = with_synonyms(asked)  # the customer's words, then the shop's words for the same things
     shares, rows_total = _term_shares(terms, version) if terms and mode in ("hybrid", "keyword") else ({}, None)
     # A small knowledge base is searched exactly: it costs little, and an approximate graph could
     # miss the one passage that answers (HNSW results also vary with the order rows were inserted).
@@ -377,7 +386,7 @@ def chunk_search_hybrid(
     chunks = {r.pk: r for r in rows if r.pk in candidates}
     if mode == "hybrid":
         bm25 = _bm25(shares, {pk: counts[pk] for pk in chunks}) if shares else {}
-        coverage = _article_coverage(shares, list(chunks.values()), version) if shares else {}
+        coverage = _article_coverage(asked, shares, list(chunks.values()), version) if shares else {}
         phrase = _phrase(query)
         scores = {
             pk: similarity[pk]

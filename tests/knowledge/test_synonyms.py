@@ -1,0 +1,60 @@
+"""A customer's word finds the shop's word for the same thing, in the same language only."""
+
+from __future__ import annotations
+
+import pytest
+
+from knowledge.chunking import TextChunk, query_words
+from knowledge.selectors import chunk_search_hybrid
+from knowledge.services import chunks_store
+from knowledge.synonyms import synonyms, with_synonyms
+
+
+@pytest.mark.parametrize(
+    ("word", "shop_word"),
+    [("refurbished", "renewed"), ("voucher", "coupon"), ("colour", "color"), ("官翻", "翻新"), ("质保", "保修")],
+)
+def test_a_word_brings_the_other_words_of_its_group(word: str, shop_word: str) -> None:
+    assert query_words(shop_word)[0] in synonyms(query_words(word)[0])
+
+
+def test_a_question_is_expanded_in_its_own_script_and_keeps_its_own_words_first() -> None:
+    asked = query_words("do you sell refurbished phones")
+
+    expanded = with_synonyms(asked)
+
+    assert expanded[: len(asked)] == asked and "renew" in expanded
+    assert all(term.isascii() for term in expanded)
+
+
+@pytest.mark.parametrize("word", ["used", "pick", "protection", "机"])
+def test_words_that_mean_other_things_in_a_shop_bring_nothing(word: str) -> None:
+    assert synonyms(word) == frozenset()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("language", "question", "heading", "text"),
+    [
+        ("en", "do you sell refurbished phones?", "Renewed phones", "Renewed phones are inspected returns."),
+        ("zh", "有没有官翻的手机", "翻新机", "翻新机是经过检测的退货手机。"),
+    ],
+)
+def test_the_keyword_arm_finds_a_passage_in_the_shops_words(
+    language: str, question: str, heading: str, text: str
+) -> None:
+    # given: the passage never uses the customer's word
+    chunks_store(kb_name="svc", source=heading, title=heading, chunks=[TextChunk(heading, text)], language=language)
+    chunks_store(
+        kb_name="svc",
+        source="other",
+        title="Other",
+        chunks=[TextChunk("Other", "Gift cards never expire. 礼品卡永久有效。")],
+        language=language,
+    )
+
+    # when
+    results, _ = chunk_search_hybrid(query=question, k=2, kb="svc", mode="keyword")
+
+    # then
+    assert [r.heading for r in results] == [heading]
