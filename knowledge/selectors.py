@@ -17,10 +17,10 @@ from django.db import connection
 from pgvector.django import VectorField
 
 from knowledge.chunking import query_words
-from knowledge.synonyms import synonyms, with_synonyms
 from knowledge.embeddings import english_query_vector, has_cjk, query_vectors
 from knowledge.models import Chunk, Document, DocumentStatus, IngestJob
 from knowledge.services import knowledge_version
+from knowledge.synonyms import synonyms, with_synonyms
 
 # An HNSW scan returns at most hnsw.ef_search rows (40 by default), so a deeper arm would only be
 # deeper when the planner picks an exact scan.
@@ -293,12 +293,21 @@ def _bm25(shares: dict[str, float], texts: dict[int, _TermCounts]) -> dict[int, 
     return scores
 
 
-# (database, knowledge version, document id) -> the words of the document's chunks, headings included
-_article_terms: dict[tuple[str, str, int], frozenset[str]] = {}
+# (database, knowledge version, document id) -> {article: its words, headings included}
+_article_terms: dict[tuple[str, str, int], dict[str, frozenset[str]]] = {}
+_HEADING_ROOT = " › "
 
 
-def _article_words(document_ids: set[int], version: str) -> dict[int, frozenset[str]]:
-    """Every word of each document (as indexed), kept by each process until the knowledge changes."""
+def _article(heading: str) -> str:
+    """The article a chunk belongs to: the root of its heading path. A Markdown help article's sections
+    share their H1 ("Returns › 7-day rule", "Returns › Refunds"); each entry of an FAQ file is headed by
+    its own question, so it is an article of its own and its neighbours lend it nothing."""
+    return heading.split(_HEADING_ROOT, 1)[0]
+
+
+def _article_words(document_ids: set[int], version: str) -> dict[int, dict[str, frozenset[str]]]:
+    """Every word of each article of each document (as indexed), kept by each process until the
+    knowledge changes."""
     database = connection.settings_dict["NAME"]
     missing = [pk for pk in document_ids if (database, version, pk) not in _article_terms]
     if missing:
@@ -306,26 +315,28 @@ def _article_words(document_ids: set[int], version: str) -> dict[int, frozenset[
             _article_terms.clear()
         with connection.cursor() as cursor:
             cursor.execute(
-                "SELECT document_id, string_agg(search_text, ' ') FROM knowledge_chunk "
-                "WHERE document_id = ANY(%s) GROUP BY document_id",
-                [missing],
+                "SELECT document_id, split_part(heading, %s, 1), string_agg(search_text, ' ') FROM knowledge_chunk "
+                "WHERE document_id = ANY(%s) GROUP BY 1, 2",
+                [_HEADING_ROOT, missing],
             )
-            for pk, text in cursor.fetchall():
-                _article_terms[(database, version, pk)] = frozenset(text.split())
-    return {pk: _article_terms.get((database, version, pk), frozenset()) for pk in document_ids}
+            for pk, article, text in cursor.fetchall():
+                _article_terms.setdefault((database, version, pk), {})[article] = frozenset(text.split())
+    return {pk: _article_terms.get((database, version, pk), {}) for pk in document_ids}
 
 
 def _article_coverage(terms: list[str], shares: dict[str, float], rows: list[_Row], version: str) -> dict[int, float]:
-    """Per document of `rows`, the rarity-weighted share of the question's words (`terms`) it holds
-    anywhere, a word or one of its synonyms."""
+    """Per chunk of `rows`, the rarity-weighted share of the question's words (`terms`) its article
+    holds anywhere, a word or one of its synonyms."""
     idf = {t: math.log(1 + (1 - shares[t]) / shares[t]) for t in terms}
     total = sum(idf.values())
     if not total:
         return {}
     words = _article_words({r.document_id for r in rows}, version)
-    return {
-        pk: sum(w for t, w in idf.items() if t in held or synonyms(t) & held) / total for pk, held in words.items()
-    }
+    coverage = {}
+    for row in rows:
+        held = words[row.document_id].get(_article(row.heading), frozenset())
+        coverage[row.pk] = sum(w for t, w in idf.items() if t in held or synonyms(t) & held) / total
+    return coverage
 
 
 def _confirmed(query: str, chunk: ScoredChunk) -> bool:
@@ -391,7 +402,7 @@ def chunk_search_hybrid(
         scores = {
             pk: similarity[pk]
             + KEYWORD_WEIGHT * bm25.get(pk, 0.0)
-            + ARTICLE_WEIGHT * coverage.get(row.document_id, 0.0)
+            + ARTICLE_WEIGHT * coverage.get(pk, 0.0)
             + (EXACT_PHRASE_BONUS if phrase and phrase.search(_words(f"{row.heading} {row.text}")) else 0.0)
             for pk, row in chunks.items()
         }

@@ -1,11 +1,12 @@
-"""A customer's word finds the shop's word for the same thing, in the same language only."""
+"""Words beside the passage: a customer's word finds the shop's word for the same thing (in the same
+language only), and a section is read with the rest of its article."""
 
 from __future__ import annotations
 
 import pytest
 
 from knowledge.chunking import TextChunk, query_words
-from knowledge.selectors import chunk_search_hybrid
+from knowledge.selectors import _article, chunk_search_hybrid
 from knowledge.services import chunks_store
 from knowledge.synonyms import synonyms, with_synonyms
 
@@ -58,3 +59,16 @@ def test_the_keyword_arm_finds_a_passage_in_the_shops_words(
 
     # then
     assert [r.heading for r in results] == [heading]
+
+
+@pytest.mark.parametrize(
+    ("heading", "article"),
+    [
+        ("Returns › 7-day rule", "Returns"),
+        ("Returns", "Returns"),
+        ("Can I add a gift message?", "Can I add a gift message?"),
+        ("退货政策 › 七天无理由", "退货政策"),
+    ],
+)
+def test_a_sections_article_is_its_heading_root_and_an_faq_entry_is_its_own(heading: str, article: str) -> None:
+    assert _article(heading) == article
