@@ -128,14 +128,14 @@ def _supporting_sentences(
     candidates: list[tuple[int, bool, int, ScoredChunk, int, str]] = []
     for rank, chunk in enumerate(results[1:], start=1):
         same_article = chunk.document == best.document
-        margin = SAME_ARTICLE_MARGIN if same_article and wanted else SUPPORT_MARGIN
+        margin = SAME_ARTICLE_MARGIN if same_article else SUPPORT_MARGIN
         if chunk.similarity < best.similarity - margin or chunk.text in best.text:
             continue
         close = chunk.similarity >= best.similarity - SUPPORT_MARGIN
         parts = sentences(re.sub(r"\s+", " ", chunk.text)) or [chunk.text]
         for position, sentence in enumerate(parts):
             found = (asked & _terms(sentence, question=False)) - said
-            if not close and not wanted & found:
+            if not close and not same_article:
                 continue
             gain = len(found) + (10 if wanted & found else 0)
             if gain and sentence.rstrip("*").endswith(("?", "？")) and position + 1 < len(parts):

@@ -113,13 +113,30 @@ def test_the_amount_asked_for_comes_from_the_best_passages_article_before_a_clos
     assert chunk is prices and "¥189" in sentence
 
 
-def test_a_farther_section_of_the_same_article_is_read_only_for_the_kind_of_answer_asked_for() -> None:
+def test_a_farther_section_of_the_same_article_is_read_for_what_the_answer_does_not_say_yet() -> None:
+    """ "does a renewed phone come with a charger?": the article's overview was nearest, its box contents
+    say "charger"; a closer student offer elsewhere says "charger" too, but the article is the evidence."""
+    intro = _chunk(6, "Overview", "Renewed phones are inspected customer returns.", 0.880)
+    offer = _chunk(14, "Summer offer", "Students get a free charger in July.", 0.870, "help/students.md")
+    in_the_box = _chunk(15, "In the box", "A USB-C cable is included; no charger.", 0.848)
+
+    chunk, sentence = _supporting_sentences(
+        "does a renewed phone come with a charger",
+        "Renewed phones are inspected customer returns. [1]",
+        [intro, offer, in_the_box],
+    ) or (None, "")
+
+    assert chunk is in_the_box and "no charger" in sentence
+
+
+def test_a_farther_section_adding_no_asked_word_or_beyond_the_article_margin_is_left_out() -> None:
     intro = _chunk(6, "Overview", "Plan A and Plan B protect your tablet.", 0.880)
-    far_section = _chunk(9, "Claims", "Claims for a tablet are made in chat.", 0.848)
+    unrelated = _chunk(9, "Opening hours", "Our stores open at ten.", 0.848)
+    far = _chunk(16, "Claims", "Claims for a tablet are made in chat.", 0.830)
 
     assert (
         _supporting_sentences(
-            "can I claim for my tablet", "Plan A and Plan B protect your tablet. [1]", [intro, far_section]
+            "can I claim for my tablet", "Plan A and Plan B protect your tablet. [1]", [intro, unrelated, far]
         )
         is None
     )
