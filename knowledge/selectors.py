@@ -57,7 +57,7 @@ EXACT_PHRASE_BONUS = 0.03
 # A help article is written about one topic and its sections rarely repeat it: "does a renewed phone
 # come with a charger" is answered by the "In the box" section of the renewed-devices article, which
 # never says "renewed", while a student-offer section says "charger" too. So a passage also scores
-# for the question's words its article holds anywhere (title and every section), weighted by rarity:
+# for the question's words its article holds anywhere (every section under its H1), weighted by rarity:
 # at most this much, when the article holds them all. Picked on the development questions of
 # bench/kb_reach (a plateau from 0.02 to 0.05; the middle taken), held-out set untouched.
 ARTICLE_WEIGHT = 0.03
@@ -340,16 +340,17 @@ def _article_coverage(terms: list[str], shares: dict[str, float], rows: list[_Ro
 
 
 def _confirmed(query: str, chunk: ScoredChunk) -> bool:
-    """The keyword arm found the passage through one of the question's words as written, not only
-    its stem. Stems rank passages; as evidence that the knowledge base knows, "store" of "store gift
-    cards" must not answer "do you have physical stores?"."""
+    """The keyword arm found the passage through one of the question's words as written, or the
+    shop's word for it ("refurbished" → "renewed"), not only its stem. Stems rank passages; as evidence
+    that the knowledge base knows, "store" of "store gift cards" must not answer "do you have physical
+    stores?"."""
     if chunk.keyword_rank is None:
         return False
     passage = f"{chunk.heading} {chunk.text}"
     if set(query_words(query, stem=False)) & set(query_words(passage, stem=False)):
         return True
     stems = query_words(query)
-    return bool(set(with_synonyms(stems)[len(stems) :]) & set(query_words(passage)))  # "refurbished" → renewed
+    return bool(set(with_synonyms(stems)[len(stems) :]) & set(query_words(passage)))
 
 
 def _unknown(query: str, results: list[ScoredChunk], mode: str) -> bool:

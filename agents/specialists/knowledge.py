@@ -30,10 +30,10 @@ PASSAGES = 5  # retrieved for an answer (the LLM reads them all)
 # article sit within hundredths of each other, and the best by the embedding is often the section
 # next to the one that answers.
 SUPPORT_MARGIN = 0.02
-# The other sections of the best passage's article are read further down when they hold the kind of
-# answer asked for and not yet given (the price list of the plan a "how much" question found): the
-# article is the evidence, the section only the embedding's guess. Farther, they are reached through
-# a deeper search.
+# The other sections of the best passage's article are read further down, for what the question asks
+# and the answer does not say yet (the price list of the plan a "how much" question found, the box
+# contents of the renewed phone a "charger" question found): the article is the evidence, the section
+# only the embedding's guess. Farther, they are reached through a deeper search.
 SAME_ARTICLE_MARGIN = 0.04
 SUPPORT_DEPTH = 10
 # Two sections of one article this close by score (cosine and keyword evidence) are a tie the models
@@ -115,10 +115,10 @@ def _products_meant(question: str) -> frozenset[str]:
 def _supporting_sentences(
     question: str, answer: str, results: list[ScoredChunk], meant: frozenset[str] = frozenset()
 ) -> tuple[ScoredChunk, str] | None:
-    """From the passages nearly as close as the best one, the sentences that say most about what the
-    question asks and the answer so far does not; None when no sentence adds anything. A question
-    in the passage (an FAQ entry) brings the sentence that answers it. `meant` are the words of the
-    products the question means by their category."""
+    """From the passages nearly as close as the best one (and the best one's article further down), the
+    sentences that say most about what the question asks and the answer so far does not; None when no
+    sentence adds anything. A question in the passage (an FAQ entry) brings the sentence that answers
+    it. `meant` are the words of the products the question means by their category."""
     asked = _terms(question, question=True) | meant
     said = _terms(answer, question=False)
     # The kind of answer asked for and not yet given comes first: a price for "how much".
@@ -154,10 +154,11 @@ def _supporting_sentences(
     return chunk, text[:SUPPORT_CHARS]
 
 
-def _tied_section(results: list[ScoredChunk]) -> ScoredChunk | None:
-    """Another section of the best passage's article that scores within SECTION_TIE of it."""
+def _quoted_sections(results: list[ScoredChunk]) -> list[ScoredChunk]:
+    """The best passage, then another section of its article that scores within SECTION_TIE of it."""
     best = results[0]
-    return next((r for r in results[1:] if r.document == best.document and r.score >= best.score - SECTION_TIE), None)
+    tied = next((r for r in results[1:] if r.document == best.document and r.score >= best.score - SECTION_TIE), None)
+    return [best] if tied is None else [best, tied]
 
 
 def _source(chunk: ScoredChunk) -> dict[str, object]:
@@ -230,13 +231,8 @@ class Knowledge(Specialist):
         )
 
     def _extractive(self, ctx: SpecialistContext, results: list[ScoredChunk]) -> SpecialistResult:
-        best = results[0]
-        parts = [_extract(ctx.text, best)]
-        cited = [best]
-        tied = _tied_section(results)
-        if tied is not None:
-            parts.append(_extract(ctx.text, tied))
-            cited.append(tied)
+        cited = _quoted_sections(results)
+        parts = [_extract(ctx.text, chunk) for chunk in cited]
         support = _supporting_sentences(ctx.text, " ".join(parts), results, _products_meant(ctx.text))
         if support is not None and support[0] not in cited:
             parts.append(support[1])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agents.specialists.knowledge import SECTION_TIE, _supporting_sentences, _tied_section
+from agents.specialists.knowledge import SECTION_TIE, _quoted_sections, _supporting_sentences
 from knowledge.chunking import meaning_terms, word_stem
 from knowledge.selectors import ScoredChunk
 
@@ -142,11 +142,11 @@ def test_a_farther_section_adding_no_asked_word_or_beyond_the_article_margin_is_
     )
 
 
-def test_two_sections_of_one_article_the_scores_cannot_tell_apart_are_both_quoted() -> None:
-    best = _chunk(10, "Picking it up", "Show the pickup code at the counter.", 0.870)
-    tied = _chunk(11, "If you cannot make it", "An order not collected in 7 days is refunded.", 0.870 - SECTION_TIE / 2)
+def test_two_sections_of_one_article_the_scores_cannot_tell_apart_are_both_quoted_best_first() -> None:
+    tied = _chunk(10, "Picking it up", "Show the pickup code at the counter.", 0.870 - SECTION_TIE / 2)
+    best = _chunk(11, "If you cannot make it", "An order not collected in 7 days is refunded.", 0.870)
 
-    assert _tied_section([best, tied]) is tied
+    assert _quoted_sections([best, tied]) == [best, tied]
 
 
 @pytest.mark.parametrize(
@@ -160,4 +160,4 @@ def test_two_sections_of_one_article_the_scores_cannot_tell_apart_are_both_quote
 def test_a_farther_section_or_another_articles_close_one_is_no_tie(runner_up: ScoredChunk) -> None:
     best = _chunk(10, "Picking it up", "Show the pickup code at the counter.", 0.870)
 
-    assert _tied_section([best, runner_up]) is None
+    assert _quoted_sections([best, runner_up]) == [best]
