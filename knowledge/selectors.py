@@ -334,7 +334,9 @@ def _article_coverage(terms: list[str], shares: dict[str, float], rows: list[_Ro
     words = _article_words({r.document_id for r in rows}, version)
     coverage = {}
     for row in rows:
-        held = words[row.document_id].get(_article(row.heading), frozenset())
+        # A chunk stored without a heading states no article: only its own words count.
+        own = frozenset(row.search_text.split())
+        held = words[row.document_id].get(_article(row.heading), own) if row.heading else own
         coverage[row.pk] = sum(w for t, w in idf.items() if t in held or synonyms(t) & held) / total
     return coverage
 

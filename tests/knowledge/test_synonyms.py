@@ -3,11 +3,13 @@ language only), and a section is read with the rest of its article."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from knowledge.chunking import TextChunk, query_words
-from knowledge.selectors import _article, chunk_search_hybrid
-from knowledge.services import chunks_store
+from knowledge.selectors import _article, _article_coverage, chunk_search_hybrid
+from knowledge.services import chunks_store, knowledge_version
 from knowledge.synonyms import synonyms, with_synonyms
 
 
@@ -72,3 +74,42 @@ def test_the_keyword_arm_finds_a_passage_in_the_shops_words(
 )
 def test_a_sections_article_is_its_heading_root_and_an_faq_entry_is_its_own(heading: str, article: str) -> None:
     assert _article(heading) == article
+
+
+@pytest.mark.django_db
+def test_chunks_stored_without_a_heading_lend_each_other_no_words() -> None:
+    # given: one document of unrelated entries with no headings, and one help article of two sections
+    chunks_store(
+        kb_name="svc",
+        source="entries",
+        title="entries",
+        chunks=[TextChunk("", "Gift cards never expire."), TextChunk("", "Return shipping is free.")],
+        language="en",
+    )
+    chunks_store(
+        kb_name="svc",
+        source="article",
+        title="Gift cards",
+        chunks=[
+            TextChunk("Gift cards › Expiry", "They never expire."),
+            TextChunk("Gift cards › Returns", "Return shipping is free."),
+        ],
+        language="en",
+    )
+    rows = {r.text: r for r in _rows("gift card return shipping")}
+    terms = query_words("gift card return shipping")
+
+    # when
+    coverage = _article_coverage(terms, dict.fromkeys(terms, 0.1), list(rows.values()), knowledge_version())
+
+    # then: the bare entry holds half the words, the article's section all of them
+    assert coverage[rows["Gift cards never expire."].pk] == pytest.approx(0.5)
+    assert coverage[rows["They never expire."].pk] == pytest.approx(1.0)
+
+
+def _rows(query: str) -> list[Any]:
+    from knowledge.selectors import _arm_rows, _document_ids
+
+    return _arm_rows(
+        None, None, " | ".join(query_words(query)), _document_ids(knowledge_version(), "svc", None), exact=True
+    )
