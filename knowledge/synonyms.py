@@ -1,7 +1,7 @@
 """Words shops and their customers use for the same thing, zh and en (pure).
 
 A help article is written in the shop's words and a question in the customer's: "refurbished" asks
-about the "renewed" phones, "官翻" about 翻新机, "instalments" about "installments". Each group below
+about the "renewed" phones, "官翻" about 翻新机, "voucher" about a "coupon". Each group below
 is one thing said several ways in online retail; a question's word also finds a passage through the
 other words of its group (knowledge.selectors). Single words only (the keyword index holds words),
 and only words that mean the thing wherever a shop uses them: "used" (used for…), "pick" (pick a
@@ -21,22 +21,17 @@ GROUPS: tuple[tuple[str, ...], ...] = (
     ("pickup", "collect", "collection", "自提", "取货"),
     # money back
     ("refund", "reimburse", "reimbursement", "退款", "退钱"),
-    # the maker's promise
-    ("warranty", "guarantee", "保修", "质保", "保固"),
-    # paying over months
-    ("installment", "installments", "instalment", "instalments", "分期"),
+    # the maker's promise ("guarantee" is left out: a money-back or delivery guarantee is something else)
+    ("保修", "质保", "保固"),
     # what is shipped
     ("parcel", "package", "shipment", "包裹", "快递"),
     # sending it out
     ("dispatch", "dispatched", "ship", "shipped", "发货", "寄出"),
     # a discount code
     ("coupon", "voucher", "优惠券", "代金券"),
-    # a bill for the company
-    ("invoice", "receipt", "发票"),
-    # writing on the device
-    ("engrave", "engraving", "engraved", "personalise", "personalize", "personalisation", "personalization", "刻字"),
-    ("colour", "color", "颜色"),
-    ("cancel", "cancellation", "取消"),
+    # writing on the device ("personalize" is left out: its stem is "person")
+    ("engrave", "engraving", "engraved", "personalise", "personalisation", "刻字"),
+    ("colour", "color"),
 )
 
 
@@ -46,7 +41,13 @@ def _group_of() -> dict[str, frozenset[str]]:
     English question is searched in English words, a Chinese one in Chinese words."""
     groups: dict[str, frozenset[str]] = {}
     for group in GROUPS:
-        forms = [terms[0] for word in group if len(terms := query_words(word)) == 1]
+        # A word's indexed form: its one stem, or a Chinese word that the search cut also splits into
+        # its parts (优惠券 → 优惠, 优惠券).
+        forms = [
+            word if word in terms else terms[0]
+            for word in group
+            if len(terms := query_words(word)) == 1 or word in terms
+        ]
         for script in (True, False):
             same = frozenset(form for form in forms if form.isascii() is script)
             for form in same:

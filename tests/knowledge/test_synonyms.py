@@ -21,6 +21,10 @@ def test_a_word_brings_the_other_words_of_its_group(word: str, shop_word: str) -
     assert query_words(shop_word)[0] in synonyms(query_words(word)[0])
 
 
+def test_a_chinese_word_the_search_cut_splits_is_grouped_whole() -> None:
+    assert "代金券" in synonyms("优惠券") and "优惠" not in synonyms("代金券")
+
+
 def test_a_question_is_expanded_in_its_own_script_and_keeps_its_own_words_first() -> None:
     asked = query_words("do you sell refurbished phones")
 
@@ -30,7 +34,7 @@ def test_a_question_is_expanded_in_its_own_script_and_keeps_its_own_words_first(
     assert all(term.isascii() for term in expanded)
 
 
-@pytest.mark.parametrize("word", ["used", "pick", "protection", "机"])
+@pytest.mark.parametrize("word", ["used", "pick", "protection", "person", "guarante", "机"])
 def test_words_that_mean_other_things_in_a_shop_bring_nothing(word: str) -> None:
     assert synonyms(word) == frozenset()
 
