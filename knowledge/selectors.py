@@ -282,9 +282,14 @@ def _term_counts(terms: list[str], rows: list[_Row]) -> dict[int, _TermCounts]:
     return counts
 
 
+def _idf(share: float) -> float:
+    """A word's rarity from its share of chunks (BM25's IDF)."""
+    return math.log(1 + (1 - share) / share)
+
+
 def _bm25(shares: dict[str, float], texts: dict[int, _TermCounts]) -> dict[int, float]:
     """BM25 of each text against the query words; lengths relative to these texts'."""
-    idf = {t: math.log(1 + (1 - share) / share) for t, share in shares.items()}
+    idf = {t: _idf(share) for t, share in shares.items()}
     average = (sum(t.length for t in texts.values()) / len(texts) if texts else 0.0) or 1.0
     scores = {}
     for pk, text in texts.items():
@@ -327,7 +332,7 @@ def _article_words(document_ids: set[int], version: str) -> dict[int, dict[str, 
 def _article_coverage(terms: list[str], shares: dict[str, float], rows: list[_Row], version: str) -> dict[int, float]:
     """Per chunk of `rows`, the rarity-weighted share of the question's words (`terms`) its article
     holds anywhere, a word or one of its synonyms."""
-    idf = {t: math.log(1 + (1 - shares[t]) / shares[t]) for t in terms}
+    idf = {t: _idf(shares[t]) for t in terms}
     total = sum(idf.values())
     if not total:
         return {}
