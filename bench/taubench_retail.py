@@ -649,12 +649,16 @@ def play_task(client: Any, customer: Customer, transcript: list[str]) -> int:
 
 
 def run_set(
-    client: Any, db: dict[str, Any], tasks: list[dict[str, Any]], wordings: Wordings, show_failures: bool
+    client: Any,
+    db: dict[str, Any],
+    numbered: list[tuple[int, dict[str, Any]]],
+    wordings: Wordings,
+    show_failures: bool,
 ) -> list[Result]:
     from agents.store.taubench import store_export_taubench, store_import_taubench
 
     results = []
-    for index, task in enumerate(tasks):
+    for index, task in numbered:  # the task's number seeds the customer's choices: a replay says the same
         store_import_taubench(data=db)  # back to the original state (an upsert of what changed)
         identity, operations = parse_instruction(task["instruction"])
         customer = Customer(wordings, random.Random(f"{wordings.name}:{index}"), identity, operations, db)
@@ -709,6 +713,9 @@ def main() -> None:
         ),
     )
     parser.add_argument("--show-failures", action="store_true", help="print the transcript of each failed task")
+    parser.add_argument(
+        "--tasks", default="", help="comma-separated task numbers to replay (as printed by --show-failures)"
+    )
     args = parser.parse_args()
     check_disjoint()
     # One scripted shopper sends far more than a person's 100 messages a minute: not what is measured here.
@@ -724,6 +731,9 @@ def main() -> None:
     tasks = json.loads((args.data / "tau_bench_retail" / "tasks_dev_split.json").read_text())
     if args.limit:
         tasks = tasks[: args.limit]
+    chosen = {int(n) for n in args.tasks.split(",") if n.strip()} if args.tasks else set(range(len(tasks)))
+    numbered = [(index, task) for index, task in enumerate(tasks) if index in chosen]
+    tasks = [task for _, task in numbered]
     sets = {"both": ["A", "B"], "dev": ["A", "C", "D", "E", "F", "G", "H", "I"], "all": list(SETS)}
     names = sets.get(args.wordings, [args.wordings])
     results: dict[str, list[Result]] = {}
@@ -735,7 +745,7 @@ def main() -> None:
         client = Client(HTTP_AUTHORIZATION=f"Bearer {key}")
         with worker(url, API_REPLY_TIMEOUT_S="30"):
             for name in names:
-                results[name] = run_set(client, db, tasks, SETS[name], args.show_failures)
+                results[name] = run_set(client, db, numbered, SETS[name], args.show_failures)
     print(f"τ-bench retail, offline, scripted customer through /api/v1, {len(tasks)} tasks per set")
     rates = {name: report(name, tasks, set_results) for name, set_results in results.items()}
     if "A" in rates and "B" in rates:
