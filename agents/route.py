@@ -144,9 +144,11 @@ _CONDITION = re.compile(
 
 
 def is_public_question(text: str, entities: dict[str, Any]) -> bool:
-    """A question about how the store works, asked without the customer's own data or a request."""
+    """A question about how the store works, asked without the customer's own data or a request. What a
+    condition says is supposed, not told: "if I return it, do I get back the duties I paid?" asks for
+    no order and states none."""
     asked = _CONDITION.sub(" ", text)
-    return bool(_QUESTION.search(text)) and not is_request(asked) and not uses_own_data(text, entities)
+    return bool(_QUESTION.search(text)) and not is_request(asked) and not uses_own_data(asked, entities)
 
 
 def _knowledge_takes(
@@ -281,7 +283,7 @@ def _whole_question(
     The clause splitter cuts "I got my phone with the student discount, am I covered if the price
     goes down?" and "can I pick my order up in a shop? is there a fee" in two, and a clause that is
     not a question of its own (a statement of circumstances, or a few words leaning on the clause
-    before: "is there a fee", "possible?") finds a passage about something else. So when every part
+    before: "is there a fee", "possible?") finds a passage about something else, or none. So when every part
     is for the knowledge base, the message's own search matched, and one part does not stand alone,
     the message is answered whole. Questions that each stand alone keep their own answers."""
     if message is None or not message.matched:
@@ -291,9 +293,16 @@ def _whole_question(
         return _in_context(parts, message, hits)
     if len(parts) < 2:
         return parts
-    if all(_QUESTION.search(p.text) and len(query_words(p.text)) >= 2 for p in parts):
+    if all(_stands_alone(p.text, hits) for p in parts):
         return parts
     return [PlannedPart(parts[0].intent, message.text, round(message.similarity, 4), "knowledge")]
+
+
+def _stands_alone(text: str, hits: dict[str, KnowledgeHit]) -> bool:
+    """A clause is a question of its own when it asks with words of its own and finds its own passage:
+    "能当天拿走吗" after "x9换个电池要多久" asks about the battery swap, and alone finds nothing."""
+    hit = hits.get(text)
+    return bool(_QUESTION.search(text)) and len(query_words(text)) >= 2 and (hit is None or hit.matched)
 
 
 def _in_context(parts: list[PlannedPart], message: KnowledgeHit, hits: dict[str, KnowledgeHit]) -> list[PlannedPart]:

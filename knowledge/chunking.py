@@ -10,7 +10,10 @@ import rjieba
 import snowballstemmer
 
 MAX_CHARS = 500
-OVERLAP_CHARS = 80
+# A chunk starts with the last sentence of the one before when that sentence is this short, so an
+# answer cut in two is found whole; a longer one is not carried: a chunk never starts mid-sentence,
+# since its text is what a reply quotes.
+OVERLAP_CHARS = 160
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 STOP_WORDS = set(
     "the a an my is are was do does did what how when where why who i you your to of in on for and or can could "
@@ -73,21 +76,18 @@ def meaning_terms(text: str) -> set[str]:
 
 
 def _pack(heading: str, body: str) -> list[TextChunk]:
-    chunks, current = [], ""
+    chunks, current, last = [], "", ""
     for sentence in sentences(body):
         if current and len(current) + len(sentence) + 1 > MAX_CHARS:
             chunks.append(TextChunk(heading, current))
-            # Carry the end of the previous chunk over, so an answer cut in two is found whole.
-            current = (
-                current[-OVERLAP_CHARS:].split(" ", 1)[-1]
-                if " " in current[-OVERLAP_CHARS:]
-                else current[-OVERLAP_CHARS // 2 :]
-            )
+            current = last if len(last) <= OVERLAP_CHARS and last != current else ""
         joiner = "" if current.endswith(("。", "！", "？", "；")) else " "  # Chinese needs no spaces
         current = f"{current}{joiner}{sentence}".strip() if current else sentence
+        # a clause after ";" belongs to its sentence: the carried sentence starts where the sentence does
+        last = f"{last}{'' if last.endswith('；') else ' '}{sentence}" if last.endswith((";", "；")) else sentence
         while len(current) > MAX_CHARS * 2:  # one huge "sentence" (no punctuation): hard cut
             chunks.append(TextChunk(heading, current[:MAX_CHARS]))
-            current = current[MAX_CHARS - OVERLAP_CHARS :]
+            current = last = current[MAX_CHARS - OVERLAP_CHARS // 2 :]
     if current:
         chunks.append(TextChunk(heading, current))
     return chunks

@@ -15,6 +15,7 @@ import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from html.parser import HTMLParser
+from itertools import zip_longest
 
 from knowledge.chunking import TextChunk, chunk_markdown
 
@@ -55,14 +56,73 @@ def decode_text(raw: bytes, name: str) -> str:
     raise IngestError(f"{name}: not UTF-8 or GBK text")
 
 
+# "shipping_en.md", "faq-zh-CN.json": a language tag at the end of a file name is no part of its topic
+_LANGUAGE_TAG = re.compile(r"[ _.-](?:en|zh|cn|zh[_-](?:cn|hans|hant|tw|hk)|en[_-](?:us|gb))$", re.IGNORECASE)
+
+
 def _title_from(name: str) -> str:
     stem = name.rsplit("/", 1)[-1]
     stem = stem[: stem.rfind(".")] if "." in stem else stem
-    return stem.replace("_", " ").replace("-", " ").strip() or name
+    return _LANGUAGE_TAG.sub("", stem).replace("_", " ").replace("-", " ").strip() or name
+
+
+_CJK = re.compile(r"[\u3400-\u9fff]")
+_DIGIT = re.compile(r"\d")
+
+
+def table_sentences(rows: list[list[str]], *, header: bool | None = None) -> list[str]:
+    """A table as one sentence per row, each cell labelled with its column's heading, so that a row read
+    alone (in a chunk, quoted in a reply) still says what its numbers are: "Destination: Hong Kong,
+    Delivery time: 2-4 business days, Shipping fee: ¥40." A flattened table runs all its cells into one
+    sentence that no answer can quote. Cells are joined with commas: a ";" would end the sentence.
+
+    `header` None guesses: the first row heads the table when it holds no digit and a later row does."""
+    rows = [[re.sub(r"\s+", " ", cell).strip() for cell in row] for row in rows]
+    rows = [row for row in rows if any(row)]
+    if header is None:
+        header = (
+            len(rows) > 1
+            and not any(map(_DIGIT.search, rows[0]))
+            and any(_DIGIT.search(c) for r in rows[1:] for c in r)
+        )
+    names = rows[0] if header and len(rows) > 1 else []
+    lines = []
+    for row in rows[1:] if names else rows:
+        chinese = any(_CJK.search(cell) for cell in row)
+        between, label, end = ("，", "：", "。") if chinese else (", ", ": ", ".")
+        cells = [
+            f"{name}{label}{cell}" if name else cell for name, cell in zip_longest(names, row, fillvalue="") if cell
+        ]
+        line = between.join(cells)
+        lines.append(line if line.endswith((".", "。", "!", "！", "?", "？")) else line + end)
+    return lines
+
+
+_PIPE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
+
+
+def _pipe_cells(line: str) -> list[str]:
+    return [cell.strip() for cell in line.strip().strip("|").split("|")]
+
+
+def _pipe_tables_as_sentences(text: str) -> str:
+    """Markdown pipe tables (a heading row, a |---| rule, the rows) become one sentence per row."""
+    lines, out, i = text.splitlines(), [], 0
+    while i < len(lines):
+        if "|" in lines[i] and i + 1 < len(lines) and _PIPE_RULE.match(lines[i + 1]):
+            rows, i = [_pipe_cells(lines[i])], i + 2
+            while i < len(lines) and "|" in lines[i] and lines[i].strip():
+                rows.append(_pipe_cells(lines[i]))
+                i += 1
+            out += table_sentences(rows, header=True)
+        else:
+            out.append(lines[i])
+            i += 1
+    return "\n".join(out)
 
 
 def _markdown(text: str, name: str, title: str = "") -> ReadDocument:
-    text = text.strip()
+    text = _pipe_tables_as_sentences(text.strip())
     if not text:
         raise IngestError(f"{name}: empty")
     first = re.sub(r"^#+\s*", "", text.splitlines()[0]).strip()
@@ -100,10 +160,11 @@ def _read_json(raw: bytes, name: str) -> ReadDocument:
 
 
 class _HtmlToMarkdown(HTMLParser):
-    """Headings become `#` lines, blocks become lines; scripts, styles and page chrome are dropped."""
+    """Headings become `#` lines, blocks become lines, a table one sentence per row (`table_sentences`);
+    scripts, styles and page chrome are dropped."""
 
     SKIP = {"script", "style", "noscript", "template", "nav", "header", "footer", "aside", "svg"}
-    BLOCKS = {"p", "div", "section", "article", "li", "tr", "br", "blockquote", "pre", "dd", "dt", "table"}
+    BLOCKS = {"p", "div", "section", "article", "li", "br", "blockquote", "pre", "dd", "dt"}
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
@@ -111,31 +172,55 @@ class _HtmlToMarkdown(HTMLParser):
         self.title = ""
         self._skipping = 0
         self._in_title = False
+        self._tables = 0  # depth: a table inside a cell is read as the cell's text
+        self._rows: list[list[str]] = []
+        self._heads: list[bool] = []  # per row: every cell a <th>
+        self._cell: list[str] | None = None
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag in self.SKIP:
             self._skipping += 1
         elif tag == "title":
             self._in_title = True
+        elif tag == "table":
+            self._tables += 1
+            if self._tables == 1:
+                self._rows, self._heads = [], []
+        elif self._tables == 1 and tag == "tr":
+            self._rows.append([])
+            self._heads.append(True)
+        elif self._tables == 1 and tag in ("td", "th") and self._rows:
+            self._cell = []
+            self._heads[-1] = self._heads[-1] and tag == "th"
         elif re.fullmatch(r"h[1-6]", tag):
             self.lines.append("#" * int(tag[1]) + " ")
         elif tag in self.BLOCKS:
             self.lines.append("")
-        elif tag in ("td", "th"):
-            self.lines[-1] += " | "
 
     def handle_endtag(self, tag: str) -> None:
         if tag in self.SKIP:
             self._skipping = max(0, self._skipping - 1)
         elif tag == "title":
             self._in_title = False
+        elif tag == "table" and self._tables:
+            self._tables -= 1
+            if not self._tables:
+                header = bool(self._heads) and self._heads[0] and len(self._rows) > 1
+                self.lines += ["", *table_sentences(self._rows, header=header or None), ""]
+        elif self._tables == 1 and tag in ("td", "th") and self._cell is not None:
+            self._rows[-1].append(" ".join(self._cell))
+            self._cell = None
         elif re.fullmatch(r"h[1-6]", tag) or tag in self.BLOCKS:
             self.lines.append("")
 
     def handle_data(self, data: str) -> None:
         if self._in_title:
             self.title += data.strip()
-        elif not self._skipping:
+        elif self._skipping:
+            return
+        elif self._cell is not None:
+            self._cell.append(data)
+        elif not self._tables:
             self.lines[-1] += re.sub(r"\s+", " ", data)
 
 
@@ -195,7 +280,7 @@ def _read_docx(raw: bytes, name: str) -> ReadDocument:
         elif text:
             lines.append(text)
     for table in document.tables:
-        lines += [" | ".join(cell.text.strip() for cell in row.cells) for row in table.rows]
+        lines += table_sentences([[cell.text for cell in row.cells] for row in table.rows])
     return _markdown("\n".join(lines), name, title=(document.core_properties.title or "").strip())
 
 

@@ -16,7 +16,7 @@ from django.core.cache import cache
 from django.db import connection
 from pgvector.django import VectorField
 
-from knowledge.chunking import query_words
+from knowledge.chunking import query_words, search_text
 from knowledge.embeddings import english_query_vector, has_cjk, query_vectors
 from knowledge.models import Chunk, Document, DocumentStatus, IngestJob
 from knowledge.services import knowledge_version
@@ -298,15 +298,17 @@ def _bm25(shares: dict[str, float], texts: dict[int, _TermCounts]) -> dict[int, 
     return scores
 
 
-# (database, knowledge version, document id) -> {article: its words, headings included}
+# (database, knowledge version, document id) -> {article: its words, headings and the title included}
 _article_terms: dict[tuple[str, str, int], dict[str, frozenset[str]]] = {}
 _HEADING_ROOT = " › "
+_TITLE = "\x00title"  # the document title's words, under a key no heading can be
 
 
 def _article(heading: str) -> str:
     """The article a chunk belongs to: the root of its heading path. A Markdown help article's sections
     share their H1 ("Returns › 7-day rule", "Returns › Refunds"); each entry of an FAQ file is headed by
-    its own question, so it is an article of its own and its neighbours lend it nothing."""
+    its own question, so it is an article of its own and its neighbours lend it nothing: only the
+    document's title, which every article of a document is about (an FAQ file named for its topic)."""
     return heading.split(_HEADING_ROOT, 1)[0]
 
 
@@ -324,8 +326,12 @@ def _article_words(document_ids: set[int], version: str) -> dict[int, dict[str, 
                 "WHERE document_id = ANY(%s) GROUP BY 1, 2",
                 [_HEADING_ROOT, missing],
             )
-            for pk, article, text in cursor.fetchall():
-                _article_terms.setdefault((database, version, pk), {})[article] = frozenset(text.split())
+            rows = cursor.fetchall()
+        titles = dict(Document.objects.filter(pk__in=missing).values_list("pk", "title"))
+        for pk, article, text in rows:
+            titled = frozenset(search_text(titles.get(pk, "")).split())
+            _article_terms.setdefault((database, version, pk), {})[article] = frozenset(text.split()) | titled
+            _article_terms[database, version, pk][_TITLE] = titled
     return {pk: _article_terms.get((database, version, pk), {}) for pk in document_ids}
 
 
@@ -339,9 +345,10 @@ def _article_coverage(terms: list[str], shares: dict[str, float], rows: list[_Ro
     words = _article_words({r.document_id for r in rows}, version)
     coverage = {}
     for row in rows:
-        # A chunk stored without a heading states no article: only its own words count.
-        own = frozenset(row.search_text.split())
-        held = words[row.document_id].get(_article(row.heading), own) if row.heading else own
+        # A chunk stored without a heading states no article: its own words and its document's title count.
+        document = words[row.document_id]
+        own = frozenset(row.search_text.split()) | document.get(_TITLE, frozenset())
+        held = document.get(_article(row.heading), own) if row.heading else own
         coverage[row.pk] = sum(w for t, w in idf.items() if t in held or synonyms(t) & held) / total
     return coverage
 
@@ -448,6 +455,43 @@ def chunk_search_answering(*, query: str, k: int, lang: str | None) -> tuple[lis
     if (miss or not results) and lang:
         results, miss = chunk_search_hybrid(query=query, k=k)
     return results, miss or not results
+
+
+def _without_overlap(text: str, following: str) -> str:
+    """`following` without the sentences it repeats from the end of `text` (the chunker's overlap)."""
+    for cut in range(min(len(text), len(following)), 0, -1):
+        if text.endswith(following[:cut]):
+            return following[cut:].lstrip()
+    return following
+
+
+def chunk_sections(chunk_ids: list[int]) -> dict[int, str]:
+    """The whole section each chunk was cut from: the run of chunks next to it under the same heading,
+    joined without their overlap. A reply quotes from the section, not from wherever the chunker cut it:
+    the sentence that answers is often the one just across a cut."""
+    chunks = {c.pk: c for c in Chunk.objects.filter(pk__in=chunk_ids).only("document_id", "position", "heading")}
+    siblings = Chunk.objects.filter(
+        document_id__in={c.document_id for c in chunks.values()}, heading__in={c.heading for c in chunks.values()}
+    ).order_by("document_id", "position")
+    by_heading: dict[tuple[int, str], list[Chunk]] = {}
+    for sibling in siblings.only("document_id", "position", "heading", "text"):
+        by_heading.setdefault((sibling.document_id, sibling.heading), []).append(sibling)
+    sections = {}
+    for chunk_id, chunk in chunks.items():
+        run = by_heading[chunk.document_id, chunk.heading]
+        at = next(i for i, c in enumerate(run) if c.position == chunk.position)
+        start, end = at, at
+        while start > 0 and run[start - 1].position == run[start].position - 1:
+            start -= 1
+        while end + 1 < len(run) and run[end + 1].position == run[end].position + 1:
+            end += 1
+        text = run[start].text
+        for following in run[start + 1 : end + 1]:
+            rest = _without_overlap(text, following.text)
+            joiner = "" if text.endswith(("。", "！", "？", "；")) else " "  # Chinese needs no spaces
+            text = f"{text}{joiner}{rest}" if rest else text
+        sections[chunk_id] = text
+    return sections
 
 
 def ingest_job_json(job: IngestJob) -> dict[str, Any]:

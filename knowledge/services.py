@@ -117,7 +117,8 @@ def chunks_store(
     checksum: str = "",
     on_progress: ProgressCallback | None = None,
 ) -> IngestResult:
-    """Store one document's chunks: the same content again is skipped; new content for a known
+    """Store one document's chunks: the same chunks again are skipped (the checksum is theirs by default, so a
+    file that an upgrade reads differently is stored again); new content for a known
     source replaces the old version in one transaction, so searches see the old version until
     the new one is complete."""
     checksum = checksum or hashlib.sha256("\n".join(f"{c.heading}\t{c.text}" for c in chunks).encode()).hexdigest()
@@ -172,7 +173,6 @@ def document_ingest(
         title=document.title,
         chunks=document.chunks,
         language=language,
-        checksum=hashlib.sha256(raw).hexdigest(),
         on_progress=on_progress,
     )
 

@@ -35,12 +35,13 @@ RULE_CONFIDENCE = 0.95
 
 
 def _classifier_version() -> str:
-    """Changes whenever the shipped exemplars or the rules change, so cached intents never outlive them."""
+    """Changes whenever the shipped exemplars, the rules or the emotion words change, so cached intents never
+    outlive them."""
     import inspect
 
-    from agents.intents import exemplars, offline, rules
+    from agents.intents import emotion, exemplars, offline, rules
 
-    source = "".join(inspect.getsource(module) for module in (exemplars, offline, rules))
+    source = "".join(inspect.getsource(module) for module in (emotion, exemplars, offline, rules))
     return hashlib.sha256(source.encode()).hexdigest()[:12]
 
 

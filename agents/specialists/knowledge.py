@@ -9,6 +9,7 @@ retrieved is dropped, and an answer left with no valid citation falls back to th
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 from django.urls import reverse
 
@@ -19,7 +20,7 @@ from agents.specialists import register
 from agents.specialists.base import Specialist, SpecialistContext, SpecialistResult, localized
 from agents.store.selectors import product_names_by_category
 from knowledge.chunking import meaning_terms, sentences, word_stem
-from knowledge.selectors import ScoredChunk, chunk_search_answering
+from knowledge.selectors import ScoredChunk, chunk_search_answering, chunk_sections
 from knowledge.services import missed_question_record
 
 KNOWLEDGE_MISS = "[knowledge base miss]"
@@ -69,23 +70,32 @@ _ANSWER_KINDS = {
 }
 
 
-def _extract(question: str, chunk: ScoredChunk) -> str:
-    """The passage, or when it is too long, its sentences that answer the question, in their order.
+def _extract(question: str, section: str) -> str:
+    """The section, or when it is too long, its sentences that answer the question, in their order.
 
-    A passage is written to be read whole, so one that fits is quoted whole. A longer one keeps the
-    sentences that share the most words with the question, and its opening sentence when there is
-    room, since a heading-led passage states its point first."""
-    text = re.sub(r"(?<=[。！？；])\s+", "", re.sub(r"\s+", " ", chunk.text)).strip()
+    A section is written to be read whole, so one that fits is quoted whole. A longer one keeps the
+    sentence that says most of what the question asks (its words, each worth less the more sentences
+    of the section say it, and the kind of answer it wants: a price for "how much"), the sentence
+    after it (help text states a condition, then what follows from it), the opening sentence (a
+    heading-led section states its point first), then the other sentences that share words with the
+    question, while there is room."""
+    text = re.sub(r"(?<=[。！？；])\s+", "", re.sub(r"\s+", " ", section)).strip()
     if len(text) <= MAX_ANSWER_CHARS:
         return text
     parts = sentences(text) or [text]
-    asked = meaning_terms(question)
-    overlap = [len(asked & meaning_terms(s)) for s in parts]
+    asked = _terms(question, question=True)
+    said = [_terms(s, question=False) & asked for s in parts]
+    # A word most sentences of the section share (its topic) tells little about which one answers.
+    spread = Counter(term for terms in said for term in terms)
+    overlap = [sum(1 / spread[term] for term in terms) for terms in said]
     order = sorted(range(len(parts)), key=lambda i: (-overlap[i], i))
     keep: list[int] = []
     length = 0
-    for i in [order[0], 0, *order[1:]]:
-        if i in keep or (keep and i != 0 and overlap[i] == 0) or length + len(parts[i]) > MAX_ANSWER_CHARS:
+    after = order[0] + 1
+    for i in [order[0], after, 0, *order[1:]]:
+        if i >= len(parts) or i in keep or length + len(parts[i]) > MAX_ANSWER_CHARS:
+            continue
+        if keep and i not in (0, after) and overlap[i] == 0:
             continue
         keep.append(i)
         length += len(parts[i])
@@ -113,12 +123,13 @@ def _products_meant(question: str) -> frozenset[str]:
 
 
 def _supporting_sentences(
-    question: str, answer: str, results: list[ScoredChunk], meant: frozenset[str] = frozenset()
+    question: str, answer: str, results: list[ScoredChunk], meant: frozenset[str] = frozenset(), quoted: str = ""
 ) -> tuple[ScoredChunk, str] | None:
     """From the passages nearly as close as the best one (and the best one's article further down), the
     sentences that say most about what the question asks and the answer so far does not; None when no
     sentence adds anything. A question in the passage (an FAQ entry) brings the sentence that answers
-    it. `meant` are the words of the products the question means by their category."""
+    it. `meant` are the words of the products the question means by their category; passages inside
+    `quoted` (the sections the answer quotes from) add nothing new."""
     asked = _terms(question, question=True) | meant
     said = _terms(answer, question=False)
     # The kind of answer asked for and not yet given comes first: a price for "how much".
@@ -129,7 +140,7 @@ def _supporting_sentences(
     for rank, chunk in enumerate(results[1:], start=1):
         same_article = chunk.document == best.document
         margin = SAME_ARTICLE_MARGIN if same_article else SUPPORT_MARGIN
-        if chunk.similarity < best.similarity - margin or chunk.text in best.text:
+        if chunk.similarity < best.similarity - margin or chunk.text in best.text or chunk.text in quoted:
             continue
         close = chunk.similarity >= best.similarity - SUPPORT_MARGIN
         parts = sentences(re.sub(r"\s+", " ", chunk.text)) or [chunk.text]
@@ -157,7 +168,14 @@ def _supporting_sentences(
 def _quoted_sections(results: list[ScoredChunk]) -> list[ScoredChunk]:
     """The best passage, then another section of its article that scores within SECTION_TIE of it."""
     best = results[0]
-    tied = next((r for r in results[1:] if r.document == best.document and r.score >= best.score - SECTION_TIE), None)
+    tied = next(
+        (
+            r
+            for r in results[1:]
+            if r.document == best.document and r.heading != best.heading and r.score >= best.score - SECTION_TIE
+        ),
+        None,
+    )
     return [best] if tied is None else [best, tied]
 
 
@@ -232,8 +250,10 @@ class Knowledge(Specialist):
 
     def _extractive(self, ctx: SpecialistContext, results: list[ScoredChunk]) -> SpecialistResult:
         cited = _quoted_sections(results)
-        parts = [_extract(ctx.text, chunk) for chunk in cited]
-        support = _supporting_sentences(ctx.text, " ".join(parts), results, _products_meant(ctx.text))
+        sections = chunk_sections([chunk.chunk_id for chunk in cited])
+        parts = [_extract(ctx.text, sections[chunk.chunk_id]) for chunk in cited]
+        quoted = " ".join(sections.values())
+        support = _supporting_sentences(ctx.text, " ".join(parts), results, _products_meant(ctx.text), quoted)
         if support is not None and support[0] not in cited:
             parts.append(support[1])
             cited.append(support[0])

@@ -315,3 +315,65 @@ def test_the_article_a_question_is_about_answers_it_though_the_section_never_nam
     # then: the renewed article's box contents are quoted first
     assert fact in turn.reply["text"], turn.reply["text"]
     assert turn.reply["sources"][0]["title"].startswith(title)
+
+
+ABROAD_EN = """<html><head><title>Delivery abroad | Help</title></head><body><nav>Home | Sign in</nav>
+<h1>Delivery abroad</h1>
+<h2>Rates</h2>
+<p>Parcels abroad travel by air and leave the warehouse on the next working day.</p>
+<table><tr><th>Region</th><th>Transit</th><th>Rate</th></tr>
+<tr><td>Hong Kong and Macao</td><td>2-4 working days</td><td>¥45</td></tr>
+<tr><td>Europe</td><td>6-10 working days</td><td>¥160</td></tr></table>
+<h2>Import charges</h2>
+<p>Our prices never include the import charges of the country the parcel goes to. For Europe we take the import
+VAT at checkout, so the courier asks for nothing at the door. Everywhere else the person receiving the parcel pays
+the charges to the courier on arrival. The courier sends a text message or an email before it delivers. Every
+parcel is declared at the price that was really paid, and no parcel can be declared as a present or at a lower
+value. When the charges are refused at the door, the parcel travels back to our warehouse. The order is then
+refunded without the delivery rate and minus a handling charge of ¥180.</p>
+<footer>© shop</footer></body></html>
+"""
+ABROAD_ZH = """# 海外配送
+
+## 运费
+
+海外包裹走空运，下一个工作日出库。
+
+| 地区 | 时效 | 运费 |
+|---|---|---|
+| 香港和澳门 | 2-4 个工作日 | 45 元 |
+| 欧洲 | 6-10 个工作日 | 160 元 |
+
+## 进口税费
+
+我们的售价从不包含目的地国家的进口税费。寄往欧洲的订单在结账时代收进口增值税，派送时无需再付。寄往其他地区的订单由收件人在包裹到达时向快递公司缴纳税费。
+快递公司会在派送前发短信或邮件通知收件人。每个包裹都按实际支付金额申报，不能申报为礼物，也不能低报价值。
+如果收件人拒付税费，包裹会退回我们的仓库。订单退款时扣除运费，另收 180 元手续费。
+"""
+
+
+@pytest.mark.parametrize(
+    ("question", "fact"),
+    [
+        ("what does it cost to send a parcel to hong kong", "Rate: ¥45"),
+        ("寄到香港运费多少钱", "运费：45 元"),
+        ("What happens if I refuse to pay the import charges at the door?", "handling charge of ¥180"),
+        ("如果拒付进口税费会怎么样", "另收 180 元手续费"),
+    ],
+    ids=["table-en", "table-zh", "across-a-cut-en", "across-a-cut-zh"],
+)
+def test_a_table_row_or_a_sentence_across_a_chunk_cut_is_quoted_with_what_it_means(
+    visitor: Conversation, tmp_path: Path, question: str, fact: str
+) -> None:
+    # given: a help page whose rates are a table, and whose long section the chunker cuts in two
+    _ingest(tmp_path, (("delivery_abroad_en.html", ABROAD_EN), ("delivery_abroad_zh.md", ABROAD_ZH)))
+    sections = Chunk.objects.filter(heading__endswith="Import charges").values_list("text", flat=True)
+    assert len(sections) == 2 and not any(text[0].islower() for text in sections)  # cut between sentences
+
+    # when
+    turn = run_turn(visitor, question)
+
+    # then: the row says what its number is; the consequence is quoted after the condition that leads to it
+    assert fact in turn.reply["text"], turn.reply["text"]
+    assert turn.reply["sources"][0]["title"].startswith(("Delivery abroad", "海外配送"))
+    assert turn.reply["awaiting"] is None

@@ -470,6 +470,7 @@ def test_emotion_is_fast() -> None:
         "傻逼",
         "滚",
         "你妈的",
+        "妈的又坏了",
         "you idiot",
         "wtf is this",
         "this is a scam",
@@ -494,6 +495,8 @@ def test_offensive(text: str) -> None:
         "我想退货",
         "is this a genuine product",
         "破壁机有吗",
+        "我妈的手机拿去修了，有没有备用机",
+        "想给你妈妈买个平板吗",
         "",
     ],
 )

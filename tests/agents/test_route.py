@@ -683,6 +683,28 @@ def test_clauses_that_only_make_sense_together_are_answered_as_one_question(mess
     assert [(part.text, part.via) for part in plan] == [(message, "knowledge")]
 
 
+@pytest.mark.parametrize(
+    ("message", "clauses"),
+    [
+        ("x9换个电池要多久，能当天拿走吗", ["x9换个电池要多久", "能当天拿走吗"]),
+        (
+            "How long does a battery swap take? Can I wait in the shop for it?",
+            ["How long does a battery swap take?", "Can I wait in the shop for it?"],
+        ),
+    ],
+)
+def test_a_question_that_finds_nothing_alone_is_answered_with_the_rest_of_the_message(
+    message: str, clauses: list[str]
+) -> None:
+    plan = route_plan(
+        intents=[_intent("faq", 0.8, clause) for clause in clauses],
+        knowledge=[_known(message), _known(clauses[0]), _unknown(clauses[1])],
+        entities={},
+    )
+
+    assert [(part.text, part.via) for part in plan] == [(message, "knowledge")]
+
+
 def test_questions_that_stand_alone_keep_their_own_answers() -> None:
     message = "How long is the warranty, and do you ship to Hong Kong?"
     clauses = ["How long is the warranty", "do you ship to Hong Kong?"]
@@ -757,13 +779,27 @@ def test_a_sure_complaint_keeps_its_specialist() -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["申请换新的话多久能寄过来", "If I want to return it, how long do I have?", "要是我想退货，运费谁出"],
+    [
+        "申请换新的话多久能寄过来",
+        "If I want to return it, how long do I have?",
+        "要是我想退货，运费谁出",
+        "if I return something from abroad do I get back the customs tax I paid?",
+        "如果我买的手机降价了，能退差价吗",
+    ],
 )
 def test_a_request_inside_a_condition_is_a_public_question(text: str) -> None:
     assert is_public_question(text, {})
 
 
-@pytest.mark.parametrize("text", ["如果可以的话帮我取消订单", "I want to return it, how long do I have?"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "如果可以的话帮我取消订单",
+        "I want to return it, how long do I have?",
+        "I paid customs on my order, if I return it do I get that back?",
+        "我昨天买的耳机，如果退货运费谁出",
+    ],
+)
 def test_a_request_beside_a_condition_stays_a_request(text: str) -> None:
     assert not is_public_question(text, {})
 

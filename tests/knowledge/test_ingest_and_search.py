@@ -38,6 +38,34 @@ def test_chunks_keep_their_heading_path_and_cut_chinese_sentences() -> None:
     assert "退货" in search_text("七天无理由退货").split()
 
 
+@pytest.mark.parametrize("chinese", [False, True], ids=["en", "zh"])
+def test_a_chunk_starts_where_a_sentence_starts_and_repeats_the_short_sentence_before_it(chinese: bool) -> None:
+    # the cut falls between the two clauses of the long sentence (after ";"), so the chunk after it
+    # starts with the sentence's first clause, not its second
+    if chinese:
+        pieces = [
+            f"第{i}条规定说明了配送时效和运费的计算方式，请仔细阅读后下单，如有疑问请随时联系在线客服。"
+            for i in range(12)
+        ]
+        split = ("已缴纳的关税和进口税不由我们退还；", "您可以向当地海关申请退税。")
+        body = "".join([*pieces[:10], *split, *pieces[10:]])
+    else:
+        pieces = [f"Rule {i} says how the shipping fee is worked out for orders sent abroad." for i in range(12)]
+        split = (
+            "Duties and taxes paid to customs are not refunded by us;",
+            "you may reclaim them from your customs office.",
+        )
+        body = " ".join([*pieces[:6], *split, *pieces[6:]])
+
+    chunks = chunk_markdown(f"# Shipping\n\n{body}\n")
+
+    assert len(chunks) > 1
+    assert all(chunk.text.startswith(("第", "Rule", split[0])) for chunk in chunks)  # never a sentence's tail
+    assert any(chunk.text.startswith(split[0]) and split[1] in chunk.text for chunk in chunks[1:])
+    for before, after in zip(chunks, chunks[1:], strict=False):
+        assert after.text[:20] in before.text  # the overlap: the sentence cut off repeats whole
+
+
 def test_each_format_is_ingested(tmp_path: Path) -> None:
     files = [
         _write(tmp_path, "returns.md", RETURNS_ZH),

@@ -41,9 +41,9 @@ def docx_bytes() -> bytes:
     document.add_paragraph("手机和平板整机保修一年。耳机保修六个月。")
     document.add_heading("Repairs", level=1)
     document.add_paragraph("In-warranty repairs are free.")
-    table = document.add_table(rows=1, cols=2)
-    table.rows[0].cells[0].text = "Screen"
-    table.rows[0].cells[1].text = "¥899"
+    table = document.add_table(rows=2, cols=2)
+    for row, cells in zip(table.rows, [("Repair", "Price"), ("Screen", "¥899")], strict=True):
+        row.cells[0].text, row.cells[1].text = cells
     buffer = io.BytesIO()
     document.save(buffer)
     return buffer.getvalue()
@@ -68,6 +68,53 @@ def test_html_drops_scripts_and_page_chrome_and_keeps_headings() -> None:
     assert "增值税专用发票需要提供 税号。" in text and "个人发票" in text
     assert "alert" not in text and "登录" not in text and "© shop" not in text and "color" not in text
     assert read.chunks[0].heading == "发票 › 专用发票"
+
+
+@pytest.mark.parametrize(
+    ("table", "rows"),
+    [
+        (
+            "<table><tr><th>Destination</th><th>Time</th><th>Fee</th></tr>"
+            "<tr><td>Hong Kong</td><td>2-4 days</td><td>¥40</td></tr><tr><td>Japan</td><td>3-5 days</td><td>¥60</td></tr>"
+            "</table>",
+            ["Destination: Hong Kong, Time: 2-4 days, Fee: ¥40.", "Destination: Japan, Time: 3-5 days, Fee: ¥60."],
+        ),
+        (
+            "<table><thead><tr><th>地区</th><th>运费</th></tr></thead>"
+            "<tbody><tr><td>香港</td><td><p>40 元</p></td></tr><tr><td>日本</td><td>60 元</td></tr></tbody></table>",
+            ["地区：香港，运费：40 元。", "地区：日本，运费：60 元。"],
+        ),
+        (  # no <th>: a first row without numbers above rows with them is the heading row
+            "<table><tr><td>Plan</td><td>Price</td></tr><tr><td>Phone</td><td>¥189</td></tr></table>",
+            ["Plan: Phone, Price: ¥189."],
+        ),
+        (  # a table of words only has no heading row to guess
+            "<table><tr><td>Mon</td><td>closed</td></tr><tr><td>Tue</td><td>open</td></tr></table>",
+            ["Mon, closed.", "Tue, open."],
+        ),
+    ],
+    ids=["en-th", "zh-thead", "guessed-heading", "no-heading"],
+)
+def test_html_table_rows_become_sentences_with_their_column_names(table: str, rows: list[str]) -> None:
+    html = f"<html><body><h1>Fees</h1><p>Prices per region.</p>{table}<p>Prices may change.</p></body></html>"
+
+    read = document_read("fees.html", html.encode(), max_bytes=LIMIT)
+
+    assert read.chunks[0].text == " ".join(["Prices per region.", *rows, "Prices may change."]).replace("。 ", "。")
+
+
+@pytest.mark.parametrize("chinese", [False, True], ids=["en", "zh"])
+def test_markdown_pipe_table_rows_become_sentences(chinese: bool) -> None:
+    if chinese:
+        text = "# 运费\n\n| 地区 | 运费 |\n|:---|---:|\n| 香港 | 40 元 |\n| 日本 | 60 元 |\n\n价格可能调整。\n"
+        expected = "地区：香港，运费：40 元。地区：日本，运费：60 元。价格可能调整。"
+    else:
+        text = "# Fees\n\nRegion | Fee\n--- | ---\nHong Kong | ¥40\nJapan | ¥60\n\nPrices may change.\n"
+        expected = "Region: Hong Kong, Fee: ¥40. Region: Japan, Fee: ¥60. Prices may change."
+
+    read = document_read("fees.md", text.encode(), max_bytes=LIMIT)
+
+    assert [c.text for c in read.chunks] == [expected]
 
 
 def test_gbk_declared_html_is_decoded() -> None:
@@ -97,7 +144,10 @@ def test_docx_headings_paragraphs_and_tables_are_read() -> None:
     assert read.title == "保修政策"
     by_heading = {c.heading: c.text for c in read.chunks}
     assert by_heading["保修期"] == "手机和平板整机保修一年。耳机保修六个月。"
-    assert "In-warranty repairs are free." in by_heading["Repairs"] and "Screen | ¥899" in by_heading["Repairs"]
+    assert (
+        "In-warranty repairs are free." in by_heading["Repairs"]
+        and "Repair: Screen, Price: ¥899." in by_heading["Repairs"]
+    )
 
 
 def test_faq_files_make_one_chunk_per_entry() -> None:
@@ -115,6 +165,21 @@ def test_faq_files_make_one_chunk_per_entry() -> None:
         ("Do you ship abroad?", "Do you ship abroad? Yes."),
     ]
     assert [c.text for c in json_read.chunks] == ["怎么开发票？ 发货后在聊天中申请。", "Gift cards? Yes."]
+
+
+@pytest.mark.parametrize(
+    ("name", "title"),
+    [("setup_service_en.csv", "setup service"), ("贴膜服务-zh-CN.json", "贴膜服务"), ("gift-cards.csv", "gift cards")],
+)
+def test_an_faq_file_is_titled_by_its_name_without_a_language_tag(name: str, title: str) -> None:
+    # the title is what every entry of the file is about: the search counts its words for each entry
+    read = document_read(
+        name,
+        b'[{"question": "Q?", "answer": "A."}]' if name.endswith(".json") else b"question,answer\nQ?,A.\n",
+        max_bytes=LIMIT,
+    )
+
+    assert read.title == title
 
 
 def test_gbk_text_is_detected_and_utf8_with_bom_is_clean() -> None:

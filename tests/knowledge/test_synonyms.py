@@ -117,3 +117,28 @@ def _rows(query: str) -> list[Any]:
     return _arm_rows(
         None, None, " | ".join(query_words(query)), _document_ids(knowledge_version(), "svc", None), exact=True
     )
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("language", "title", "entry", "question"),
+    [
+        ("en", "setup service", ("How much is it?", "It costs ¥149 per device."), "setup cost per device"),
+        ("zh", "贴膜服务", ("多少钱？", "每张 69 元。"), "贴膜 每张 多少钱"),
+    ],
+)
+def test_an_faq_entry_is_also_about_its_files_title(
+    language: str, title: str, entry: tuple[str, str], question: str
+) -> None:
+    # given: an FAQ file named for its topic, whose entry never says the topic's word
+    chunks_store(
+        kb_name="svc", source=title, title=title, chunks=[TextChunk(entry[0], " ".join(entry))], language=language
+    )
+    rows = _rows(question)
+    terms = query_words(question)
+
+    # when
+    coverage = _article_coverage(terms, dict.fromkeys(terms, 0.1), rows, knowledge_version())
+
+    # then: the title's word counts for the entry as its article's
+    assert coverage[rows[0].pk] == pytest.approx(1.0)
