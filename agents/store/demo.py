@@ -32,6 +32,7 @@ from agents.store.models import (
     Variant,
 )
 from agents.store.services import store_profile_set
+from agents.tools.base import tool_cache_expire
 from conversations.models import Customer, Language
 
 PRODUCTS: list[dict[str, Any]] = [
@@ -505,3 +506,4 @@ def store_seed_demo(*, reset: bool = False) -> None:
         for demo in ORDERS:
             if reset or demo.external_id not in existing:
                 _seed_order(demo, anchor)
+        transaction.on_commit(tool_cache_expire)  # bulk writes send no signals (agents.store.signals)

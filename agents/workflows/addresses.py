@@ -380,7 +380,9 @@ _NOT_A_CITY = re.compile(
 
 def _city_before(text: str) -> str:
     """The capitalised words right before a state, without a sentence's first word ("Please", "Town")."""
-    found = _CITY_BEFORE.search(re.split(r"[.;:!?()]\s|[;:()]", text.rstrip(" ,.;:!?"))[-1])
+    # "Houston in TX": the city, then where it lies
+    text = re.sub(r"\s+(?:in|at|within)\s*$", "", text.rstrip(" ,.;:!?"))
+    found = _CITY_BEFORE.search(re.split(r"[.;:!?()]\s|[;:()]", text)[-1])
     words = found.group(1).split() if found else []
     while words and _NOT_A_CITY.match(words[0].strip(".,")):
         words = words[1:]
@@ -437,7 +439,7 @@ def _anchored(text: str, default_country: str) -> dict[str, str] | None:
 
 def _a_city(name: str) -> bool:
     """Capitalised words that are not a label or the start of a sentence ("Town: …", "the account's under …")."""
-    return bool(_CITY_WORDS.fullmatch(name)) and not _NOT_A_CITY.match(name.split()[0])
+    return bool(_CITY_WORDS.fullmatch(name)) and not _NOT_A_CITY.match(name.split()[0].strip(".,"))
 
 
 def _plausible(address: dict[str, str]) -> bool:

@@ -275,6 +275,11 @@ def test_words_around_the_fields_stay_out_of_them(text: str, expected: tuple[str
             "My new place is 9 Lark Street Suite 3, which is in Dover, DE, zip code 19901.",
             ("9 Lark Street", "Suite 3", "Dover", "DE", "USA", "19901"),
         ),
+        # the zip before the city, the city "in" its state, the country ending the sentence with a full stop
+        (
+            "That's 62 Reed Street, Suite 7, ZIP 73301, Austin in TX, USA.",
+            ("62 Reed Street", "Suite 7", "Austin", "TX", "USA", "73301"),
+        ),
     ],
 )
 def test_fields_in_any_order_are_read_by_their_shapes(text: str, expected: tuple[str, ...]) -> None:

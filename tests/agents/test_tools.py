@@ -148,6 +148,36 @@ def test_read_results_are_cached_per_customer_and_invalidated_by_writes(li: Tool
     assert "cached" not in after and after["status"] == "cancelled"
 
 
+def test_an_order_changed_outside_the_tools_is_not_served_from_the_cache(
+    li: ToolContext, django_capture_on_commit_callbacks: Any
+) -> None:
+    tool_call("get_order_info", li, {"order_id": "#D1001"})  # cached
+
+    with django_capture_on_commit_callbacks(execute=True):  # staff cancel it in the admin
+        order = Order.objects.get(external_id="#D1001")
+        order.status = "cancelled"
+        order.save()
+    after = tool_call("get_order_info", li, {"order_id": "#D1001"})
+
+    assert "cached" not in after and after["status"] == "cancelled"
+
+
+def test_an_import_expires_every_customers_cached_reads(
+    li: ToolContext, django_capture_on_commit_callbacks: Any
+) -> None:
+    from agents.store.taubench import store_export_taubench, store_import_taubench
+
+    tool_call("get_order_info", li, {"order_id": "#D1001"})  # cached
+    data = store_export_taubench()
+    data["orders"]["#D1001"]["status"] = "cancelled"
+
+    with django_capture_on_commit_callbacks(execute=True):  # bulk writes: no signal per row
+        store_import_taubench(data=data)
+    after = tool_call("get_order_info", li, {"order_id": "#D1001"})
+
+    assert "cached" not in after and after["status"] == "cancelled"
+
+
 # --- writes (τ-bench retail effects) ----------------------------------------------------------------
 
 
