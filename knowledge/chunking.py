@@ -20,7 +20,13 @@ STOP_WORDS = set(
     "it its this that with be me we our us if not no yes have has please there any about from by at as".split()
 ) | set("的 了 吗 呢 吧 啊 是 我 你 他 她 它 我们 你们 怎么 什么 如何 请问 一下 可以 能 有 没有 在 和 与".split())
 _WORD = re.compile(r"\w+")
-_SENTENCE_END = re.compile(r"(?<=[。！？；!?;])|(?<=[.])\s+")
+# A line break ends a sentence too: a chunk keeps one between list items that end without punctuation.
+# An English ";" does not: the clause after it ("…on the back; no scratches on the screen.") quoted alone
+# reads as a fragment.
+# Nor does the full stop of a numbered list's "2." (at a line's start, or after a space in flattened text).
+_SENTENCE_END = re.compile(r"(?<=[。！？；!?])|(?<=[.])(?<!^\d\.)(?<!^\d\d\.)(?<!\s\d\.)(?<!\s\d\d\.)\s+|\n+", re.M)
+_LIST_ITEM = re.compile(r"^(?:[-*+•]|\d{1,2}[.)、])\s+")
+_ENDS = (".", "!", "?", ";", "。", "！", "？", "；")
 
 
 @dataclass(frozen=True)
@@ -75,16 +81,31 @@ def meaning_terms(text: str) -> set[str]:
     return {term for term in terms if term not in STOP_WORDS}
 
 
-def _pack(heading: str, body: str) -> list[TextChunk]:
+def _blocks(lines: list[str]) -> list[str]:
+    """A section's paragraphs (its wrapped lines joined) and list items, each on a line of its own: a list
+    item that ends without a full stop is still a sentence of its own, for the reply that quotes it."""
+    blocks: list[list[str]] = []
+    for line in (line.strip() for line in lines):
+        if not line or _LIST_ITEM.match(line) or not blocks or not blocks[-1]:
+            blocks.append([])
+        if line:
+            blocks[-1].append(line)
+    return [re.sub(r"\s+", " ", " ".join(block)) for block in blocks if block]
+
+
+def _pack(heading: str, body: list[str]) -> list[TextChunk]:
     chunks, current, last = [], "", ""
-    for sentence in sentences(body):
+    for sentence, starts_block in ((s, i == 0) for block in body for i, s in enumerate(sentences(block))):
         if current and len(current) + len(sentence) + 1 > MAX_CHARS:
             chunks.append(TextChunk(heading, current))
             current = last if len(last) <= OVERLAP_CHARS and last != current else ""
-        joiner = "" if current.endswith(("。", "！", "？", "；")) else " "  # Chinese needs no spaces
+        if starts_block and current and not current.endswith(_ENDS):
+            joiner = "\n"  # the item before ends without punctuation: the line break is its end
+        else:
+            joiner = "" if current.endswith(("。", "！", "？", "；")) else " "  # Chinese needs no spaces
         current = f"{current}{joiner}{sentence}".strip() if current else sentence
-        # a clause after ";" belongs to its sentence: the carried sentence starts where the sentence does
-        last = f"{last}{'' if last.endswith('；') else ' '}{sentence}" if last.endswith((";", "；")) else sentence
+        # a clause after "；" belongs to its sentence: the carried sentence starts where the sentence does
+        last = f"{last}{sentence}" if last.endswith("；") else sentence
         while len(current) > MAX_CHARS * 2:  # one huge "sentence" (no punctuation): hard cut
             chunks.append(TextChunk(heading, current[:MAX_CHARS]))
             current = last = current[MAX_CHARS - OVERLAP_CHARS // 2 :]
@@ -107,7 +128,7 @@ def chunk_markdown(text: str, *, title: str = "") -> list[TextChunk]:
             sections[-1][1].append(line)
     chunks: list[TextChunk] = []
     for heading, lines in sections:
-        body = re.sub(r"\s+", " ", "\n".join(lines)).strip()
+        body = _blocks(lines)
         if body:
             chunks.extend(_pack(heading or title, body))
     return chunks

@@ -79,9 +79,10 @@ def _extract(question: str, section: str) -> str:
     after it (help text states a condition, then what follows from it), the opening sentence (a
     heading-led section states its point first), then the other sentences that share words with the
     question, while there is room."""
-    text = re.sub(r"(?<=[。！？；])\s+", "", re.sub(r"\s+", " ", section)).strip()
+    # line breaks end list items (knowledge.chunking): kept for splitting, not in the reply
+    text = re.sub(r"(?<=[。！？；])\s+", "", re.sub(r"[^\S\n]+", " ", section)).strip()
     if len(text) <= MAX_ANSWER_CHARS:
-        return text
+        return re.sub(r"\s*\n\s*", " ", text)
     parts = sentences(text) or [text]
     asked = _terms(question, question=True)
     said = [_terms(s, question=False) & asked for s in parts]
@@ -143,7 +144,7 @@ def _supporting_sentences(
         if chunk.similarity < best.similarity - margin or chunk.text in best.text or chunk.text in quoted:
             continue
         close = chunk.similarity >= best.similarity - SUPPORT_MARGIN
-        parts = sentences(re.sub(r"\s+", " ", chunk.text)) or [chunk.text]
+        parts = sentences(re.sub(r"[^\S\n]+", " ", chunk.text)) or [chunk.text]
         for position, sentence in enumerate(parts):
             found = (asked & _terms(sentence, question=False)) - said
             if not close and not same_article:
@@ -159,6 +160,8 @@ def _supporting_sentences(
     chosen = sorted((c for c in candidates if c[3] is chunk and c[0] == gain), key=lambda c: c[4])
     text = ""
     for *_, sentence in chosen:
+        if sentence in text:  # the answer after an FAQ question came with it
+            continue
         if len(text) + len(sentence) > SUPPORT_CHARS and text:
             break
         text = f"{text} {sentence}".strip() if not _CJK.search(sentence) else f"{text}{sentence}"

@@ -66,6 +66,18 @@ def test_a_question_in_a_passage_brings_its_answer() -> None:
     assert sentence.endswith("No, points stay on your own account.")
 
 
+def test_the_answer_an_faq_question_brings_is_not_said_twice() -> None:
+    # the question and its answer each share one word with what was asked: both are chosen
+    entry = _chunk(5, "How long does a setup take?", "How long does a setup take? Most setups take an hour.", 0.875)
+
+    _, sentence = _supporting_sentences("is a setup quick", "Plan A adds a year of cover. [1]", [PLANS, entry]) or (
+        None,
+        "",
+    )
+
+    assert sentence == "How long does a setup take? Most setups take an hour."
+
+
 def test_a_distant_passage_or_one_adding_nothing_is_left_out() -> None:
     far = _chunk(4, "Prices", PRICES.text, 0.80)
 

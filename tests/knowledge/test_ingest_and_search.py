@@ -12,7 +12,7 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.db import connection
 
-from knowledge.chunking import TextChunk, chunk_markdown, search_text
+from knowledge.chunking import TextChunk, chunk_markdown, search_text, sentences
 from knowledge.embeddings import EmbeddingsUnavailable
 from knowledge.models import Chunk, Document
 from knowledge.selectors import _chunk_stats, chunk_search_hybrid
@@ -40,8 +40,8 @@ def test_chunks_keep_their_heading_path_and_cut_chinese_sentences() -> None:
 
 @pytest.mark.parametrize("chinese", [False, True], ids=["en", "zh"])
 def test_a_chunk_starts_where_a_sentence_starts_and_repeats_the_short_sentence_before_it(chinese: bool) -> None:
-    # the cut falls between the two clauses of the long sentence (after ";"), so the chunk after it
-    # starts with the sentence's first clause, not its second
+    # the cut falls near a long sentence of two clauses: the chunk after the cut still starts where a
+    # sentence does (in Chinese the cut may fall after "；": the chunk starts with the first clause)
     if chinese:
         pieces = [
             f"第{i}条规定说明了配送时效和运费的计算方式，请仔细阅读后下单，如有疑问请随时联系在线客服。"
@@ -61,9 +61,31 @@ def test_a_chunk_starts_where_a_sentence_starts_and_repeats_the_short_sentence_b
 
     assert len(chunks) > 1
     assert all(chunk.text.startswith(("第", "Rule", split[0])) for chunk in chunks)  # never a sentence's tail
-    assert any(chunk.text.startswith(split[0]) and split[1] in chunk.text for chunk in chunks[1:])
+    whole = ("" if chinese else " ").join(split)
+    assert any(whole in chunk.text for chunk in chunks)  # never cut inside
     for before, after in zip(chunks, chunks[1:], strict=False):
         assert after.text[:20] in before.text  # the overlap: the sentence cut off repeats whole
+
+
+@pytest.mark.parametrize(
+    ("markdown", "expected"),
+    [
+        (
+            "# Prices\n\nSome examples:\n- Find X9: ¥3,199\n- Pad 3: ¥1,799\n\nStock is limited; we do not restock.\n",
+            ["Some examples:", "- Find X9: ¥3,199", "- Pad 3: ¥1,799", "Stock is limited; we do not restock."],
+        ),
+        (
+            "# 价格\n\n例如：\n1. 香港 45 元\n2. 日本 60 元\n\n库存有限。\n",
+            ["例如：", "1. 香港 45 元", "2. 日本 60 元", "库存有限。"],
+        ),
+    ],
+    ids=["en", "zh"],
+)
+def test_list_items_stay_sentences_of_their_own(markdown: str, expected: list[str]) -> None:
+    # a list item without a full stop would otherwise run into the next one, and a reply quote both
+    (chunk,) = chunk_markdown(markdown)
+
+    assert sentences(chunk.text) == expected
 
 
 def test_each_format_is_ingested(tmp_path: Path) -> None:
