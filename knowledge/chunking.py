@@ -26,7 +26,7 @@ _WORD = re.compile(r"\w+")
 # Nor does the full stop of a numbered list's "2." (at a line's start, or after a space in flattened text).
 _SENTENCE_END = re.compile(r"(?<=[。！？；!?])|(?<=[.])(?<!^\d\.)(?<!^\d\d\.)(?<!\s\d\.)(?<!\s\d\d\.)\s+|\n+", re.M)
 _LIST_ITEM = re.compile(r"^(?:[-*+•]|\d{1,2}[.)、])\s+")
-_ENDS = (".", "!", "?", ";", "。", "！", "？", "；")
+_ENDS = (".", "!", "?", "。", "！", "？", "；")  # what ends a sentence (an English ";" does not)
 
 
 @dataclass(frozen=True)

@@ -78,8 +78,12 @@ def test_a_chunk_starts_where_a_sentence_starts_and_repeats_the_short_sentence_b
             "# 价格\n\n例如：\n1. 香港 45 元\n2. 日本 60 元\n\n库存有限。\n",
             ["例如：", "1. 香港 45 元", "2. 日本 60 元", "库存有限。"],
         ),
+        (
+            "# Shipping\n\nWe ship:\n- phones;\n- tablets;\n- earbuds.\n",
+            ["We ship:", "- phones;", "- tablets;", "- earbuds."],
+        ),
     ],
-    ids=["en", "zh"],
+    ids=["en", "zh", "en-semicolons"],
 )
 def test_list_items_stay_sentences_of_their_own(markdown: str, expected: list[str]) -> None:
     # a list item without a full stop would otherwise run into the next one, and a reply quote both
