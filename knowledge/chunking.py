@@ -81,6 +81,13 @@ def meaning_terms(text: str) -> set[str]:
     return {term for term in terms if term not in STOP_WORDS}
 
 
+def joined(text: str, following: str) -> str:
+    """Two runs of sentences as one: Chinese needs no space after its full stop."""
+    if not text:
+        return following
+    return f"{text}{'' if text.endswith(('。', '！', '？', '；')) else ' '}{following}".strip()
+
+
 def _blocks(lines: list[str]) -> list[str]:
     """A section's paragraphs (its wrapped lines joined) and list items, each on a line of its own: a list
     item that ends without a full stop is still a sentence of its own, for the reply that quotes it."""
@@ -100,10 +107,9 @@ def _pack(heading: str, body: list[str]) -> list[TextChunk]:
             chunks.append(TextChunk(heading, current))
             current = last if len(last) <= OVERLAP_CHARS and last != current else ""
         if starts_block and current and not current.endswith(_ENDS):
-            joiner = "\n"  # the item before ends without punctuation: the line break is its end
+            current = f"{current}\n{sentence}"  # the item before ends without punctuation: the break is its end
         else:
-            joiner = "" if current.endswith(("。", "！", "？", "；")) else " "  # Chinese needs no spaces
-        current = f"{current}{joiner}{sentence}".strip() if current else sentence
+            current = joined(current, sentence)
         # a clause after "；" belongs to its sentence: the carried sentence starts where the sentence does
         last = f"{last}{sentence}" if last.endswith("；") else sentence
         while len(current) > MAX_CHARS * 2:  # one huge "sentence" (no punctuation): hard cut

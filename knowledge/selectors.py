@@ -16,7 +16,7 @@ from django.core.cache import cache
 from django.db import connection
 from pgvector.django import VectorField
 
-from knowledge.chunking import query_words, search_text
+from knowledge.chunking import joined, query_words, search_text
 from knowledge.embeddings import english_query_vector, has_cjk, query_vectors
 from knowledge.models import Chunk, Document, DocumentStatus, IngestJob
 from knowledge.services import knowledge_version
@@ -487,9 +487,7 @@ def chunk_sections(chunk_ids: list[int]) -> dict[int, str]:
             end += 1
         text = run[start].text
         for following in run[start + 1 : end + 1]:
-            rest = _without_overlap(text, following.text)
-            joiner = "" if text.endswith(("。", "！", "？", "；")) else " "  # Chinese needs no spaces
-            text = f"{text}{joiner}{rest}" if rest else text
+            text = joined(text, _without_overlap(text, following.text))
         sections[chunk_id] = text
     return sections
 
