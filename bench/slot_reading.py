@@ -1,0 +1,157 @@
+"""Slot reading on wordings nobody tuned for: US addresses in chat messages, and cancellation reasons.
+
+What the workflows read from free text decides whether a change is written right: an address read into the
+wrong fields ships an order to nowhere, a reason not understood sends the customer round the same question.
+Both readers are pure functions (agents.workflows.addresses.parse_address, agents.workflows.slots
+.cancel_reason), so they are measured directly, on data written for this benchmark by someone who had not
+seen the readers (bench/slot_reading/):
+
+- address_layouts.json: message templates in which a shopper gives a new shipping address, filled with
+  the addresses of τ-bench's retail users (read from --data at run time, never stored), each with its
+  unit word varied (Suite, Apt, Unit, #) and its state given as a code or a name. An address counts
+  when every field (street, unit, city, state, zip, country) is read exactly, after case and
+  punctuation are set aside.
+- cancel_reasons.json: what customers answer when asked why they cancel, or say in the request, in
+  English and Chinese: "no longer needed", "ordered by mistake", or no reason that fits (the reader
+  must then say it does not know, so that the bot asks). Accuracy over all three.
+
+Each file has a development half (read its failures, improve the readers) and a held-out half (report it
+untouched: never read its failures, never tune on it). `--half heldout` never prints failures.
+
+    .venv/bin/python bench/slot_reading.py --data ../shared/data --half dev --show-failures
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import re
+import string
+from collections import Counter
+from pathlib import Path
+
+from harness import django_setup
+
+DATA = Path(__file__).resolve().parent / "slot_reading"
+FILLS_PER_TEMPLATE = 4
+UNIT_WORDS = ("Suite", "Apt", "Apartment", "Unit", "#", "Ste")
+COUNTRY_NAMES = ("USA", "United States", "US")
+STATE_NAMES = {
+    "AL": "Alabama", "AK": "Alaska", "AZ": "Arizona", "AR": "Arkansas", "CA": "California", "CO": "Colorado",
+    "CT": "Connecticut", "DE": "Delaware", "FL": "Florida", "GA": "Georgia", "HI": "Hawaii", "ID": "Idaho",
+    "IL": "Illinois", "IN": "Indiana", "IA": "Iowa", "KS": "Kansas", "KY": "Kentucky", "LA": "Louisiana",
+    "ME": "Maine", "MD": "Maryland", "MA": "Massachusetts", "MI": "Michigan", "MN": "Minnesota",
+    "MS": "Mississippi", "MO": "Missouri", "MT": "Montana", "NE": "Nebraska", "NV": "Nevada",
+    "NH": "New Hampshire", "NJ": "New Jersey", "NM": "New Mexico", "NY": "New York", "NC": "North Carolina",
+    "ND": "North Dakota", "OH": "Ohio", "OK": "Oklahoma", "OR": "Oregon", "PA": "Pennsylvania",
+    "RI": "Rhode Island", "SC": "South Carolina", "SD": "South Dakota", "TN": "Tennessee", "TX": "Texas",
+    "UT": "Utah", "VT": "Vermont", "VA": "Virginia", "WA": "Washington", "WV": "West Virginia",
+    "WI": "Wisconsin", "WY": "Wyoming", "DC": "District of Columbia",
+}  # fmt: skip
+
+
+def _plain(value: str) -> str:
+    """A field compared without case, punctuation or spacing: "Apt. 4" is "apt 4"."""
+    return re.sub(rf"[\s{re.escape(string.punctuation)}]+", " ", value).strip().lower()
+
+
+def _addresses(data: Path) -> list[dict[str, str]]:
+    users = json.loads((data / "tau2_retail" / "db.json").read_text())["users"]
+    return [user["address"] for _, user in sorted(users.items())]
+
+
+def _filled(template: str, address: dict[str, str], rng: random.Random) -> tuple[str, dict[str, str]]:
+    """The template filled with `address` (its unit word varied), and the fields it should be read as."""
+    number = address["address2"].split()[-1]
+    word = rng.choice(UNIT_WORDS)
+    unit = f"#{number}" if word == "#" else f"{word} {number}"
+    country = rng.choice(COUNTRY_NAMES)
+    text = template.format(
+        street=address["address1"],
+        unit=unit,
+        city=address["city"],
+        state=address["state"],
+        state_name=STATE_NAMES[address["state"]],
+        zip=address["zip"],
+        country=country,
+    )
+    expected = {
+        "address1": address["address1"],
+        "address2": unit if "{unit}" in template else "",
+        "city": address["city"],
+        "state": address["state"],
+        "zip": address["zip"],
+        "country": "USA",
+    }
+    return text, expected
+
+
+def addresses_measure(half: str, data: Path, show: bool) -> None:
+    from agents.workflows.addresses import parse_address
+
+    templates = json.loads((DATA / "address_layouts.json").read_text())[half]
+    addresses = _addresses(data)
+    wrong_fields: Counter[str] = Counter()
+    read = total = 0
+    templates_all_read = 0
+    for index, template in enumerate(templates):
+        rng = random.Random(f"{half}:{index}")
+        all_read = True
+        for address in rng.sample(addresses, FILLS_PER_TEMPLATE):
+            text, expected = _filled(template, address, rng)
+            found = parse_address(text, default_country="USA") or {}
+            wrong = [key for key, value in expected.items() if _plain(found.get(key, "")) != _plain(value)]
+            total += 1
+            if wrong:
+                all_read = False
+                wrong_fields.update(wrong)
+                if show:
+                    print(f"address {half}-{index}: {', '.join(wrong)} wrong\n  > {text!r}")
+                    print(f"  < {json.dumps(found, ensure_ascii=False)}")
+            else:
+                read += 1
+        templates_all_read += all_read
+    print(f"addresses, {half}: {read}/{total} = {read / total:.1%} read exactly "
+          f"({templates_all_read}/{len(templates)} layouts every time)")
+    for field, count in wrong_fields.most_common():
+        print(f"  {count:4d}  {field} wrong")
+
+
+def reasons_measure(half: str, show: bool) -> None:
+    from agents.workflows.slots import cancel_reason
+
+    examples = json.loads((DATA / "cancel_reasons.json").read_text())[half]
+    by_lang: dict[str, Counter[str]] = {}
+    confusion: Counter[tuple[str, str]] = Counter()
+    for number, example in enumerate(examples):
+        said = cancel_reason(example["text"], typos=True)
+        expected = example["reason"]
+        cell = by_lang.setdefault(example["lang"], Counter())
+        cell["total"] += 1
+        cell["right"] += said == expected
+        confusion[str(expected), str(said)] += 1
+        if show and said != expected:
+            print(f"reason {half}-{number} ({example['lang']}): expected {expected}, read {said}\n  > {example['text']!r}")
+    for lang, cell in sorted(by_lang.items()):
+        print(f"cancel reasons, {half} {lang}: {cell['right']}/{cell['total']} = {cell['right'] / cell['total']:.1%}")
+    for (expected, said), count in sorted(confusion.items()):
+        if expected != said:
+            print(f"  {count:4d}  {expected} read as {said}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, required=True, help="the shared data folder (tau2_retail/db.json)")
+    parser.add_argument("--half", choices=["dev", "heldout", "both"], default="both")
+    parser.add_argument("--show-failures", action="store_true", help="print each failure (development half only)")
+    args = parser.parse_args()
+    django_setup()
+    for half in ("dev", "heldout") if args.half == "both" else (args.half,):
+        show = args.show_failures and half == "dev"
+        addresses_measure(half, args.data, show)
+        reasons_measure(half, show)
+
+
+if __name__ == "__main__":
+    main()
