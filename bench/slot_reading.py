@@ -11,9 +11,10 @@ seen the readers (bench/slot_reading/):
   unit word varied (Suite, Apt, Unit, #) and its state given as a code or a name. An address counts
   when every field (street, unit, city, state, zip, country) is read exactly, after case and
   punctuation are set aside.
-- cancel_reasons.json: what customers answer when asked why they cancel, or say in the request, in
-  English and Chinese: "no longer needed", "ordered by mistake", or no reason that fits (the reader
-  must then say it does not know, so that the bot asks). Accuracy over all three.
+- cancel_reasons.json: what customers answer when asked why they cancel, in English and Chinese: "no
+  longer needed", "ordered by mistake", or no reason that fits (the reader must then say it does not
+  know, so that the bot asks). Read as the cancel workflow reads an answer to its question (the word
+  rules, then by meaning: agents.workflows.meaning); accuracy over all three.
 
 Each file has a development half (read its failures, improve the readers) and a held-out half (report it
 untouched: never read its failures, never tune on it). `--half heldout` never prints failures.
@@ -112,29 +113,40 @@ def addresses_measure(half: str, data: Path, show: bool) -> None:
             else:
                 read += 1
         templates_all_read += all_read
-    print(f"addresses, {half}: {read}/{total} = {read / total:.1%} read exactly "
-          f"({templates_all_read}/{len(templates)} layouts every time)")
+    print(
+        f"addresses, {half}: {read}/{total} = {read / total:.1%} read exactly "
+        f"({templates_all_read}/{len(templates)} layouts every time)"
+    )
     for field, count in wrong_fields.most_common():
         print(f"  {count:4d}  {field} wrong")
 
 
 def reasons_measure(half: str, show: bool) -> None:
+    """As the cancel workflow reads the answer to its question: the word rules, then by meaning."""
+    from agents.workflows.meaning import cancel_reason_meant
     from agents.workflows.slots import cancel_reason
 
     examples = json.loads((DATA / "cancel_reasons.json").read_text())[half]
     by_lang: dict[str, Counter[str]] = {}
     confusion: Counter[tuple[str, str]] = Counter()
     for number, example in enumerate(examples):
-        said = cancel_reason(example["text"], typos=True)
+        by_rules = cancel_reason(example["text"], typos=True)
+        said = by_rules or cancel_reason_meant(example["text"])
         expected = example["reason"]
         cell = by_lang.setdefault(example["lang"], Counter())
         cell["total"] += 1
         cell["right"] += said == expected
+        cell["rules"] += by_rules == expected
         confusion[str(expected), str(said)] += 1
         if show and said != expected:
-            print(f"reason {half}-{number} ({example['lang']}): expected {expected}, read {said}\n  > {example['text']!r}")
+            print(
+                f"reason {half}-{number} ({example['lang']}): expected {expected}, read {said}\n  > {example['text']!r}"
+            )
     for lang, cell in sorted(by_lang.items()):
-        print(f"cancel reasons, {half} {lang}: {cell['right']}/{cell['total']} = {cell['right'] / cell['total']:.1%}")
+        print(
+            f"cancel reasons, {half} {lang}: {cell['right']}/{cell['total']} = {cell['right'] / cell['total']:.1%}"
+            f"  (word rules alone: {cell['rules'] / cell['total']:.1%})"
+        )
     for (expected, said), count in sorted(confusion.items()):
         if expected != said:
             print(f"  {count:4d}  {expected} read as {said}")

@@ -18,6 +18,7 @@ from agents.store.selectors import store_currency
 from agents.tools import ToolContext, tool_call
 from agents.workflows import slots as read
 from agents.workflows.addresses import address_fragment, address_lines, parse_address
+from agents.workflows.meaning import cancel_reason_meant
 from agents.workflows.variants import Clarify, llm_replacements, match_replacement, wanted_options
 from conversations.models import WorkflowKind
 
@@ -170,6 +171,11 @@ class Workflow(ABC):
     def read(self, slot: str, ctx: Ctx, text: str, entities: dict[str, Any], s: dict[str, Any]) -> Any:
         """The slot's value in this message, or None; SlotInvalid when it is there but not acceptable."""
 
+    def read_meant(self, slot: str, text: str) -> Any:
+        """The slot's value in an answer to the bot's question for it that read() finds nothing in,
+        read by meaning (agents.workflows.meaning), or None."""
+        return None
+
     @abstractmethod
     def summary(self, ctx: Ctx, s: dict[str, Any]) -> str:
         """What will be written, for the explicit yes/no."""
@@ -307,6 +313,9 @@ class CancelOrder(Workflow):
         if slot == "reason":
             return read.cancel_reason(text, typos=True)
         return None
+
+    def read_meant(self, slot: str, text: str) -> Any:
+        return cancel_reason_meant(text) if slot == "reason" else None
 
     @staticmethod
     def _part_asked(ctx: Ctx, text: str, order_id: str) -> bool:

@@ -549,14 +549,23 @@ def _fill_said(
     for said in earlier:
         kind, filled, _ = _fill(kind, ctx, state, s, said["text"], said["entities"])
         filled_before = filled_before or filled
-    kind, filled, error = _fill(kind, ctx, state, s, text, entities)
+    kind, filled, error = _fill(kind, ctx, state, s, text, entities, answers=state.step)
     return kind, filled_before, filled, error
 
 
 def _fill(
-    kind: str, ctx: Ctx, state: WorkflowState, s: dict[str, Any], text: str, entities: dict[str, Any]
+    kind: str,
+    ctx: Ctx,
+    state: WorkflowState,
+    s: dict[str, Any],
+    text: str,
+    entities: dict[str, Any],
+    *,
+    answers: str = "",
 ) -> tuple[str, bool, str]:
-    """Fill every slot this message carries; a new order id replaces the old one (a correction).
+    """Fill every slot this message carries; a new order id replaces the old one (a correction). The
+    slot the message `answers` (the bot asked for it) is also read by meaning when its words say nothing
+    the readers know.
 
     Returns the workflow kind (an order's status can turn an exchange into an item change of a
     pending order, and back), whether anything was filled, and why a value was refused.
@@ -573,6 +582,8 @@ def _fill(
                 continue
             try:
                 value = workflow.read(slot, ctx, text, entities, s)
+                if not value and slot == answers:
+                    value = workflow.read_meant(slot, text)
             except OtherWorkflow as other:
                 kind = other.kind
                 s.update(other.slots)

@@ -165,8 +165,8 @@ CANCEL_REASON_WORDS = {
         # a better offer or a wait too long: the customer no longer needs this order
         "cheaper", "better price", "better deal", "elsewhere", "somewhere else", "another store", "too expensive",
         "too long", "too slow", "can't wait",
-        "不需要", "不要了", "用不上", "不想要", "用不到", "不用了", "没必要", "改主意", "改变主意", "计划有变",
-        "已经买到", "送了一个", "送我一个", "更便宜", "别家",
+        "不需要", "不要了", "用不上", "不想要", "用不到", "用不着", "不用了", "没必要", "改主意", "改变主意",
+        "计划有变", "已经买到", "送了一个", "送我一个", "更便宜", "别家",
         "太贵", "太慢", "等不及", "太久",
     ),
 }  # fmt: skip
@@ -181,7 +181,7 @@ _MISTAKE_STORY = re.compile(
     r"\bgot\s+(?:submitted|placed)\b|\b(?:submitted|placed)\s+(?:it\s+|this\s+|the order\s+)?(?:in error|by accident|"
     r"accidentally|by mistake)\b|\b(?:was|were)(?:n'?t| not)\s+supposed\s+to\b|\bdouble[- ]?click|\bmis-?click|"
     r"\bonly\s+meant\s+to\b|\bthought\s+i\s+was\s+(?:only\s+|just\s+)?(?:adding|saving|putting|browsing)\b|"
-    r"点了两次|重复提交|[猫狗](?:踩|按|碰)",
+    r"点了两[次遍]|重复提交|[猫狗](?:踩|按|碰)",
     re.IGNORECASE,
 )
 _NOT_NEEDED_STORY = re.compile(

@@ -77,6 +77,37 @@ def test_cancel_in_english_verifies_collects_confirms_and_writes_once(guest: Con
     assert _awaiting(again) != "confirm" or "Cancel order" not in again.reply["text"]
 
 
+@pytest.mark.parametrize(
+    ("opening", "story", "reason"),
+    [
+        ("I want to cancel order #D1001", "my neighbour lent me his, so I'm sorted", "no longer needed"),
+        ("帮我取消订单 #D1001", "本来只是想看看运费，结果直接付款了", "ordered by mistake"),
+    ],
+)
+def test_a_cancel_reason_told_as_a_story_is_read_by_meaning(
+    li: Conversation, opening: str, story: str, reason: str
+) -> None:
+    asked = run_turn(li, opening)
+    assert _awaiting(asked) == "reason"
+
+    confirm = run_turn(li, story)
+
+    assert _awaiting(confirm) == "confirm" and reason in confirm.reply["text"]
+    run_turn(li, "yes" if li.language == "en" else "是的")
+    order = Order.objects.get(external_id="#D1001")
+    assert order.status == "cancelled" and order.action_details["cancel_reason"] == reason
+
+
+def test_a_question_asked_for_the_cancel_reason_is_not_taken_for_one(li: Conversation) -> None:
+    run_turn(li, "帮我取消订单 #D1001")
+
+    turn = run_turn(li, "退款多久到账？")
+
+    assert "reason" not in WorkflowState.objects.get(conversation=li, status="active").slots
+    assert Order.objects.get(external_id="#D1001").status == "pending"
+    assert _awaiting(turn) == "reason"
+
+
 def test_return_in_chinese_with_several_slots_in_one_message(li: Conversation) -> None:
     first = run_turn(li, "我要退货，订单 #D1003 里的 Enco X3 耳机，退到礼品卡")
 
