@@ -173,13 +173,17 @@ _FIELD_NAME = re.compile(
 # "…, Suite 500. It's in Houston, TX": a sentence that goes on with where the street is.
 _GOES_ON = re.compile(
     r"[.;]\s+(?:(?:it'?s|it is|that'?s|that is|which is|located|this is)\s+)?(?:in|at)\s+|"
-    r",\s+(?:(?:which|that)\s+is\s+|located\s+)?in\s+(?=[A-Z])|"
+    # lower-case "in" before a capital: ", IN now" is Indiana
+    r",\s+(?:(?:which|that)\s+is\s+|located\s+)?(?-i:in\s+(?=[A-Z]))|"
     # "… 137 Willow Lane. It's Suite 127, …": the unit in a sentence of its own
     r"[.;]\s+(?:it'?s|it is|that'?s|that is|this is)\s+(?=(?:apt|apartment|unit|suite|ste|flat|room|#)\b)",
     re.I,
 )
 # "address line 1 295 Elm Avenue, line 2 Suite 793": a form's labels, not part of the address.
 _LINE_LABEL = re.compile(r"\b(?:address\s+)?line\s*(?:1|2|one|two)\b\s*[:=-]?\s*", re.IGNORECASE)
+# Field names said inline in lower case, before or after their value: "… Ste 555 city Jacksonville state FL
+# zip 32217", "Denver city, CO state, zip 80278" (a city named "… City" is written with a capital).
+_INLINE_LABEL = re.compile(r"(?<=\s)(?:city|town|state)\s+(?=[A-Z])|(?<=[A-Za-z])\s+(?:city|state)(?=\s*[,;]|\s*$)")
 # A country said between the other fields ("Houston, TX, USA, 77158", "San Diego, CA, USA 92159") rather
 # than last.
 _COUNTRY_BETWEEN = re.compile(rf"(?:,|\s-)\s*({_US_NAMES})\s*(?=,|\s-\s|\s+{_US_ZIP}\b)", re.IGNORECASE)
@@ -280,7 +284,7 @@ _LABELS = {
     "country": r"country",
 }
 _LABELLED = re.compile(
-    r"\b(" + "|".join(f"(?P<{key}>{pattern})" for key, pattern in _LABELS.items()) + r")\s*[:=]\s*",
+    r"\b(" + "|".join(f"(?P<{key}>{pattern})" for key, pattern in _LABELS.items()) + r")\s*(?:[:=]|-(?=\s))\s*",
     re.IGNORECASE,
 )
 
@@ -429,12 +433,16 @@ def _anchored(text: str, default_country: str) -> dict[str, str] | None:
     country = re.search(rf"\b(?:{_US_NAMES})\b", text.replace(state.group(), " "))
     return {
         "address1": _clean(text[slice(*taken[0])]),
-        "address2": re.sub(r"\s+", " ", unit.group().strip()).replace("# ", "#") if unit else "",
+        "address2": _unit(unit.group()) if unit else "",
         "city": city,
         "state": _state(state.group()),
         "country": _country(country.group() if country else "", default_country),
         "zip": zips[0].group(),
     }
+
+
+def _unit(said: str) -> str:
+    return re.sub(r"\s+", " ", said.strip()).replace("# ", "#")
 
 
 def _a_city(name: str) -> bool:
@@ -455,9 +463,11 @@ def parse_address(text: str, *, default_country: str = "") -> dict[str, str] | N
     fields read by their shapes are used."""
     if _CJK.search(text):
         return _listed(text) or _chinese(text)
-    text = _LINE_LABEL.sub(", ", text)
+    labelled = _labelled(text, default_country)  # "Address line 1: …" names its field
+    text = _INLINE_LABEL.sub(" ", _LINE_LABEL.sub(", ", text))
     found = (
-        _labelled(text, default_country)
+        labelled
+        or _labelled(text, default_country)
         or _listed(text)
         or _english(text, default_country)
         or _other_order(text, default_country)
@@ -469,6 +479,13 @@ def parse_address(text: str, *, default_country: str = "") -> dict[str, str] | N
     if unit is not None and not found["address2"] and unit.start() > 0:
         # "297 Highland Drive Suite 550, which is in …": the tagger can leave the unit on the street
         found["address1"], found["address2"] = _clean(found["address1"][: unit.start()]), unit.group()
+    units = {_unit(m.group()) for m in _UNIT_ANYWHERE.finditer(_ORDER_ID.sub(" ", text))} - {
+        f"{found['state']} {found['zip']}"  # Florida's FL before its zip is no floor
+    }
+    if not found["address2"] and len(units) == 1:
+        # "…, FL 32124. The apartment is Suite 971.", "(#938)", "Suite 351 - 418 Park Avenue": the one unit
+        # the message names, wherever it stands
+        found["address2"] = units.pop()
     if anchored is not None and anchored["address1"].startswith(found["address1"]) and anchored["zip"] == found["zip"]:
         # the street's type the tagger left out ("921 Park" of "921 Park Avenue, Suite 892, over in Chicago")
         found["address1"] = anchored["address1"]

@@ -290,6 +290,50 @@ def test_fields_in_any_order_are_read_by_their_shapes(text: str, expected: tuple
 
 
 @pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a form's labels, "Address line 1/2" among them
+        (
+            "Address line 1: 15 Birch Road\nAddress line 2: Unit 3\nCity: Tulsa\nState: Oklahoma\nZip: 74103",
+            ("15 Birch Road", "Unit 3", "Tulsa", "OK", "USA", "74103"),
+        ),
+        # labels followed by a dash
+        (
+            "street - 15 Birch Road\napt - 3B\ncity - Tulsa\nstate - OK\nzip - 74103",
+            ("15 Birch Road", "Apt 3B", "Tulsa", "OK", "USA", "74103"),
+        ),
+        # labels said inline in lower case, before their values or after them
+        (
+            "new place is 15 Birch Road Apt 3B city Tulsa state OK zip 74103",
+            ("15 Birch Road", "Apt 3B", "Tulsa", "OK", "USA", "74103"),
+        ),
+        (
+            "15 Birch Road, Tulsa city, OK state, zip 74103",
+            ("15 Birch Road", "", "Tulsa", "OK", "USA", "74103"),
+        ),
+        # the unit in a sentence or brackets of its own, or before the street
+        (
+            "Send it to 15 Birch Road, Tulsa, OK 74103. My apartment number is Apt 3B.",
+            ("15 Birch Road", "Apt 3B", "Tulsa", "OK", "USA", "74103"),
+        ),
+        ("15 Birch Road, Tulsa, OK 74103 (#12)", ("15 Birch Road", "#12", "Tulsa", "OK", "USA", "74103")),
+        ("Unit 9 - 15 Birch Road, Tulsa, OK 74103", ("15 Birch Road", "Unit 9", "Tulsa", "OK", "USA", "74103")),
+        # Florida's code before the zip is no floor; Indiana's IN is no "in"
+        ("It's 8 Palm Court, Miami, FL 33101, not the old one.", ("8 Palm Court", "", "Miami", "FL", "USA", "33101")),
+        (
+            "I live in Gary, IN now. The street is 8 Palm Court, Suite 2 and the zip code is 46402.",
+            ("8 Palm Court", "Suite 2", "Gary", "IN", "USA", "46402"),
+        ),
+    ],
+)
+def test_labels_and_units_around_an_address_are_read_where_they_stand(text: str, expected: tuple[str, ...]) -> None:
+    address = parse_address(text, default_country="USA")
+
+    assert address is not None
+    assert tuple(address[key] for key in ("address1", "address2", "city", "state", "country", "zip")) == expected
+
+
+@pytest.mark.parametrize(
     ("text", "fields"),
     [
         # who the account is under is not a city
