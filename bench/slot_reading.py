@@ -1,4 +1,4 @@
-"""Slot reading on wordings nobody tuned for: US addresses in chat messages, and cancellation reasons.
+"""Slot reading on wordings nobody tuned for: US addresses, cancellation reasons and yes/no in chat messages.
 
 What the workflows read from free text decides whether a change is written right: an address read into the
 wrong fields ships an order to nowhere, a reason not understood sends the customer round the same question.
@@ -11,6 +11,9 @@ seen the readers (bench/slot_reading/):
   unit word varied (Suite, Apt, Unit, #) and its state given as a code or a name. An address counts
   when every field (street, unit, city, state, zip, country) is read exactly, after case and
   punctuation are set aside.
+- confirmations.json: what customers answer to "Shall I go ahead?" after a summary of the change, in
+  English and Chinese: yes, no (or something in the summary is wrong), or neither (a question back, a
+  hesitation). Accuracy, and how often a yes was read where none was said (that one writes a change).
 - cancel_reasons.json: what customers answer when asked why they cancel, in English and Chinese: "no
   longer needed", "ordered by mistake", or no reason that fits (the reader must then say it does not
   know, so that the bot asks). Read as the cancel workflow reads an answer to its question (the word
@@ -152,6 +155,35 @@ def reasons_measure(half: str, show: bool) -> None:
             print(f"  {count:4d}  {expected} read as {said}")
 
 
+def confirmations_measure(half: str, show: bool) -> None:
+    """As the workflows read the answer to "Shall I go ahead?": a yes writes, a no drops the request,
+    anything else is read for what it says. A yes read where none was said is the costly error."""
+    from agents.workflows.slots import yes_no
+
+    examples = json.loads((DATA / "confirmations.json").read_text())[half]
+    by_lang: dict[str, Counter[str]] = {}
+    confusion: Counter[tuple[str, str]] = Counter()
+    for number, example in enumerate(examples):
+        said, expected = yes_no(example["text"]), example["answer"]
+        cell = by_lang.setdefault(example["lang"], Counter())
+        cell["total"] += 1
+        cell["right"] += said is expected
+        cell["false yes"] += said is True and expected is not True
+        confusion[str(expected), str(said)] += 1
+        if show and said is not expected:
+            print(
+                f"confirm {half}-{number} ({example['lang']}): expected {expected}, read {said}\n  > {example['text']!r}"
+            )
+    for lang, cell in sorted(by_lang.items()):
+        print(
+            f"confirmations, {half} {lang}: {cell['right']}/{cell['total']} = {cell['right'] / cell['total']:.1%}"
+            f"  (a yes read where none was said: {cell['false yes']})"
+        )
+    for (expected, said), count in sorted(confusion.items()):
+        if expected != said:
+            print(f"  {count:4d}  {expected} read as {said}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, required=True, help="the shared data folder (tau2_retail/db.json)")
@@ -163,6 +195,7 @@ def main() -> None:
         show = args.show_failures and half == "dev"
         addresses_measure(half, args.data, show)
         reasons_measure(half, show)
+        confirmations_measure(half, show)
 
 
 if __name__ == "__main__":
