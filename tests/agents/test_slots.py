@@ -33,6 +33,37 @@ def test_anything_else_is_neither(text: str) -> None:
 
 
 @pytest.mark.parametrize(
+    ("text", "answer"),
+    [
+        # texting, emoji, idioms that carry a "no", the request repeated
+        ("yh go for it", True),
+        ("👌", True),
+        ("why not", True),
+        ("I don't see a problem, go ahead", True),
+        ("yes, cancel #W7654321", True),
+        ("ok的", True),
+        ("没错，就这样", True),
+        ("没有问题，办理吧", True),
+        # declining without a "no"
+        ("leave it as it is", False),
+        ("scrap that", False),
+        ("👎", False),
+        ("n", False),
+        ("no, cancel", False),
+        ("我改主意了", False),
+        ("保持原样吧", False),
+        # not an answer yet: a hesitation or a question back
+        ("I'm not sure", None),
+        ("wait, which card?", None),
+        ("说不好", None),
+        ("哪张卡？", None),
+    ],
+)
+def test_a_confirmation_answered_the_way_people_type(text: str, answer: bool | None) -> None:
+    assert yes_no(text) is answer
+
+
+@pytest.mark.parametrize(
     ("text", "reason"),
     [
         ("I won't be needing it anymore", "no longer needed"),
