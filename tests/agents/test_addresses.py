@@ -297,6 +297,11 @@ def test_fields_in_any_order_are_read_by_their_shapes(text: str, expected: tuple
             "Address line 1: 15 Birch Road\nAddress line 2: Unit 3\nCity: Tulsa\nState: Oklahoma\nZip: 74103",
             ("15 Birch Road", "Unit 3", "Tulsa", "OK", "USA", "74103"),
         ),
+        # short labels: "line1", "st", "zipcode"
+        (
+            "update pls:\nline1: 15 Birch Road\nline2: Apt 3B\ncity: Tulsa\nst: OK\nzipcode: 74103",
+            ("15 Birch Road", "Apt 3B", "Tulsa", "OK", "USA", "74103"),
+        ),
         # labels followed by a dash
         (
             "street - 15 Birch Road\napt - 3B\ncity - Tulsa\nstate - OK\nzip - 74103",

@@ -44,6 +44,10 @@ def test_anything_else_is_neither(text: str) -> None:
         ("ok的", True),
         ("没错，就这样", True),
         ("没有问题，办理吧", True),
+        ("yesss thanks!!", True),
+        ("okie dokie", True),
+        ("I can't see anything wrong, go ahead", True),
+        ("Yes please, do the cancel.", True),
         # declining without a "no"
         ("leave it as it is", False),
         ("scrap that", False),
@@ -52,11 +56,19 @@ def test_anything_else_is_neither(text: str) -> None:
         ("no, cancel", False),
         ("我改主意了", False),
         ("保持原样吧", False),
+        ("nooo", False),
+        ("Abort.", False),
+        ("I'd rather keep my card, thanks.", False),
+        # a negation that is not an idiom wins over a yes-word
+        ("no problem? the zip is wrong", False),
         # not an answer yet: a hesitation or a question back
         ("I'm not sure", None),
         ("wait, which card?", None),
         ("说不好", None),
         ("哪张卡？", None),
+        ("could you also change the colour?", None),
+        ("by the way, my other parcel is late", None),
+        ("对了，另一个订单还没到", None),
     ],
 )
 def test_a_confirmation_answered_the_way_people_type(text: str, answer: bool | None) -> None:
