@@ -14,6 +14,9 @@ seen the readers (bench/slot_reading/):
 - confirmations.json: what customers answer to "Shall I go ahead?" after a summary of the change, in
   English and Chinese: yes, no (or something in the summary is wrong), or neither (a question back, a
   hesitation). Accuracy, and how often a yes was read where none was said (that one writes a change).
+- requests.json: the first message of a request about an order (cancel, return, exchange, item change,
+  address, payment method, order status), in English and Chinese: read through intent recognition and
+  the route, in a scratch database holding what `make run` seeds (the demo store and help articles).
 - cancel_reasons.json: what customers answer when asked why they cancel, in English and Chinese: "no
   longer needed", "ordered by mistake", or no reason that fits (the reader must then say it does not
   know, so that the bot asks). Read as the cancel workflow reads an answer to its question (the word
@@ -38,7 +41,7 @@ import string
 from collections import Counter
 from pathlib import Path
 
-from harness import django_setup
+from harness import django_setup, scratch_database
 
 DATA = Path(__file__).resolve().parent / "slot_reading"
 HALVES = ("dev", "dev2", "heldout")
@@ -194,6 +197,69 @@ def confirmations_measure(half: str, show: bool) -> None:
             print(f"  {count:4d}  {expected} read as {said}")
 
 
+# What the route makes of a request's first message: the planned intent, and for an order change what
+# changes. An item change is an exchange on a delivered order and a modification on a pending one (the
+# order's status decides, not the words), so the two kinds are one here.
+_KIND_READ = {
+    "cancel": {("cancel_order", None)},
+    "return": {("return", None)},
+    "exchange": {("exchange", None), ("modify_order", "items")},
+    "modify_items": {("exchange", None), ("modify_order", "items")},
+    "address": {("modify_order", "address")},
+    "payment": {("modify_order", "payment")},
+    "order_status": {("order_query", None), ("logistics_query", None)},
+}
+
+
+def _request_read(text: str, language: str) -> tuple[str, str | None]:
+    """The first planned part's intent, and for an order change what the message changes."""
+    from agents.intents.catalogue import catalogue_get
+    from agents.intents.offline import split_clauses
+    from agents.intents.recognize import recognize
+    from agents.route import route_plan
+    from agents.specialists.knowledge import knowledge_hits
+    from agents.tools import ToolContext
+    from agents.workflows.definitions import Ctx, ModifyOrder
+
+    recognition = recognize(text, catalogue=catalogue_get())
+    hits = knowledge_hits(list(dict.fromkeys([text, *split_clauses(text)])), language=language)
+    plan = route_plan(intents=recognition.as_json(), knowledge=hits, entities=recognition.entities)
+    if not plan:
+        return "clarify", None
+    intent = str(plan[0].intent)
+    if intent != "modify_order":
+        return intent, None
+    ctx = Ctx(tools=ToolContext(conversation_id=None, customer=None, language=language), language=language)
+    return intent, ModifyOrder.change_said(ctx, text, recognition.entities, country="USA")
+
+
+def requests_measure(half: str, show: bool) -> None:
+    """Request kinds from a request's first message, through recognition and the route (a scratch
+    database with the demo store and its help articles, as `make run` seeds them)."""
+    examples = json.loads((DATA / "requests.json").read_text()).get(half)
+    if examples is None:
+        return
+    by_lang: dict[str, Counter[str]] = {}
+    confusion: Counter[tuple[str, str]] = Counter()
+    for number, example in enumerate(examples):
+        rng = random.Random(f"{half}:request:{number}")
+        text = example["text"].format(order=rng.choice(("#W", "W")) + str(rng.randrange(1_000_000, 9_999_999)))
+        intent, change = _request_read(text, example["lang"])
+        right = (intent, change) in _KIND_READ[example["kind"]]
+        cell = by_lang.setdefault(example["lang"], Counter())
+        cell["total"] += 1
+        cell["right"] += right
+        if not right:
+            confusion[example["kind"], f"{intent}/{change}" if change else intent] += 1
+            if show:
+                print(f"request {half}-{number} ({example['lang']}): {example['kind']} read as {intent}/{change}")
+                print(f"  > {text!r}")
+    for lang, cell in sorted(by_lang.items()):
+        print(f"requests, {half} {lang}: {cell['right']}/{cell['total']} = {cell['right'] / cell['total']:.1%}")
+    for (kind, read), count in confusion.most_common():
+        print(f"  {count:4d}  {kind} read as {read}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, required=True, help="the shared data folder (tau2_retail/db.json)")
@@ -203,11 +269,21 @@ def main() -> None:
     parser.add_argument("--show-failures", action="store_true", help="print each failure (development halves only)")
     args = parser.parse_args()
     django_setup()
-    for half in HALVES if args.half == "all" else (args.half,):
+    from django.core.management import call_command
+
+    from agents.demo import demo_seed
+
+    halves = HALVES if args.half == "all" else (args.half,)
+    for half in halves:
         show = args.show_failures and half != "heldout"
         addresses_measure(half, args.data, show)
         reasons_measure(half, show)
         confirmations_measure(half, show)
+    with scratch_database():
+        call_command("sync_exemplars", verbosity=0)
+        demo_seed()
+        for half in halves:
+            requests_measure(half, args.show_failures and half != "heldout")
 
 
 if __name__ == "__main__":
