@@ -38,6 +38,8 @@ _OWN_DATA = re.compile(
     r"\b(?:i|we)\s+(?:have\s+)?(?:just\s+|recently\s+)?(?:ordered|bought|purchased|paid|received|got)\b|"
     r"\b(?:the|this|that)\s+(?:order|package|parcel)\s+(?:i|we)\b|"
     r"我的(?:订单|快递|包裹|货|退款|账户|账号|发票|物流)|我(?:刚|昨天|前天|上周|之前)?(?:买|下单|订|收到|付款)(?:的|了)|"
+    # Chinese leaves out the "I": "下单的时候点错了颜色", "刚下的单拍错了"
+    r"下单(?:的时候|时)|刚下(?:的)?单|"
     r"我(?:这个|那个)?(?:订单|快递|包裹)",
     re.IGNORECASE,
 )
@@ -61,6 +63,8 @@ _STATE_ASKED = re.compile(
     r"到哪|到了吗|发货了吗|发了吗|寄出|物流|进度|状态|还没|没收到|没到|什么时候(?:到|发|能到|送)|几时到|丢了|延误",
     re.IGNORECASE,
 )
+# The one parcel or order a question is about.
+_THE_PARCEL = re.compile(r"\bthe\s+(?:order|package|parcel|delivery|shipment)\b|快递|包裹|(?<!下)订单|单号", re.I)
 # Asking the store to act ("please cancel…", "could you change…", "I want to return…", "帮我退…").
 _REQUEST = re.compile(
     r"^\s*(?:please|pls|plz|kindly)\b|\b(?:i|we)\s*(?:'d|would|'m|am)?\s*(?:want|wanna|need|like|trying|looking|"
@@ -131,7 +135,8 @@ def asks_own_order_state(text: str, entities: dict[str, Any]) -> bool:
     if any(entities.get(key) for key in _OWN_ENTITIES):
         return True
     if not _OWN_DATA.search(text):
-        return False
+        # "快递到哪了", "where's the parcel?": what became of a parcel is only ever asked of one's own
+        return bool(_THE_PARCEL.search(text) and _STATE_ASKED.search(text))
     return bool(_STATE_ASKED.search(text)) or not _QUESTION.search(text) or is_request(text)
 
 
@@ -152,9 +157,19 @@ def is_public_question(text: str, entities: dict[str, Any]) -> bool:
 
 
 def _knowledge_takes(
-    intent: Intent, confidence: float, text: str, entities: dict[str, Any], hit: KnowledgeHit | None = None
+    intent: Intent,
+    confidence: float,
+    text: str,
+    entities: dict[str, Any],
+    hit: KnowledgeHit | None = None,
+    message: str = "",
 ) -> bool:
     """Would a knowledge match answer this part better than its classified intent?"""
+    if intent in WORKFLOW_INTENTS and confidence >= ORDER_REQUEST_MIN and names_an_order(text):
+        # "Please use my Visa ending 4421 for order W1 instead": an unsure guess at a request about an
+        # order the customer names goes to the workflow, which asks for what it needs and writes nothing
+        # without a yes; the help centre would answer how such requests work in general
+        return False
     if confidence < CLARIFY_BELOW:  # an unsure guess, even of a complaint, yields to what the KB knows
         return True
     if intent in _KEPT:
@@ -162,7 +177,9 @@ def _knowledge_takes(
     if intent in KNOWLEDGE_INTENTS or intent in (Intent.OUT_OF_SCOPE, Intent.HUMAN_REQUEST):
         return True
     if intent in WORKFLOW_INTENTS:
-        return is_public_question(text, entities)
+        # the rest of the message can tell whose order it is: "I picked the wrong colour when I ordered. Can it
+        # still be changed?"
+        return is_public_question(text, entities) and not uses_own_data(_CONDITION.sub(" ", message), entities)
     if intent in PRIVATE_QUERIES:
         return not asks_own_order_state(text, entities)
     if intent in CATALOGUE_QUERIES:
@@ -255,7 +272,7 @@ def route_plan(
             continue
         hit = hits.get(text)
         knowledge_answers = hit is not None and (hit.matched or _unknown_but_public(intent, text, message, entities))
-        if knowledge_answers and _knowledge_takes(intent, confidence, text, entities, hit):
+        if knowledge_answers and _knowledge_takes(intent, confidence, text, entities, hit, message or text):
             parts.append(PlannedPart(_knowledge_intent(intent), text, round(hit.similarity, 4), "knowledge"))
         elif intent not in (Intent.OUT_OF_SCOPE, Intent.HUMAN_REQUEST) and confidence >= CLARIFY_BELOW:
             parts.append(PlannedPart(intent, text, confidence, "intent"))
@@ -272,7 +289,25 @@ def route_plan(
     if not parts and entities.get("order_ids") and len(intents) <= 1:
         # A bare order id ("W7425646") asks what became of that order.
         parts.append(PlannedPart(Intent.ORDER_QUERY, intents[0].get("text", "") if intents else "", 0.5, "intent"))
-    return _dedupe(_beside_requests(parts))
+    return _dedupe(_beside_requests(_sure_requests(parts)))
+
+
+def _sure_requests(parts: list[PlannedPart]) -> list[PlannedPart]:
+    """Beside a request the classifier is sure of, an unsure guess at another request is the story
+    around it ("#W1 hasn't gone out yet" read as a cancellation, before "can I swap the headphones?")."""
+    sure = {p.intent for p in parts if p.via == "intent" and p.intent in WORKFLOW_INTENTS and p.confidence >= CONFIDENT}
+    if not sure:
+        return parts
+    return [
+        p
+        for p in parts
+        if not (
+            p.via == "intent"
+            and p.intent in WORKFLOW_INTENTS
+            and p.confidence < CONFIDENT
+            and not any(_one_kind(p.intent, kind) for kind in sure)
+        )
+    ]
 
 
 def _whole_question(
@@ -361,6 +396,9 @@ def _beside_requests(parts: list[PlannedPart]) -> list[PlannedPart]:
         for part in parts
         if not (part.intent in QUERY_INTENTS and not _ASKS.search(part.text))
         and not (part.intent in KNOWLEDGE_INTENTS and part.via == "intent")
+        # "Never mind the laptop order I made yesterday, …, please don't send it": what is told beside a
+        # request is its context, not a question for the help centre
+        and not (part.via == "knowledge" and not (_QUESTION.search(part.text) or _ASKS.search(part.text)))
     ]
 
 

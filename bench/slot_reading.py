@@ -199,12 +199,16 @@ def confirmations_measure(half: str, show: bool) -> None:
 
 # What the route makes of a request's first message: the planned intent, and for an order change what
 # changes. An item change is an exchange on a delivered order and a modification on a pending one (the
-# order's status decides, not the words), so the two kinds are one here.
+# order's status decides, not the words), so the two kinds are one here. A change that names only option
+# values ("can you make it the 64GB one?") is read as an item change by the options of the order's items;
+# the bench has no orders, so an order change that says nothing else counts as one.
+_ACTS = {"cancel_order", "return", "exchange", "modify_order", "order_query", "logistics_query"}
+_ITEM_CHANGE = {("exchange", None), ("modify_order", "items"), ("modify_order", None)}
 _KIND_READ = {
     "cancel": {("cancel_order", None)},
     "return": {("return", None)},
-    "exchange": {("exchange", None), ("modify_order", "items")},
-    "modify_items": {("exchange", None), ("modify_order", "items")},
+    "exchange": _ITEM_CHANGE,
+    "modify_items": _ITEM_CHANGE,
     "address": {("modify_order", "address")},
     "payment": {("modify_order", "payment")},
     "order_status": {("order_query", None), ("logistics_query", None)},
@@ -226,7 +230,10 @@ def _request_read(text: str, language: str) -> tuple[str, str | None]:
     plan = route_plan(intents=recognition.as_json(), knowledge=hits, entities=recognition.entities)
     if not plan:
         return "clarify", None
-    intent = str(plan[0].intent)
+    # the request carried out: the first part that acts on or reads an order (an apology or an answer
+    # may come beside it)
+    acted = [p for p in plan if p.via == "intent" and str(p.intent) in _ACTS]
+    intent = str((acted or plan)[0].intent)
     if intent != "modify_order":
         return intent, None
     ctx = Ctx(tools=ToolContext(conversation_id=None, customer=None, language=language), language=language)

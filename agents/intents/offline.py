@@ -301,7 +301,12 @@ _RULES: list[_Rule] = [
             r"\b(?:charge|bill)\s+(?:it\s+to\s+)?(?:credit_card|gift_card|paypal)_\w+|"
             r"\bpayment (?:change|update|switch)\b|"
             r"\b(?:move|switch|put|transfer)\b.{0,20}\bpayment\b.{0,30}\b(?:to|onto|over to)\b|"
-            r"\b(?:pay|paying)\b.{0,25}\bwith\b.{0,30}\binstead\b|\buse\b.{0,30}\b(?:card|paypal)\b.{0,40}\binstead\b|"
+            r"\b(?:pay|paying)\b.{0,25}\bwith\b.{0,30}\binstead\b|"
+            r"\buse\b.{0,30}\b(?:card|paypal|visa|mastercard|amex)\b.{0,40}\binstead\b|"
+            # another card for an order: "charge a different card", "… instead of my debit card"
+            r"\b(?:charge|bill|use|try)\s+(?:a|another|my|the)\s+(?:different|other|new|second)\s+(?:card|payment)\b|"
+            r"\binstead of (?:my|the)\s+(?:[\w-]+\s+){0,2}(?:card|paypal)\b|"
+            r"(?<!sim)换(?:一?张|个)卡|用错(?:了)?卡|(?:改|换)成.{0,6}(?:礼品卡|信用卡|银行卡|借记卡|paypal)|"
             # the wrong method charged: "the wrong card got charged for #W1", "I paid for #W1 with the wrong thing"
             r"\bwrong (?:card|payment(?: method)?|account)\b.{0,20}\b(?:charged|used|billed)\b|"
             r"\b(?:paid|charged|billed)\b.{0,40}\b(?:with|to|on) the wrong\b|"
@@ -452,7 +457,7 @@ _RULES: list[_Rule] = [
             r"\b(?:don'?t|dont|do not|no longer)\s+(?:want|need)\s+(?:the\s+|my\s+|this\s+)?" + _ORDER + r"|"
             r"\b(?:don'?t|dont|do not)\s+(?:ship|send)\s+" + _ORDER + r"|"
             r"(?:订单|#\s*[A-Za-z]?\d{4,}).{0,12}(?:不要了|不想要了|不需要了|撤掉|作废)|"
-            r"取消(?!订阅|关注|自动续费|收藏)|撤单|撤销订单"
+            r"取消(?!订阅|关注|自动续费|收藏)|撤单|撤销(?!投诉|申诉)"
         ),
         0.85,
         unless=_rx(
@@ -482,7 +487,7 @@ _RULES: list[_Rule] = [
              + _POSTAL_ADDRESS.pattern + r"|新家|搬家|搬到|改寄|改送到|改发到|"
             # a Chinese address after 寄到/送到/发到: where the order should go
             r"(?:寄|送|发)到.{0,12}?(?:省|市|区|县|路|街|号)|"
-            r"地址|修改订单|改订单|订单.{0,4}(?:改|修改)|改.{0,6}(?:颜色|数量|型号|收件人|收货人|电话)|(?:收件人|收货人).{0,4}改"
+            r"地址|门牌|修改订单|改订单|订单.{0,4}(?:改|修改)|改.{0,6}(?:颜色|数量|型号|收件人|收货人|电话)|(?:收件人|收货人).{0,4}改"
         ),
         0.8,
         unless=_rx(r"\b(?:e-?mail|store|shop|ip|mac|web) address|门店地址|实体店|退货地址|维修点地址"),
@@ -508,7 +513,10 @@ _RULES: list[_Rule] = [
         _rx(
             r"\b(?:ordered|picked|chose|chosen|selected|bought|got) the wrong (?:options?|sizes?|colou?rs?|variants?|"
             r"versions?|models?)\b|\b(?:the )?(?:rest|everything else|(?:all )?(?:the )?other options)\s+"
-            r"(?:unchanged|the same|as (?:it is|they are|is|before))\b|选错了?(?:型号|颜色|尺码|配置|规格)|其他配置不变"
+            r"(?:unchanged|the same|as (?:it is|they are|is|before))\b|"
+            r"选错了?(?:型号|颜色|尺码|尺寸|配置|规格|内存|容量|版本)|其他配置不变|"
+            # "能改成512G的吗", "换成无线版": an item made into another version of itself
+            r"(?:改|换)成.{1,12}?(?:的|版|款|色)"
         ),
         0.8,
         unless=_rx(r"\b(?:address|payment|email|password|account)\b"),
@@ -554,6 +562,7 @@ _RULES: list[_Rule] = [
         Intent.ORDER_QUERY,
         _rx(
             r"\border (?:status|details|history|info\w*)\b|\bstatus of (?:my|the|an|this) order|\bpurchase history|"
+            r"\bany (?:updates?|news|word) (?:on|about|for|regarding)\b|"
             r"\b(?:check|look up|pull up|find)\b.{0,6}\bmy (?:recent |last )?orders?\b|"
             r"\border\b.{0,20}\b(?:processed|confirmed|pending|go through|went through|paid|processing)\b|"
             r"\bhow much did i pay\b|"

@@ -612,6 +612,8 @@ class ModifyOrder(_ItemsWorkflow):
         if parse_address(text, default_country=country):
             return "address"  # "ship it to 12 Main St, …": the address says what changes
         said = read.read_choice(read.without_product_cards(text), read.CHANGE_WORDS)
+        if said is None and read.SENT_ELSEWHERE.search(text):
+            return "address"  # "can you ship W1 to my office instead?", "包裹能改寄到我妈家吗"
         if said == "default_address" and (order_named or entities.get("order_ids")):
             if not read.SETS_DEFAULT_ADDRESS.search(text):
                 return "address"  # "deliver #W1 to my default address": the order's address changes

@@ -267,7 +267,7 @@ CHANGE_WORDS = {
         "版本",
         "配置",
     ),
-    "address": ("address", "地址", "ship to", "deliver", "send it to", "where it goes", "收货", "送到", "寄到"),
+    "address": ("address", "地址", "门牌", "ship to", "deliver", "send it to", "where it goes", "收货", "送到", "寄到"),
     "payment": (
         "payment",
         "pay with",
@@ -292,6 +292,12 @@ CHANGE_WORDS = {
 }
 
 
+# An order sent somewhere else: "ship W1 to my office instead", "redirect it to his place", "改寄到我妈家".
+SENT_ELSEWHERE = re.compile(
+    r"\b(?:ship|send|deliver|redirect|forward|mail)\w*\b(?:\s+\S+){0,4}?\s+to\s+(?!me\b|you\b|us\b)|"
+    r"改(?:寄|送|发)|(?:寄|送|发)(?:到|去)(?!付)",
+    re.IGNORECASE,
+)
 # Cards that are products or their options, not a way to pay: "SD card", "memory card", "SIM card".
 _PRODUCT_CARD = re.compile(
     r"\b(?:sd|cf|micro\s?sd|memory|sim|graphics|video|sound|network)\s+cards?\b|(?:存储|内存|SD|TF|SIM)卡",

@@ -170,6 +170,15 @@ def test_split_empty_and_punctuation_only() -> None:
         ("好的，谢谢", Intent.CHITCHAT),
         ("你是机器人吗", Intent.CHITCHAT),
         ("售后咨询", Intent.CHITCHAT),
+        # requests in words the first rules lacked
+        ("any update on W7971892?", Intent.ORDER_QUERY),
+        ("还没发货能不能撤销？", Intent.CANCEL_ORDER),
+        ("能改成512G的吗", Intent.MODIFY_ORDER),
+        ("刚下单选错内存了", Intent.MODIFY_ORDER),
+        ("my card on file expired, can you charge a different card for my order", Intent.MODIFY_ORDER),
+        ("use my Visa ending 4421 for order W1359773 instead of the Mastercard", Intent.MODIFY_ORDER),
+        ("订单能换张卡付吗", Intent.MODIFY_ORDER),
+        ("订单W4396373的门牌号写错了", Intent.MODIFY_ORDER),
     ],
 )
 def test_keyword_intent_first(text: str, intent: Intent) -> None:

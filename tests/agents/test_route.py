@@ -1164,3 +1164,72 @@ def test_an_unsure_clause_that_lists_more_items_of_a_sure_request_continues_it()
     now, queued = requests_in_order(message, parts)
 
     assert [p.intent.value for p in now] == ["return"] and now[0].text == message and queued == []
+
+
+def test_an_unsure_request_about_a_named_order_goes_to_the_workflow_not_the_help_centre() -> None:
+    text = "Please use my Visa ending 4421 for order W1359773 instead of the Mastercard."
+
+    plan = route_plan(
+        intents=[_intent("modify_order", 0.36, text)], knowledge=[_known(text, 0.83)], entities={"order_ids": ["#W1"]}
+    )
+
+    assert _routes(plan) == [("modify_order", "intent")]
+
+
+def test_what_is_told_beside_a_request_is_its_context_not_a_question() -> None:
+    told, request = "Never mind the laptop order I made yesterday", "I don't need it anymore - please don't send it"
+
+    plan = route_plan(
+        intents=[_intent("order_query", 0.54, told), _intent("cancel_order", 0.93, request)],
+        knowledge=[_known(f"{told}, {request}"), _known(told, 0.84), _unknown(request)],
+        entities={},
+    )
+
+    assert _routes(plan) == [("cancel_order", "intent")]
+
+
+@pytest.mark.parametrize(
+    ("story", "ask", "wanted"),
+    [
+        (
+            "Quick one - #W7315020 hasn't gone out yet",
+            "can I swap the headphones to the wireless version",
+            "exchange",
+        ),
+        ("我下周不在家", "包裹能改寄到我妈家吗", "modify_order"),
+    ],
+)
+def test_an_unsure_guess_beside_a_sure_request_is_the_story_around_it(story: str, ask: str, wanted: str) -> None:
+    plan = route_plan(
+        intents=[_intent("cancel_order", 0.51, story), _intent(wanted, 0.88, ask)],
+        knowledge=[_unknown(f"{story}, {ask}"), _unknown(story), _unknown(ask)],
+        entities={"order_ids": ["#W7315020"]} if "#W" in story else {},
+    )
+
+    assert _routes(plan) == [(wanted, "intent")]
+
+
+@pytest.mark.parametrize("text", ["快递到哪了，怎么还没到", "where's the parcel? it still hasn't arrived"])
+def test_where_the_parcel_is_is_asked_of_ones_own(text: str) -> None:
+    assert asks_own_order_state(text, {})
+
+    plan = route_plan(intents=[_intent("logistics_query", 0.99, text)], knowledge=[_known(text)], entities={})
+
+    assert _routes(plan) == [("logistics_query", "intent")]
+
+
+@pytest.mark.parametrize(
+    ("told", "asked"),
+    [
+        ("下单的时候点错了颜色", "趁还没寄出能改成红色吗"),
+        ("I picked the wrong colour on my order", "can it still be changed before it ships?"),
+    ],
+)
+def test_a_request_put_as_a_question_is_one_when_the_message_says_whose_order(told: str, asked: str) -> None:
+    plan = route_plan(
+        intents=[_intent("modify_order", 0.8, asked)],
+        knowledge=[_known(f"{told}, {asked}"), _known(told), _known(asked)],
+        entities={},
+    )
+
+    assert _routes(plan)[0] == ("modify_order", "intent")
