@@ -165,8 +165,7 @@ def _span(text: str) -> str:
 # A field's name said before its value, in a list of fields ("street 386 Cedar Ave, city Columbus, state
 # OH, zip code 43119"): lower case, so "State Street" or "Carson City" stay names. Zip labels in any case.
 _FIELD_NAME = re.compile(
-    r"(?:(?<=^)|(?<=[,;/|\n.!?])\s*|(?<=\s-)\s*)(?:(?:the\s+)?(?:[Ss]treet|[Cc]ity|[Tt]own|[Ss]tate|[Cc]ountry)\s*[:=-]?\s+"
-    r"(?=[A-Z0-9])|"
+    r"(?:(?<=^)|(?<=[,;/|\n.!?])\s*|(?<=\s-)\s*)(?:(?:the\s+)?(?:street|city|town|state|country)\s*[:=-]?\s+(?=[A-Z0-9])|"
     # "City is Dallas", "the state is TX": a field named by a sentence, in any case
     r"(?i:(?:the\s+)?(?:street|city|town|state|country|zip(?:\s*code)?|postal\s*code)\s+is\s+)|"
     r"(?i:zip(?:\s*code)?|postal\s*code|post\s*code|postcode)\s*[:=-]?\s*(?=\d))"
