@@ -294,7 +294,9 @@ def route_plan(
 
 def _sure_requests(parts: list[PlannedPart]) -> list[PlannedPart]:
     """Beside a request the classifier is sure of, an unsure guess at another request is the story
-    around it ("#W1 hasn't gone out yet" read as a cancellation, before "can I swap the headphones?")."""
+    around it when its clause tells rather than asks ("#W1 hasn't gone out yet" read as a cancellation,
+    before "can I swap the headphones?"). A clause that asks the store for something is a request of its
+    own, however unsure its kind ("…, and could you put #W2 on my other card?")."""
     sure = {p.intent for p in parts if p.via == "intent" and p.intent in WORKFLOW_INTENTS and p.confidence >= CONFIDENT}
     if not sure:
         return parts
@@ -306,6 +308,8 @@ def _sure_requests(parts: list[PlannedPart]) -> list[PlannedPart]:
             and p.intent in WORKFLOW_INTENTS
             and p.confidence < CONFIDENT
             and not any(_one_kind(p.intent, kind) for kind in sure)
+            and not _asks_the_store(p.text)
+            and not _QUESTION.search(p.text)
         )
     ]
 

@@ -58,8 +58,7 @@ _ASKS_BACK = re.compile(
     r"^\W*(?:by the way|btw|another thing|on another note|对了|顺便|另外)",
     re.IGNORECASE,
 )
-# Longer messages tell or ask more than a yes or a no ("thank you very much for your kind help" still fits).
-MAX_YES_NO_WORDS = 20
+MAX_YES_NO_WORDS = 14  # a longer message tells or asks more than a yes or a no
 
 CANCEL_WORDS = re.compile(
     r"^\s*(?:取消|退出|算了|不办了|不用了|cancel|quit|exit|stop|never ?mind|forget it)\s*(?:吧|了)?\s*[.!。！]*\s*$",

@@ -1233,3 +1233,15 @@ def test_a_request_put_as_a_question_is_one_when_the_message_says_whose_order(to
     )
 
     assert _routes(plan)[0] == ("modify_order", "intent")
+
+
+def test_an_unsure_request_beside_a_sure_one_is_kept_when_it_asks_for_something() -> None:
+    first, second = "cancel #W1111111, I ordered it by mistake", "and could you put #W2222222 on my other card"
+
+    plan = route_plan(
+        intents=[_intent("cancel_order", 0.95, first), _intent("modify_order", 0.55, second)],
+        knowledge=[_unknown(f"{first}, {second}"), _unknown(first), _unknown(second)],
+        entities={"order_ids": ["#W1111111", "#W2222222"]},
+    )
+
+    assert _routes(plan) == [("cancel_order", "intent"), ("modify_order", "intent")]
