@@ -48,18 +48,13 @@ HALVES = ("dev", "dev2", "heldout")
 FILLS_PER_TEMPLATE = 4
 UNIT_WORDS = ("Suite", "Apt", "Apartment", "Unit", "#", "Ste")
 COUNTRY_NAMES = ("USA", "United States", "US")
-STATE_NAMES = {
-    "AL": "Alabama", "AK": "Alaska", "AZ": "Arizona", "AR": "Arkansas", "CA": "California", "CO": "Colorado",
-    "CT": "Connecticut", "DE": "Delaware", "FL": "Florida", "GA": "Georgia", "HI": "Hawaii", "ID": "Idaho",
-    "IL": "Illinois", "IN": "Indiana", "IA": "Iowa", "KS": "Kansas", "KY": "Kentucky", "LA": "Louisiana",
-    "ME": "Maine", "MD": "Maryland", "MA": "Massachusetts", "MI": "Michigan", "MN": "Minnesota",
-    "MS": "Mississippi", "MO": "Missouri", "MT": "Montana", "NE": "Nebraska", "NV": "Nevada",
-    "NH": "New Hampshire", "NJ": "New Jersey", "NM": "New Mexico", "NY": "New York", "NC": "North Carolina",
-    "ND": "North Dakota", "OH": "Ohio", "OK": "Oklahoma", "OR": "Oregon", "PA": "Pennsylvania",
-    "RI": "Rhode Island", "SC": "South Carolina", "SD": "South Dakota", "TN": "Tennessee", "TX": "Texas",
-    "UT": "Utah", "VT": "Vermont", "VA": "Virginia", "WA": "Washington", "WV": "West Virginia",
-    "WI": "Wisconsin", "WY": "Wyoming", "DC": "District of Columbia",
-}  # fmt: skip
+
+
+def _state_names() -> dict[str, str]:
+    """Each US state's name by its postal code, from the address reader's own table."""
+    from agents.workflows.addresses import _STATES
+
+    return {code: name.title() for name, code in _STATES.items()}
 
 
 def _plain(value: str) -> str:
@@ -83,7 +78,7 @@ def _filled(template: str, address: dict[str, str], rng: random.Random) -> tuple
         unit=unit,
         city=address["city"],
         state=address["state"],
-        state_name=STATE_NAMES[address["state"]],
+        state_name=_state_names()[address["state"]],
         zip=address["zip"],
         country=country,
     )
@@ -133,6 +128,28 @@ def addresses_measure(half: str, data: Path, show: bool) -> None:
         print(f"  {count:4d}  {field} wrong")
 
 
+def _report(
+    what: str, half: str, by_lang: dict[str, Counter[str]], confusion: Counter[tuple[str, str]], note=None
+) -> None:
+    """Per language, how many were read right (and `note` of the cell), then what was read wrongly as what."""
+    for lang, cell in sorted(by_lang.items()):
+        extra = f"  ({note(cell)})" if note else ""
+        print(f"{what}, {half} {lang}: {cell['right']}/{cell['total']} = {cell['right'] / cell['total']:.1%}{extra}")
+    for (expected, said), count in confusion.most_common():
+        print(f"  {count:4d}  {expected} read as {said}")
+
+
+def _tally(
+    by_lang: dict[str, Counter[str]], confusion: Counter[tuple[str, str]], lang: str, expected: object, said: object
+) -> Counter[str]:
+    cell = by_lang.setdefault(lang, Counter())
+    cell["total"] += 1
+    cell["right"] += said == expected
+    if said != expected:
+        confusion[str(expected), str(said)] += 1
+    return cell
+
+
 def reasons_measure(half: str, show: bool) -> None:
     """As the cancel workflow reads the answer to its question: the word rules, then by meaning."""
     from agents.workflows.meaning import cancel_reason_meant
@@ -146,24 +163,12 @@ def reasons_measure(half: str, show: bool) -> None:
     for number, example in enumerate(examples):
         by_rules = cancel_reason(example["text"], typos=True)
         said = by_rules or cancel_reason_meant(example["text"])
-        expected = example["reason"]
-        cell = by_lang.setdefault(example["lang"], Counter())
-        cell["total"] += 1
-        cell["right"] += said == expected
-        cell["rules"] += by_rules == expected
-        confusion[str(expected), str(said)] += 1
-        if show and said != expected:
-            print(
-                f"reason {half}-{number} ({example['lang']}): expected {expected}, read {said}\n  > {example['text']!r}"
-            )
-    for lang, cell in sorted(by_lang.items()):
-        print(
-            f"cancel reasons, {half} {lang}: {cell['right']}/{cell['total']} = {cell['right'] / cell['total']:.1%}"
-            f"  (word rules alone: {cell['rules'] / cell['total']:.1%})"
-        )
-    for (expected, said), count in sorted(confusion.items()):
-        if expected != said:
-            print(f"  {count:4d}  {expected} read as {said}")
+        cell = _tally(by_lang, confusion, example["lang"], example["reason"], said)
+        cell["rules"] += by_rules == example["reason"]
+        if show and said != example["reason"]:
+            print(f"reason {half}-{number} ({example['lang']}): expected {example['reason']}, read {said}")
+            print(f"  > {example['text']!r}")
+    _report("cancel reasons", half, by_lang, confusion, lambda c: f"word rules alone: {c['rules'] / c['total']:.1%}")
 
 
 def confirmations_measure(half: str, show: bool) -> None:
@@ -177,24 +182,13 @@ def confirmations_measure(half: str, show: bool) -> None:
     by_lang: dict[str, Counter[str]] = {}
     confusion: Counter[tuple[str, str]] = Counter()
     for number, example in enumerate(examples):
-        said, expected = yes_no(example["text"]), example["answer"]
-        cell = by_lang.setdefault(example["lang"], Counter())
-        cell["total"] += 1
-        cell["right"] += said is expected
-        cell["false yes"] += said is True and expected is not True
-        confusion[str(expected), str(said)] += 1
-        if show and said is not expected:
-            print(
-                f"confirm {half}-{number} ({example['lang']}): expected {expected}, read {said}\n  > {example['text']!r}"
-            )
-    for lang, cell in sorted(by_lang.items()):
-        print(
-            f"confirmations, {half} {lang}: {cell['right']}/{cell['total']} = {cell['right'] / cell['total']:.1%}"
-            f"  (a yes read where none was said: {cell['false yes']})"
-        )
-    for (expected, said), count in sorted(confusion.items()):
-        if expected != said:
-            print(f"  {count:4d}  {expected} read as {said}")
+        said = yes_no(example["text"])
+        cell = _tally(by_lang, confusion, example["lang"], example["answer"], said)
+        cell["false yes"] += said is True and example["answer"] is not True
+        if show and said is not example["answer"]:
+            print(f"confirm {half}-{number} ({example['lang']}): expected {example['answer']}, read {said}")
+            print(f"  > {example['text']!r}")
+    _report("confirmations", half, by_lang, confusion, lambda c: f"a yes read where none was said: {c['false yes']}")
 
 
 # What the route makes of a request's first message: the planned intent, and for an order change what
@@ -252,19 +246,11 @@ def requests_measure(half: str, show: bool) -> None:
         rng = random.Random(f"{half}:request:{number}")
         text = example["text"].format(order=rng.choice(("#W", "W")) + str(rng.randrange(1_000_000, 9_999_999)))
         intent, change = _request_read(text, example["lang"])
-        right = (intent, change) in _KIND_READ[example["kind"]]
-        cell = by_lang.setdefault(example["lang"], Counter())
-        cell["total"] += 1
-        cell["right"] += right
-        if not right:
-            confusion[example["kind"], f"{intent}/{change}" if change else intent] += 1
-            if show:
-                print(f"request {half}-{number} ({example['lang']}): {example['kind']} read as {intent}/{change}")
-                print(f"  > {text!r}")
-    for lang, cell in sorted(by_lang.items()):
-        print(f"requests, {half} {lang}: {cell['right']}/{cell['total']} = {cell['right'] / cell['total']:.1%}")
-    for (kind, read), count in confusion.most_common():
-        print(f"  {count:4d}  {kind} read as {read}")
+        read = example["kind"] if (intent, change) in _KIND_READ[example["kind"]] else f"{intent}/{change}"
+        _tally(by_lang, confusion, example["lang"], example["kind"], read)
+        if show and read != example["kind"]:
+            print(f"request {half}-{number} ({example['lang']}): {example['kind']} read as {read}\n  > {text!r}")
+    _report("requests", half, by_lang, confusion)
 
 
 def main() -> None:
