@@ -163,12 +163,14 @@ def _knowledge_takes(
     entities: dict[str, Any],
     hit: KnowledgeHit | None = None,
     message: str = "",
+    alone: bool = True,
 ) -> bool:
     """Would a knowledge match answer this part better than its classified intent?"""
-    if intent in WORKFLOW_INTENTS and confidence >= ORDER_REQUEST_MIN and names_an_order(text):
-        # "Please use my Visa ending 4421 for order W1 instead": an unsure guess at a request about an
-        # order the customer names goes to the workflow, which asks for what it needs and writes nothing
-        # without a yes; the help centre would answer how such requests work in general
+    if intent in WORKFLOW_INTENTS and confidence >= ORDER_REQUEST_MIN and alone and names_an_order(text):
+        # "Please use my Visa ending 4421 for order W1 instead": an unsure guess at the one request of a
+        # message, about an order the customer names, goes to the workflow, which asks for what it needs
+        # and writes nothing without a yes. Beside other clauses ("Is it too late to tweak #W1? I'd want
+        # the Skateboard …") an unsure guess is more often the wrong kind.
         return False
     if confidence < CLARIFY_BELOW:  # an unsure guess, even of a complaint, yields to what the KB knows
         return True
@@ -272,7 +274,9 @@ def route_plan(
             continue
         hit = hits.get(text)
         knowledge_answers = hit is not None and (hit.matched or _unknown_but_public(intent, text, message, entities))
-        if knowledge_answers and _knowledge_takes(intent, confidence, text, entities, hit, message or text):
+        if knowledge_answers and _knowledge_takes(
+            intent, confidence, text, entities, hit, message or text, alone=len(intents) == 1
+        ):
             parts.append(PlannedPart(_knowledge_intent(intent), text, round(hit.similarity, 4), "knowledge"))
         elif intent not in (Intent.OUT_OF_SCOPE, Intent.HUMAN_REQUEST) and confidence >= CLARIFY_BELOW:
             parts.append(PlannedPart(intent, text, confidence, "intent"))

@@ -1245,3 +1245,15 @@ def test_an_unsure_request_beside_a_sure_one_is_kept_when_it_asks_for_something(
     )
 
     assert _routes(plan) == [("cancel_order", "intent"), ("modify_order", "intent")]
+
+
+def test_an_unsure_guess_beside_other_clauses_yields_to_the_help_centre() -> None:
+    asked, wanted = "Is it too late to tweak #W1242543?", "I'd want the Skateboard replaced by a 31 inch one"
+
+    plan = route_plan(
+        intents=[_intent("cancel_order", 0.3, asked), _intent("modify_order", 0.9, wanted)],
+        knowledge=[_unknown(f"{asked} {wanted}"), _known(asked, 0.86), _unknown(wanted)],
+        entities={"order_ids": ["#W1242543"]},
+    )
+
+    assert ("cancel_order", "intent") not in _routes(plan) and ("modify_order", "intent") in _routes(plan)
