@@ -34,6 +34,7 @@ had been improved on the first: its first run says how far those improvements ca
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import random
 import re
@@ -50,6 +51,7 @@ UNIT_WORDS = ("Suite", "Apt", "Apartment", "Unit", "#", "Ste")
 COUNTRY_NAMES = ("USA", "United States", "US")
 
 
+@functools.cache
 def _state_names() -> dict[str, str]:
     """Each US state's name by its postal code, from the address reader's own table."""
     from agents.workflows.addresses import _STATES

@@ -464,14 +464,11 @@ def parse_address(text: str, *, default_country: str = "") -> dict[str, str] | N
     if _CJK.search(text):
         return _listed(text) or _chinese(text)
     labelled = _labelled(text, default_country)  # "Address line 1: …" names its field
-    text = _INLINE_LABEL.sub(" ", _LINE_LABEL.sub(", ", text))
-    found = (
-        labelled
-        or _labelled(text, default_country)
-        or _listed(text)
-        or _english(text, default_country)
-        or _other_order(text, default_country)
-    )
+    unlabelled = _INLINE_LABEL.sub(" ", _LINE_LABEL.sub(", ", text))
+    if labelled is None and unlabelled != text:
+        labelled = _labelled(unlabelled, default_country)
+    text = unlabelled
+    found = labelled or _listed(text) or _english(text, default_country) or _other_order(text, default_country)
     anchored = _anchored(text, default_country)
     if found is None or not _plausible(found):
         return anchored if anchored is not None and _plausible(anchored) else found
