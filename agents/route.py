@@ -179,9 +179,11 @@ def _knowledge_takes(
     if intent in KNOWLEDGE_INTENTS or intent in (Intent.OUT_OF_SCOPE, Intent.HUMAN_REQUEST):
         return True
     if intent in WORKFLOW_INTENTS:
-        # the rest of the message can tell whose order it is: "I picked the wrong colour when I ordered. Can it
-        # still be changed?"
-        return is_public_question(text, entities) and not uses_own_data(_CONDITION.sub(" ", message), entities)
+        # The clause of a one-clause message has lost its question mark ("battery swap price for find x9?");
+        # the rest of the message can tell whose order it is ("I picked the wrong colour when I ordered. Can it
+        # still be changed?").
+        asked = message if alone and not _QUESTION.search(text) else text
+        return is_public_question(asked, entities) and not uses_own_data(_CONDITION.sub(" ", message), entities)
     if intent in PRIVATE_QUERIES:
         return not asks_own_order_state(text, entities)
     if intent in CATALOGUE_QUERIES:
@@ -269,6 +271,8 @@ def route_plan(
         text = entry.get("text") or ""
         confidence = float(entry.get("confidence", 0.0))
         covered.add(text)
+        if len(intents) > 1 and not query_words(_WHAT_TO_DO.sub(" ", text)):
+            continue  # "what should I do?" after what happened asks about it, not for a product or a complaint
         if intent == Intent.HUMAN_REQUEST and (rule_human or confidence >= HUMAN_MIN):
             parts.append(PlannedPart(intent, text, confidence, "intent"))
             continue
@@ -289,11 +293,42 @@ def route_plan(
     for hit in knowledge:  # parts the classifier set aside (off-topic beside a request) that the KB knows
         if hit.matched and hit.text not in covered and not _inside_planned(hit.text, parts):
             parts.append(PlannedPart(Intent.FAQ, hit.text, round(hit.similarity, 4), "knowledge"))
+    if whole is not None and _asks_about_the_rest(parts, knowledge[1:], message) and whole.matched:
+        parts.append(PlannedPart(Intent.FAQ, message, round(whole.similarity, 4), "knowledge"))
     parts = _whole_question(parts, whole, hits)
     if not parts and entities.get("order_ids") and len(intents) <= 1:
         # A bare order id ("W7425646") asks what became of that order.
         parts.append(PlannedPart(Intent.ORDER_QUERY, intents[0].get("text", "") if intents else "", 0.5, "intent"))
     return _dedupe(_beside_requests(_sure_requests(parts)))
+
+
+def _asks_about_the_rest(parts: list[PlannedPart], clauses: list[KnowledgeHit], message: str) -> bool:
+    """The message asks what to do about what it tells, or a question the classifier set aside asks about
+    it: "…hasn't moved on tracking for over a week. what now?", "the green one is sold out, how do I get
+    pinged when you get more". Alone such a question finds no passage; the whole message, answered from the
+    knowledge base beside the parts planned for the rest (the order lookup, the stock answer), does. Not
+    beside a request, whose own question it is ("…, how soon can you do that?"), nor when the set-aside
+    question asks what became of an order."""
+    if not parts or any(p.via == "knowledge" or p.intent in WORKFLOW_INTENTS for p in parts):
+        return False
+    if _WHAT_TO_DO.search(message):
+        return True
+    return any(
+        not hit.matched
+        and not _inside_planned(hit.text, parts)
+        and _INFORMATION.search(hit.text)
+        and not _STATE_ASKED.search(hit.text)
+        for hit in clauses
+    )
+
+
+# Asking what to do or what happens next: the help centre's procedure is the answer, whatever the order.
+_WHAT_TO_DO = re.compile(
+    r"\bwhat\s+(?:now|next|happens\s+(?:now|next)|are\s+my\s+options)\b|\bwhat\s+(?:should|shall|do|can|must)\s+(?:i|we)\s+do\b|"
+    r"\bhow\s+(?:do|can|should)\s+(?:i|we)\s+(?:report|claim|get|sort|fix|deal|handle|proceed)\b|"
+    r"\bwho\s+(?:do|should)\s+(?:i|we)\s+(?:contact|call|ask)\b|怎么办|咋办|该怎么|怎么处理|如何处理|怎么弄|找谁",
+    re.IGNORECASE,
+)
 
 
 def _sure_requests(parts: list[PlannedPart]) -> list[PlannedPart]:

@@ -46,8 +46,22 @@ def word_stem(word: str) -> str:
     return _ENGLISH.stemWord(word) if word.isascii() and word.isalpha() else word
 
 
+# English writes a verb and its particle apart and their noun as one word: "set up" / "setup", "back up"
+# / "backup", "pick up" / "pickup", "log in" / "login", "check out" / "checkout". Either way of writing
+# it finds the other.
+_PARTICLES = frozenset("up in out on off over back down away".split())
+
+
 def _tokens(text: str) -> list[str]:
-    return [token for token in rjieba.cut_for_search(text.lower()) if token.strip()]
+    tokens = [token for token in rjieba.cut_for_search(text.lower()) if token.strip()]
+    compounds = [
+        (i + 1, f"{word}{particle}")
+        for i, (word, particle) in enumerate(zip(tokens, tokens[1:], strict=False))
+        if particle in _PARTICLES and word.isascii() and word.isalpha() and len(word) > 1 and word not in STOP_WORDS
+    ]
+    for at, compound in reversed(compounds):
+        tokens.insert(at + 1, compound)
+    return tokens
 
 
 def search_text(text: str) -> str:

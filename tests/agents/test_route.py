@@ -208,6 +208,78 @@ def test_a_clause_the_classifier_set_aside_is_answered_when_the_knowledge_base_k
 
 
 @pytest.mark.parametrize(
+    ("told", "asked"),
+    [
+        ("my parcel to France hasn't moved on tracking for over a week", "what now?"),
+        ("My parcel says delivered but nothing came", "What should I do?"),
+        ("我的快递显示签收了但是我没收到", "怎么办？"),
+    ],
+)
+def test_asking_what_to_do_about_ones_own_parcel_gets_the_procedure_beside_the_lookup(told: str, asked: str) -> None:
+    whole = f"{told}. {asked}"
+
+    plan = route_plan(
+        intents=[_intent("logistics_query", 0.93, told), _intent("product_recommend", 0.6, asked.rstrip("?？"))],
+        knowledge=[_known(whole), _known(told), _unknown(asked.rstrip("?？"))],
+        entities={},
+    )
+
+    # the order is looked up, the help centre says what happens now; "what should I do" is no product question
+    assert _routes(plan) == [("logistics_query", "intent"), ("faq", "knowledge")]
+    assert plan[1].text == whole
+
+
+def test_a_question_set_aside_beside_what_it_is_about_is_answered_with_the_whole_message() -> None:
+    whole = "find x9 in green is sold out, how do i get pinged when you get more"
+    told, asked = "find x9 in green is sold out", "how do i get pinged when you get more"
+
+    plan = route_plan(
+        intents=[_intent("inventory_check", 0.88, told)],
+        knowledge=[_known(whole), _unknown(told), _unknown(asked)],
+        entities={"products": ["Find X9"], "options": {"color": "green"}},
+    )
+
+    assert _routes(plan) == [("inventory_check", "intent"), ("faq", "knowledge")]
+    assert plan[1].text == whole
+
+
+@pytest.mark.parametrize(
+    ("told", "asked"),
+    [
+        ("I want to cancel my order #D1001", "what should I do?"),  # the request's own question
+        ("where is my parcel", "when will it get here?"),  # asks what became of it: the lookup answers
+    ],
+)
+def test_no_help_centre_answer_is_added_beside_a_request_or_a_question_about_the_orders_state(
+    told: str, asked: str
+) -> None:
+    whole = f"{told}, {asked}"
+    entities = {"order_ids": ["#D1001"]} if "#D1001" in told else {}
+    name = "cancel_order" if "cancel" in told else "logistics_query"
+
+    plan = route_plan(
+        intents=[_intent(name, 0.95, told)],
+        knowledge=[_known(whole), _unknown(told), _unknown(asked)],
+        entities=entities,
+    )
+
+    assert _routes(plan) == [(name, "intent")]
+
+
+@pytest.mark.parametrize("text", ["battery swap price for find x9?", "screen repair cost for the pad 3?"])
+def test_a_one_clause_question_is_a_question_though_its_clause_lost_the_question_mark(text: str) -> None:
+    clause = text.rstrip("?")
+
+    plan = route_plan(
+        intents=[_intent("exchange", 0.66, clause)],
+        knowledge=[_known(text), _known(clause)],
+        entities={"products": ["Find X9"]},
+    )
+
+    assert _routes(plan) == [("faq", "knowledge")]
+
+
+@pytest.mark.parametrize(
     ("text", "own"),
     [
         ("where is my order", True),

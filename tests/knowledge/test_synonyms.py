@@ -68,6 +68,42 @@ def test_the_keyword_arm_finds_a_passage_in_the_shops_words(
 
 
 @pytest.mark.parametrize(
+    ("written", "compound"),
+    [("how much to set up my phone", "setup"), ("Back up your photos first", "backup"), ("can I log in", "login")],
+)
+def test_a_verb_and_its_particle_are_also_their_one_word_noun(written: str, compound: str) -> None:
+    assert compound in query_words(written)
+
+
+def test_only_a_particle_after_a_word_makes_a_compound() -> None:
+    # "in the box" is no "inthe", and a stop word before a particle is no verb
+    assert not {"inthe", "itup", "toup"} & set(query_words("what is in the box? pick it up to go up"))
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("question", "heading", "text"),
+    [
+        ("how much is it to set up a new phone?", "Setup service", "Our setup service costs 149 yuan."),
+        ("and the setup?", "Getting started", "We set up your phone for free."),
+    ],
+)
+def test_a_compound_finds_its_open_form_and_the_open_form_its_compound(question: str, heading: str, text: str) -> None:
+    chunks_store(kb_name="svc", source=heading, title=heading, chunks=[TextChunk(heading, text)], language="en")
+    chunks_store(
+        kb_name="svc",
+        source="other",
+        title="Other",
+        chunks=[TextChunk("Other", "Gift cards never expire.")],
+        language="en",
+    )
+
+    results, _ = chunk_search_hybrid(query=question, k=2, kb="svc", mode="keyword")
+
+    assert [r.heading for r in results] == [heading]
+
+
+@pytest.mark.parametrize(
     ("heading", "article"),
     [
         ("Returns › 7-day rule", "Returns"),
