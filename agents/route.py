@@ -527,7 +527,10 @@ def _one_kind(one: Intent, other: Intent) -> bool:
 
 _PAYMENT_CHANGE = re.compile(r"\bpay(?:s|ment|ing)?\b|\bpaid\b|\bbill|\bcharg|支付|付款|换卡", re.IGNORECASE)
 # What pays the difference of an item change: "use my card for the difference", "charge or refund my gift card".
-_DIFFERENCE = re.compile(r"\bdifference\b|\bcharge or refund\b|\brefund or charge\b|差价|补差|多退少补", re.IGNORECASE)
+_DIFFERENCE = re.compile(
+    r"\bdifference\b|\bdiff\b|\bprice\s+gap\b|\bcharge or refund\b|\brefund or charge\b|差价|补差|多退少补",
+    re.IGNORECASE,
+)
 
 
 _ORDER_STATE = re.compile(r"\b(?:delivered|shipped|pending|processed|paid)\s+order\b", re.IGNORECASE)

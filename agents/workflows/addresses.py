@@ -330,9 +330,11 @@ _ZIP_BEFORE_STATE = re.compile(rf"\b({_CITY}?)\s+({_US_ZIP})\s*,\s*({_STATE})\b(
 # From the largest part to the smallest, as Chinese addresses are written: "USA, NY, New York,
 # 953 Park Avenue, Suite 613, zip 10064".
 _LARGEST_FIRST = re.compile(
-    rf"(?:\b(?P<country>{_US_NAMES})\s*,\s*)?\b(?P<state>{_STATE})\s*,\s*(?P<city>[A-Za-z .'-]+?)\s*,\s*"
-    r"(?P<street>\d{1,6}[A-Za-z]?\s+[^,;]+?)\s*,\s*(?:(?P<unit>(?i:apt|apartment|unit|suite|ste|#)\s*[\w-]+)\s*,\s*)?"
-    r"(?i:(?:zip|postal|post)\s*(?:code)?\s*[:=]?\s*)?(?P<zip>\d{5}(?:-\d{4})?)\b"
+    rf"(?:\b(?P<country>{_US_NAMES})\s*,\s*)?\b(?P<state>{_STATE})\s*,\s*(?P<city>[A-Za-z .'-]+?)\s*"
+    # the zip after the city ("USA, DC, Washington 20353, 584 Sunset Drive, Suite 270") or at the end
+    r"(?:\s(?P<city_zip>\d{5}(?:-\d{4})?))?\s*,\s*"
+    r"(?P<street>\d{1,6}[A-Za-z]?\s+[^,;]+?)\s*(?:,\s*(?P<unit>(?i:apt|apartment|unit|suite|ste|#)\s*[\w-]+)\s*)?"
+    r"(?:(?<=[\w-])\s*(?=[.;!?]|$)(?(city_zip)|(?!))|,\s*(?i:(?:zip|postal|post)\s*(?:code)?\s*[:=]?\s*)?(?P<zip>\d{5}(?:-\d{4})?)\b)"
 )
 # The street after the rest: "Houston, TX 77158, USA, street address 558 Cedar Street, Suite 298".
 _STREET_LAST = re.compile(
@@ -355,6 +357,7 @@ def _other_order(text: str, default_country: str) -> dict[str, str] | None:
             found = pattern.search(candidate)
             if found is not None:
                 part = {key: (value or "").strip() for key, value in found.groupdict().items()}
+                part["zip"] = part["zip"] or part.pop("city_zip", "")
                 usual = (
                     f"{part['street']}, {part['unit']}, {part['city']}, {part['state']} {part['zip']}, "
                     f"{part['country']}"
@@ -468,7 +471,15 @@ def parse_address(text: str, *, default_country: str = "") -> dict[str, str] | N
     if labelled is None and unlabelled != text:
         labelled = _labelled(unlabelled, default_country)
     text = unlabelled
-    found = labelled or _listed(text) or _english(text, default_country) or _other_order(text, default_country)
+    # The largest part first is never read right by the readers that expect the usual order.
+    largest_first = _other_order(text, default_country) if _LARGEST_FIRST.search(text) else None
+    found = (
+        labelled
+        or _listed(text)
+        or largest_first
+        or _english(text, default_country)
+        or _other_order(text, default_country)
+    )
     anchored = _anchored(text, default_country)
     if found is None or not _plausible(found):
         return anchored if anchored is not None and _plausible(anchored) else found

@@ -83,6 +83,11 @@ from agents.workflows.addresses import address_fragment, address_lines, parse_ad
             ("953 Park Avenue", "Suite 613", "New York", "NY", "USA", "10064"),
         ),
         (
+            # the largest part first with the zip after the city, and a city named like a state
+            "My new place is USA, DC, Washington 20353, 584 Sunset Drive, Suite 270. Could #W5782623 ship there?",
+            ("584 Sunset Drive", "Suite 270", "Washington", "DC", "USA", "20353"),
+        ),
+        (
             "12 State Street, Apt 4, Carson City, NV 89701",  # field names inside names stay
             ("12 State Street", "Apt 4", "Carson City", "NV", "USA", "89701"),
         ),

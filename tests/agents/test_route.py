@@ -563,6 +563,16 @@ def test_a_payment_change_announced_before_an_exchange_worded_item_change_is_its
             ],
             id="charge-or-refund-pays-the-difference",
         ),
+        pytest.param(  # texting: "pay diff w/" the card is the item change's difference too
+            "order #W8296441 not shipped yet right? want to switch Gaming Mouse that I got in optical, RGB, wired ==> "
+            "identical except black, pay diff w/ gift card number gift_card_5701566",
+            [
+                ("modify_order", "want to switch Gaming Mouse that I got in optical"),
+                ("modify_order", "RGB, wired ==> identical except black"),
+                ("modify_order", "pay diff w/ gift card number gift_card_5701566"),
+            ],
+            id="pay-diff-pays-the-difference",
+        ),
     ],
 )
 def test_clauses_that_continue_a_request_make_one_request(message: str, clauses: list[tuple[str, str]]) -> None:
