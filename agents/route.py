@@ -507,7 +507,7 @@ def _changes_items(text: str) -> bool:
 
 # An item turned into another version of itself ("the helmet -> one in high", "the 75W one"). The
 # words say less than the arrows: "the correct one is 377 River Road…" gives an address.
-_ITEM_CHANGE = re.compile(r"->|→|=>|[换改]成.{0,12}的")
+_ITEM_CHANGE = re.compile(r"->|[→⇒➔➜➡⟶⇨]|=>|[换改]成.{0,12}的")
 # Not "the other one", nor a stored payment method: "my PayPal, the one saved as paypal_1", "the one ending in 4242",
 # nor "one of my orders".
 _ITEM_CHANGE_WORDS = re.compile(

@@ -61,5 +61,7 @@ def synonyms(term: str) -> frozenset[str]:
 
 
 def with_synonyms(terms: list[str]) -> list[str]:
-    """`terms` followed by their synonyms, in order and once each."""
-    return list(dict.fromkeys([*terms, *(s for t in terms for s in sorted(synonyms(t)))]))
+    """`terms` followed by their synonyms, in order and once each. A group's word written as two
+    ("second hand", "pre owned", "re furbished") counts as the one word."""
+    joined = [a + b for a, b in zip(terms, terms[1:], strict=False) if a.isascii() and a + b in _group_of()]
+    return list(dict.fromkeys([*terms, *joined, *(s for t in [*terms, *joined] for s in sorted(synonyms(t)))]))

@@ -414,7 +414,7 @@ _RULES: list[_Rule] = [
             r"trade (?:the|my|this|that) (?!old\b)|"
             r"replaced (?:with|by|for))\b|"
             r"\b(?:for|to|into)\s+(?:the|a|an)\s+(?:[\w-]+\s+){0,4}(?:one|version|model|variant)\b|"
-            r"\b(?:for|to|into)\s+one\s+(?:with|in)\b|\w\s*(?:-+>|→|=+>)\s*\w|"
+            r"\b(?:for|to|into)\s+one\s+(?:with|in)\b|\w\s*(?:-+>|[→⇒➔➜➡⟶⇨]|=+>)\s*\w|"
             # an option wanted in place of the one ordered: "in white instead of black", "the 4mm one instead"
             r"\b(?:in|to|be)\s+(?:[\w-]+\s+){0,3}(?:instead of|rather than)\s|"
             r"\b(?:the|a|an)\s+(?:[\w.-]+\s+){0,3}one,?\s+instead\b|\bin\s+(?:[\w.-]+\s+){1,3}instead\b|"
@@ -498,7 +498,7 @@ _RULES: list[_Rule] = [
         Intent.MODIFY_ORDER,
         _rx(
             r"\b(?:change|switch|swap|replace|make|turn|upgrade)\b.{0,120}?"
-            r"(?:->|→|\b(?:into|for|to)\s+(?:an?|the)\s+(?:[\w-]+\s+){0,6}?(?:one|version|variant|model|unit)\b|"
+            r"(?:->|[→⇒➔➜➡⟶⇨]|\b(?:into|for|to)\s+(?:an?|the)\s+(?:[\w-]+\s+){0,6}?(?:one|version|variant|model|unit)\b|"
             r"\bso\s+(?:that\s+)?it(?:'s|\s+is|\s+becomes)\s+(?:an?|the)\s+(?:[\w-]+\s+){0,6}?"
             r"(?:one|version|variant|model|unit)\b|"
             r"\b(?:into|for|to)\s+(?:one|the\s+(?:one|version|variant))\s+(?:with|that|in)\b)"

@@ -458,6 +458,13 @@ def _plausible(address: dict[str, str]) -> bool:
     return _a_city(address["city"]) and (address["country"] not in ("USA", "") or address["state"] in _STATES.values())
 
 
+# The unit first, joined to its street by a word: "Suite 127 at 137 Willow Lane", "Apt 5 in 12 Oak Street".
+_UNIT_AT_STREET = re.compile(
+    r"\b((?:apt|apartment|unit|suite|ste|flat)\.?\s*#?\s*[\w-]+|#\s*\d+)\s+(?:at|@|in|of|on)\s+(?=\d{1,6}[A-Za-z]?\s+[A-Za-z])",
+    re.IGNORECASE,
+)
+
+
 def parse_address(text: str, *, default_country: str = "") -> dict[str, str] | None:
     """The address in `text` as {address1, address2, city, state, country, zip}, or None.
 
@@ -466,6 +473,7 @@ def parse_address(text: str, *, default_country: str = "") -> dict[str, str] | N
     fields read by their shapes are used."""
     if _CJK.search(text):
         return _listed(text) or _chinese(text)
+    text = _UNIT_AT_STREET.sub(r"\1, ", text)
     labelled = _labelled(text, default_country)  # "Address line 1: …" names its field
     unlabelled = _INLINE_LABEL.sub(" ", _LINE_LABEL.sub(", ", text))
     if labelled is None and unlabelled != text:

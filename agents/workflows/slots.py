@@ -77,11 +77,12 @@ _ALL_ITEMS = re.compile(
 # Where a customer moves from the item they have to the one they want: "the Kettle (1L) -> 1.5L".
 # "set to" describes an option ("the kettle that has capacity set to 1 liter → …"), it starts no target.
 _TARGET_START = re.compile(
-    r"->|→|=>|(?<!\bset )(?<!\bis )\bto\b|\binto\b|\bfor (?:a|an|one|the)\b|\bso (?:that )?(?:it'?s|it is)\b|"
+    r"->|[→⇒➔➜➡⟶⇨]|=>|(?<!\bset )(?<!\bis )\bto\b|\binto\b|\bfor (?:a|an|one|the)\b|\bso (?:that )?(?:it'?s|it is)\b|"
     # "replacing it with the 28 inch one", "(would like the 28 inch bamboo version)"
     r"\breplac(?:e|ing) (?:it|them) with\b|\((?:i'?d|i would|would) (?:like|want|prefer)\b|"
     # "… length 34 inch - I'd rather have the 28 inch", "… which should become …", "swapped for …"
-    r"\b(?:i'?d|i would) (?:rather|prefer|want|like)\b|\bshould (?:become|be)\b|\b(?:swapped|exchanged) for\b|"
+    r"\b(?:i'?d|i would) (?:rather|prefer|want|like)\b|\bshould (?:become|be)\b|\b(?:swapped|exchanged)(?: out)? for\b|"
+    r"\breplaced (?:by|with)\b|"
     r"换成|改成|换为|改为",
     re.IGNORECASE,
 )

@@ -66,6 +66,8 @@ def _values(options: dict[str, Any]) -> dict[str, set[str]]:
 _LINK = (
     r"(?:\s+(?:option|setting|selection|choice)s?)?"
     r"(?:\W{0,3}|\W{0,2}\s*(?:(?:is\s+|being\s+)?(?:set|changed|switched|selected|picked|chosen)\s+(?:to|as)|of|is|=|being|"
+    # "water resistance would be no", "the colour should be red", "size needs to be M", "colour becomes blue"
+    r"(?:would|should|will|could|must|can|needs?\s+to|has\s+to|to)\s+be|becomes?|was|were|"
     r"at|as|in|namely)\s+)"
 )
 # Between a value and its option's name after it: "S (size)", "S for its size", "20 hours in terms of

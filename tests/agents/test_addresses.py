@@ -83,6 +83,11 @@ from agents.workflows.addresses import address_fragment, address_lines, parse_ad
             ("953 Park Avenue", "Suite 613", "New York", "NY", "USA", "10064"),
         ),
         (
+            # the unit first, joined to its street by "at"; the zip before the state
+            "I need my pending order shipped somewhere else: Suite 127 at 137 Willow Lane, Charlotte, 28249 NC, USA.",
+            ("137 Willow Lane", "Suite 127", "Charlotte", "NC", "USA", "28249"),
+        ),
+        (
             # the largest part first with the zip after the city, and a city named like a state
             "My new place is USA, DC, Washington 20353, 584 Sunset Drive, Suite 270. Could #W5782623 ship there?",
             ("584 Sunset Drive", "Suite 270", "Washington", "DC", "USA", "20353"),

@@ -310,6 +310,25 @@ def test_options_said_with_set_to_pick_the_item_they_describe_not_the_target() -
     assert read_items(text, items) == ["7000000002"]
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the Wireless Earbuds, the blue 4 hours pair ⇒ the black one",
+        "Wireless Earbuds in blue with 4 hours replaced by black and 6 hours",
+        "Wireless Earbuds blue, 4 hours swapped out for black",
+    ],
+)
+def test_the_item_as_it_is_ends_where_its_target_starts(text: str) -> None:
+    from agents.workflows.slots import read_items
+
+    items = [
+        {"item_id": "7000000001", "name": "Wireless Earbuds", "options": {"color": "black", "battery life": "6 hours"}},
+        {"item_id": "7000000002", "name": "Wireless Earbuds", "options": {"color": "blue", "battery life": "4 hours"}},
+    ]
+
+    assert read_items(text, items) == ["7000000002"]
+
+
 def test_a_product_name_said_as_an_option_value_is_not_that_product() -> None:
     from agents.workflows.slots import item_segments
 

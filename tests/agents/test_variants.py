@@ -201,6 +201,8 @@ def test_a_letter_inside_other_words_is_no_size(text: str) -> None:
     [
         "a new one with color set to red, battery life set to 20 hours and water resistance set to no",
         "color selected as red with water resistance picked as no with battery life selection 20 hours",
+        "water resistance would be no as well as 20 hours (for battery life) as well as red (for color)",
+        "the color should be red, battery life needs to be 20 hours and water resistance has to be no",
     ],
 )
 def test_a_value_said_as_set_to_or_of_its_option_counts(text: str) -> None:

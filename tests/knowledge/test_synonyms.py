@@ -34,6 +34,11 @@ def test_a_question_is_expanded_in_its_own_script_and_keeps_its_own_words_first(
     assert all(term.isascii() for term in expanded)
 
 
+@pytest.mark.parametrize("question", ["are your second hand phones any good", "do you sell pre owned phones"])
+def test_a_groups_word_written_as_two_brings_its_group(question: str) -> None:
+    assert query_words("renewed")[0] in with_synonyms(query_words(question))
+
+
 @pytest.mark.parametrize("word", ["used", "pick", "protection", "person", "guarante", "机"])
 def test_words_that_mean_other_things_in_a_shop_bring_nothing(word: str) -> None:
     assert synonyms(word) == frozenset()
