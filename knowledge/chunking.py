@@ -48,7 +48,8 @@ def word_stem(word: str) -> str:
 
 # English writes a verb and its particle apart and their noun as one word: "set up" / "setup", "back up"
 # / "backup", "pick up" / "pickup", "log in" / "login", "check out" / "checkout". Either way of writing
-# it finds the other.
+# it finds the other. Any word before a particle is joined, not only verbs: a pair no one writes as one
+# word ("batteries in") is a word no question and no passage holds apart from that same pair.
 _PARTICLES = frozenset("up in out on off over back down away".split())
 
 
