@@ -271,7 +271,7 @@ def route_plan(
         text = entry.get("text") or ""
         confidence = float(entry.get("confidence", 0.0))
         covered.add(text)
-        if len(intents) > 1 and not query_words(_WHAT_TO_DO.sub(" ", text)):
+        if len(intents) > 1 and _WHAT_TO_DO.search(text) and not query_words(_WHAT_TO_DO.sub(" ", text)):
             continue  # "what should I do?" after what happened asks about it, not for a product or a complaint
         if intent == Intent.HUMAN_REQUEST and (rule_human or confidence >= HUMAN_MIN):
             parts.append(PlannedPart(intent, text, confidence, "intent"))
