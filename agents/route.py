@@ -293,7 +293,7 @@ def route_plan(
     for hit in knowledge:  # parts the classifier set aside (off-topic beside a request) that the KB knows
         if hit.matched and hit.text not in covered and not _inside_planned(hit.text, parts):
             parts.append(PlannedPart(Intent.FAQ, hit.text, round(hit.similarity, 4), "knowledge"))
-    if whole is not None and _asks_about_the_rest(parts, knowledge[1:], message) and whole.matched:
+    if whole is not None and whole.matched and _asks_about_the_rest(parts, knowledge[1:], message):
         parts.append(PlannedPart(Intent.FAQ, message, round(whole.similarity, 4), "knowledge"))
     parts = _whole_question(parts, whole, hits)
     if not parts and entities.get("order_ids") and len(intents) <= 1:
