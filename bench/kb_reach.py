@@ -25,13 +25,14 @@ added when English lagged) and D (2 + 2 more articles on other topics, added lat
 development set, also written before the engine was run on them) and E (an FAQ as CSV per language, an English help page as HTML and a Chinese
 article: formats the English development sets lacked; written by someone who had not seen the engine,
 before it was run on them) and F (3 English articles, one a CSV FAQ, written the same way when English
-still lagged) are for development: read their failures, change the engine. Sets B (2 + 2 other
+still lagged) and H (3 English articles, one HTML page and one CSV FAQ, with questions mostly about the
+customer's own situation, written blind) are for development: read their failures, change the engine. Sets B (2 + 2 other
 articles, other topics) and G (3 English articles, one an HTML page, written with F and never run
 before it was first reported) are held out: their articles and questions are never edited, the engine
 is not tuned on their failures and `--show-failures` does not print them, so their figures say how
 far a change carries to knowledge nobody tuned for. Every set's articles are always in the knowledge
-base. `--set both` asks A and B, `--set all` every set, `--set dev` the development sets A, C, D, E
-and F, `--set heldout` B and G.
+base. `--set both` asks A and B, `--set all` every set, `--set dev` the development sets A, C, D, E,
+F and H, `--set heldout` B and G.
 
     .venv/bin/python bench/kb_reach.py --show-failures
 """
@@ -54,7 +55,7 @@ from harness import django_setup, scratch_database, worker
 DATA = Path(__file__).resolve().parent / "kb_reach"
 DOCS = DATA / "docs"
 KNOWLEDGE_BASE = "help"
-DEVELOPMENT_SETS = {"A", "C", "D", "E", "F"}
+DEVELOPMENT_SETS = {"A", "C", "D", "E", "F", "H"}
 HELD_OUT_SETS = {"B", "G"}
 REPLY_WAIT_S = 60  # after a 202, how long to poll the turn
 KNOWLEDGE_MISS = "[knowledge base miss]"  # the knowledge specialist's marker (agents/specialists/knowledge.py)
@@ -217,7 +218,7 @@ def main() -> None:
         "--set",
         choices=[*sorted(DEVELOPMENT_SETS | HELD_OUT_SETS), "both", "all", "dev", "heldout"],
         default="both",
-        help="A, C, D, E, F: development, B, G: held out; both = A+B, all = every set",
+        help="A, C, D, E, F, H: development, B, G: held out; both = A+B, all = every set",
     )
     parser.add_argument("--lang", choices=["zh", "en", "both"], default="both")
     parser.add_argument("--limit", type=int, default=0, help="questions per (set, language) (0 = all)")
