@@ -295,6 +295,10 @@ def route_plan(
             parts.append(PlannedPart(Intent.FAQ, hit.text, round(hit.similarity, 4), "knowledge"))
     if whole is not None and whole.matched and _asks_about_the_rest(parts, knowledge[1:], message):
         parts.append(PlannedPart(Intent.FAQ, message, round(whole.similarity, 4), "knowledge"))
+    elif whole is not None and whole.matched and _asks_beside_a_request(parts, message, entities):
+        # answered first: the request's own question to the customer ("confirm it's you") ends the reply
+        at = next(i for i, p in enumerate(parts) if p.intent in _ACTED_ON)
+        parts.insert(at, PlannedPart(Intent.FAQ, message, round(whole.similarity, 4), "knowledge"))
     parts = _whole_question(parts, whole, hits)
     if not parts and entities.get("order_ids") and len(intents) <= 1:
         # A bare order id ("W7425646") asks what became of that order.
@@ -319,6 +323,33 @@ def _asks_about_the_rest(parts: list[PlannedPart], clauses: list[KnowledgeHit], 
         and _INFORMATION.search(hit.text)
         and not _STATE_ASKED.search(hit.text)
         for hit in clauses
+    )
+
+
+# What the store acts on (a workflow starts, a complaint is filed) rather than answers.
+_ACTED_ON = WORKFLOW_INTENTS | {Intent.COMPLAINT}
+
+
+def _asks_beside_a_request(parts: list[PlannedPart], message: str, entities: dict[str, Any]) -> bool:
+    """A message that starts a request or a complaint and also asks how things work, about no order it
+    names: "the first part of my order came a week ago and the earbuds still haven't shipped. Can I just
+    cancel them?", "I want to return the phone but keep the free power bank, is that ok?", "the driver
+    came three hours late. Do I get anything for that?". The help centre's answer (partial cancellation,
+    gifts on return, late-delivery compensation) goes beside the request, which still asks what it
+    needs: the customer learns the rule before the identity check, and a request the rule forbids is
+    seen for what it is. An order named by id is being acted on: its request needs no explanation. A
+    request and nothing more ("can you cancel my order?") is left alone; a question or situation told
+    beside it is not."""
+    if not parts or any(p.via == "knowledge" for p in parts):
+        return False
+    if not any(p.intent in _ACTED_ON and p.via == "intent" for p in parts):
+        return False
+    if names_an_order(message) or any(entities.get(key) for key in _OWN_ENTITIES):
+        return False
+    if _WHAT_TO_DO.search(message):
+        return True
+    return bool(_QUESTION.search(message)) and not any(
+        p.text.strip(" ?？.。!！") == message.strip(" ?？.。!！") for p in parts
     )
 
 

@@ -71,7 +71,8 @@ _KEEP = re.compile(r"\bkeep\b|\bas it is\b|\bas is\b|\bunchanged\b|\bthe same\b|
 # everything out", "everything else is fine").
 _ALL_ITEMS = re.compile(
     r"\ball (?:the )?items\b|(?<!trying )(?<!tried )(?<!tested )(?<!checked )(?<!same )\beverything\b"
-    r"(?!\s+(?:else|out\b|is\b|was\b|went\b|seems?\b|looks?\b|works?\b|worked\b|fits?\b))|全部|所有|都退|都换",
+    r"(?!\s+(?:else|out\b|is\b|was\b|went\b|seems?\b|looks?\b|works?\b|worked\b|fits?\b|arrived\b|came\b|got\b))|"
+    r"全部|所有|都退|都换",
     re.IGNORECASE,
 )
 # Where a customer moves from the item they have to the one they want: "the Kettle (1L) -> 1.5L".
@@ -435,9 +436,16 @@ def names_all_items(text: str) -> bool:
 def read_items(text: str, items: list[dict[str, Any]], values: Iterable[str] = ()) -> list[str] | None:
     """Item ids of the order named in the text: by item id, by product name (and its options when
     the order holds several of that product), or 'all items'. `values` are option values the
-    products come in, besides the items' own."""
-    if _ALL_ITEMS.search(text):
+    products come in, besides the items' own. Items named win over an "everything" around them: in "I
+    received it and everything was in the box, but I'd like the Grill swapped" the story says
+    everything, the request names the Grill."""
+    named = _items_named(text, items, values)
+    if named is None and _ALL_ITEMS.search(text):
         return [item["item_id"] for item in items]
+    return named
+
+
+def _items_named(text: str, items: list[dict[str, Any]], values: Iterable[str]) -> list[str] | None:
     chosen = [item["item_id"] for item in items if item["item_id"] in text]
     if chosen:
         return chosen

@@ -266,6 +266,61 @@ def test_no_help_centre_answer_is_added_beside_a_request_or_a_question_about_the
     assert _routes(plan) == [(name, "intent")]
 
 
+@pytest.mark.parametrize(
+    ("name", "told", "asked"),
+    [
+        (
+            "cancel_order",
+            "the first part of my order came a week ago and the earbuds still haven't shipped",
+            "Can I just cancel them?",
+        ),
+        ("return", "I want to return the phone but keep the free power bank that came with it", "is that ok?"),
+        (
+            "complaint",
+            "Was told 9-12 for my delivery and the driver turned up at half two",
+            "Do I get anything for that?",
+        ),
+        ("modify_order", "我想改收货地址，可是订单昨天已经发出去了", "怎么办？"),
+        ("return", "我想退手机但是保留赠品充电宝", "可以吗？"),
+    ],
+)
+def test_a_question_beside_a_request_about_no_named_order_gets_the_help_centres_answer_first(
+    name: str, told: str, asked: str
+) -> None:
+    whole = f"{told}. {asked}"
+
+    plan = route_plan(
+        intents=[_intent(name, 0.92, told)],
+        knowledge=[_known(whole), _known(told), _unknown(asked)],
+        entities={},
+    )
+
+    # the rule first, then the request, which still asks for what it needs (the identity check, a ticket)
+    assert _routes(plan) == [("faq", "knowledge"), (name, "intent")]
+    assert plan[0].text == whole
+
+
+@pytest.mark.parametrize(
+    ("text", "entities"),
+    [
+        ("can you cancel my order?", {}),  # the request and nothing else
+        ("The earbuds of #W2 still haven't shipped. Can I just cancel them?", {"order_ids": ["#W2"]}),
+    ],
+)
+def test_a_bare_request_or_one_about_a_named_order_gets_no_help_centre_answer_beside_it(
+    text: str, entities: dict[str, Any]
+) -> None:
+    request = text.rsplit(". ", 1)[-1].rstrip("?")
+
+    plan = route_plan(
+        intents=[_intent("cancel_order", 0.95, request)],
+        knowledge=[_known(text), _unknown(request)],
+        entities=entities,
+    )
+
+    assert _routes(plan) == [("cancel_order", "intent")]
+
+
 @pytest.mark.parametrize("text", ["battery swap price for find x9?", "screen repair cost for the pad 3?"])
 def test_a_one_clause_question_is_a_question_though_its_clause_lost_the_question_mark(text: str) -> None:
     clause = text.rstrip("?")

@@ -177,6 +177,9 @@ ORDER_ITEMS = [
         ("everything else is fine, just the watch", ["3"]),
         ("same everything, just a new one in place of the Smart Watch", ["3"]),
         ("return everything please", ["1", "2", "3"]),
+        ("I received my order and everything arrived safely, but I'd like to exchange the Smart Watch", ["3"]),
+        ("everything came in one box; the thermostat should become the white one", ["2"]),
+        ("订单全部收到了，完好无损，就是 Yoga Mat 想换个颜色", ["1"]),
         ("全部退掉", ["1", "2", "3"]),
     ],
 )
