@@ -492,6 +492,9 @@ _ASKS = re.compile(
 _ASKS_LEAVE = re.compile(
     r"\b(?:can|could|may)\s+(?:i|we)\s+(?:please\s+|still\s+|just\s+)?(?:return|exchange|swap|cancel|change|modify|"
     r"update|switch|get|send)\b|\b(?:is\s+it\s+possible|any\s+chance|is\s+there\s+(?:any\s+)?way)\b|"
+    # "can it be exchanged?", "could they be sent back?"
+    r"\b(?:can|could|may)\s+(?:it|they|this|that|these|those)\s+(?:still\s+)?be\s+(?:returned|exchanged|swapped|"
+    r"cancell?ed|changed|modified|replaced|refunded|sent\s+back)\b|"
     r"(?:可以|能|能不能|可不可以|是否可以)(?:帮我)?(?:换|退|取消|改)",
     re.IGNORECASE,
 )
@@ -548,6 +551,8 @@ _ITEM_CHANGE_WORDS = re.compile(
 )
 
 
+_ADDRESS_NAMED = re.compile(r"\baddress\b|地址", re.IGNORECASE)
+
 _ITEM_CHANGES = frozenset({Intent.MODIFY_ORDER, Intent.EXCHANGE})
 
 
@@ -580,8 +585,8 @@ def _change_kind(text: str) -> str | None:
         return read_choice(re.split(r"[.;!?]", text[: arrow.start()])[-1], others) or "items"
     if parse_address(text):
         return "address"
-    if _ITEM_CHANGE_WORDS.search(text):
-        return "items"
+    if _ITEM_CHANGE_WORDS.search(text) and not _ADDRESS_NAMED.search(text):
+        return "items"  # "the 75W one"; but "the address on #W1 is my old one" is about the address
     kind = read_choice(text, others) or read_choice(text, {"items": CHANGE_WORDS["items"]})
     # What pays a price difference belongs to an item change, it changes no payment of its own; so
     # does a method only named, for no order ("…, rest unchanged; use my gift card").
@@ -659,8 +664,10 @@ def requests_in_order(text: str, parts: list[PlannedPart]) -> tuple[list[Planned
             begin = cut
             if begin <= begins[-1]:
                 # Two clauses after one announcement ("Second: before #W1 goes out, can you switch…")
-                # are one request, the surer reading of the two.
-                if part.confidence > requests[-1].confidence:
+                # are one request: the one that asks the store ("…#W2 isn't what I hoped, can it be
+                # exchanged?"), else the surer reading of the two.
+                asks, asked = _asks_the_store(part.text), _asks_the_store(requests[-1].text)
+                if (asks and not asked) or (asks == asked and part.confidence > requests[-1].confidence):
                     requests[-1] = part
             else:
                 requests.append(part)

@@ -551,6 +551,43 @@ def test_two_clauses_after_one_announcement_are_one_request_never_an_empty_one()
     assert [(p.intent.value, p.text[:31]) for p in queued] == [("exchange", "Second: Before #W6883544 goes o")]
 
 
+def test_after_one_announcement_the_clause_that_asks_the_store_is_the_request() -> None:
+    from agents.route import PlannedPart, requests_in_order
+
+    message = (
+        "Please return the Tea Kettle from #W1748126 to my gift card. Then, second thing, the Tablet I got in "
+        "#W1326557 isn't what I hoped, can it be exchanged?"
+    )
+    parts = [
+        _request("return", "Please return the Tea Kettle from #W1748126 to my gift card"),
+        PlannedPart(Intent.RETURN, "the Tablet I got in #W1326557 isn't what I hoped", 0.38, "intent"),
+        PlannedPart(Intent.EXCHANGE, "can it be exchanged", 0.36, "intent"),
+    ]
+
+    now, queued = requests_in_order(message, parts)
+
+    assert [p.intent.value for p in now] == ["return"]
+    assert [p.intent.value for p in queued] == ["exchange"]
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "The address on #W6554908 is my old one, sorry. The right one is 111 Sunset Drive, San Diego, CA 92179 USA.",
+        "#W6554908 的地址是旧的那个。新的是：上海市浦东新区世纪大道100号",
+    ],
+)
+def test_an_address_called_the_old_one_and_then_given_is_one_request(message: str) -> None:
+    from agents.route import requests_in_order
+
+    told, given = re.split(r"(?<=[.。])\s*", message, maxsplit=1)
+    parts = [_request("modify_order", told.rstrip(".。")), _request("modify_order", given.rstrip(".。"))]
+
+    now, queued = requests_in_order(message, parts)
+
+    assert [p.intent.value for p in now] == ["modify_order"] and queued == [] and now[0].text == message
+
+
 def test_a_payment_change_announced_before_an_exchange_worded_item_change_is_its_own_request() -> None:
     from agents.route import requests_in_order
 
