@@ -293,12 +293,13 @@ def route_plan(
     for hit in knowledge:  # parts the classifier set aside (off-topic beside a request) that the KB knows
         if hit.matched and hit.text not in covered and not _inside_planned(hit.text, parts):
             parts.append(PlannedPart(Intent.FAQ, hit.text, round(hit.similarity, 4), "knowledge"))
-    if whole is not None and whole.matched and _asks_about_the_rest(parts, knowledge[1:], message):
-        parts.append(PlannedPart(Intent.FAQ, message, round(whole.similarity, 4), "knowledge"))
-    elif whole is not None and whole.matched and _asks_beside_a_request(parts, message, entities):
-        # answered first: the request's own question to the customer ("confirm it's you") ends the reply
-        at = next(i for i, p in enumerate(parts) if p.intent in _ACTED_ON)
-        parts.insert(at, PlannedPart(Intent.FAQ, message, round(whole.similarity, 4), "knowledge"))
+    if whole is not None and whole.matched:
+        answer = PlannedPart(Intent.FAQ, message, round(whole.similarity, 4), "knowledge")
+        if _asks_about_the_rest(parts, knowledge[1:], message):
+            parts.append(answer)
+        elif _asks_beside_a_request(parts, message, entities):
+            # answered first: the request's own question to the customer ("confirm it's you") ends the reply
+            parts.insert(next(i for i, p in enumerate(parts) if p.intent in _ACTED_ON), answer)
     parts = _whole_question(parts, whole, hits)
     if not parts and entities.get("order_ids") and len(intents) <= 1:
         # A bare order id ("W7425646") asks what became of that order.
@@ -340,7 +341,7 @@ def _asks_beside_a_request(parts: list[PlannedPart], message: str, entities: dic
     seen for what it is. An order named by id is being acted on: its request needs no explanation. A
     request and nothing more ("can you cancel my order?") is left alone; a question or situation told
     beside it is not."""
-    if not parts or any(p.via == "knowledge" for p in parts):
+    if any(p.via == "knowledge" for p in parts):
         return False
     if not any(p.intent in _ACTED_ON and p.via == "intent" for p in parts):
         return False
