@@ -503,8 +503,22 @@ _ASKS_LEAVE = re.compile(
 
 def _asks_the_store(clause: str) -> bool:
     """The clause asks the store to do something ("can you change…", "please swap…", "can I exchange?"),
-    rather than telling what happened ("I made a mistake on #W1")."""
+    rather than telling what happened ("I made a mistake on #W1"). An ask that names nothing of its own
+    ("can you fix it?") acts on what the clause before it told, which then says what the request is."""
+    if _REFERS_BACK.search(clause):
+        return False
     return bool(_REQUEST.search(clause) or _OPENS_A_REQUEST.search(clause) or _ASKS_LEAVE.search(clause))
+
+
+# "Can you fix it?", "please sort that out", "能帮我处理一下吗": after "The address on my order is wrong"
+# it is the address that gets fixed, not a device repaired.
+_REFERS_BACK = re.compile(
+    r"^\W*(?:(?:so|and|then|ok|okay)\W+)?(?:(?:can|could|would|will)\s+(?:you|u|someone|somebody)\s+|please\s+|pls\s+|kindly\s+)*"
+    r"(?:fix|correct|sort|handle|amend|deal\s+with|take\s+care\s+of|look\s+into)\s+(?:it|that|this|them|those)"
+    r"(?:\s+(?:out|up|for\s+me|please|pls|asap|now|quickly))*\W*$|"
+    r"^\W*(?:能不能|能否|能|可以)?(?:帮我|帮忙|麻烦你?)?(?:处理|解决|弄|更正|纠正)一?下(?:吗|呢|好吗|可以吗|吧)?\W*$",
+    re.IGNORECASE,
+)
 
 
 _OWN_REQUEST = (

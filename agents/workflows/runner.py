@@ -290,10 +290,14 @@ def _advance(sctx: SpecialistContext, conversation: Conversation, state: Workflo
         entities = {}  # it put right what a queued request said: nothing in it for this one
     customer = verified_customer(conversation)
     if customer is None:
+        # "typo: the zip code is 92133, not 29133" puts right what this request said: no proof of identity
+        said = {"text": text, "entities": entities}
+        if fix is not None and fix[1] and _says(s, fix[1]):
+            return _verification_needed(sctx, state, s, False, said=said, put_right=fix)
         # A bare zip beside a name counts only as the answer to the identity question.
         attempt = verification_attempt(entities, text if state.step == "email" else "")
         if attempt.customer is None:
-            return _verification_needed(sctx, state, s, attempt.tried, said={"text": text, "entities": entities})
+            return _verification_needed(sctx, state, s, attempt.tried, said=said)
         conversation_verify(conversation_id=conversation.pk, customer=attempt.customer)
         customer = attempt.customer
         s.pop("_unusable", None)
@@ -393,16 +397,24 @@ def _unusable(state: WorkflowState, s: dict[str, Any], *, filled: bool, digressi
 
 
 def _verification_needed(
-    sctx: SpecialistContext, state: WorkflowState, s: dict[str, Any], tried: bool, *, said: dict[str, Any]
+    sctx: SpecialistContext,
+    state: WorkflowState,
+    s: dict[str, Any],
+    tried: bool,
+    *,
+    said: dict[str, Any],
+    put_right: tuple[str, str] | None = None,
 ) -> SpecialistResult:
-    """Ask for a proof of identity; wrong proofs and unusable answers count, questions do not.
+    """Ask for a proof of identity; wrong proofs and unusable answers count, questions and values put
+    right do not.
 
-    `said` is this workflow's words ({text, entities}), kept when they prove nothing yet."""
+    `said` is this workflow's words ({text, entities}), kept when they prove nothing yet; `put_right`
+    is (meant, mistaken) when they correct a value said before, which is read once the account is known."""
     if not tried and not sctx.digression and said["text"]:
         # Keep what the customer already said (order, items, reason…): it is read once the
         # account is known, so nothing has to be asked twice.
         s.setdefault("_pending", []).append(said)
-    counts = tried or (state.step == "email" and not sctx.digression)
+    counts = tried or (state.step == "email" and not sctx.digression and not put_right)
     failures = int(s.get("_verify_failures", 0)) + (1 if counts else 0)
     if failures >= MAX_FAILED_ATTEMPTS:
         _save(state, step="", slots=s, status=WorkflowStatus.CANCELLED)
@@ -427,6 +439,12 @@ def _verification_needed(
     if sctx.digression:  # the question was answered beside this; then the workflow's prompt again
         text = localized(sctx.language, en=f"To continue: {prompt}", zh=f"继续办理：{prompt}")
         return SpecialistResult(text=text, awaiting=awaiting)
+    if put_right:
+        meant, mistaken = put_right
+        noted = localized(
+            sctx.language, en=f"Noted: {meant}, not {mistaken}.", zh=f"好的，是 {meant}，不是 {mistaken}。"
+        )
+        return SpecialistResult(text=f"{noted} {prompt}", awaiting=awaiting)
     if failures >= OFFER_CHOICES_AFTER:
         lead = localized(sctx.language, en="That doesn't match an account. ", zh="没有匹配到账户。") if tried else ""
         return _stuck(sctx.language, "email", f"{lead}{prompt}".strip(), [])

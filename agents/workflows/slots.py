@@ -84,6 +84,8 @@ _TARGET_START = re.compile(
     # "… length 34 inch - I'd rather have the 28 inch", "… which should become …", "swapped for …"
     r"\b(?:i'?d|i would) (?:rather|prefer|want|like)\b|\bshould (?:become|be)\b|\b(?:swapped|exchanged)(?: out)? for\b|"
     r"\breplaced (?:by|with)\b|"
+    # "the one in plastic, 34 inch, make that bamboo / 28 inch"
+    r"\bmake (?:it|that|them|those)\b|"
     r"换成|改成|换为|改为",
     re.IGNORECASE,
 )
@@ -582,7 +584,8 @@ _CORRECTION = re.compile(
     r"(?:i\s+mean[t]?\s+|it'?s\s+|should\s+be\s+)?"
     r"(?:[\w ]{1,25}?\s*[:=-]\s*)?(?P<right>[#\w.%+\- ]{1,50}?)\s*[,(]?\s*(?:not|rather than|instead of)\s+"
     r"(?P<wrong>[#\w.%+\- ]{1,30}?)\s*\)?\s*[.!]*$|"
-    r"(?:^|[，,。！!\s])\W*(?:是|应该是|要的是)?(?P<right_zh>[^，,。不是]{1,12}?)[，,\s]*(?:不是|而不是)"
+    # "是白色的，不是黑色", "邮编是92133，不是29133"
+    r"(?:^|[，,。！!\s])\W*(?:[^，,。不是]{0,8}?(?:是|应该是|要的是))?(?P<right_zh>[^，,。不是]{1,12}?)[，,\s]*(?:不是|而不是)"
     r"(?P<wrong_zh>[^，,。]{1,12}?)[。！!]*$",
     re.IGNORECASE,
 )
@@ -629,7 +632,10 @@ def correction(text: str) -> tuple[str, str] | None:
     right = (found.group("right") or found.groupdict().get("right_zh") or "").strip()
     wrong = (found.group("wrong") or found.groupdict().get("wrong_zh") or "").strip()
     # "the color should be red": only the value, not the words before it
-    right = re.sub(r"^.*?\b(?:i\s+mean[t]?|it'?s|that'?s|should\s+be)\s+", "", right, flags=re.IGNORECASE).rstrip("的")
+    # "the zip code is 92133, not 29133" too
+    right = re.sub(
+        r"^.*?\b(?:i\s+mean[t]?|it'?s|that'?s|should\s+be|is|was)\s+", "", right, flags=re.IGNORECASE
+    ).rstrip("的")
     wrong = wrong.rstrip("的")
     words = right.lower().split()
     if wrong.lower() in _NOT_A_VALUE or (len(words) <= 2 and (words or [""])[0] in _NOT_A_VALUE):

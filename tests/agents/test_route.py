@@ -432,6 +432,24 @@ def test_a_clause_that_only_continues_a_request_is_not_another_one() -> None:
             ("modify_order", "帮我把地址改一下"),
             "modify_order",
         ),
+        (  # an ask that names nothing of its own acts on what the clause before told
+            "The address on my order is wrong. Can you fix it? It needs to go to 12 Oak Street, Austin, TX 78701",
+            ("modify_order", "The address on my order is wrong"),
+            ("repair", "Can you fix it"),
+            "modify_order",
+        ),
+        (
+            "I ordered the wrong size on #W1234567, could you sort that out for me?",
+            ("modify_order", "I ordered the wrong size on #W1234567"),
+            ("repair", "could you sort that out for me"),
+            "modify_order",
+        ),
+        (
+            "订单 #W1234567 的收货地址填错了，能帮我处理一下吗？",
+            ("modify_order", "订单 #W1234567 的收货地址填错了"),
+            ("repair", "能帮我处理一下吗"),
+            "modify_order",
+        ),
         (  # both ask: the first asked is the request
             "Cancel order #W1234567, can you refund it to my card?",
             ("cancel_order", "Cancel order #W1234567"),

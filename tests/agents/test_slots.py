@@ -229,6 +229,7 @@ def test_an_option_named_after_its_value_describes_the_item_it_does_not_start_th
         "the Skateboard, currently plain, plastic, 34 inch - I'd rather have the same but 28 inch and bamboo",
         "the Skateboard [34 inch, plastic, plain] which should become a bamboo 28 inch one",
         "my Skateboard with plain design, plastic deck and 34 inch swapped for bamboo, 28 inch",
+        "Skateboard, the one in plastic, plain, 34 inch, make that bamboo / 28 inch, rest the same",
     ],
 )
 def test_the_item_is_the_one_described_before_what_it_should_become(text: str) -> None:
@@ -423,6 +424,11 @@ def test_a_product_named_after_a_colon_is_that_product(text: str) -> None:
         ("nah thats not it", None),  # a no, not a value put right
         ("Nope, not right.", None),
         ("不对，不是这个", None),
+        # the field named before the value meant
+        ("Sorry, typo: the zip code is 92133, not 29133.", ("92133", "29133")),
+        ("the colour is red, not blue", ("red", "blue")),
+        ("邮编是92133，不是29133", ("92133", "29133")),
+        ("that is not what I want", None),
     ],
 )
 def test_a_value_put_right_is_read_with_the_one_it_replaces(text: str, fix: tuple[str, str] | None) -> None:

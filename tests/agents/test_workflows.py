@@ -851,3 +851,42 @@ def test_a_zip_put_right_while_confirming_an_address_is_confirmed_again(
     assert _awaiting(again) == "confirm" and shown in again.reply["text"]
     run_turn(li, "yes" if li.language == "en" else "是")
     assert Order.objects.get(external_id="#D1001").address["zip"] in fix
+
+
+@pytest.mark.parametrize(
+    ("language", "opening", "correction", "email", "noted", "meant"),
+    [
+        (
+            "en",
+            "Please change the address of order #D1001 to 12 Oak Street, Springfield, IL 62704, USA",
+            "Sorry, typo: the zip code is 62705, not 62704.",
+            "li.wei@example.com",
+            "Noted: 62705, not 62704.",
+            "62705",
+        ),
+        (
+            "zh",
+            "请把订单 #D1001 的收货地址改成广东省广州市天河区体育西路100号，邮编 510620",
+            "是体育西路200号，不是体育西路100号",
+            "邮箱是 li.wei@example.com",
+            "是 体育西路200号，不是 体育西路100号",
+            "体育西路200号",
+        ),
+    ],
+)
+def test_a_value_put_right_during_the_identity_check_is_kept_and_is_no_failed_attempt(
+    guest: Conversation, language: str, opening: str, correction: str, email: str, noted: str, meant: str
+) -> None:
+    Conversation.objects.filter(pk=guest.pk).update(language=language)
+    guest.refresh_from_db()
+    assert _awaiting(run_turn(guest, opening)) == "email"
+
+    fixed = run_turn(guest, correction)
+
+    assert noted in fixed.reply["text"] and _awaiting(fixed) == "email"
+    assert WorkflowState.objects.get(conversation=guest, status="active").slots.get("_verify_failures", 0) == 0
+    confirm = run_turn(guest, email)
+    assert _awaiting(confirm) == "confirm" and meant in confirm.reply["text"]
+    run_turn(guest, "yes" if language == "en" else "确认")
+    address = Order.objects.get(external_id="#D1001").address
+    assert meant in " ".join(str(v) for v in address.values())
