@@ -475,8 +475,22 @@ def _items_named(text: str, items: list[dict[str, Any]], values: Iterable[str]) 
         if best == 0 and len(candidates) > 1:
             taken.extend(candidates)  # "the helmets": every item of that product
         else:
-            taken.append(next(i for score, i in scored if score == best))
+            taken.append(_said_first(segment, [i for score, i in scored if score == best]))
     return [i["item_id"] for i in taken] or None
+
+
+def _said_first(segment: str, tied: list[dict[str, Any]]) -> dict[str, Any]:
+    """Of items of one product described equally well, the one whose own option values are said first:
+    in "Skateboard (34 inch, plastic, plain) (want one: 28 inch, bamboo)" both boards are plastic and
+    plain, and the item as it is comes before what it should become."""
+
+    def first(item: dict[str, Any]) -> float:
+        others = [set(_option_tokens(other["options"])) for other in tied if other is not item]
+        own = [token for token in _option_tokens(item["options"]) if not all(token in o for o in others)]
+        found = [_where(segment, token) for token in own]
+        return min((at for at in found if at is not None), default=float("inf"))
+
+    return min(tied, key=first)  # min keeps the first of equals: the order's own order
 
 
 def _option_values(items: list[dict[str, Any]], values: Iterable[str]) -> frozenset[str]:
@@ -512,9 +526,15 @@ def _mentions(text: str, token: str) -> bool:
 
     Chinese has no spaces between words, so a Chinese token only needs to appear.
     """
+    return _where(text, token) is not None
+
+
+def _where(text: str, token: str) -> int | None:
+    """Where `token` is first said as a whole word or phrase (_mentions), or None."""
     if _has_chinese(token):
-        return token in text
-    return re.search(rf"(?<![\w.+-]){re.escape(token)}(?![\w+-])", text) is not None
+        return at if (at := text.find(token)) >= 0 else None
+    found = re.search(rf"(?<![\w.+-]){re.escape(token)}(?![\w+-])", text)
+    return found.start() if found else None
 
 
 def item_segments(text: str, items: list[dict[str, Any]], values: Iterable[str] = ()) -> dict[str, str]:
@@ -529,7 +549,9 @@ def item_segments(text: str, items: list[dict[str, Any]], values: Iterable[str] 
     for name, segment in _names_said(clean, {normalise(item["name"]) for item in items}, _option_values(items, values)):
         candidates = [i for i in items if normalise(i["name"]) == name and i["item_id"] not in segments]
         if candidates:
-            segments[max(candidates, key=lambda i: _options_described(segment, i))["item_id"]] = segment
+            best = max(_options_described(segment, i) for i in candidates)
+            tied = [i for i in candidates if _options_described(segment, i) == best]
+            segments[_said_first(segment, tied)["item_id"]] = segment
     return {item["item_id"]: segments.get(item["item_id"], clean) for item in items}
 
 

@@ -526,3 +526,33 @@ def test_a_cancel_reason_told_as_what_happened_is_read(text: str, reason: str | 
     from agents.workflows.slots import cancel_reason
 
     assert cancel_reason(text) == reason
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Skateboard (has 34 inch as length choice; plastic as deck material choice; plain as design choice) "
+        "(want one: the design in plain + the length in 28 inch + the deck material in bamboo instead)",
+        "the plain plastic Skateboard, 34 inch, bamboo 28 inch one pls",
+        "滑板，塑料 34 inch 的，要 28 inch 竹子的",
+    ],
+)
+def test_of_two_items_described_alike_the_one_whose_own_values_come_first_is_meant(text: str) -> None:
+    from agents.workflows.slots import read_items
+
+    boards = [  # both plastic and plain: only the length tells them apart, and both lengths are said
+        {
+            "item_id": "short",
+            "name": "Skateboard",
+            "name_zh": "滑板",
+            "options": {"deck": "plastic", "length": "28 inch", "design": "plain"},
+        },
+        {
+            "item_id": "long",
+            "name": "Skateboard",
+            "name_zh": "滑板",
+            "options": {"deck": "plastic", "length": "34 inch", "design": "plain"},
+        },
+    ]
+
+    assert read_items(text, boards) == ["long"]
