@@ -653,8 +653,7 @@ def correction(text: str) -> tuple[str, str] | None:
         return None
     right = (found.group("right") or found.groupdict().get("right_zh") or "").strip()
     wrong = (found.group("wrong") or found.groupdict().get("wrong_zh") or "").strip()
-    # "the color should be red": only the value, not the words before it
-    # "the zip code is 92133, not 29133" too
+    # "the color should be red", "the zip code is 92133": only the value, not the words before it
     right = re.sub(
         r"^.*?\b(?:i\s+mean[t]?|it'?s|that'?s|should\s+be|is|was)\s+", "", right, flags=re.IGNORECASE
     ).rstrip("的")
