@@ -470,13 +470,19 @@ def _items_named(text: str, items: list[dict[str, Any]], values: Iterable[str]) 
         candidates = [i for i in items if name in spellings[i["item_id"]] and i not in taken]
         if not candidates:
             continue
-        scored = [(_options_described(segment, i), i) for i in candidates]
-        best = max(score for score, _ in scored)
-        if best == 0 and len(candidates) > 1:
+        described, meant = _best_described(segment, candidates)
+        if described == 0 and len(candidates) > 1:
             taken.extend(candidates)  # "the helmets": every item of that product
         else:
-            taken.append(_said_first(segment, [i for score, i in scored if score == best]))
+            taken.append(meant)
     return [i["item_id"] for i in taken] or None
+
+
+def _best_described(segment: str, candidates: list[dict[str, Any]]) -> tuple[int, dict[str, Any]]:
+    """How many current options the best-described candidate has said, and that candidate."""
+    scored = [(_options_described(segment, i), i) for i in candidates]
+    best = max(score for score, _ in scored)
+    return best, _said_first(segment, [i for score, i in scored if score == best])
 
 
 def _said_first(segment: str, tied: list[dict[str, Any]]) -> dict[str, Any]:
@@ -549,9 +555,7 @@ def item_segments(text: str, items: list[dict[str, Any]], values: Iterable[str] 
     for name, segment in _names_said(clean, {normalise(item["name"]) for item in items}, _option_values(items, values)):
         candidates = [i for i in items if normalise(i["name"]) == name and i["item_id"] not in segments]
         if candidates:
-            best = max(_options_described(segment, i) for i in candidates)
-            tied = [i for i in candidates if _options_described(segment, i) == best]
-            segments[_said_first(segment, tied)["item_id"]] = segment
+            segments[_best_described(segment, candidates)[1]["item_id"]] = segment
     return {item["item_id"]: segments.get(item["item_id"], clean) for item in items}
 
 
