@@ -20,7 +20,7 @@ import re
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from agents.intents.offline import CONFIDENT, ORDER_REQUEST_MIN, names_an_order, order_ids
+from agents.intents.offline import CONFIDENT, OLD_METHOD_REFUNDED, ORDER_REQUEST_MIN, names_an_order, order_ids
 from agents.intents.taxonomy import KNOWLEDGE_INTENTS, QUERY_INTENTS, WORKFLOW_INTENTS, Intent
 from knowledge.chunking import query_words
 
@@ -626,14 +626,22 @@ def requests_in_order(text: str, parts: list[PlannedPart]) -> tuple[list[Planned
     # A clause the classifier is unsure of that does not ask, beside a sure request of another kind, only
     # describes something ("the thermostat, the one I ordered with white as its color; … Returning them")
     # or lists more of it ("return the Dumbbell Set; and also Makeup Kit from #W1"): no request of its own.
+    # So is a guess too unsure to act on alone (kept only because it names an order) said after a request,
+    # however unsure that one is: "I want to modify the Garden Hose. Also Hiking Boots on my order #W1
+    # while it's not sent yet" lists one more item; "not sent yet" says why it can still change.
     sure = [part.intent for part in requested if part.confidence >= CONFIDENT]
+    first = min((max(text.find(part.text), 0) for part in requested), default=0)
     asked = [
         part
         for part in requested
-        if part.confidence >= CONFIDENT
-        or not sure
-        or any(_one_kind(part.intent, intent) for intent in sure)
-        or _asks_the_store(part.text)
+        if (
+            part.confidence >= CONFIDENT
+            or not sure
+            or any(_one_kind(part.intent, intent) for intent in sure)
+            or _asks_the_store(part.text)
+        )
+        and not (part.confidence < CLARIFY_BELOW and text.find(part.text) > first and not _asks_the_store(part.text))
+        and not (part.intent == Intent.RETURN and _refunds_the_method_moved_off(part, requested))
     ]
     # A later request is one of its own when the one before it has named its order and this one is
     # announced ("Also, …", "另外…") or opens as a request naming its own order ("I'd like to change an
@@ -724,6 +732,17 @@ def requests_in_order(text: str, parts: list[PlannedPart]) -> tuple[list[Planned
             ordered.insert(max(ordered.index(j) for j in same_order) + 1, i)
     planned = [PlannedPart(requests[i].intent, segments[i], requests[i].confidence, "intent") for i in ordered]
     return others + planned[:1], planned[1:]
+
+
+_OLD_METHOD_REFUNDED = re.compile(OLD_METHOD_REFUNDED, re.IGNORECASE)
+
+
+def _refunds_the_method_moved_off(part: PlannedPart, requested: list[PlannedPart]) -> bool:
+    """ "订单 #W1 改用礼品卡支付，原来的卡退款": the refund of the old payment, beside a payment change, is
+    part of that change."""
+    return bool(_OLD_METHOD_REFUNDED.search(part.text)) and any(
+        other.intent == Intent.MODIFY_ORDER and _change_kind(other.text) == "payment" for other in requested
+    )
 
 
 def _knowledge_intent(intent: Intent) -> Intent:

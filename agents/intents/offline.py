@@ -271,6 +271,18 @@ _ZH_REFUND_STATUS = (
 
 # An order named by its id ("#W2912646") is as good as the word "order" in a rule.
 _ORDER = r"(?:\borders?\b|#\s*[A-Za-z]?\d{4,}|\b[A-Za-z]\d{6,}\b)"
+# The payment an order is moved off is refunded: "…paid with my gift card and the original method refunded",
+# "原来的卡退款". Said beside a payment change, that refund is part of the change, not a return.
+OLD_METHOD_REFUNDED = (
+    r"\b(?:original|old|previous|first|current|other)\s+(?:payment\s+)?(?:method|card|one|payment|account)\b"
+    r".{0,15}\brefund\w*|\brefund\w*\s+(?:the|my|to\s+(?:the|my))\s+(?:original|old|previous|first|current)\s+"
+    r"(?:payment\s+)?(?:method|card|payment|account)\b|"
+    r"(?:原来|之前|原先|原)的?(?:卡|信用卡|银行卡|礼品卡|支付方式|付款方式|账户|paypal).{0,4}(?:退款|退回|退还|退)"
+)
+_NEW_METHOD = (
+    r"\b(?:paid|pay|charged?|billed?|put|use|switch\w*|move)\b.{0,40}\b(?:with|to|on|onto|via|using)\b|"
+    r"\b(?:credit_card|gift_card|paypal)_\w+|改用|换成|用.{0,12}(?:支付|付款)"
+)
 
 _RULES: list[_Rule] = [
     # --- overrides that would otherwise be caught by ticket words -------------------------------------------
@@ -289,13 +301,16 @@ _RULES: list[_Rule] = [
             r"(?:改|换|修改|更换|变更).{0,12}(?:支付|付款)|(?:支付|付款)方式.{0,6}(?:改|换)|"
             # "settle order #W1 with my PayPal instead", "make #W1 paid by my visa"
             r"\b(?:settle|pay for|pay off)\b.{0,30}\b(?:with|using|by|on)\s+(?:my|the|a)?\s*(?:[\w-]+\s+){0,2}?"
-            r"(?:paypal|visa|mastercard|amex|card)\b|\bpaid (?:by|with|using) (?:my|the|a)\b|"
+            r"(?:paypal|visa|mastercard|amex|card)\b|"
+            # wanting it paid another way, not telling how it was paid ("I paid with my card, …")
+            r"\b(?:want|like|prefer|rather|need|have|get|make|can|could|should|would)\b[^.?!]{0,30}\b(?:be\s+)?"
+            r"paid (?:by|with|using|via)\b|"
             r"\b(?:change|switch|update|swap|replace|alter|modify)\b.{0,20}\bpayment\b.{0,30}"
             + _ORDER
             + r"|"
             + _ORDER
             + r".{0,30}\b(?:change|switch)\b.{0,15}\bpayment\b|"
-            r"\b(?:charge|bill)\b.{0,30}\bto\s+(?:my|the|a|an)\b.{0,20}\b(?:card|paypal|account)\b|"
+            r"\b(?:charge[sd]?|bill(?:ed)?)\b.{0,30}\bto\s+(?:my|the|a|an)\b.{0,20}\b(?:card|paypal|account)\b|"
             r"\b(?:change|switch|update)\b.{0,10}\bpayment method\b.{0,10}\bto\b|"
             r"\b(?:charge|bill)\s+(?:the|my|it\s+to\s+(?:the|my))\s+(?:[\w-]+\s+){0,2}(?:card|paypal|account)\b|"
             r"\b(?:charge|bill)\s+(?:it\s+to\s+)?(?:credit_card|gift_card|paypal)_\w+|"
@@ -326,8 +341,8 @@ _RULES: list[_Rule] = [
         ),
         0.8,
         unless=_rx(
-            r"\b(?:return\w*|refund\w*|exchang\w*|cancel\w*|send (?:it|them|\w+) back|price difference|"
-            r"the difference)\b|退|换货|取消|差价"
+            r"^(?!.*(?:" + OLD_METHOD_REFUNDED + r")).*(?:\b(?:return\w*|refund\w*|exchang\w*|cancel\w*|"
+            r"send (?:it|them|\w+) back|price difference|the difference)\b|退|换货|取消|差价)"
         ),
     ),
     _Rule(
@@ -401,10 +416,12 @@ _RULES: list[_Rule] = [
             r"退货|退款|退钱|退掉|退了|想退|要退|能退|可以退|申请退|办理退|退一下|给我退|退吗|把钱退|退回"
         ),
         0.85,
-        # What pays or refunds the price difference of a change is part of that change, not a return.
+        # What pays or refunds the price difference of a change is part of that change, not a return; so is
+        # the refund of the payment an order is moved off.
         unless=_rx(
             r"^(?!.*\breturn).*\b(?:refund|charge|pay)\w*\b.{0,30}\b(?:price )?difference\b|"
-            r"^(?!.*退货).*(?:差价|补差)"
+            r"^(?!.*退货).*(?:差价|补差)|"
+            r"^(?!.*(?:\breturn|退货))(?=.*(?:" + _NEW_METHOD + r")).*(?:" + OLD_METHOD_REFUNDED + r")"
         ),
     ),
     _Rule(
@@ -423,6 +440,8 @@ _RULES: list[_Rule] = [
             r"\b(?:everything|all) else (?:the same|unchanged|as is)\b|"
             r"\bother (?:options?|specs?) (?:the same|unchanged)\b|"
             r"换货|换新|换一台|换台新|换个新|换一个新|调换|换(?:成|个|一个)\s*(?:黑|白|蓝|绿|紫|银|红|粉|金|别的|其他|颜色|\d|[A-Za-z])|"
+            # a colour by its trade name: "换成浮光白", "换成曜石黑"
+            r"换(?:成|为)[\u4e00-\u9fff]{1,3}?(?:黑|白|蓝|绿|紫|银|红|粉|金|灰|色)(?![\u4e00-\u9fff]{0,2}(?:地址|卡))|"
             r"(?:把|将)(?!.{0,12}(?:地址|支付|付款|电话|收件人|收货人)).{0,30}(?:换成|换为)"
         ),
         0.8,

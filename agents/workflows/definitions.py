@@ -398,7 +398,8 @@ class _ItemsWorkflow(Workflow):
         """The new variant of each item, grounded in the catalogue (agents.workflows.variants).
 
         Items resolved by earlier messages are kept in `_replacements` while another item's
-        choice is asked for, so the customer never repeats them.
+        choice is asked for, so the customer never repeats them; the options asked for an item that no
+        variant has are kept in `_asked`, so the answer to "not available" only says what changes.
         """
         variants = _variants_of(old)
         resolved: dict[str, str] = dict(s.get("_replacements", {}))
@@ -416,9 +417,11 @@ class _ItemsWorkflow(Workflow):
             ):
                 resolved[item["item_id"]] = item["item_id"]  # listed, but to stay as it is
                 continue
-            match = match_replacement(about, item, variants.get(item["product_id"], []))
+            asked = s.get("_asked", {})
+            match = match_replacement(about, item, variants.get(item["product_id"], []), asked.get(item["item_id"]))
             if isinstance(match, Clarify):
                 s["_replacements"] = resolved
+                s["_asked"] = {**asked, item["item_id"]: match.asked}
                 raise SlotInvalid(ctx.t(match.en, match.zh))
             if match is not None:
                 resolved[item["item_id"]] = match
@@ -426,6 +429,7 @@ class _ItemsWorkflow(Workflow):
             s["_replacements"] = resolved
             return None
         s.pop("_replacements", None)
+        s.pop("_asked", None)
         return [resolved[item["item_id"]] for item in old]
 
     def choices(self, slot: str, ctx: Ctx, s: dict[str, Any]) -> list[str]:

@@ -590,7 +590,15 @@ def _fill(
     """
     filled, error = False, ""
     if "order_id" in s and entities.get("order_ids") and entities["order_ids"][0] != s["order_id"]:
-        for dependent in ("order_id", "item_ids", "new_item_ids", "_replacements", "payment_method_id", "change"):
+        for dependent in (
+            "order_id",
+            "item_ids",
+            "new_item_ids",
+            "_replacements",
+            "_asked",
+            "payment_method_id",
+            "change",
+        ):
             s.pop(dependent, None)
     for _ in range(6):  # slots unlock others (order → its items); a few passes settle it
         progressed = False

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 # "a brand-new one with exactly the same options", "同款同配置".
@@ -41,6 +41,7 @@ class Clarify:
     en: str
     zh: str
     choices: tuple[str, ...] = ()
+    asked: dict[str, str] = field(default_factory=dict)  # the options asked for that no variant fits
 
 
 def _norm(text: str) -> str:
@@ -233,16 +234,23 @@ def _label(options: dict[str, Any]) -> str:
     return ", ".join(f"{key} {value}" for key, value in options.items() if not key.endswith("_zh"))
 
 
-def match_replacement(text: str, item: dict[str, Any], variants: list[dict[str, Any]]) -> str | Clarify | None:
+def match_replacement(
+    text: str, item: dict[str, Any], variants: list[dict[str, Any]], asked_before: dict[str, str] | None = None
+) -> str | Clarify | None:
     """The variant id `text` asks for to replace `item`, a Clarify, or None when it names none.
 
-    `variants` are every variant of the item's product: {item_id, options, available}.
+    `variants` are every variant of the item's product: {item_id, options, available}. `asked_before`
+    are the options an earlier answer asked for that no variant had: an answer that names some options
+    keeps the others asked for ("black, water resistant" → not available → "oh, blue then" means blue
+    and water resistant), as a shop assistant would hear it.
     """
     by_id = [v["item_id"] for v in variants if v["item_id"] in text and v["item_id"] != item["item_id"]]
     if by_id:
         return by_id[0]
     current = {key: _norm(value) for key, value in item["options"].items() if not key.endswith("_zh")}
     wanted = wanted_options(text, item["options"], variants)
+    if wanted and asked_before:
+        wanted = {**asked_before, **wanted}
     changed = {key: value for key, value in wanted.items() if current.get(key) != value}
     if not changed:
         if not SAME_OPTIONS.search(text):
@@ -286,6 +294,7 @@ def match_replacement(text: str, item: dict[str, Any], variants: list[dict[str, 
             en=f"{lead_en} these available versions: {'; '.join(choices)}. Which one would you like?",
             zh=f"{lead_zh}以下可选的规格：{'；'.join(choices)}。请问要哪一个？",
             choices=choices,
+            asked=changed,
         )
     existing = sorted(
         {_label({k: v["options"].get(k)}) for v in variants if v["available"] for k in changed if v["options"].get(k)}
@@ -295,6 +304,7 @@ def match_replacement(text: str, item: dict[str, Any], variants: list[dict[str, 
         en=f"The {item['name']} is not available with {asked}. Available options: {shown}.",
         zh=f"{item['name']}没有{asked}的可选规格。可选的有：{shown}。",
         choices=tuple(existing[:6]),
+        asked=changed,
     )
 
 

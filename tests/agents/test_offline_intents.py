@@ -222,6 +222,13 @@ def test_keyword_intent_first(text: str, intent: Intent) -> None:
         ("I would like to settle order #W1234567 with my PayPal instead", Intent.MODIFY_ORDER),
         ("please make #W1234567 paid by my visa", Intent.MODIFY_ORDER),
         ("#W1234567 换成用 PayPal 付款", Intent.MODIFY_ORDER),
+        # the payment moved off is refunded as part of the change
+        (
+            "Order #W1234567: I want it paid with gift card gift_card_1234567 and the original method refunded",
+            Intent.MODIFY_ORDER,
+        ),
+        ("I'd like #W1234567 charged to my paypal and the old card refunded", Intent.MODIFY_ORDER),
+        ("订单 #W1234567 改用礼品卡支付，原来的卡退款", Intent.MODIFY_ORDER),
     ],
 )
 def test_shop_language_for_changes_to_an_order(text: str, intent: Intent) -> None:
@@ -301,6 +308,18 @@ def test_what_pays_the_price_difference_of_a_change_is_no_comparison(text: str) 
 )
 def test_what_refunds_the_price_difference_of_a_change_is_no_return(text: str) -> None:
     assert Intent.RETURN not in [i for i, _ in keyword_intents(text)]
+
+
+@pytest.mark.parametrize(
+    ("text", "intent"),
+    [
+        ("I paid with my card, when do I get the refund for #W1234567?", Intent.ORDER_QUERY),
+        ("I paid with my visa and want to return the lamp from #W1234567", Intent.RETURN),
+    ],
+)
+def test_telling_how_an_order_was_paid_is_no_payment_change(text: str, intent: Intent) -> None:
+    found = [i for i, _ in keyword_intents(text)]
+    assert Intent.MODIFY_ORDER not in found and intent in found
 
 
 @pytest.mark.parametrize(

@@ -1358,6 +1358,76 @@ def test_an_unsure_clause_that_lists_more_items_of_a_sure_request_continues_it()
     assert [p.intent.value for p in now] == ["return"] and now[0].text == message and queued == []
 
 
+@pytest.mark.parametrize(
+    ("message", "asked", "listed"),
+    [
+        (
+            "Hello, I want to modify the Garden Hose. Also Hiking Boots on my order #W1234567 while it's not sent yet.",
+            "I want to modify the Garden Hose",
+            "Hiking Boots on my order #W1234567 while it's not sent yet",
+        ),
+        (
+            "我想改一下花园水管。还有登山鞋，订单#W1234567还没发货。",
+            "我想改一下花园水管",
+            "登山鞋，订单#W1234567还没发货",
+        ),
+    ],
+)
+def test_a_guess_too_unsure_to_act_on_after_an_unsure_request_lists_more_of_it(
+    message: str, asked: str, listed: str
+) -> None:
+    from agents.route import PlannedPart, requests_in_order
+
+    parts = [
+        PlannedPart(Intent.MODIFY_ORDER, asked, 0.64, "intent"),
+        PlannedPart(Intent.CANCEL_ORDER, listed, 0.3, "intent"),
+    ]
+
+    now, queued = requests_in_order(message, parts)
+
+    assert [p.intent.value for p in now] == ["modify_order"] and now[0].text == message and queued == []
+
+
+def test_an_unsure_request_that_asks_after_another_stays_its_own() -> None:
+    from agents.route import PlannedPart, requests_in_order
+
+    message = "I want to modify the Garden Hose in #W1234567. Also, could you cancel #W7654321?"
+    parts = [
+        PlannedPart(Intent.MODIFY_ORDER, "I want to modify the Garden Hose in #W1234567", 0.64, "intent"),
+        PlannedPart(Intent.CANCEL_ORDER, "could you cancel #W7654321?", 0.3, "intent"),
+    ]
+
+    now, queued = requests_in_order(message, parts)
+
+    assert [p.intent.value for p in now] == ["modify_order"] and [p.intent.value for p in queued] == ["cancel_order"]
+
+
+@pytest.mark.parametrize(
+    ("message", "change", "refund"),
+    [
+        ("订单 #W1234567 改用礼品卡支付，原来的卡退款", "订单 #W1234567 改用礼品卡支付", "原来的卡退款"),
+        (
+            "Please put #W1234567 on my paypal. The old card refunded, obviously.",
+            "Please put #W1234567 on my paypal",
+            "The old card refunded, obviously.",
+        ),
+    ],
+)
+def test_the_refund_of_the_payment_moved_off_is_part_of_the_payment_change(
+    message: str, change: str, refund: str
+) -> None:
+    from agents.route import PlannedPart, requests_in_order
+
+    parts = [
+        PlannedPart(Intent.MODIFY_ORDER, change, 0.99, "intent"),
+        PlannedPart(Intent.RETURN, refund, 0.9, "intent"),
+    ]
+
+    now, queued = requests_in_order(message, parts)
+
+    assert [p.intent.value for p in now] == ["modify_order"] and now[0].text == message and queued == []
+
+
 def test_an_unsure_request_about_a_named_order_goes_to_the_workflow_not_the_help_centre() -> None:
     text = "Please use my Visa ending 4421 for order W1359773 instead of the Mastercard."
 

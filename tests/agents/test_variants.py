@@ -298,3 +298,25 @@ def test_a_shared_value_with_its_option_named_after_it_in_a_phrase() -> None:
 
     assert match_replacement("brown in terms of frame color please", item, SUNGLASSES) == "S2"
     assert match_replacement("brown (that's the frame color)", item, SUNGLASSES) == "S2"
+
+
+def test_an_answer_to_not_available_keeps_the_other_options_asked_for() -> None:
+    def speaker(item_id: str, available: bool, color: str, zh: str, water: str) -> dict[str, Any]:
+        options = {"color": color, "color_zh": zh, "battery life": "10 hours", "water resistance": water}
+        return {"item_id": item_id, "options": options, "available": available}
+
+    speakers = [
+        speaker("S1", True, "red", "红色", "no"),
+        speaker("S2", True, "blue", "蓝色", "yes"),
+        speaker("S3", True, "blue", "蓝色", "no"),
+        speaker("S4", False, "black", "黑色", "yes"),
+    ]
+    red = {"item_id": "S1", "name": "Bluetooth Speaker", "options": speakers[0]["options"]}
+
+    refused = match_replacement("color black, water resistance yes", red, speakers)
+
+    assert isinstance(refused, Clarify) and refused.asked == {"color": "black", "water resistance": "yes"}
+    assert match_replacement("the color is actually blue", red, speakers, refused.asked) == "S2"
+    assert match_replacement("那就蓝色吧", red, speakers, refused.asked) == "S2"
+    # an answer that names nothing is not read as the options asked before
+    assert match_replacement("hmm", red, speakers, refused.asked) is None

@@ -547,6 +547,30 @@ def test_changing_an_item_of_a_pending_order_is_a_modification_not_an_exchange(l
     assert WorkflowState.objects.get(conversation=li, status="active").kind == "modify_order"
 
 
+@pytest.mark.parametrize(
+    ("asked", "answer"),
+    [
+        (
+            "Change the Find X9 in order #D1001 to Pearl White 16GB+512GB, use my credit card",
+            "oh sorry, Star Black then",
+        ),
+        ("订单 #D1001 的 Find X9 换成浮光白 16GB+512GB，用原来的信用卡", "那就星野黑吧"),
+    ],
+)
+def test_the_answer_to_not_available_keeps_the_other_options_asked_for(
+    li: Conversation, asked: str, answer: str
+) -> None:
+    # No white Find X9 has 512 GB: told so, the customer changes only the colour and still wants 512 GB.
+    unavailable = run_turn(li, asked)
+    assert _awaiting(unavailable) == "new_item_ids", (unavailable.reply, unavailable.intents)
+
+    confirm = run_turn(li, answer)
+
+    assert _awaiting(confirm) == "confirm" and "16GB+512GB" in confirm.reply["text"]
+    run_turn(li, "yes" if answer.isascii() else "是")
+    assert Order.objects.get(external_id="#D1001").items.get().variant.external_id == "V-X9-BLK-512"
+
+
 def test_a_no_op_change_is_never_proposed(li: Conversation) -> None:
     turn = run_turn(li, "Change the Find X9 in order #D1001 to Star Black")
 
@@ -718,6 +742,7 @@ def test_a_request_right_after_an_order_was_named_is_about_that_order(li: Conver
     [
         ("D1001 能不能改成 512G 的黑色", "16GB+512GB"),  # a short order id, and options that say an item change
         ("订单 D1001 的手机我想换成白色的，其他不变", "浮光白"),  # the order's only item, a colour by its character
+        ("订单 #D1001 的 Find X9 换成浮光白，用原来的信用卡", "浮光白"),  # a colour by its trade name, said as a change
     ],
 )
 def test_chinese_item_changes_in_customers_words(li: Conversation, text: str, expected: str) -> None:
