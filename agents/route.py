@@ -524,7 +524,9 @@ _REFERS_BACK = re.compile(
 _OWN_REQUEST = (
     r"another thing|one more thing|one other thing|something else|second(?:ly)?|besides|separately|"
     r"separate (?:thing|matter|request|question|issue)|on top of that|while you'?re at it|while i'?m (?:here|at it)|"
-    r"apart from that|aside from that|other than that|next one|the other thing|\bp\.?s\.?(?=[:\s,])|另外|其次"
+    r"apart from that|aside from that|other than that|next one|the other thing|\bp\.?s\.?(?=[:\s,])|另外|其次|"
+    # the second or a later point of a numbered list: "(1) … (2) …", "1) … 2) …", "1. … 2. …", "1、… 2、…"
+    r"(?<![\w.])\(?[2-9]\)(?=\s)|(?:^|(?<=[.;!?。；]\s)|(?<=\n))[2-9]\.\s|(?<![\w.])[2-9二三四]、"
 )
 _ANOTHER_REQUEST = re.compile(
     rf"\b(?:also|additionally|plus|as well|by the way|btw)\b|{_OWN_REQUEST}|还有|还要|再帮|顺便",

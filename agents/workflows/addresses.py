@@ -88,7 +88,18 @@ def _clean(value: str) -> str:
 
 def _country(value: str, default: str) -> str:
     cleaned = _clean(re.split(r"[?!;]|\.(?:\s|$)", value)[0])
-    return _COUNTRIES.get(cleaned.lower(), cleaned) if cleaned else default
+    if not cleaned:
+        return default
+    # a country the customer goes on talking after: "Country - USA and not the old address"
+    told = _TOLD_AFTER_COUNTRY.match(cleaned)
+    return _COUNTRIES[told.group(1).lower()] if told else _COUNTRIES.get(cleaned.lower(), cleaned)
+
+
+_TOLD_AFTER_COUNTRY = re.compile(
+    r"(" + "|".join(sorted(map(re.escape, _COUNTRIES), key=len, reverse=True)) + r")"
+    r"(?<!\.)\b\s*,?\s+(?:and|but|not|instead|rather|please|pls|thanks|thank you)\b",
+    re.IGNORECASE,
+)
 
 
 def _state(value: str) -> str:

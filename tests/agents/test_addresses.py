@@ -201,6 +201,23 @@ def test_an_address_given_field_by_field_is_read_by_its_labels() -> None:
 
 
 @pytest.mark.parametrize(
+    ("text", "country"),
+    [
+        (
+            "Street - 836 Hickory Lane; City - San Diego; State - CA; Zip - 92168; Country - USA and not the old address",
+            "USA",
+        ),
+        ("street: 1 Main St; city: Austin; state: TX; zip: 78701; country: United States, thanks", "USA"),
+        ("street: 1 Main St; city: Toronto; state: ON; zip: M5V 2T6; country: Canada", "Canada"),
+    ],
+)
+def test_what_the_customer_says_after_a_labelled_country_is_not_part_of_it(text: str, country: str) -> None:
+    address = parse_address(text)
+
+    assert address is not None and address["country"] == country
+
+
+@pytest.mark.parametrize(
     ("text", "expected"),
     [
         # a word after the zip is not a country

@@ -1165,6 +1165,24 @@ def test_a_store_query_beside_an_item_change_counts_only_when_it_asks_itself(que
             ],
             "return #W7293142",
         ),
+        # the second point of a numbered list, whatever the kinds of the two
+        (
+            "(1) Before #W1234567 ships, could I swap the Wristwatch for the same one again? Use gift_card_1234567 for "
+            "any difference. (2) Can I get a refund for the Cycling Helmet, and then the Cycling Helmet w/ the size -> "
+            "S? They came in #W7654321.",
+            [
+                ("exchange", "could I swap the Wristwatch for the same one again"),
+                ("modify_order", "Use gift_card_1234567 for any difference"),
+                ("return", "(2) Can I get a refund for the Cycling Helmet"),
+                ("exchange", "the Cycling Helmet w/ the size -> S"),
+            ],
+            "(2)",
+        ),
+        (
+            "1、订单 #W1234567 的手表换成同款新的 2、订单 #W7654321 的头盔退货",
+            [("exchange", "订单 #W1234567 的手表换成同款新的"), ("return", "订单 #W7654321 的头盔退货")],
+            "2、",
+        ),
     ],
 )
 def test_a_second_request_is_told_by_how_customers_announce_it(
@@ -1359,33 +1377,42 @@ def test_an_unsure_clause_that_lists_more_items_of_a_sure_request_continues_it()
 
 
 @pytest.mark.parametrize(
-    ("message", "asked", "listed"),
+    ("message", "first", "later"),
     [
+        # a guess too unsure to act on, said after an unsure request, lists more of it
         (
             "Hello, I want to modify the Garden Hose. Also Hiking Boots on my order #W1234567 while it's not sent yet.",
-            "I want to modify the Garden Hose",
-            "Hiking Boots on my order #W1234567 while it's not sent yet",
+            ("modify_order", "I want to modify the Garden Hose", 0.64),
+            ("cancel_order", "Hiking Boots on my order #W1234567 while it's not sent yet", 0.3),
         ),
         (
             "我想改一下花园水管。还有登山鞋，订单#W1234567还没发货。",
-            "我想改一下花园水管",
-            "登山鞋，订单#W1234567还没发货",
+            ("modify_order", "我想改一下花园水管", 0.64),
+            ("cancel_order", "登山鞋，订单#W1234567还没发货", 0.3),
+        ),
+        # the refund of the payment an order is moved off is part of the payment change
+        (
+            "订单 #W1234567 改用礼品卡支付，原来的卡退款",
+            ("modify_order", "订单 #W1234567 改用礼品卡支付", 0.99),
+            ("return", "原来的卡退款", 0.9),
+        ),
+        (
+            "Please put #W1234567 on my paypal. The old card refunded, obviously.",
+            ("modify_order", "Please put #W1234567 on my paypal", 0.99),
+            ("return", "The old card refunded, obviously.", 0.9),
         ),
     ],
 )
-def test_a_guess_too_unsure_to_act_on_after_an_unsure_request_lists_more_of_it(
-    message: str, asked: str, listed: str
+def test_a_later_clause_that_belongs_to_the_first_request_is_no_request_of_its_own(
+    message: str, first: tuple[str, str, float], later: tuple[str, str, float]
 ) -> None:
     from agents.route import PlannedPart, requests_in_order
 
-    parts = [
-        PlannedPart(Intent.MODIFY_ORDER, asked, 0.64, "intent"),
-        PlannedPart(Intent.CANCEL_ORDER, listed, 0.3, "intent"),
-    ]
+    parts = [PlannedPart(Intent(name), text, confidence, "intent") for name, text, confidence in (first, later)]
 
     now, queued = requests_in_order(message, parts)
 
-    assert [p.intent.value for p in now] == ["modify_order"] and now[0].text == message and queued == []
+    assert [p.intent.value for p in now] == [first[0]] and now[0].text == message and queued == []
 
 
 def test_an_unsure_request_that_asks_after_another_stays_its_own() -> None:
@@ -1400,32 +1427,6 @@ def test_an_unsure_request_that_asks_after_another_stays_its_own() -> None:
     now, queued = requests_in_order(message, parts)
 
     assert [p.intent.value for p in now] == ["modify_order"] and [p.intent.value for p in queued] == ["cancel_order"]
-
-
-@pytest.mark.parametrize(
-    ("message", "change", "refund"),
-    [
-        ("订单 #W1234567 改用礼品卡支付，原来的卡退款", "订单 #W1234567 改用礼品卡支付", "原来的卡退款"),
-        (
-            "Please put #W1234567 on my paypal. The old card refunded, obviously.",
-            "Please put #W1234567 on my paypal",
-            "The old card refunded, obviously.",
-        ),
-    ],
-)
-def test_the_refund_of_the_payment_moved_off_is_part_of_the_payment_change(
-    message: str, change: str, refund: str
-) -> None:
-    from agents.route import PlannedPart, requests_in_order
-
-    parts = [
-        PlannedPart(Intent.MODIFY_ORDER, change, 0.99, "intent"),
-        PlannedPart(Intent.RETURN, refund, 0.9, "intent"),
-    ]
-
-    now, queued = requests_in_order(message, parts)
-
-    assert [p.intent.value for p in now] == ["modify_order"] and now[0].text == message and queued == []
 
 
 def test_an_unsure_request_about_a_named_order_goes_to_the_workflow_not_the_help_centre() -> None:
