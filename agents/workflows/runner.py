@@ -286,6 +286,13 @@ def _advance(sctx: SpecialistContext, conversation: Conversation, state: Workflo
     s = dict(state.slots)
     text, entities = _own_words(sctx)
     fix = (read.correction(text) or order_typo_fix(state, entities)) if text else None
+    if (
+        fix is not None
+        and len(entities.get("order_ids") or []) > 1
+        and any(_is(o, fix[1]) for o in entities["order_ids"])
+    ):
+        # it names the mistaken order id beside the meant one, and puts nothing else: only the meant one is read
+        text, entities = f"#{fix[0]}", {**entities, "order_ids": [f"#{fix[0]}"]}
     if fix is not None and _queued_corrected(conversation.pk, fix) and not _says(s, fix[1]):
         entities = {}  # it put right what a queued request said: nothing in it for this one
     customer = verified_customer(conversation)
@@ -305,6 +312,8 @@ def _advance(sctx: SpecialistContext, conversation: Conversation, state: Workflo
         return _resume_question(sctx, state)
     workflow = WORKFLOWS[state.kind]
     pending = _corrected(s.pop("_pending", []), text)
+    if fix is not None and fix[1]:  # an order id put right is put right in the words kept too
+        pending = [_said_corrected(said, fix) for said in pending]
     ctx = Ctx(
         tools=ToolContext(conversation_id=conversation.pk, customer=customer, language=sctx.language),
         language=sctx.language,
@@ -524,13 +533,20 @@ def order_typo_fix(state: WorkflowState, entities: dict[str, Any]) -> tuple[str,
     sorry", "the correct order number is #W4398027"): as (meant, mistaken), like a correction. Two
     swapped digits are the surer sign: sequential order numbers differ by one digit anyway."""
     named = entities.get("order_ids") or []
-    if len(named) != 1:
+    if len(named) not in (1, 2):
         return None
     queued = WorkflowState.objects.filter(conversation_id=state.conversation_id, status=WorkflowStatus.QUEUED)
     pendings = [state.slots.get("_pending", []), *(later.slots.get("_pending", []) for later in queued)]
     said = {state.slots.get("order_id")} | {
         order for pending in pendings for x in pending for order in (x.get("entities") or {}).get("order_ids", [])
     }
+    if len(named) == 2:
+        # "#W6559408 was a mistake, I meant #W6554908": of two ids one slip apart, the one said before is the mistake
+        before = [order for order in named if order in said]
+        if len(before) != 1 or not read.typing_slip(named[0], named[1]):
+            return None
+        meant = next(order for order in named if order != before[0])
+        return meant.lstrip("#"), before[0].lstrip("#")
     slips = {order: read.typing_slip(order, named[0]) for order in said if order and order != named[0]}
     swapped = [order for order, slip in slips.items() if slip == "swap"]
     near = swapped or [order for order, slip in slips.items() if slip]

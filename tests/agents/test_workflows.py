@@ -369,6 +369,28 @@ def test_two_requests_in_one_message_are_carried_out_one_after_the_other(li: Con
 
 
 @pytest.mark.parametrize(
+    ("opening", "correction"),
+    [
+        (
+            "Please ship order #D1010 to 12 Oak Street, Austin, TX 78701",
+            "Apologies, #D1010 was a mistake, I meant #D1001.",
+        ),
+        ("请把订单 #D1010 寄到浙江省杭州市西湖区文三路 100 号 5 楼，邮编 310012", "抱歉，#D1010 写错了，我是说 #D1001"),
+    ],
+)
+def test_a_mistaken_order_id_named_beside_the_meant_one_is_put_right(
+    li: Conversation, opening: str, correction: str
+) -> None:
+    run_turn(li, opening)
+
+    confirm = run_turn(li, correction)
+
+    # the request goes on for the order meant: "was a mistake" is no reason to cancel it
+    assert _awaiting(confirm) == "confirm" and "#D1001" in confirm.reply["text"]
+    assert WorkflowState.objects.get(conversation=li, status="active").kind == "modify_order"
+
+
+@pytest.mark.parametrize(
     ("opening", "correction", "language"),
     [
         (
