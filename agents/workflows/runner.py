@@ -312,7 +312,7 @@ def _advance(sctx: SpecialistContext, conversation: Conversation, state: Workflo
         return _resume_question(sctx, state)
     workflow = WORKFLOWS[state.kind]
     pending = _corrected(s.pop("_pending", []), text)
-    if fix is not None and fix[1]:  # an order id put right is put right in the words kept too
+    if fix is not None and fix[1]:  # an order id put right by order_typo_fix, which _corrected cannot see
         pending = [_said_corrected(said, fix) for said in pending]
     ctx = Ctx(
         tools=ToolContext(conversation_id=conversation.pk, customer=customer, language=sctx.language),
