@@ -8,15 +8,16 @@ The task passes when the exported store equals db.json after replaying the task'
 
 Disjoint sets of wordings (bench/taubench_wordings.py). Every message of a run is worded from one set;
 no template is in two. Set A is for development: read its failures and improve the engine on them.
-Sets C to L, written later without reading B, are further development sets (`--wordings C`, …, `L`, or
-`dev` for A and C to L; E as shoppers the engine had not met; F, written
+Sets C to M, written later without reading B, are further development sets (`--wordings C`, …, `M`, or
+`dev` for A and C to M; E as shoppers the engine had not met; F, written
 without reading the engine either, stresses cancellations, addresses and payment changes; G, written the
 same way, stresses item changes and exchanges, addresses, payment methods, corrections and no's; H addresses
 in every layout, indirect cancellations and payment methods; I cancellations, alone and beside another
 request; J indirect cancellations, address layouts, yes/no registers, payment methods and item changes; K
 texting, story-first, polite and non-native shoppers with indirect yes and no; L indirect cancellations with
 varied reasons, one-line, multi-line and labelled addresses, payment methods, yes/no registers and
-corrections, from polite, busy, phone, non-native and annoyed shoppers): a fix
+corrections, from polite, busy, phone, non-native and annoyed shoppers; M indirect cancellations with reasons
+told many ways, payment changes and two requests in one message, in many registers): a fix
 that only fits A's wordings shows there. Set B is held out: report its figure untouched and never tune on its
 wordings or transcripts. With `--wordings both` (the default) every task is played once per set, the store reset
 in between, and the A−B gap says how much of set A's figure comes from fitting its wordings. The
@@ -708,11 +709,11 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=50, help="tasks to play (0 = all)")
     parser.add_argument(
         "--wordings",
-        choices=("A", "B", "C", "D", "E", "F", "G", "H", "I", "J", "K", "L", "both", "dev", "all"),
+        choices=("A", "B", "C", "D", "E", "F", "G", "H", "I", "J", "K", "L", "M", "both", "dev", "all"),
         default="both",
         help=(
-            "A, C, D, E, F, G, H, I, J, K, L = development sets, B = held-out set (report, never tune on it); "
-            "both = A and B, dev = A and C to L, all = every set"
+            "A, C, D, E, F, G, H, I, J, K, L, M = development sets, B = held-out set (report, never tune on it); "
+            "both = A and B, dev = A and C to M, all = every set"
         ),
     )
     parser.add_argument("--show-failures", action="store_true", help="print the transcript of each failed task")
@@ -737,7 +738,7 @@ def main() -> None:
     chosen = {int(n) for n in args.tasks.split(",") if n.strip()} if args.tasks else set(range(len(tasks)))
     numbered = [(index, task) for index, task in enumerate(tasks) if index in chosen]
     tasks = [task for _, task in numbered]
-    sets = {"both": ["A", "B"], "dev": ["A", "C", "D", "E", "F", "G", "H", "I", "J", "K", "L"], "all": list(SETS)}
+    sets = {"both": ["A", "B"], "dev": ["A", "C", "D", "E", "F", "G", "H", "I", "J", "K", "L", "M"], "all": list(SETS)}
     names = sets.get(args.wordings, [args.wordings])
     results: dict[str, list[Result]] = {}
     started = time.perf_counter()
