@@ -523,7 +523,8 @@ _REFERS_BACK = re.compile(
 
 _OWN_REQUEST = (
     r"another thing|one more thing|one other thing|something else|second(?:ly)?|besides|separately|"
-    r"separate (?:thing|matter|request|question|issue)|on top of that|while you'?re at it|while i'?m (?:here|at it)|"
+    r"separate (?:thing|matter|request|question|issue)|on top of that|while you'?re (?:at it|in there|on it|there)|"
+    r"while i'?m (?:here|at it)|while i have you|"
     r"apart from that|aside from that|other than that|next one|the other thing|\bp\.?s\.?(?=[:\s,])|另外|其次|"
     # the second or a later point of a numbered list: "(1) … (2) …", "1) … 2) …", "1. … 2. …", "1、… 2、…"
     r"(?<![\w.])\(?[2-9]\)(?=\s)|(?:^|(?<=[.;!?。；]\s)|(?<=\n))[2-9]\.\s|(?<![\w.])[2-9二三四]、"
@@ -586,7 +587,12 @@ _DIFFERENCE = re.compile(
 )
 
 
-_ORDER_STATE = re.compile(r"\b(?:delivered|shipped|pending|processed|paid)\s+order\b", re.IGNORECASE)
+# How far an order has got, which asks for no change: "my delivered order", "my order #W1 was delivered".
+_ORDER_STATE = re.compile(
+    r"\b(?:delivered|shipped|pending|processed|paid)\s+order\b|"
+    r"\b(?:was|were|been|got|is|are|already)\s+(?:already\s+|just\s+)?(?:delivered|shipped)\b",
+    re.IGNORECASE,
+)
 
 
 def _change_kind(text: str) -> str | None:
@@ -662,7 +668,9 @@ def requests_in_order(text: str, parts: list[PlannedPart]) -> tuple[list[Planned
         # An announcement ("Second: …") ends the words of the request before.
         cut = min(announcement.start(), here) if announcement else here
         kinds = {_change_kind(text[begins[-1] : cut]), _change_kind(text[cut:following])}
-        other_change = {part.intent, requests[-1].intent} <= _ITEM_CHANGES and None not in kinds and len(kinds) == 2
+        # An exchange changes only items: two exchange clauses are never two kinds of change.
+        pair = {part.intent, requests[-1].intent}
+        other_change = Intent.MODIFY_ORDER in pair and pair <= _ITEM_CHANGES and None not in kinds and len(kinds) == 2
         # Announced ("Another thing: …") and of another kind, it is its own request even before the
         # first one has named its order: "exchange the perfume … Another thing: how do I return …".
         same_kind = _one_kind(part.intent, requests[-1].intent)

@@ -402,7 +402,11 @@ _RULES: list[_Rule] = [
             # say M", "wrong address on my order, I need to fix it"
             r"\blet me (?:just )?(?:fix|correct)\b|\bfix\w*\b[^.?!]{0,30}\bshould (?:say|be|read)\b|"
             r"\b(?:wrong|incorrect)\s+(?:shipping |delivery )?(?:address|order|item|size|colou?r|option|details)\b"
-            r"[^.?!]{0,40}\bfix"
+            r"[^.?!]{0,40}\bfix|"
+            # a story of a repair done, the reason an order is not needed: "I ended up fixing my old one"
+            r"\b(?:ended up|managed to|went and)\s+(?:fix|repair)\w*|\b(?:i|we)(?:'ve| have)?\s+(?:already\s+)?"
+            r"(?:fixed|repaired)\s+(?:it|my|the)\b(?![^.?!]{0,40}\b(?:but|still|again|broke)\b)|"
+            r"(?:旧的|旧手机|原来的|自己|已经)[^，。？！,.?!]{0,6}修好了"
         ),
     ),
     _Rule(
@@ -474,8 +478,14 @@ _RULES: list[_Rule] = [
             r"\b(?:scrap|void|kill|drop|abort|withdraw|retract|undo|delete|revoke|back out of|get rid of|stop)\b"
             r"\W+(?:[\w']+\W+){0,3}?" + _ORDER + r"|"
             r"\b(?:don'?t|dont|do not|no longer)\s+(?:want|need)\s+(?:the\s+|my\s+|this\s+)?" + _ORDER + r"|"
-            r"\b(?:don'?t|dont|do not)\s+(?:ship|send)\s+" + _ORDER + r"|"
-            r"(?:订单|#\s*[A-Za-z]?\d{4,}).{0,12}(?:不要了|不想要了|不需要了|撤掉|作废)|"
+            r"\b(?:don'?t|dont|do not)\s+(?:ship|send)\s+"
+            + _ORDER
+            + r"|"
+            # put the other way round: "can #W1 be stopped before it ships?", "could my order get called off"
+            + _ORDER
+            + r"\W+(?:[\w']+\W+){0,2}?(?:be|get|been)\s+(?:stopped|halted|called off|scrapped|voided|"
+            r"withdrawn|pulled)\b|"
+            r"(?:订单|#\s*[A-Za-z]?\d{4,}).{0,12}(?:不要了|不想要了|不需要了|撤掉|作废|拦截|拦下|拦住|停掉|别发了)|"
             r"取消(?!订阅|关注|自动续费|收藏)|撤单|撤销(?!投诉|申诉)"
         ),
         0.85,

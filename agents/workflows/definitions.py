@@ -405,11 +405,17 @@ class _ItemsWorkflow(Workflow):
         resolved: dict[str, str] = dict(s.get("_replacements", {}))
         if llm_enabled():
             resolved.update(llm_replacements(text, [i for i in old if i["item_id"] not in resolved], variants))
-        segments = read.item_segments(text, old, _variant_values(variants))
+        # The order's other products mark where the words about an item end ("the jacket → navy XL, the
+        # yoga mat → TPE, the camera → black"), even when only the jacket is still to be read.
+        names = {item["name"] for item in old}
+        others = [i for i in ctx.items(s["order_id"]) if i["name"] not in names] if "order_id" in s else []
+        segments = read.item_segments(text, [*old, *others], _variant_values(variants))
+        whole = read.normalise(text)
+        others_said = any(segments[i["item_id"]] != whole for i in others)
         for item in old:
             if item["item_id"] in resolved:
                 continue
-            about = text if len(old) == 1 else segments[item["item_id"]]
+            about = text if len(old) == 1 and not others_said else segments[item["item_id"]]
             if (
                 len(old) > 1
                 and read.keeps_as_is(about)

@@ -347,6 +347,15 @@ def _advance(sctx: SpecialistContext, conversation: Conversation, state: Workflo
 
     if fix is not None:
         _mistake_forget(workflow, ctx, s, fix)
+    if fix is not None and fix[1] and state.step == "new_item_ids" and s.get("_asked"):
+        # "Sorry, the color is blue. I typed green by accident." after "green is not available": the options
+        # asked for are put right, and only the value meant is read (the slip would read as wanted too)
+        meant = fix[0].lower()
+        s["_asked"] = {
+            item: {option: meant if _is(value, fix[1]) else value for option, value in options.items()}
+            for item, options in s["_asked"].items()
+        }
+        text = fix[0]
     kind = state.kind
     refused_before = s.pop("_refused", None)
     order_known = "order_id" in s

@@ -589,8 +589,10 @@ def _names_said(clean: str, names: set[str], values: frozenset[str] = frozenset(
 
 def _options_described(segment: str, item: dict[str, Any]) -> int:
     """How many of the item's current options the text after its name says, before any target."""
-    # "for deck material of bamboo" starts the target; "black for the color" only names the option
+    # "for deck material of bamboo" starts the target; "black for the color" only names the option, and so
+    # does an arrow after an option's name ("came with material => glass")
     for name in item["options"]:
+        segment = re.sub(rf"(\b{re.escape(normalise(str(name)))})\s*(?:=>|->|[→⇒])", r"\1:", segment)
         option = rf"\bfor (?:the )?{re.escape(normalise(str(name)))}\b"
         segment = re.sub(rf"{option}(?=\s*(?::|=|\bof\b|\bset to\b|\bbeing\b))", " -> ", segment)
         segment = re.sub(option, " ", segment)
@@ -641,18 +643,37 @@ _NOT_BUT = re.compile(
     r"(?:\s+is\s+what\s+i\s+(?:meant|mean|wanted))?\s*[.!]*$",
     re.IGNORECASE,
 )
+# "Sorry, the color is blue. I typed green by accident.", "颜色是蓝色，绿色是我打错了": the value, then the slip.
+_TYPED_WRONG = re.compile(
+    r"(?:^|[\s,:])(?:is|be|it'?s)?\s*(?P<right>[#\w.%+\- ]{1,30}?)\s*[.,;!]+\s*(?:i\s+)?"
+    r"(?:typed|wrote|put|said|entered|picked)\s+"
+    r"(?P<wrong>[#\w.%+\- ]{1,30}?)\s+(?:by\s+(?:accident|mistake)|in\s+error|wrongly|instead)\W*$|"
+    r"(?:是|要)(?P<right_zh>[^，,。是]{1,12}?)[，,。]\s*(?P<wrong_zh>[^，,。]{1,12}?)是?(?:我)?(?:打错|写错|选错)了?[。！!]*$",
+    re.IGNORECASE,
+)
+
+
+# "… my bad", "…, sorry about that!", "…，不好意思": said after a value put right
+_APOLOGY_AFTER = re.compile(
+    r"(?:[\s,.!;:，。！；-]|\s[—–])+(?:(?:sorry|oops|my\s+bad|my\s+mistake|my\s+fault|apologies|typo|thanks?(?:\s+you)?|"
+    r"thx|ty)(?:\s+(?:about|for)\s+(?:that|this|the\s+(?:confusion|mix-?up)))?|不好意思|抱歉|对不起|说错了|打错了|写错了)"
+    r"[\s!.)。！]*$",
+    re.IGNORECASE,
+)
 
 
 def correction(text: str) -> tuple[str, str] | None:
     """(meant, said by mistake) when the message only corrects a value said before; the mistake is
-    "" when the message only says what was meant ("oops I mean dark")."""
+    "" when the message only says what was meant ("oops I mean dark"). An apology after it says nothing
+    more ("I meant induction, not gas. my bad")."""
+    text = _APOLOGY_AFTER.sub("", text)
     meant = _MEANT.search(text.strip())
-    if meant is not None:
+    if meant is not None and not re.search(r"\b(?:not|instead\s+of|rather\s+than)\s", meant.group()):
         said = (meant.group(k) for k in ("right", "right_zh", "right_star", "star_right", "right_should"))
         right = next((value for value in said if value), "").strip().rstrip("的")
         # a value, not an order id or a sentence
         return (right, "") if right and len(right.split()) <= 3 and not re.search(r"#|\d{5}", right) else None
-    found = _CORRECTION.search(text.strip()) or _NOT_BUT.search(text.strip())
+    found = _CORRECTION.search(text.strip()) or _NOT_BUT.search(text.strip()) or _TYPED_WRONG.search(text.strip())
     if found is None:
         return None
     right = (found.group("right") or found.groupdict().get("right_zh") or "").strip()

@@ -63,19 +63,19 @@ def _values(options: dict[str, Any]) -> dict[str, set[str]]:
 
 # Between an option's name and its value: punctuation ("size: M", "size - M") or a linking word, after
 # the word "option", "setting" or "selection" when it is said ("water resistance option no", "color in gray",
-# "armrest picked as none").
+# "armrest picked as none"), the value quoted or after an arrow when it is ('armrest = "none"', "waterproof => no").
 _LINK = (
     r"(?:\s+(?:option|setting|selection|choice)s?)?"
-    r"(?:\W{0,3}|\W{0,2}\s*(?:(?:is\s+|being\s+)?(?:set|changed|switched|selected|picked|chosen)\s+(?:to|as)|of|is|=|being|"
+    r"(?:\W{0,4}[\"'“‘]?|\W{0,2}\s*(?:(?:is\s+|being\s+)?(?:set|changed|switched|selected|picked|chosen)\s+(?:to|as)|of|is|=|being|"
     # "water resistance would be no", "the colour should be red", "size needs to be M", "colour becomes blue"
     r"(?:would|should|will|could|must|can|needs?\s+to|has\s+to|to)\s+be|becomes?|was|were|"
-    r"at|as|in|namely)\s+)"
+    r"at|as|in|namely)\s+[\"'“‘]?)"
 )
 # Between a value and its option's name after it: "S (size)", "S for its size", "20 hours in terms of
 # battery life", "blue as the color option", "fixed (that's the armrest)".
 _NAME_AFTER = (
     r"(?:\W{1,3}|\s+(?:for|in|as|in\s+terms\s+of)\s+(?:the\s+|its\s+|my\s+)?|"
-    r"\W{0,3}\(?(?:that'?s|which\s+is)\s+(?:the\s+|its\s+)?)"
+    r"\W{0,3}\(?(?:that(?:\s+one)?'?s|that(?:\s+one)?\s+is|which\s+is)\s+(?:the\s+|its\s+)?)"
 )
 
 
@@ -186,8 +186,11 @@ def _option_beside(text: str, start: int, end: int, options: list[str]) -> str |
         option: [re.escape(n) for n in (_norm(option), first) if n == _norm(option) or firsts.count(first) == 1]
         for option, first in zip(options, firsts, strict=True)
     }
-    # The name after the value first: in "brown lens black frame", "black" is the frame's.
+    # The name after the value first: in "brown lens black frame", "black" is the frame's; but in a list
+    # ("frame color => black + lens type => …") the next item's name is not this value's.
     for option, words in names.items():
+        if re.match(r"\s*[+/,;&|]", after):
+            break
         if any(re.match(rf"(?:{_NAME_AFTER})?\W{{0,3}}{word}\b", after) for word in words):
             return option
     for option, words in names.items():

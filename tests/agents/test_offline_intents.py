@@ -199,6 +199,9 @@ def test_keyword_intent_first(text: str, intent: Intent) -> None:
         ("I no longer want order #W1234567", Intent.CANCEL_ORDER),
         ("please scrap #W1234567", Intent.CANCEL_ORDER),
         ("Can I back out of order #W1234567?", Intent.CANCEL_ORDER),
+        ("Can #W1234567 be stopped before it ships?", Intent.CANCEL_ORDER),
+        ("could my order get called off", Intent.CANCEL_ORDER),
+        ("订单 #W1234567 还能拦截吗", Intent.CANCEL_ORDER),
         ("don't send #W1234567, I don't need it", Intent.CANCEL_ORDER),
         ("订单 #W1234567 不要了", Intent.CANCEL_ORDER),
         ("#W1234567 我不想要了，帮我撤掉", Intent.CANCEL_ORDER),
@@ -259,6 +262,11 @@ def test_changing_a_part_or_the_app_is_no_change_of_an_order(text: str) -> None:
         ("我要修手机", True),
         ("changed to one that comes in 30-50 lbs iron fixed this time", False),
         ("地址填错了，我改一下", False),
+        # a repair done, told as the reason an order is not needed
+        ("Thing is, I ended up fixing my old one", False),
+        ("I've already repaired my old phone so I don't need the new one", False),
+        ("I fixed it myself but it broke again, can you repair it?", True),
+        ("我的旧手机已经修好了，订单不要了", False),
     ],
 )
 def test_fixing_what_was_said_is_no_repair(text: str, repair: bool) -> None:

@@ -1111,6 +1111,26 @@ def test_more_items_of_the_same_change_stay_one_request() -> None:
 
 
 @pytest.mark.parametrize(
+    "message",
+    [
+        # "was delivered" tells how far the order got: it asks for no change of the delivery address
+        "My order #W2421430 was delivered, but I need to trade my Fleece Jacket that came with size, which is S "
+        "=> one with size, which is XL, the Yoga Mat, in exchange for one with thickness => 5mm",
+        "我的订单 #W2421430 已经签收了，夹克换成 XL 的，瑜伽垫换成 5mm 的",
+    ],
+)
+def test_clauses_of_one_exchange_stay_one_request(message: str) -> None:
+    from agents.route import requests_in_order
+
+    cut = message.index("=> one") if "=>" in message else message.index("瑜伽垫")
+    parts = [_request("exchange", message[:cut].rstrip("，, ")), _request("exchange", message[cut:])]
+
+    now, queued = requests_in_order(message, parts)
+
+    assert queued == [] and now[0].text == message
+
+
+@pytest.mark.parametrize(
     ("query", "kept"),
     [
         # the request's own words, ending its question: no spec table
@@ -1195,7 +1215,9 @@ def test_a_second_request_is_told_by_how_customers_announce_it(
     assert len(queued) == 1 and queued[0].text.startswith(second)
 
 
-@pytest.mark.parametrize("announcement", ["Separate thing:", "While I'm here:", "One other thing -"])
+@pytest.mark.parametrize(
+    "announcement", ["Separate thing:", "While I'm here:", "One other thing -", "While you're in there,"]
+)
 def test_a_request_announced_as_a_separate_thing_is_its_own(announcement: str) -> None:
     from agents.route import requests_in_order
 

@@ -210,6 +210,9 @@ def test_a_word_of_a_name_that_is_also_an_option_value_names_nothing() -> None:
         "trade the Fleece Jacket (full for the zipper & black for the color & L for the size) into the same one",
         "the Fleece Jacket (full for the zipper, black for the color) -> a navy one",
         "exchange my Fleece Jacket in full, L for size of XL instead",  # "for <option> of" starts the target
+        # an arrow after an option's name only names it: "came with color => black"
+        "the Fleece Jacket that came with color => black / size => L, replaced with a navy one",
+        "我的 Fleece Jacket（color → black，size → L）换成 navy 的",
     ],
 )
 def test_an_option_named_after_its_value_describes_the_item_it_does_not_start_the_target(text: str) -> None:
@@ -429,6 +432,15 @@ def test_a_product_named_after_a_colon_is_that_product(text: str) -> None:
         ("the colour is red, not blue", ("red", "blue")),
         ("邮编是92133，不是29133", ("92133", "29133")),
         ("that is not what I want", None),
+        # an apology after it says nothing more
+        ("oops, I meant 10228, not 01228. my bad", ("10228", "01228")),
+        ("I meant induction not gas, sorry", ("induction", "gas")),
+        ("it's blue not red - sorry about that!", ("blue", "red")),
+        ("是白色的，不是黑色，不好意思", ("白色", "黑色")),
+        # the value meant, then the slip owned up to
+        ("Sorry, the color is blue. I typed green by accident.", ("blue", "green")),
+        ("颜色是蓝色，绿色是我打错了", ("蓝色", "绿色")),
+        ("I typed it by accident", None),
     ],
 )
 def test_a_value_put_right_is_read_with_the_one_it_replaces(text: str, fix: tuple[str, str] | None) -> None:

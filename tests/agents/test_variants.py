@@ -95,6 +95,11 @@ def test_a_value_that_is_a_common_word_needs_its_option_name() -> None:
     assert wanted_options("without connectivity", wifi["options"], LAMPS) == {"connectivity": "none"}
     assert wanted_options("none for the connectivity", wifi["options"], LAMPS) == {"connectivity": "none"}
     assert wanted_options("none (connectivity)", wifi["options"], LAMPS) == {"connectivity": "none"}
+    assert wanted_options('connectivity = "none"', wifi["options"], LAMPS) == {"connectivity": "none"}
+    assert wanted_options('brightness => 60W equivalent, connectivity => "none"', wifi["options"], LAMPS) == {
+        "brightness": "60w equivalent",
+        "connectivity": "none",
+    }
 
 
 def test_chinese_option_spellings_count_as_their_option() -> None:
@@ -242,6 +247,9 @@ SUNGLASSES = [
         "frame color",
         "lens color brown, frame color black -> frame color: brown",
         "the brown lens black frame pair, I want the brown frame instead",
+        # in a list the next option's name is not this value's: "frame color => black + lens color => brown"
+        "frame color => black + lens color => brown, going to lens color, which is brown / frame color, which is brown",
+        "镜框颜色 frame color => black + lens color => brown，换成 frame color: brown",
     ],
 )
 def test_a_value_several_options_share_belongs_to_the_option_named_beside_it(text: str) -> None:
@@ -273,7 +281,12 @@ def test_a_shared_value_without_its_option_is_read_as_a_change(text: str) -> Non
         "red for its color, 20 hours for its battery life, water resistance setting: no",
         "red as the color option & 20 hours as the battery life option & water resistance in no",
         "red (that's the color) / 20 hours (that's the battery life) / no (that's the water resistance)",
+        "red (that one's the color), 20 hours (that one is the battery life), no (that one's the water resistance)",
         "颜色选红色，续航 20 hours，water resistance option no",
+        # a value quoted, or after an arrow: 'water resistance = "no"', "water resistance => no"
+        'color = "red", battery life = "20 hours", water resistance = "no"',
+        "color => red / battery life => 20 hours / water resistance => no",
+        "颜色 = “红色”，续航 20 hours，water resistance: 'no'",
     ],
 )
 def test_an_option_and_its_value_are_linked_the_ways_shoppers_write_them(text: str) -> None:

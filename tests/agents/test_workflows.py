@@ -577,6 +577,12 @@ def test_changing_an_item_of_a_pending_order_is_a_modification_not_an_exchange(l
             "oh sorry, Star Black then",
         ),
         ("订单 #D1001 的 Find X9 换成浮光白 16GB+512GB，用原来的信用卡", "那就星野黑吧"),
+        # the colour put right as a slip: the slip is not read as wanted too
+        (
+            "Change the Find X9 in order #D1001 to Pearl White 16GB+512GB, use my credit card",
+            "Sorry, the colour is Star Black. I typed Pearl White by accident.",
+        ),
+        ("订单 #D1001 的 Find X9 换成浮光白 16GB+512GB，用原来的信用卡", "颜色是星野黑，浮光白是我打错了"),
     ],
 )
 def test_the_answer_to_not_available_keeps_the_other_options_asked_for(
@@ -912,6 +918,14 @@ def test_a_zip_put_right_while_confirming_an_address_is_confirmed_again(
             "62705",
         ),
         (
+            "en",
+            "Please change the address of order #D1001 to 12 Oak Street, Springfield, IL 62704, USA",
+            "oops, I meant 62705, not 62704. my bad",  # an apology after it
+            "li.wei@example.com",
+            "Noted: 62705, not 62704.",
+            "62705",
+        ),
+        (
             "zh",
             "请把订单 #D1001 的收货地址改成广东省广州市天河区体育西路100号，邮编 510620",
             "是体育西路200号，不是体育西路100号",
@@ -937,3 +951,104 @@ def test_a_value_put_right_during_the_identity_check_is_kept_and_is_no_failed_at
     run_turn(guest, "yes" if language == "en" else "确认")
     address = Order.objects.get(external_id="#D1001").address
     assert meant in " ".join(str(v) for v in address.values())
+
+
+def _product(product_id: str, name: str, variants: list[tuple[str, dict[str, str]]]) -> dict[str, object]:
+    return {
+        "name": name,
+        "product_id": product_id,
+        "variants": {
+            item_id: {"item_id": item_id, "options": options, "available": True, "price": 50.0}
+            for item_id, options in variants
+        },
+    }
+
+
+@pytest.fixture
+def ada(store: None) -> Conversation:
+    """A verified shopper whose pending order #T0000009 holds a jacket and a camera that share a colour."""
+    from agents.store.taubench import store_import_taubench
+
+    jacket = [("3000000001", {"size": "S", "color": "red"}), ("3000000002", {"size": "XL", "color": "navy"})]
+    jacket.append(("3000000003", {"size": "XL", "color": "black"}))
+    camera = [("3000000011", {"resolution": "1080p", "color": "silver"})]
+    camera.append(("3000000012", {"resolution": "5K", "color": "black"}))
+    address = {
+        "address1": "1 Main St",
+        "address2": "",
+        "city": "Austin",
+        "country": "USA",
+        "state": "TX",
+        "zip": "78701",
+    }
+    items = [
+        {"name": name, "product_id": pid, "item_id": iid, "price": 50.0, "options": options}
+        for name, pid, (iid, options) in (
+            ("Fleece Jacket", "4000000001", jacket[0]),
+            ("Action Camera", "4000000002", camera[0]),
+        )
+    ]
+    store_import_taubench(
+        data={
+            "products": {
+                "4000000001": _product("4000000001", "Fleece Jacket", jacket),
+                "4000000002": _product("4000000002", "Action Camera", camera),
+            },
+            "users": {
+                "ada_park_1234": {
+                    "user_id": "ada_park_1234",
+                    "name": {"first_name": "Ada", "last_name": "Park"},
+                    "address": address,
+                    "email": "ada.park@example.com",
+                    "payment_methods": {
+                        "credit_card_1234567": {
+                            "source": "credit_card",
+                            "id": "credit_card_1234567",
+                            "brand": "visa",
+                            "last_four": "4242",
+                        }
+                    },
+                    "orders": ["#T0000009"],
+                }
+            },
+            "orders": {
+                "#T0000009": {
+                    "order_id": "#T0000009",
+                    "user_id": "ada_park_1234",
+                    "address": address,
+                    "items": items,
+                    "status": "pending",
+                    "fulfillments": [],
+                    "payment_history": [
+                        {"transaction_type": "payment", "amount": 100.0, "payment_method_id": "credit_card_1234567"}
+                    ],
+                }
+            },
+        }
+    )
+    chat = conversation_start(customer=Customer.objects.create(external_id="guest_ada"))
+    Conversation.objects.filter(pk=chat.pk).update(verified_customer=Customer.objects.get(external_id="ada_park_1234"))
+    chat.refresh_from_db()
+    return chat
+
+
+@pytest.mark.parametrize(
+    ("language", "answer"),
+    [
+        ("en", "the Fleece Jacket to a navy XL one, and the Action Camera to the black 5K one"),
+        ("zh", "Fleece Jacket 换成 navy XL 的，Action Camera 换成 black 5K 的"),
+    ],
+)
+def test_an_answer_about_several_items_gives_each_item_only_its_own_words(
+    ada: Conversation, language: str, answer: str
+) -> None:
+    # Only the jacket is being changed; the camera's "black" in the same answer is not the jacket's colour.
+    Conversation.objects.filter(pk=ada.pk).update(language=language)
+    ada.refresh_from_db()
+    asked = run_turn(ada, "For order #T0000009 I want to change the Fleece Jacket")
+    assert _awaiting(asked) == "new_item_ids", asked.reply["text"]
+
+    confirm = run_turn(ada, answer)
+
+    assert _awaiting(confirm) == "payment_method_id", confirm.reply["text"]  # for any price difference
+    assert WorkflowState.objects.get(conversation=ada, status="active").slots["new_item_ids"] == ["3000000002"]
