@@ -7,7 +7,7 @@ from pgvector.django import HnswIndex, VectorField
 
 from agents.intents.taxonomy import Intent, Specialist
 from agents.states import SubtaskStatus, TurnStatus
-from conversations.models import Conversation, IntentLevel, Language, Message
+from conversations.models import Conversation, Customer, IntentLevel, Language, Message
 
 
 class RouteDecision(models.TextChoices):
@@ -147,3 +147,24 @@ class IntentExemplar(models.Model):
 
     def __str__(self) -> str:
         return f"{self.intent} ({self.language}): {self.text}"
+
+
+class VerificationCode(models.Model):
+    """A one-time code emailed to an account's address, which proves the chat's customer owns it
+    (agents.verification; CHAT_VERIFICATION=code). Only its keyed hash is stored."""
+
+    conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="verification_codes")
+    customer = models.ForeignKey(Customer, on_delete=models.CASCADE, related_name="+")
+    code_hash = models.CharField(max_length=64)
+    sent_to = models.EmailField(max_length=254)
+    attempts = models.PositiveSmallIntegerField(default=0)  # wrong codes typed
+    expires_at = models.DateTimeField()
+    used_at = models.DateTimeField(null=True, blank=True)  # proven, replaced, or out of tries
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [models.Index(fields=["conversation", "created_at"], name="verification_code_recent")]
+
+    def __str__(self) -> str:
+        return f"code for {self.customer_id} in conversation {self.conversation_id}"

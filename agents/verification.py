@@ -1,22 +1,37 @@
 """Who the customer in a chat really is, before any private data or write (τ-bench policy, seed 004).
 
 A conversation is verified when the widget or API vouched for its customer (signed identity), or
-when the customer proves an account in chat: by email, by first + last name + zip, or by an order
-id + the last four digits of the phone on the account. The proven account becomes the
-conversation's `verified_customer`; tools only ever act for that account.
+when the customer proves an account in chat, as the store's CHAT_VERIFICATION says (`chat_proof`): the
+account's details (email, first + last name + zip, or an order id + the last four digits of the phone)
+name an account, and either prove it (`details`) or have a one-time code emailed to its address, which
+the customer types back (`code`, the default); with `signed` only a signed identity counts. The proven
+account becomes the conversation's `verified_customer`; tools only ever act for that account.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
+import logging
 import re
-from dataclasses import dataclass
+import secrets
+import smtplib
+from dataclasses import dataclass, replace
+from datetime import timedelta
+from enum import StrEnum
 from typing import Any
 
+from django.conf import settings
+from django.core.mail import send_mail
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import F, Q
+from django.utils import timezone
 
+from agents.models import VerificationCode
 from agents.store.models import Address, Order
 from conversations.models import Conversation, Customer
+
+logger = logging.getLogger(__name__)
 
 MAX_FAILED_ATTEMPTS = 3
 _BARE_ZIP = re.compile(r"(?<![\d#A-Za-z])(?:\d{5}|\d{6})(?![\d])")
@@ -103,3 +118,143 @@ def verification_attempt(entities: dict[str, Any], text: str = "") -> Verificati
 def conversation_verify(*, conversation_id: int, customer: Customer) -> None:
     with transaction.atomic():
         Conversation.objects.filter(pk=conversation_id).update(verified_customer=customer)
+
+
+# --- how a chat proves who the customer is (CHAT_VERIFICATION) -------------------------------------
+
+CODE_TTL = timedelta(minutes=10)
+CODE_TRIES = 5  # wrong codes before the code stops working
+CODES_PER_HOUR = 5  # codes one conversation may have sent
+_CODE = re.compile(r"(?<!\d)(\d{3})[\s-]?(\d{3})(?!\d)")
+
+
+class ProofStatus(StrEnum):
+    VERIFIED = "verified"  # the account is proven: act for it
+    CODE_SENT = "code_sent"  # an account was named: a code went to its email
+    CODE_WRONG = "code_wrong"
+    CODE_EXPIRED = "code_expired"  # a new one was sent
+    CODE_UNSENDABLE = "code_unsendable"  # no email on file, too many codes, or the mail server failed
+    SIGN_IN = "sign_in"  # only a signed-in identity counts here
+    NO_MATCH = "no_match"  # something to check, and it matched no account
+    NOTHING = "nothing"  # nothing to check in the message
+
+
+@dataclass(frozen=True)
+class Proof:
+    status: ProofStatus
+    customer: Customer | None = None
+    sent_to: str = ""  # the masked address a code went to
+    tries_left: int = 0
+
+    @property
+    def failed(self) -> bool:
+        """A wrong proof: it counts towards handing the chat to a person."""
+        return self.status in (ProofStatus.NO_MATCH, ProofStatus.CODE_WRONG)
+
+
+def chat_proof(conversation: Conversation, entities: dict[str, Any], text: str, *, awaiting: str = "") -> Proof:
+    """What the message proves, by the store's CHAT_VERIFICATION:
+
+    - `details` (τ-bench's policy): the email, the name with the zip, or an order id with the phone's
+      last four digits prove the account;
+    - `code` (the default): those details only name the account; a 6-digit code is emailed to the
+      address on file, and typing it proves the account;
+    - `signed`: nothing said in chat proves anything; only a signed-in identity does.
+    `awaiting` is the slot the chat waits for ("email" or "code"): a bare zip counts beside a name only
+    as the answer to the identity question."""
+    mode = settings.CHAT_VERIFICATION
+    if mode == "signed":
+        return Proof(ProofStatus.SIGN_IN)
+    if mode == "code":
+        code = _CODE.search(text) if awaiting == "code" else None
+        if code is not None:
+            return _code_check(conversation, code.group(1) + code.group(2))
+    attempt = verification_attempt(entities, text if awaiting in ("email", "code") else "")
+    if attempt.customer is None:
+        return Proof(ProofStatus.NO_MATCH if attempt.tried else ProofStatus.NOTHING)
+    if mode == "details":
+        return Proof(ProofStatus.VERIFIED, attempt.customer)
+    return _code_send(conversation, attempt.customer)
+
+
+def _pending_code(conversation_id: int) -> VerificationCode | None:
+    return (
+        VerificationCode.objects.filter(conversation_id=conversation_id, used_at__isnull=True)
+        .select_related("customer")
+        .order_by("-created_at")
+        .first()
+    )
+
+
+def _code_hash(conversation_id: int, code: str) -> str:
+    key = f"verification-code:{settings.SECRET_KEY}".encode()
+    return hmac.new(key, f"{conversation_id}:{code}".encode(), hashlib.sha256).hexdigest()
+
+
+def masked_email(email: str) -> str:
+    """ "li.wei@example.com" → "l•••@example.com": enough for the customer to know where to look."""
+    local, _, domain = email.partition("@")
+    return f"{local[:1]}•••@{domain}"
+
+
+def _code_send(conversation: Conversation, customer: Customer) -> Proof:
+    """Email a new code to the account's address (any earlier one stops working)."""
+    if not customer.email:
+        return Proof(ProofStatus.CODE_UNSENDABLE, customer)
+    recent = VerificationCode.objects.filter(
+        conversation_id=conversation.pk, created_at__gte=timezone.now() - timedelta(hours=1)
+    )
+    if recent.count() >= CODES_PER_HOUR:
+        return Proof(ProofStatus.CODE_UNSENDABLE, customer)
+    code = f"{secrets.randbelow(10**6):06d}"
+    with transaction.atomic():
+        VerificationCode.objects.filter(conversation_id=conversation.pk, used_at__isnull=True).update(
+            used_at=timezone.now()
+        )
+        VerificationCode.objects.create(
+            conversation=conversation,
+            customer=customer,
+            code_hash=_code_hash(conversation.pk, code),
+            sent_to=customer.email,
+            expires_at=timezone.now() + CODE_TTL,
+        )
+    minutes = int(CODE_TTL.total_seconds() // 60)
+    subject, body = (
+        (
+            f"您的验证码：{code}",
+            f"您好，\n\n您在客服对话中的验证码是 {code}，{minutes} 分钟内有效。\n如非本人操作，请忽略本邮件。",
+        )
+        if conversation.language == "zh"
+        else (
+            f"Your verification code: {code}",
+            f"Hello,\n\nYour code for the chat with our support is {code}. It is valid for {minutes} minutes.\n"
+            "If you did not ask for it, you can ignore this email.",
+        )
+    )
+    try:
+        send_mail(subject, body, None, [customer.email])
+    except (OSError, smtplib.SMTPException) as exc:
+        logger.warning("verification code to %s not sent: %s", masked_email(customer.email), exc)
+        VerificationCode.objects.filter(conversation_id=conversation.pk, used_at__isnull=True).update(
+            used_at=timezone.now()
+        )
+        return Proof(ProofStatus.CODE_UNSENDABLE, customer)
+    return Proof(ProofStatus.CODE_SENT, customer, sent_to=masked_email(customer.email))
+
+
+def _code_check(conversation: Conversation, code: str) -> Proof:
+    pending = _pending_code(conversation.pk)
+    if pending is None:
+        return Proof(ProofStatus.NOTHING)
+    if pending.expires_at <= timezone.now():
+        sent = _code_send(conversation, pending.customer)
+        return replace(sent, status=ProofStatus.CODE_EXPIRED) if sent.status == ProofStatus.CODE_SENT else sent
+    if hmac.compare_digest(pending.code_hash, _code_hash(conversation.pk, code)):
+        VerificationCode.objects.filter(pk=pending.pk).update(used_at=timezone.now())
+        return Proof(ProofStatus.VERIFIED, pending.customer)
+    tries = VerificationCode.objects.filter(pk=pending.pk).update(attempts=F("attempts") + 1)
+    pending.refresh_from_db(fields=["attempts"])
+    left = max(CODE_TRIES - pending.attempts, 0) if tries else 0
+    if left == 0:
+        VerificationCode.objects.filter(pk=pending.pk).update(used_at=timezone.now())
+    return Proof(ProofStatus.CODE_WRONG, tries_left=left)

@@ -3,7 +3,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from conversations.api_keys import api_keys_revoke
-from conversations.models import ApiKey, Conversation, Customer, IntentRecord, Message, WorkflowState
+from conversations.models import ApiKey, Conversation, Customer, IntentRecord, Message, OutboxEmail, WorkflowState
 
 
 @admin.register(Customer)
@@ -89,3 +89,19 @@ class ApiKeyAdmin(admin.ModelAdmin):
     def revoke(self, request: HttpRequest, queryset: QuerySet[ApiKey]) -> None:
         revoked = api_keys_revoke(key_ids=list(queryset.values_list("pk", flat=True)))
         self.message_user(request, f"{revoked} key(s) revoked.", messages.SUCCESS)
+
+
+@admin.register(OutboxEmail)
+class OutboxEmailAdmin(admin.ModelAdmin):
+    """Mail sent while no mail server is configured (EMAIL_HOST): the verification codes of the demo."""
+
+    list_display = ["created_at", "recipients", "subject"]
+    search_fields = ["recipients", "subject"]
+    fields = ["created_at", "sender", "recipients", "subject", "body"]
+    readonly_fields = fields
+
+    def has_add_permission(self, request: object) -> bool:
+        return False
+
+    def has_change_permission(self, request: object, obj: object = None) -> bool:
+        return False

@@ -283,3 +283,19 @@ class ApiKey(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} ({self.prefix}…)"
+
+
+class OutboxEmail(models.Model):
+    """Mail the store sent while no mail server is configured (conversations.mail.OutboxBackend)."""
+
+    sender = models.CharField(max_length=254, blank=True)
+    recipients = models.TextField()
+    subject = models.CharField(max_length=998)
+    body = models.TextField()
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.subject} → {self.recipients}"

@@ -194,6 +194,15 @@ def env_int(name: str, default: int, environ: Mapping[str, str] = os.environ) ->
         raise ConfigError(f"{name} must be a whole number (got {raw!r})") from None
 
 
+def env_choice(name: str, default: str, choices: tuple[str, ...], environ: Mapping[str, str] = os.environ) -> str:
+    raw = (environ.get(name) or "").strip().lower()
+    if not raw:
+        return default
+    if raw not in choices:
+        raise ConfigError(f"{name} must be one of {', '.join(choices)} (got {raw!r})")
+    return raw
+
+
 def env_url(name: str, environ: Mapping[str, str] = os.environ) -> str:
     """An optional http(s) URL, e.g. OPENAI_BASE_URL; empty string when unset."""
     raw = (environ.get(name) or "").strip()

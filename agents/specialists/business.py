@@ -11,6 +11,8 @@ import json
 import re
 from typing import Any
 
+from django.conf import settings
+
 from agents.intents.taxonomy import Intent
 from agents.llm.client import LLMUnavailable, llm_chat, llm_enabled
 from agents.pii import mask_pii
@@ -19,7 +21,7 @@ from agents.specialists.base import Specialist, SpecialistContext, SpecialistRes
 from agents.store.money import money
 from agents.store.selectors import product_examples, store_currency
 from agents.tools import TOOLS, ToolContext, ToolError, tool_call
-from agents.verification import conversation_verify, verification_attempt, verified_customer
+from agents.verification import ProofStatus, chat_proof, conversation_verify, verified_customer
 from conversations.models import Conversation
 
 PRIVATE = {Intent.ORDER_QUERY, Intent.LOGISTICS_QUERY, Intent.RETURN, Intent.EXCHANGE}
@@ -46,11 +48,16 @@ def _product_names(ctx: SpecialistContext) -> list[str]:
 
 
 def verification_prompt(language: str) -> str:
-    return localized(
+    ask = localized(
         language,
         en="To look at your orders I first need to confirm it's you. Please send the email on your account, or your "
         "first and last name with your zip code, or an order id with the last 4 digits of your phone number.",
         zh="为保护您的隐私，查询订单前需要先核实身份：请提供账户邮箱，或姓名加邮编，或订单号加手机尾号后四位。",
+    )
+    if settings.CHAT_VERIFICATION != "code":
+        return ask
+    return localized(
+        language, en=f"{ask} I'll then email you a 6-digit code.", zh=f"{ask}随后我会发送 6 位验证码到您的邮箱。"
     )
 
 
@@ -142,18 +149,23 @@ class Business(Specialist):
             # The workflow subtask running beside this one asks for verification itself.
             return SpecialistResult(text="")
         if customer is None and Intent(ctx.intent) in PRIVATE:
-            attempt = verification_attempt(ctx.entities, ctx.message_text)
-            if attempt.customer is not None:
-                conversation_verify(conversation_id=conversation.pk, customer=attempt.customer)
-                customer = attempt.customer
+            proof = chat_proof(conversation, ctx.entities, ctx.message_text)
+            if proof.customer is not None and proof.status == ProofStatus.VERIFIED:
+                conversation_verify(conversation_id=conversation.pk, customer=proof.customer)
+                customer = proof.customer
             else:
-                from agents.workflows.runner import workflow_verify_start
+                from agents.workflows.runner import identity_question, workflow_verify_start
 
-                workflow_verify_start(conversation_id=conversation.pk, intent=ctx.intent, text=ctx.message_text)
+                prompt, slot = identity_question(ctx.language, proof)
+                if slot == "email" and proof.status in (ProofStatus.NOTHING, ProofStatus.NO_MATCH):
+                    prompt = verification_prompt(ctx.language)
+                workflow_verify_start(
+                    conversation_id=conversation.pk, intent=ctx.intent, text=ctx.message_text, step=slot
+                )
                 return SpecialistResult(
-                    text=verification_prompt(ctx.language),
-                    awaiting={"slot": "email", "prompt": verification_prompt(ctx.language), "choices": []},
-                    data={"verification_required": True, "failed_attempt": attempt.tried},
+                    text=prompt,
+                    awaiting={"slot": slot, "prompt": prompt, "choices": []},
+                    data={"verification_required": True, "failed_attempt": proof.failed},
                 )
         tools = ToolContext(conversation_id=ctx.conversation_id, customer=customer, language=ctx.language)
         if llm_enabled():

@@ -15,13 +15,22 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
 from agents.models import TurnRun
 from agents.specialists.base import SpecialistContext, SpecialistResult, localized
 from agents.tools import ToolContext, ToolError
-from agents.verification import MAX_FAILED_ATTEMPTS, conversation_verify, verification_attempt, verified_customer
+from agents.verification import (
+    CODE_TTL,
+    MAX_FAILED_ATTEMPTS,
+    Proof,
+    ProofStatus,
+    chat_proof,
+    conversation_verify,
+    verified_customer,
+)
 from agents.workflows import slots as read
 from agents.workflows.definitions import (
     FREE_TEXT_SLOTS,
@@ -200,15 +209,16 @@ def _order_just_discussed(sctx: SpecialistContext) -> dict[str, Any]:
     return {"_pending": [{"text": "", "entities": {"order_ids": named}}]} if len(named) == 1 else {}
 
 
-def workflow_verify_start(*, conversation_id: int, intent: str, text: str) -> None:
-    """Pause a private question until the customer is verified; it is answered right after."""
+def workflow_verify_start(*, conversation_id: int, intent: str, text: str, step: str = "email") -> None:
+    """Pause a private question until the customer is verified; it is answered right after. `step` is
+    what is awaited: the account's details, or the code just emailed."""
     WorkflowState.objects.filter(conversation_id=conversation_id, status=WorkflowStatus.ACTIVE).exclude(
         kind=WorkflowKind.CALLBACK
     ).update(status=WorkflowStatus.CANCELLED)
     WorkflowState.objects.create(
         conversation_id=conversation_id,
         kind=WorkflowKind.VERIFY,
-        step="email",
+        step=step,
         slots={"intent": intent, "text": text},
         expires_at=timezone.now() + IDLE_TIMEOUT,
     )
@@ -300,13 +310,12 @@ def _advance(sctx: SpecialistContext, conversation: Conversation, state: Workflo
         # "typo: the zip code is 92133, not 29133" puts right what this request said: no proof of identity
         said = {"text": text, "entities": entities}
         if fix is not None and fix[1] and _says(s, fix[1]):
-            return _verification_needed(sctx, state, s, False, said=said, put_right=fix)
-        # A bare zip beside a name counts only as the answer to the identity question.
-        attempt = verification_attempt(entities, text if state.step == "email" else "")
-        if attempt.customer is None:
-            return _verification_needed(sctx, state, s, attempt.tried, said=said)
-        conversation_verify(conversation_id=conversation.pk, customer=attempt.customer)
-        customer = attempt.customer
+            return _verification_needed(sctx, state, s, Proof(ProofStatus.NOTHING), said=said, put_right=fix)
+        proof = chat_proof(conversation, entities, text, awaiting=state.step)
+        if proof.customer is None or proof.status != ProofStatus.VERIFIED:
+            return _verification_needed(sctx, state, s, proof, said=said)
+        conversation_verify(conversation_id=conversation.pk, customer=proof.customer)
+        customer = proof.customer
         s.pop("_unusable", None)
     if state.kind == WorkflowKind.VERIFY:
         return _resume_question(sctx, state)
@@ -418,21 +427,23 @@ def _verification_needed(
     sctx: SpecialistContext,
     state: WorkflowState,
     s: dict[str, Any],
-    tried: bool,
+    proof: Proof,
     *,
     said: dict[str, Any],
     put_right: tuple[str, str] | None = None,
 ) -> SpecialistResult:
-    """Ask for a proof of identity; wrong proofs and unusable answers count, questions and values put
-    right do not.
+    """Ask for a proof of identity (or the code emailed for one); wrong proofs and unusable answers
+    count, questions, codes sent and values put right do not.
 
-    `said` is this workflow's words ({text, entities}), kept when they prove nothing yet; `put_right`
-    is (meant, mistaken) when they correct a value said before, which is read once the account is known."""
-    if not tried and not sctx.digression and said["text"]:
+    `said` is this workflow's words ({text, entities}), kept when they prove nothing yet (or only named
+    the account a code went to); `put_right` is (meant, mistaken) when they correct a value said before,
+    which is read once the account is known."""
+    if not proof.failed and not sctx.digression and said["text"]:
         # Keep what the customer already said (order, items, reason…): it is read once the
         # account is known, so nothing has to be asked twice.
         s.setdefault("_pending", []).append(said)
-    counts = tried or (state.step == "email" and not sctx.digression and not put_right)
+    unusable = proof.status == ProofStatus.NOTHING and state.step in ("email", "code")
+    counts = proof.failed or (unusable and not sctx.digression and not put_right)
     failures = int(s.get("_verify_failures", 0)) + (1 if counts else 0)
     if failures >= MAX_FAILED_ATTEMPTS:
         _save(state, step="", slots=s, status=WorkflowStatus.CANCELLED)
@@ -446,14 +457,13 @@ def _verification_needed(
             data={"escalate": "policy"},
         )
     s["_verify_failures"] = failures
-    prompt = localized(
-        sctx.language,
-        en="First I need to confirm it's you: the email on your account, or your first and last name with "
-        "your zip code, or an order id with the last 4 digits of your phone.",
-        zh="办理前需要先核实身份：请提供账户邮箱，或姓名加邮编，或订单号加手机尾号后四位。",
-    )
-    _save(state, step="email", slots=s)
-    awaiting = {"slot": "email", "prompt": prompt, "choices": []}
+    if proof.status == ProofStatus.NOTHING and state.step == "code":
+        proof = Proof(ProofStatus.CODE_SENT, sent_to=s.get("_code_sent_to", ""))  # still waiting for that code
+    prompt, slot = identity_question(sctx.language, proof)
+    if proof.sent_to:
+        s["_code_sent_to"] = proof.sent_to
+    _save(state, step=slot, slots=s)
+    awaiting = {"slot": slot, "prompt": prompt, "choices": []}
     if sctx.digression:  # the question was answered beside this; then the workflow's prompt again
         text = localized(sctx.language, en=f"To continue: {prompt}", zh=f"继续办理：{prompt}")
         return SpecialistResult(text=text, awaiting=awaiting)
@@ -463,12 +473,72 @@ def _verification_needed(
             sctx.language, en=f"Noted: {meant}, not {mistaken}.", zh=f"好的，是 {meant}，不是 {mistaken}。"
         )
         return SpecialistResult(text=f"{noted} {prompt}", awaiting=awaiting)
-    if failures >= OFFER_CHOICES_AFTER:
-        lead = localized(sctx.language, en="That doesn't match an account. ", zh="没有匹配到账户。") if tried else ""
+    if slot == "email" and failures >= OFFER_CHOICES_AFTER:
+        lead = (
+            localized(sctx.language, en="That doesn't match an account. ", zh="没有匹配到账户。")
+            if proof.failed
+            else ""
+        )
         return _stuck(sctx.language, "email", f"{lead}{prompt}".strip(), [])
-    if tried:
+    if proof.status == ProofStatus.NO_MATCH:
         prompt = localized(sctx.language, en="That doesn't match an account. ", zh="没有匹配到账户。") + prompt
     return SpecialistResult(text=prompt, awaiting=awaiting)
+
+
+def identity_question(language: str, proof: Proof | None = None) -> tuple[str, str]:
+    """What to tell a customer who has not proven their account yet, and the slot then awaited
+    ("email" for the account's details, "code" for the emailed code)."""
+    ask = localized(
+        language,
+        en="First I need to confirm it's you: the email on your account, or your first and last name with "
+        "your zip code, or an order id with the last 4 digits of your phone.",
+        zh="办理前需要先核实身份：请提供账户邮箱，或姓名加邮编，或订单号加手机尾号后四位。",
+    )
+    status = proof.status if proof else ProofStatus.NOTHING
+    minutes = int(CODE_TTL.total_seconds() // 60)
+    if status == ProofStatus.CODE_SENT:
+        return localized(
+            language,
+            en=f"I've emailed a 6-digit code to {proof.sent_to}. Please type it here (valid for {minutes} minutes).",
+            zh=f"验证码已发送至 {proof.sent_to}，请在这里输入 6 位验证码（{minutes} 分钟内有效）。",
+        ), "code"
+    if status == ProofStatus.CODE_EXPIRED:
+        return localized(
+            language,
+            en=f"That code has expired, so I've emailed a new one to {proof.sent_to}. Please type it here.",
+            zh=f"验证码已过期，新的验证码已发送至 {proof.sent_to}，请在这里输入。",
+        ), "code"
+    if status == ProofStatus.CODE_WRONG and proof.tries_left:
+        return localized(
+            language,
+            en=f"That code isn't right ({proof.tries_left} tries left). Please type the 6-digit code from the email.",
+            zh=f"验证码不正确（还可尝试 {proof.tries_left} 次），请输入邮件中的 6 位验证码。",
+        ), "code"
+    if status == ProofStatus.CODE_WRONG:
+        return localized(
+            language,
+            en=f"That code can't be used any more. {ask} I'll email you a new code.",
+            zh=f"该验证码已失效。{ask}我会再发一个新的验证码。",
+        ), "email"
+    if status == ProofStatus.CODE_UNSENDABLE:
+        return localized(
+            language,
+            en="I can't send a code to that account right now. A colleague can confirm it's you: just say "
+            "'talk to a person'.",
+            zh="暂时无法向该账户发送验证码。人工客服可以帮您核实身份，请说“转人工”。",
+        ), "email"
+    if status == ProofStatus.SIGN_IN:
+        return localized(
+            language,
+            en="For your security I can only look at or change orders once you're signed in to the store. "
+            "Please sign in and open the chat again, or ask for a colleague.",
+            zh="为保护您的账户安全，需要先登录商城才能查询或办理订单。请登录后重新打开对话，或联系人工客服。",
+        ), "email"
+    if settings.CHAT_VERIFICATION == "code":
+        return localized(
+            language, en=f"{ask} I'll then email you a 6-digit code.", zh=f"{ask}随后我会发送 6 位验证码到您的邮箱。"
+        ), "email"
+    return ask, "email"
 
 
 def _corrected(saids: list[dict[str, Any]], text: str) -> list[dict[str, Any]]:

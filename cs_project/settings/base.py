@@ -14,6 +14,7 @@ from pathlib import Path
 from cs_project import embedded
 from cs_project.config import (
     env_bool,
+    env_choice,
     env_int,
     env_list,
     env_url,
@@ -237,6 +238,23 @@ WEBHOOK_DISABLE_AFTER = env_int("WEBHOOK_DISABLE_AFTER", 5)  # failed deliveries
 WEBHOOK_SWEEP_GRACE_S = 60  # a due delivery untouched this long lost its task: queue it again
 # Allow receivers on loopback and private networks (a store's own backend on the same host or LAN).
 WEBHOOK_ALLOW_PRIVATE_URLS = env_bool("WEBHOOK_ALLOW_PRIVATE_URLS", False)
+
+# --- who a customer is ---------------------------------------------------------------------
+
+# How a chat proves which account the customer owns before private data or a change (agents.verification):
+# "code" emails a 6-digit code to the account's address, "signed" accepts only a signed-in identity
+# (widget or API), "details" accepts the email, the name with the zip, or an order id with the phone's
+# last four digits (τ-bench's policy: for benchmarks, and stores that accept it).
+CHAT_VERIFICATION = env_choice("CHAT_VERIFICATION", "code", ("code", "signed", "details"))
+# Mail (verification codes). Without EMAIL_HOST it goes to the outbox in the admin instead of a server.
+EMAIL_HOST = os.environ.get("EMAIL_HOST", "")
+EMAIL_PORT = env_int("EMAIL_PORT", 587)
+EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", True)
+EMAIL_TIMEOUT = 10
+EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend" if EMAIL_HOST else "conversations.mail.OutboxBackend"
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "") or "support@localhost"
 
 # --- widget ----------------------------------------------------------------------------------
 

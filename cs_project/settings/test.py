@@ -21,3 +21,7 @@ WEBHOOK_RETRY_BASE_S = 0.2
 WEBHOOK_MAX_ATTEMPTS = 3
 WEBHOOK_DISABLE_AFTER = 2
 WEBHOOK_SWEEP_GRACE_S = 2
+
+# The engine's tests prove identity by account details (τ-bench's policy); the emailed code and the
+# signed-only mode have their own tests (tests/agents/test_verification_modes.py).
+CHAT_VERIFICATION = "details"

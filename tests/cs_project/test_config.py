@@ -4,6 +4,7 @@ from cs_project.config import (
     ConfigError,
     celery_broker_url,
     env_bool,
+    env_choice,
     env_int,
     env_list,
     env_url,
@@ -106,6 +107,10 @@ def test_env_helpers_parse_and_reject() -> None:
         env_bool("BAD", False, env)
     with pytest.raises(ConfigError, match="^NX must be a whole number"):
         env_int("NX", 0, env)
+    assert env_choice("MODE", "code", ("code", "signed", "details"), {"MODE": " Signed "}) == "signed"
+    assert env_choice("MODE", "code", ("code", "signed", "details"), {}) == "code"
+    with pytest.raises(ConfigError, match="^MODE must be one of code, signed, details"):
+        env_choice("MODE", "code", ("code", "signed", "details"), {"MODE": "email"})
 
 
 def test_env_url_accepts_http_and_rejects_the_rest() -> None:

@@ -1,0 +1,171 @@
+"""CHAT_VERIFICATION: an emailed one-time code (the default) or a signed-in identity only; knowing a
+customer's email is never enough to act on their orders. In zh and en."""
+
+from __future__ import annotations
+
+import re
+from datetime import timedelta
+
+import pytest
+from django.core import mail
+from django.core.management import call_command
+from django.test import override_settings
+from django.utils import timezone
+
+from agents.models import VerificationCode
+from agents.store.models import Order
+from conversations.models import Conversation, Customer, OutboxEmail
+from conversations.services import conversation_start
+from tests.agents.engine import run_turn
+
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("exemplars", "no_queue")]
+
+
+@pytest.fixture
+def guest() -> Conversation:
+    call_command("seed_demo", verbosity=0)
+    return conversation_start(customer=Customer.objects.create(external_id="guest_codes"))
+
+
+def _in(conversation: Conversation, language: str) -> Conversation:
+    Conversation.objects.filter(pk=conversation.pk).update(language=language)
+    conversation.refresh_from_db()
+    return conversation
+
+
+def _awaiting(turn: object) -> str | None:
+    awaiting = turn.reply.get("awaiting")  # type: ignore[attr-defined]
+    return awaiting["slot"] if awaiting else None
+
+
+def _code_sent_to(address: str) -> str:
+    """The last code emailed to `address` (pytest-django keeps sent mail in django.core.mail.outbox)."""
+    sent = [message for message in mail.outbox if address in message.to]
+    assert sent, "no code was emailed"
+    return re.search(r"\b\d{6}\b", sent[-1].body).group()  # type: ignore[union-attr]
+
+
+STEPS = {
+    "en": ("I want to cancel order #D1001", "li.wei@example.com", "no longer needed", "yes"),
+    "zh": ("我要取消订单 #D1001", "邮箱是 li.wei@example.com", "不需要了", "确认"),
+}
+
+
+@override_settings(CHAT_VERIFICATION="code")
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_an_emailed_code_proves_the_account_and_the_email_alone_does_not(guest: Conversation, language: str) -> None:
+    chat = _in(guest, language)
+    request, email, reason, yes = STEPS[language]
+
+    asked = run_turn(chat, request)
+    named = run_turn(chat, email)
+    # Knowing the email is not enough: nothing private is shown and nothing can be confirmed.
+    pushed = run_turn(chat, reason)
+
+    assert _awaiting(asked) == "email" and ("6-digit code" in asked.reply["text"] or "验证码" in asked.reply["text"])
+    assert _awaiting(named) == "code" and "l•••@example.com" in named.reply["text"]
+    assert _awaiting(pushed) == "code"
+    chat.refresh_from_db()
+    assert chat.verified_customer_id is None
+    assert VerificationCode.objects.get(conversation=chat).code_hash not in _code_sent_to("li.wei@example.com")
+
+    proven = run_turn(chat, _code_sent_to("li.wei@example.com"))
+
+    chat.refresh_from_db()
+    assert chat.verified_customer.external_id == "demo_li_wei"
+    assert _awaiting(proven) in ("reason", "confirm")
+    if _awaiting(proven) == "reason":
+        run_turn(chat, reason)
+    run_turn(chat, yes)
+    assert Order.objects.get(external_id="#D1001").status == "cancelled"
+
+
+@override_settings(CHAT_VERIFICATION="code")
+def test_a_wrong_code_counts_and_three_wrong_proofs_hand_over(guest: Conversation) -> None:
+    run_turn(guest, "I want to cancel order #D1001")
+    run_turn(guest, "li.wei@example.com")
+    right = _code_sent_to("li.wei@example.com")
+    wrong = f"{(int(right) + 1) % 10**6:06d}"
+
+    first = run_turn(guest, wrong)
+    second = run_turn(guest, wrong)
+    third = run_turn(guest, wrong)
+
+    assert _awaiting(first) == "code" and "tries left" in first.reply["text"]
+    assert _awaiting(second) == "code"
+    assert third.status == "escalated" or "colleague" in third.reply["text"]
+    guest.refresh_from_db()
+    assert guest.verified_customer_id is None
+    assert Order.objects.get(external_id="#D1001").status == "pending"
+
+
+@override_settings(CHAT_VERIFICATION="code")
+@pytest.mark.parametrize(("language", "expired"), [("en", "expired"), ("zh", "已过期")])
+def test_an_expired_code_is_replaced_by_a_new_one(guest: Conversation, language: str, expired: str) -> None:
+    chat = _in(guest, language)
+    run_turn(chat, STEPS[language][0])
+    run_turn(chat, STEPS[language][1])
+    old = _code_sent_to("li.wei@example.com")
+    VerificationCode.objects.update(expires_at=timezone.now() - timedelta(seconds=1))
+
+    late = run_turn(chat, old)
+
+    assert _awaiting(late) == "code" and expired in late.reply["text"]
+    assert len(mail.outbox) == 2 and VerificationCode.objects.filter(used_at__isnull=True).count() == 1
+    chat.refresh_from_db()
+    assert chat.verified_customer_id is None
+
+
+@override_settings(CHAT_VERIFICATION="code")
+@pytest.mark.parametrize(
+    ("language", "question", "email"),
+    [("en", "Where is my order #D1002?", "li.wei@example.com"), ("zh", "我的订单 #D1002 到哪了", "li.wei@example.com")],
+)
+def test_an_order_question_is_answered_once_the_emailed_code_is_typed(
+    guest: Conversation, language: str, question: str, email: str
+) -> None:
+    chat = _in(guest, language)
+    run_turn(chat, question)
+    sent = run_turn(chat, email)
+    assert _awaiting(sent) == "code"
+
+    answered = run_turn(chat, _code_sent_to(email))
+
+    assert "SF1234567890" in answered.reply["text"] and _awaiting(answered) is None  # the order's tracking
+
+
+@override_settings(CHAT_VERIFICATION="signed")
+@pytest.mark.parametrize(("language", "sign_in"), [("en", "signed in"), ("zh", "登录")])
+def test_with_signed_only_nothing_said_in_chat_proves_an_account(
+    guest: Conversation, language: str, sign_in: str
+) -> None:
+    chat = _in(guest, language)
+    run_turn(chat, STEPS[language][0])
+
+    told = run_turn(chat, STEPS[language][1])
+
+    assert sign_in in told.reply["text"]
+    chat.refresh_from_db()
+    assert chat.verified_customer_id is None and not mail.outbox
+
+
+@override_settings(CHAT_VERIFICATION="signed")
+def test_with_signed_only_a_signed_in_customer_is_served(guest: Conversation) -> None:
+    li = Customer.objects.get(external_id="demo_li_wei")
+    Customer.objects.filter(pk=li.pk).update(verified=True)
+    chat = conversation_start(customer=li)
+
+    turn = run_turn(chat, "Where is my order #D1002?")
+
+    assert "SF1234567890" in turn.reply["text"] and _awaiting(turn) is None
+
+
+@override_settings(EMAIL_BACKEND="conversations.mail.OutboxBackend")
+def test_without_a_mail_server_mail_goes_to_the_outbox_in_the_admin(admin_client: object) -> None:
+    mail.send_mail("Your verification code: 123456", "Your code is 123456.", "shop@example.com", ["a@example.com"])
+
+    stored = OutboxEmail.objects.get()
+    page = admin_client.get(f"/admin/conversations/outboxemail/{stored.pk}/change/")  # type: ignore[attr-defined]
+
+    assert (stored.recipients, stored.subject) == ("a@example.com", "Your verification code: 123456")
+    assert page.status_code == 200 and "Your code is 123456." in page.content.decode()
