@@ -132,6 +132,7 @@ class ProofStatus(StrEnum):
     VERIFIED = "verified"  # the account is proven: act for it
     CODE_SENT = "code_sent"  # an account was named: a code went to its email
     CODE_WRONG = "code_wrong"
+    CODE_SPENT = "code_spent"  # wrong, and out of tries: the account's details again
     CODE_EXPIRED = "code_expired"  # a new one was sent
     CODE_UNSENDABLE = "code_unsendable"  # no email on file, too many codes, or the mail server failed
     SIGN_IN = "sign_in"  # only a signed-in identity counts here
@@ -149,7 +150,7 @@ class Proof:
     @property
     def failed(self) -> bool:
         """A wrong proof: it counts towards handing the chat to a person."""
-        return self.status in (ProofStatus.NO_MATCH, ProofStatus.CODE_WRONG)
+        return self.status in (ProofStatus.NO_MATCH, ProofStatus.CODE_WRONG, ProofStatus.CODE_SPENT)
 
 
 def chat_proof(conversation: Conversation, entities: dict[str, Any], text: str, *, awaiting: str = "") -> Proof:
@@ -257,4 +258,5 @@ def _code_check(conversation: Conversation, code: str) -> Proof:
     left = max(CODE_TRIES - pending.attempts, 0) if tries else 0
     if left == 0:
         VerificationCode.objects.filter(pk=pending.pk).update(used_at=timezone.now())
+        return Proof(ProofStatus.CODE_SPENT)
     return Proof(ProofStatus.CODE_WRONG, tries_left=left)

@@ -485,6 +485,39 @@ def _verification_needed(
     return SpecialistResult(text=prompt, awaiting=awaiting)
 
 
+# What to tell a customer whose last message proved no account yet, by what it did prove: (English,
+# Chinese, the slot then awaited). {to} is the masked address a code went to.
+_IDENTITY_REPLIES = {
+    ProofStatus.CODE_SENT: (
+        "I've emailed a 6-digit code to {to}. Please type it here (valid for {minutes} minutes).",
+        "验证码已发送至 {to}，请在这里输入 6 位验证码（{minutes} 分钟内有效）。",
+        "code",
+    ),
+    ProofStatus.CODE_EXPIRED: (
+        "That code has expired, so I've emailed a new one to {to}. Please type it here.",
+        "验证码已过期，新的验证码已发送至 {to}，请在这里输入。",
+        "code",
+    ),
+    ProofStatus.CODE_WRONG: (
+        "That code isn't right ({tries} tries left). Please type the 6-digit code from the email.",
+        "验证码不正确（还可尝试 {tries} 次），请输入邮件中的 6 位验证码。",
+        "code",
+    ),
+    ProofStatus.CODE_SPENT: ("That code can't be used any more. {ask}", "该验证码已失效。{ask}", "email"),
+    ProofStatus.CODE_UNSENDABLE: (
+        "I can't send a code to that account right now. A colleague can confirm it's you: just say 'talk to a person'.",
+        "暂时无法向该账户发送验证码。人工客服可以帮您核实身份，请说“转人工”。",
+        "email",
+    ),
+    ProofStatus.SIGN_IN: (
+        "For your security I can only look at or change orders once you're signed in to the store. "
+        "Please sign in and open the chat again, or ask for a colleague.",
+        "为保护您的账户安全，需要先登录商城才能查询或办理订单。请登录后重新打开对话，或联系人工客服。",
+        "email",
+    ),
+}
+
+
 def identity_question(language: str, proof: Proof | None = None) -> tuple[str, str]:
     """What to tell a customer who has not proven their account yet, and the slot then awaited
     ("email" for the account's details, "code" for the emailed code)."""
@@ -494,51 +527,18 @@ def identity_question(language: str, proof: Proof | None = None) -> tuple[str, s
         "your zip code, or an order id with the last 4 digits of your phone.",
         zh="办理前需要先核实身份：请提供账户邮箱，或姓名加邮编，或订单号加手机尾号后四位。",
     )
-    status = proof.status if proof else ProofStatus.NOTHING
-    minutes = int(CODE_TTL.total_seconds() // 60)
-    if status == ProofStatus.CODE_SENT:
-        return localized(
-            language,
-            en=f"I've emailed a 6-digit code to {proof.sent_to}. Please type it here (valid for {minutes} minutes).",
-            zh=f"验证码已发送至 {proof.sent_to}，请在这里输入 6 位验证码（{minutes} 分钟内有效）。",
-        ), "code"
-    if status == ProofStatus.CODE_EXPIRED:
-        return localized(
-            language,
-            en=f"That code has expired, so I've emailed a new one to {proof.sent_to}. Please type it here.",
-            zh=f"验证码已过期，新的验证码已发送至 {proof.sent_to}，请在这里输入。",
-        ), "code"
-    if status == ProofStatus.CODE_WRONG and proof.tries_left:
-        return localized(
-            language,
-            en=f"That code isn't right ({proof.tries_left} tries left). Please type the 6-digit code from the email.",
-            zh=f"验证码不正确（还可尝试 {proof.tries_left} 次），请输入邮件中的 6 位验证码。",
-        ), "code"
-    if status == ProofStatus.CODE_WRONG:
-        return localized(
-            language,
-            en=f"That code can't be used any more. {ask} I'll email you a new code.",
-            zh=f"该验证码已失效。{ask}我会再发一个新的验证码。",
-        ), "email"
-    if status == ProofStatus.CODE_UNSENDABLE:
-        return localized(
-            language,
-            en="I can't send a code to that account right now. A colleague can confirm it's you: just say "
-            "'talk to a person'.",
-            zh="暂时无法向该账户发送验证码。人工客服可以帮您核实身份，请说“转人工”。",
-        ), "email"
-    if status == ProofStatus.SIGN_IN:
-        return localized(
-            language,
-            en="For your security I can only look at or change orders once you're signed in to the store. "
-            "Please sign in and open the chat again, or ask for a colleague.",
-            zh="为保护您的账户安全，需要先登录商城才能查询或办理订单。请登录后重新打开对话，或联系人工客服。",
-        ), "email"
     if settings.CHAT_VERIFICATION == "code":
-        return localized(
-            language, en=f"{ask} I'll then email you a 6-digit code.", zh=f"{ask}随后我会发送 6 位验证码到您的邮箱。"
-        ), "email"
-    return ask, "email"
+        ask += localized(language, en=" I'll then email you a 6-digit code.", zh="随后我会发送 6 位验证码到您的邮箱。")
+    if proof is None or proof.status not in _IDENTITY_REPLIES:
+        return ask, "email"
+    en, zh, slot = _IDENTITY_REPLIES[proof.status]
+    values = {
+        "to": proof.sent_to,
+        "tries": proof.tries_left,
+        "minutes": int(CODE_TTL.total_seconds() // 60),
+        "ask": ask,
+    }
+    return localized(language, en=en.format(**values), zh=zh.format(**values)), slot
 
 
 def _corrected(saids: list[dict[str, Any]], text: str) -> list[dict[str, Any]]:

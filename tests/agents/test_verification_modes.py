@@ -169,3 +169,19 @@ def test_without_a_mail_server_mail_goes_to_the_outbox_in_the_admin(admin_client
 
     assert (stored.recipients, stored.subject) == ("a@example.com", "Your verification code: 123456")
     assert page.status_code == 200 and "Your code is 123456." in page.content.decode()
+
+
+@override_settings(CHAT_VERIFICATION="code")
+def test_a_code_stops_working_after_five_wrong_tries_whatever_the_workflow(guest: Conversation) -> None:
+    from agents.verification import CODE_TRIES, ProofStatus, chat_proof
+
+    named = chat_proof(guest, {"email": "li.wei@example.com"}, "li.wei@example.com")
+    right = _code_sent_to("li.wei@example.com")
+    wrong = f"{(int(right) + 1) % 10**6:06d}"
+    tries = [chat_proof(guest, {}, wrong, awaiting="code").status for _ in range(CODE_TRIES)]
+
+    late = chat_proof(guest, {}, right, awaiting="code")
+
+    assert named.status == ProofStatus.CODE_SENT
+    assert tries == [ProofStatus.CODE_WRONG] * (CODE_TRIES - 1) + [ProofStatus.CODE_SPENT]
+    assert late.status == ProofStatus.NOTHING and late.customer is None
