@@ -160,7 +160,11 @@ class Business(Specialist):
                 if slot == "email" and proof.status in (ProofStatus.NOTHING, ProofStatus.NO_MATCH):
                     prompt = verification_prompt(ctx.language)
                 workflow_verify_start(
-                    conversation_id=conversation.pk, intent=ctx.intent, text=ctx.message_text, step=slot
+                    conversation_id=conversation.pk,
+                    intent=ctx.intent,
+                    text=ctx.message_text,
+                    step=slot,
+                    code_sent_to=proof.sent_to,
                 )
                 return SpecialistResult(
                     text=prompt,

@@ -209,9 +209,11 @@ def _order_just_discussed(sctx: SpecialistContext) -> dict[str, Any]:
     return {"_pending": [{"text": "", "entities": {"order_ids": named}}]} if len(named) == 1 else {}
 
 
-def workflow_verify_start(*, conversation_id: int, intent: str, text: str, step: str = "email") -> None:
+def workflow_verify_start(
+    *, conversation_id: int, intent: str, text: str, step: str = "email", code_sent_to: str = ""
+) -> None:
     """Pause a private question until the customer is verified; it is answered right after. `step` is
-    what is awaited: the account's details, or the code just emailed."""
+    what is awaited: the account's details, or the code just emailed to `code_sent_to`."""
     WorkflowState.objects.filter(conversation_id=conversation_id, status=WorkflowStatus.ACTIVE).exclude(
         kind=WorkflowKind.CALLBACK
     ).update(status=WorkflowStatus.CANCELLED)
@@ -219,7 +221,7 @@ def workflow_verify_start(*, conversation_id: int, intent: str, text: str, step:
         conversation_id=conversation_id,
         kind=WorkflowKind.VERIFY,
         step=step,
-        slots={"intent": intent, "text": text},
+        slots={"intent": intent, "text": text, **({"_code_sent_to": code_sent_to} if code_sent_to else {})},
         expires_at=timezone.now() + IDLE_TIMEOUT,
     )
 
