@@ -187,6 +187,13 @@ def _pending_code(conversation_id: int) -> VerificationCode | None:
     )
 
 
+def _codes_retire(conversation_id: int) -> None:
+    """The conversation's unused codes stop working (replaced, unsent or out of tries)."""
+    VerificationCode.objects.filter(conversation_id=conversation_id, used_at__isnull=True).update(
+        used_at=timezone.now()
+    )
+
+
 def _code_hash(conversation_id: int, code: str) -> str:
     key = f"verification-code:{settings.SECRET_KEY}".encode()
     return hmac.new(key, f"{conversation_id}:{code}".encode(), hashlib.sha256).hexdigest()
@@ -209,9 +216,7 @@ def _code_send(conversation: Conversation, customer: Customer) -> Proof:
         return Proof(ProofStatus.CODE_UNSENDABLE, customer)
     code = f"{secrets.randbelow(10**6):06d}"
     with transaction.atomic():
-        VerificationCode.objects.filter(conversation_id=conversation.pk, used_at__isnull=True).update(
-            used_at=timezone.now()
-        )
+        _codes_retire(conversation.pk)
         VerificationCode.objects.create(
             conversation=conversation,
             customer=customer,
@@ -236,9 +241,7 @@ def _code_send(conversation: Conversation, customer: Customer) -> Proof:
         send_mail(subject, body, None, [customer.email])
     except (OSError, smtplib.SMTPException) as exc:
         logger.warning("verification code to %s not sent: %s", masked_email(customer.email), exc)
-        VerificationCode.objects.filter(conversation_id=conversation.pk, used_at__isnull=True).update(
-            used_at=timezone.now()
-        )
+        _codes_retire(conversation.pk)
         return Proof(ProofStatus.CODE_UNSENDABLE, customer)
     return Proof(ProofStatus.CODE_SENT, customer, sent_to=masked_email(customer.email))
 
@@ -253,10 +256,10 @@ def _code_check(conversation: Conversation, code: str) -> Proof:
     if hmac.compare_digest(pending.code_hash, _code_hash(conversation.pk, code)):
         VerificationCode.objects.filter(pk=pending.pk).update(used_at=timezone.now())
         return Proof(ProofStatus.VERIFIED, pending.customer)
-    tries = VerificationCode.objects.filter(pk=pending.pk).update(attempts=F("attempts") + 1)
+    VerificationCode.objects.filter(pk=pending.pk).update(attempts=F("attempts") + 1)
     pending.refresh_from_db(fields=["attempts"])
-    left = max(CODE_TRIES - pending.attempts, 0) if tries else 0
+    left = max(CODE_TRIES - pending.attempts, 0)
     if left == 0:
-        VerificationCode.objects.filter(pk=pending.pk).update(used_at=timezone.now())
+        _codes_retire(conversation.pk)
         return Proof(ProofStatus.CODE_SPENT)
     return Proof(ProofStatus.CODE_WRONG, tries_left=left)

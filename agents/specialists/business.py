@@ -11,8 +11,6 @@ import json
 import re
 from typing import Any
 
-from django.conf import settings
-
 from agents.intents.taxonomy import Intent
 from agents.llm.client import LLMUnavailable, llm_chat, llm_enabled
 from agents.pii import mask_pii
@@ -48,16 +46,11 @@ def _product_names(ctx: SpecialistContext) -> list[str]:
 
 
 def verification_prompt(language: str) -> str:
-    ask = localized(
+    return localized(
         language,
         en="To look at your orders I first need to confirm it's you. Please send the email on your account, or your "
         "first and last name with your zip code, or an order id with the last 4 digits of your phone number.",
         zh="为保护您的隐私，查询订单前需要先核实身份：请提供账户邮箱，或姓名加邮编，或订单号加手机尾号后四位。",
-    )
-    if settings.CHAT_VERIFICATION != "code":
-        return ask
-    return localized(
-        language, en=f"{ask} I'll then email you a 6-digit code.", zh=f"{ask}随后我会发送 6 位验证码到您的邮箱。"
     )
 
 
@@ -156,9 +149,7 @@ class Business(Specialist):
             else:
                 from agents.workflows.runner import identity_question, workflow_verify_start
 
-                prompt, slot = identity_question(ctx.language, proof)
-                if slot == "email" and proof.status in (ProofStatus.NOTHING, ProofStatus.NO_MATCH):
-                    prompt = verification_prompt(ctx.language)
+                prompt, slot = identity_question(ctx.language, proof, ask=verification_prompt(ctx.language))
                 workflow_verify_start(
                     conversation_id=conversation.pk,
                     intent=ctx.intent,

@@ -520,10 +520,11 @@ _IDENTITY_REPLIES = {
 }
 
 
-def identity_question(language: str, proof: Proof | None = None) -> tuple[str, str]:
+def identity_question(language: str, proof: Proof | None = None, ask: str = "") -> tuple[str, str]:
     """What to tell a customer who has not proven their account yet, and the slot then awaited
-    ("email" for the account's details, "code" for the emailed code)."""
-    ask = localized(
+    ("email" for the account's details, "code" for the emailed code). `ask` asks for the details in the
+    words of the request waiting for them."""
+    ask = ask or localized(
         language,
         en="First I need to confirm it's you: the email on your account, or your first and last name with "
         "your zip code, or an order id with the last 4 digits of your phone.",

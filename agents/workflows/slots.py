@@ -666,14 +666,14 @@ def correction(text: str) -> tuple[str, str] | None:
     """(meant, said by mistake) when the message only corrects a value said before; the mistake is
     "" when the message only says what was meant ("oops I mean dark"). An apology after it says nothing
     more ("I meant induction, not gas. my bad")."""
-    text = _APOLOGY_AFTER.sub("", text)
-    meant = _MEANT.search(text.strip())
+    text = _APOLOGY_AFTER.sub("", text).strip()
+    meant = _MEANT.search(text)
     if meant is not None and not re.search(r"\b(?:not|instead\s+of|rather\s+than)\s", meant.group()):
         said = (meant.group(k) for k in ("right", "right_zh", "right_star", "star_right", "right_should"))
         right = next((value for value in said if value), "").strip().rstrip("的")
         # a value, not an order id or a sentence
         return (right, "") if right and len(right.split()) <= 3 and not re.search(r"#|\d{5}", right) else None
-    found = _CORRECTION.search(text.strip()) or _NOT_BUT.search(text.strip()) or _TYPED_WRONG.search(text.strip())
+    found = _CORRECTION.search(text) or _NOT_BUT.search(text) or _TYPED_WRONG.search(text)
     if found is None:
         return None
     right = (found.group("right") or found.groupdict().get("right_zh") or "").strip()
