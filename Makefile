@@ -8,8 +8,9 @@ INSTALLED := $(VENV)/.installed
 
 .PHONY: run test install lint stop browser-deps
 
+# The demo: its staff login and shopper sign-in are on (DEMO_MODE=0 make run turns them off).
 run: $(INSTALLED)
-	$(PY) manage.py serve
+	DEMO_MODE=$${DEMO_MODE:-1} $(PY) manage.py serve
 
 test: $(INSTALLED) browser-deps
 	$(PY) -m ruff check .

@@ -1,12 +1,13 @@
-"""Seed the whole demo: store, staff login, canned responses, help articles."""
+"""Seed the whole demo: store, staff login (demo mode only), canned responses, help articles."""
 
 from pathlib import Path
 
+from django.conf import settings
 from django.db import transaction
 
 from agents.store.demo import store_seed_demo
 from knowledge.services import chunk_statistics_refresh, file_ingest, kb_prune
-from tickets.demo import canned_responses_seed, demo_staff_ensure
+from tickets.demo import canned_responses_seed, demo_staff_ensure, demo_staff_retire
 
 DEMO_KB = Path(__file__).resolve().parent.parent / "knowledge" / "demo_kb"
 
@@ -14,7 +15,10 @@ DEMO_KB = Path(__file__).resolve().parent.parent / "knowledge" / "demo_kb"
 def demo_seed(*, reset: bool = False) -> None:
     with transaction.atomic():
         store_seed_demo(reset=reset)
-        demo_staff_ensure()
+        if settings.DEMO_MODE:
+            demo_staff_ensure()
+        else:
+            demo_staff_retire()
         canned_responses_seed()
     # Unchanged articles are skipped by their content hash, so this is cheap on every start.
     sources, changed = set(), False

@@ -73,7 +73,10 @@ class WorkflowStateAdmin(admin.ModelAdmin):
 
 @admin.register(ApiKey)
 class ApiKeyAdmin(admin.ModelAdmin):
-    """Keys are created with `manage.py create_api_key NAME` (the secret is shown once)."""
+    """Keys are created with `manage.py create_api_key NAME` (the secret is shown once).
+
+    A key's scopes decide what an integration may do, up to `admin`, so only superusers see or
+    change keys, whatever permissions a staff login was given."""
 
     list_display = ["name", "prefix", "scopes", "created_at", "last_used_at", "revoked_at"]
     list_filter = ["revoked_at"]
@@ -84,6 +87,18 @@ class ApiKeyAdmin(admin.ModelAdmin):
 
     def has_add_permission(self, request: object) -> bool:
         return False
+
+    def has_view_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return request.user.is_active and request.user.is_superuser
+
+    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return request.user.is_active and request.user.is_superuser
+
+    def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return request.user.is_active and request.user.is_superuser
+
+    def has_module_permission(self, request: HttpRequest) -> bool:
+        return True  # the conversations app's other models are for staff
 
     @admin.action(description="Revoke the selected keys", permissions=["change"])
     def revoke(self, request: HttpRequest, queryset: QuerySet[ApiKey]) -> None:

@@ -35,11 +35,14 @@ def _params(request: HttpRequest) -> dict[str, Any]:
         raise WidgetSessionError("invalid_json", "the body is not valid JSON") from None
     if not isinstance(data, dict):
         raise WidgetSessionError("invalid", "the body must be a JSON object")
-    for field in ("site_key", "locale", "token"):
+    if "identity" in data:
+        # The unsigned name and email of the old form could claim anyone's address.
+        raise WidgetSessionError(
+            "invalid", "identity is replaced by identity_token, a JWT that signs the whole identity", "identity"
+        )
+    for field in ("site_key", "locale", "token", "identity_token"):
         if not isinstance(data.get(field) or "", str):
             raise WidgetSessionError("invalid", f"{field} must be a string", field)
-    if data.get("identity") is not None and not isinstance(data["identity"], dict):
-        raise WidgetSessionError("invalid", "identity must be an object", "identity")
     conversation_id = data.get("conversation_id")
     if conversation_id is not None and (type(conversation_id) is not int or conversation_id < 1):
         raise WidgetSessionError("invalid", "conversation_id must be a positive integer", "conversation_id")
@@ -58,7 +61,7 @@ def widget_session(request: HttpRequest) -> HttpResponse:
         session = widget_session_open(
             site_key=data.get("site_key") or "",
             locale=data.get("locale") or request.headers.get("Accept-Language", ""),
-            identity=data.get("identity"),
+            identity_token=data.get("identity_token") or "",
             conversation_id=data.get("conversation_id"),
             token=data.get("token") or "",
         )

@@ -1,22 +1,24 @@
 """The web widget's sessions: signed conversation tokens, signed customer identities, and the
 one door through which a widget message enters the engine.
 
-A store that knows who its shopper is signs the shopper's id on its own server —
-`hex(HMAC-SHA256(WIDGET_SITE_SECRET, external_id))` — and puts it on the widget tag; that marks the
-customer verified, so the bot may show them their own orders without asking. Without an identity the
+A store that knows who its shopper is signs the whole identity on its own server, as Intercom and
+Chatwoot do: an HS256 JWT under `WIDGET_SITE_SECRET` whose `sub` is the shopper's id, with `name`,
+`email` and an `exp` (required). It goes on the widget tag, and it marks the customer verified, so
+the bot may show them their own orders without asking. Because the name and the email are signed
+too, nobody can claim another person's address on a signed-in session. Without an identity the
 widget gets an anonymous visitor. Either way the session is a conversation plus a token that proves
 the browser may read and write it; the token is what the WebSocket opens with.
 """
 
 from __future__ import annotations
 
-import hashlib
-import hmac
+import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import jwt
 from django.conf import settings
 from django.core import signing
 from django.db import transaction
@@ -49,9 +51,46 @@ class WidgetSession:
     token: str
 
 
-def identity_signature(external_id: str) -> str:
-    """What the store's server computes for a signed-in shopper (hex HMAC-SHA256 of the id)."""
-    return hmac.new(settings.WIDGET_SITE_SECRET.encode(), external_id.encode(), hashlib.sha256).hexdigest()
+_IDENTITY_ALGORITHM = "HS256"
+# Clocks of the store's server and ours may disagree by this much.
+_IDENTITY_LEEWAY_S = 30
+
+
+def identity_token_issue(external_id: str, *, name: str = "", email: str = "", ttl_s: int = 3600) -> str:
+    """What the store's server puts on the widget tag for a signed-in shopper (the demo page uses it too)."""
+    claims: dict[str, Any] = {"sub": external_id, "exp": int(time.time()) + ttl_s}
+    if name:
+        claims["name"] = name
+    if email:
+        claims["email"] = email
+    return jwt.encode(claims, settings.WIDGET_SITE_SECRET, algorithm=_IDENTITY_ALGORITHM)
+
+
+def _identity_claims(token: str) -> dict[str, Any]:
+    """The claims of a valid identity token. Only HS256 is accepted, so a token cannot pick a weaker
+    algorithm (`none`) or make our secret stand in for a public key."""
+    try:
+        return jwt.decode(
+            token,
+            settings.WIDGET_SITE_SECRET,
+            algorithms=[_IDENTITY_ALGORITHM],
+            options={"require": ["sub", "exp"]},
+            leeway=_IDENTITY_LEEWAY_S,
+        )
+    except jwt.ExpiredSignatureError:
+        raise WidgetSessionError("identity_expired", "the identity token has expired", "identity_token") from None
+    except jwt.MissingRequiredClaimError as exc:
+        raise WidgetSessionError(
+            "invalid", f"the identity token needs a '{exc.claim}' claim", "identity_token"
+        ) from None
+    except jwt.InvalidSignatureError:
+        raise WidgetSessionError(
+            "bad_signature", "the identity token is not signed with this site's secret", "identity_token"
+        ) from None
+    except jwt.InvalidTokenError as exc:
+        raise WidgetSessionError(
+            "invalid", f"the identity token is not a valid HS256 JWT ({exc})", "identity_token"
+        ) from None
 
 
 def widget_token_issue(conversation: Conversation) -> str:
@@ -75,19 +114,17 @@ def locale_normalize(locale: str | None) -> str | None:
     return prefix if prefix in Language.values else None
 
 
-def _identified_customer(identity: dict[str, Any], locale: str) -> Customer:
-    external_id = str(identity.get("external_id") or "").strip()
-    signature = str(identity.get("signature") or "").strip().lower()
+def _identified_customer(identity_token: str, locale: str) -> Customer:
+    claims = _identity_claims(identity_token)
+    external_id = str(claims["sub"]).strip()
     if not external_id or len(external_id) > 128:
-        raise WidgetSessionError("invalid", "identity.external_id must be 1 to 128 characters", "identity")
-    if not hmac.compare_digest(signature, identity_signature(external_id)):
-        raise WidgetSessionError("bad_signature", "the identity's signature does not match its external_id", "identity")
+        raise WidgetSessionError("invalid", "the identity token's sub must be 1 to 128 characters", "identity_token")
     customer, _ = Customer.objects.get_or_create(external_id=external_id, defaults={"locale": locale})
     changes: dict[str, Any] = {"verified": True}
     for field, limit in (("name", 200), ("email", 254)):
-        value = str(identity.get(field) or "").strip()
-        if value:
-            changes[field] = value[:limit]
+        value = claims.get(field)
+        if isinstance(value, str) and value.strip():
+            changes[field] = value.strip()[:limit]
     Customer.objects.filter(pk=customer.pk).update(**changes)
     customer.refresh_from_db()
     return customer
@@ -97,7 +134,7 @@ def widget_session_open(
     *,
     site_key: str = "",
     locale: str | None = None,
-    identity: dict[str, Any] | None = None,
+    identity_token: str = "",
     conversation_id: int | None = None,
     token: str = "",
 ) -> WidgetSession:
@@ -105,7 +142,7 @@ def widget_session_open(
 
     - `conversation_id` + `token`: the same chat again (a reload, another tab). A token for another
       conversation, forged or expired, is refused, so nobody reads a chat by guessing its id.
-    - `identity` (signed): that customer, verified; a token of another customer is ignored (a shared
+    - `identity_token` (signed): that customer, verified; a token of another customer is ignored (a shared
       computer after sign-in), and their latest open widget chat is resumed.
     - neither: a new anonymous visitor.
     """
@@ -121,8 +158,8 @@ def widget_session_open(
         if resumed is None:
             raise WidgetSessionError("bad_token", "the conversation no longer exists", "conversation_id")
     with transaction.atomic():
-        if identity is not None:
-            customer = _identified_customer(identity, language)
+        if identity_token:
+            customer = _identified_customer(identity_token, language)
             if resumed is not None and resumed.customer_id != customer.pk:
                 resumed = None
             if resumed is None:

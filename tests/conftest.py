@@ -88,7 +88,8 @@ def _free_port() -> int:
 @pytest.fixture(scope="session")
 def asgi_server(django_db_setup: None, django_db_blocker: Any) -> Iterator[AsgiServer]:
     """daphne serving cs_project.asgi (HTTP, static files, WebSockets, event streams) on the test
-    database and Redis: the server `make run` starts. pytest-django's live_server is WSGI."""
+    database and Redis: the server `make run` starts, in demo mode as `make run` is (the store page
+    signs in demo shoppers). pytest-django's live_server is WSGI."""
     with django_db_blocker.unblock():
         database_url = database_url_for_tests()
     port = _free_port()
@@ -96,7 +97,7 @@ def asgi_server(django_db_setup: None, django_db_blocker: Any) -> Iterator[AsgiS
     process = subprocess.Popen(
         [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "cs_project.asgi:application"],
         cwd=BASE_DIR,
-        env=subprocess_env(DATABASE_URL=database_url, REDIS_URL=settings.REDIS_URL),
+        env=subprocess_env(DATABASE_URL=database_url, REDIS_URL=settings.REDIS_URL, DEMO_MODE="1"),
         start_new_session=True,
     )
     deadline = time.monotonic() + 60

@@ -4,19 +4,11 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractUser, Group, Permission
+from django.contrib.auth.models import AbstractUser
 from django.db import transaction
 
 from tickets.models import CannedResponse
-
-SUPPORT_GROUP = "Support staff"
-# Staff work conversations and tickets and read the store and the knowledge base.
-SUPPORT_PERMISSIONS = {
-    "conversations": ("view", "change", "add", "take"),  # take: take_over_conversation, the live console
-    "tickets": ("view", "change", "add"),
-    "store": ("view",),
-    "knowledge": ("view", "change", "add"),
-}
+from tickets.staff import support_group_ensure
 
 CANNED_RESPONSES = [
     (
@@ -51,14 +43,7 @@ def demo_staff_ensure() -> AbstractUser:
     """Create the demo staff user in the support group, with the documented password, once."""
     user_model = get_user_model()
     with transaction.atomic():
-        group, _ = Group.objects.get_or_create(name=SUPPORT_GROUP)
-        permissions = [
-            permission
-            for app_label, actions in SUPPORT_PERMISSIONS.items()
-            for permission in Permission.objects.filter(content_type__app_label=app_label)
-            if permission.codename.split("_", 1)[0] in actions
-        ]
-        group.permissions.set(permissions)
+        group = support_group_ensure()
         user, created = user_model.objects.get_or_create(
             username=settings.DEMO_STAFF_USERNAME,
             defaults={"first_name": "Demo", "last_name": "Staff", "is_staff": True},
@@ -68,6 +53,17 @@ def demo_staff_ensure() -> AbstractUser:
             user.save(update_fields=["password"])
             user.groups.add(group)
     return user
+
+
+def demo_staff_retire() -> bool:
+    """Outside demo mode, a demo staff login left in the database must not open with the password
+    the README prints: make it unusable (a superuser can set a new one). True when it was open."""
+    user = get_user_model().objects.filter(username=settings.DEMO_STAFF_USERNAME).first()
+    if user is None or not user.check_password(settings.DEMO_STAFF_PASSWORD):
+        return False
+    user.set_unusable_password()
+    user.save(update_fields=["password"])
+    return True
 
 
 def canned_responses_seed() -> None:

@@ -10,10 +10,11 @@ from django.views.decorators.http import require_GET
 from agents.store.models import Product
 from agents.store.selectors import product_list_for_storefront, subsidy_rules_active
 from conversations.models import Customer
-from conversations.widget import identity_signature
+from conversations.widget import identity_token_issue
 
-# Only the demo's own shoppers can be "signed in" by ?customer=: the page signs the id on the
-# server, as a real store would for its logged-in user, and must never do that for a real customer.
+# Only the demo's own shoppers, and only in demo mode, can be "signed in" by ?customer=: the page
+# signs the identity on the server, as a real store would for its logged-in user, and must never do
+# that for a real customer.
 DEMO_CUSTOMER_PREFIX = "demo_"
 
 
@@ -53,17 +54,14 @@ def storefront(request: HttpRequest) -> HttpResponse:
 
 
 def _widget_attributes(request: HttpRequest, lang: str) -> dict[str, Any]:
-    """The chat widget's tag: the site key, the page's language and, with ?customer=<demo id>, a
-    signed identity so the demo can show a verified customer."""
+    """The chat widget's tag: the site key, the page's language and, in demo mode with
+    ?customer=<demo id>, a signed identity so the demo can show a verified customer."""
     widget: dict[str, Any] = {"site_key": settings.WIDGET_SITE_KEY, "locale": lang}
     external_id = (request.GET.get("customer") or "").strip()
-    if external_id.startswith(DEMO_CUSTOMER_PREFIX):
+    if settings.DEMO_MODE and external_id.startswith(DEMO_CUSTOMER_PREFIX):
         customer = Customer.objects.filter(external_id=external_id).first()
         if customer is not None:
-            widget.update(
-                external_id=customer.external_id,
-                name=customer.name,
-                email=customer.email,
-                signature=identity_signature(customer.external_id),
+            widget["identity_token"] = identity_token_issue(
+                customer.external_id, name=customer.name, email=customer.email
             )
     return widget

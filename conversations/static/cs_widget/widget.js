@@ -2,8 +2,9 @@
  * Customer-service chat widget: one <script> tag, no framework, no build step.
  *
  *   <script src="https://support.example.com/static/cs_widget/widget.js" data-site-key="demo"
- *           data-locale="zh|en" data-external-id="…" data-name="…" data-email="…"
- *           data-signature="…" defer></script>
+ *           data-locale="zh|en" data-identity-token="…" defer></script>
+ *
+ * data-identity-token is the store's signed-in shopper: an HS256 JWT its server signs (README).
  *
  * The server is the origin of this script's own src; nothing else is ever requested. Protocol:
  * POST {origin}/widget/session, then the WebSocket it names (ARCHITECTURE §8).
@@ -27,15 +28,9 @@
   const data = script.dataset;
   const SITE_KEY = data.siteKey || "";
   const LOCALE = /^zh/i.test(data.locale || navigator.language || "en") ? "zh" : "en";
-  const IDENTITY =
-    data.externalId && data.signature
-      ? {
-          external_id: data.externalId,
-          signature: data.signature,
-          ...(data.name ? { name: data.name } : {}),
-          ...(data.email ? { email: data.email } : {}),
-        }
-      : null;
+  // Dropped once the server refuses it (expired on a page left open): the chat goes on as the
+  // customer its conversation token already names.
+  let identityToken = data.identityToken || "";
   const STORE_KEY = `cs-widget:${SITE_KEY || "default"}`;
   const TYPING_EVERY_MS = 2000;
   const TYPING_SHOW_MS = 4000;
@@ -885,7 +880,7 @@
 
   async function openSession() {
     const body = { site_key: SITE_KEY || undefined, locale: LOCALE };
-    if (IDENTITY) body.identity = IDENTITY;
+    if (identityToken) body.identity_token = identityToken;
     if (state.session) {
       body.conversation_id = state.session.conversation_id;
       body.token = state.session.token;
@@ -907,6 +902,10 @@
       const error = (payload && payload.error) || {};
       if (error.code === "bad_token" && state.session) {
         forgetSession();
+        return openSession();
+      }
+      if (error.field === "identity_token" && identityToken && state.session) {
+        identityToken = "";
         return openSession();
       }
       const failure = new Error(error.message || `HTTP ${response.status}`);

@@ -16,10 +16,12 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from cs_project import embedded
 from knowledge.embeddings import EmbeddingsUnavailable, embeddings_check
+from tickets.demo import demo_staff_retire
+from tickets.staff import support_group_ensure
 
 
 class Command(BaseCommand):
-    help = "Start everything (make run): migrate, seed_demo, ASGI server, Celery worker and beat."
+    help = "Start everything (make run): migrate, the demo (DEMO_MODE), ASGI server, Celery worker and beat."
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--host", default=os.environ.get("HOST", "127.0.0.1"))
@@ -32,7 +34,15 @@ class Command(BaseCommand):
         except EmbeddingsUnavailable as exc:
             raise CommandError(f"embeddings: {exc}") from None
         call_command("migrate", interactive=False, verbosity=0)
-        call_command("seed_demo")
+        if settings.DEMO_MODE:
+            call_command("seed_demo")
+        else:
+            support_group_ensure()
+            if demo_staff_retire():
+                self.stderr.write(
+                    f"DEMO_MODE is off: the demo login '{settings.DEMO_STAFF_USERNAME}'"
+                    " no longer opens with its demo password"
+                )
         call_command("sync_exemplars")
         python = sys.executable
         manage = str(settings.BASE_DIR / "manage.py")
@@ -47,20 +57,7 @@ class Command(BaseCommand):
             name: subprocess.Popen(argv, cwd=settings.BASE_DIR, start_new_session=True)
             for name, argv in commands.items()
         }
-        base = f"http://{host}:{port}"
-        login = f"{settings.DEMO_STAFF_USERNAME} / {settings.DEMO_STAFF_PASSWORD}"
-        self.stdout.write(
-            "\n".join(
-                [
-                    "",
-                    f"  demo store : {base}/",
-                    f"  admin      : {base}/admin/   (login {login})",
-                    f"  health     : {base}/healthz",
-                    "  Ctrl-C stops everything.",
-                    "",
-                ]
-            )
-        )
+        self.stdout.write(self._banner(f"http://{host}:{port}"))
         stopping = False
 
         def request_stop(signum: int, frame: FrameType | None) -> None:
@@ -82,6 +79,29 @@ class Command(BaseCommand):
         self.stdout.write(f"stopped: {', '.join([*children, *stopped])}")
         if exit_code:
             sys.exit(exit_code)
+
+    @staticmethod
+    def _banner(base: str) -> str:
+        if settings.DEMO_MODE:
+            login = f"{settings.DEMO_STAFF_USERNAME} / {settings.DEMO_STAFF_PASSWORD}"
+            lines = [
+                f"  demo store : {base}/   (?customer=demo_li_wei signs in a demo shopper)",
+                f"  admin      : {base}/admin/   (login {login})",
+                f"  health     : {base}/healthz",
+                "",
+                "  " + "!" * 86,
+                "  DEMO MODE: anyone can log in as the demo staff above and sign in as any demo shopper.",
+                "  Never expose this server to a network. For a real store: DEMO_MODE=0 manage.py serve,",
+                "  and create your own staff login with manage.py createsuperuser.",
+                "  " + "!" * 86,
+            ]
+        else:
+            lines = [
+                f"  store page : {base}/",
+                f"  admin      : {base}/admin/   (staff logins: manage.py createsuperuser)",
+                f"  health     : {base}/healthz",
+            ]
+        return "\n".join(["", *lines, "  Ctrl-C stops everything.", ""])
 
     @staticmethod
     def _stop(children: dict[str, subprocess.Popen[bytes]]) -> None:

@@ -82,7 +82,8 @@ def test_seed_demo_has_orders_in_every_status_and_both_sides_of_the_return_windo
     assert Fulfillment.objects.get(tracking_ids__contains=["SF1234567890"]).estimated_arrival is not None
 
 
-def test_seed_demo_creates_customers_staff_and_canned_responses_in_both_languages() -> None:
+def test_seed_demo_creates_customers_staff_and_canned_responses_in_both_languages(settings: Any) -> None:
+    settings.DEMO_MODE = True
     call_command("seed_demo", verbosity=0)
 
     assert set(Customer.objects.values_list("locale", flat=True)) == {"zh", "en"}
@@ -94,6 +95,19 @@ def test_seed_demo_creates_customers_staff_and_canned_responses_in_both_language
     for shortcut, language in CannedResponse.objects.values_list("shortcut", "language"):
         languages_by_shortcut.setdefault(shortcut, set()).add(language)
     assert languages_by_shortcut and all(langs == {"en", "zh"} for langs in languages_by_shortcut.values())
+
+
+def test_without_demo_mode_there_is_no_demo_staff_login_and_a_left_over_one_is_closed(settings: Any) -> None:
+    call_command("seed_demo", verbosity=0)
+    assert not User.objects.filter(username="staff").exists()
+
+    settings.DEMO_MODE = True
+    call_command("seed_demo", verbosity=0)
+    settings.DEMO_MODE = False
+    call_command("seed_demo", verbosity=0)
+
+    staff = User.objects.get(username="staff")
+    assert not staff.check_password("staff-demo-123") and not staff.has_usable_password()
 
 
 def test_seed_demo_keeps_demo_changes_and_reset_restores_them() -> None:

@@ -7,7 +7,7 @@ from agents.demo import demo_seed
 
 
 class Command(BaseCommand):
-    help = "Create the demo store, staff login and canned responses (idempotent)."
+    help = "Create the demo store, canned responses and, with DEMO_MODE, the demo staff login (idempotent)."
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument(
@@ -16,6 +16,8 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, reset: bool, **options: Any) -> None:
         demo_seed(reset=reset)
-        self.stdout.write(
-            f"demo store ready; staff login {settings.DEMO_STAFF_USERNAME} / {settings.DEMO_STAFF_PASSWORD}"
-        )
+        if settings.DEMO_MODE:
+            login = f"staff login {settings.DEMO_STAFF_USERNAME} / {settings.DEMO_STAFF_PASSWORD}"
+        else:
+            login = "no demo staff login (DEMO_MODE is off): create one with manage.py createsuperuser"
+        self.stdout.write(f"demo store ready; {login}")
