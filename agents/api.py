@@ -13,6 +13,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
 from rest_framework.pagination import CursorPagination
+from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -23,7 +24,7 @@ from agents.models import TurnRun
 from agents.selectors import turn_json, turn_wait
 from agents.services import MessageRejected, conversation_start_for_integrator, customer_message_handle
 from agents.states import TERMINAL
-from agents.streaming import turn_events
+from agents.streaming import sse, turn_events
 from conversations.api_errors import error_response
 from conversations.api_keys import ApiKeyRateThrottle, CustomerMessageThrottle
 from conversations.models import Conversation, Message, ResolutionReason
@@ -209,9 +210,24 @@ class ConversationCreateApi(APIView):
 STREAM_ON = ("1", "true", "yes")
 
 
+class EventStreamRenderer(BaseRenderer):
+    """`Accept: text/event-stream` (what EventSource and most SSE clients send) asks for the stream;
+    an answer that is not the stream (an error, say) comes as one event named after it."""
+
+    media_type = "text/event-stream"
+    format = "sse"
+    charset = None
+
+    def render(self, data: Any, accepted_media_type: str | None = None, renderer_context: Any = None) -> bytes:
+        if data is None:
+            return b""
+        return sse("error" if isinstance(data, dict) and "error" in data else "message", data)
+
+
 class MessageCreateApi(APIView):
     required_scope = "chat"
     throttle_classes = [ApiKeyRateThrottle, CustomerMessageThrottle]
+    renderer_classes = [JSONRenderer, EventStreamRenderer]
 
     class MessageInputSerializer(serializers.Serializer):
         text = serializers.CharField(trim_whitespace=False, allow_blank=True, max_length=20000)
@@ -267,7 +283,10 @@ class MessageCreateApi(APIView):
         if len(key) > 64:
             return error_response("invalid", "Idempotency-Key is at most 64 characters.", field="Idempotency-Key")
         text = data.validated_data["text"]
-        listener = ConversationListener(conversation.pk) if request.query_params.get("stream") in STREAM_ON else None
+        streamed = request.query_params.get("stream") in STREAM_ON or isinstance(
+            request.accepted_renderer, EventStreamRenderer
+        )
+        listener = ConversationListener(conversation.pk) if streamed else None
         if listener is not None:
             listener.join()  # before the message is handled: not one event of its turn is missed
         outcome: TurnRun | Response | None = None

@@ -17,6 +17,7 @@ from django.utils import timezone
 
 from agents.models import Subtask, TurnEvent, TurnRun
 from agents.states import TERMINAL, SubtaskStatus, TurnStatus, transition_allowed
+from conversations.json_input import text_unreadable, text_unreadable_removed
 from conversations.language import detect_language
 from conversations.models import (
     Conversation,
@@ -52,6 +53,13 @@ def turn_transition(*, turn_id: int, from_: str, to: str, reason: str = "", **fi
 
 
 def _rejection(text: str, language: str) -> MessageRejected | None:
+    if text_unreadable(text):
+        return MessageRejected(
+            "unreadable",
+            "消息里有无法识别的字符，请重新输入后再发送。"
+            if language == Language.ZH
+            else "That message has characters we can't read. Could you type it again?",
+        )
     stripped = text.strip()
     if not stripped:
         return MessageRejected(
@@ -95,7 +103,8 @@ def customer_message_handle(*, conversation_id: int, text: str, client_id: str =
     if _rejection(text, Language.EN) is not None:
         # Said in the customer's language: the text's when it has words, else the conversation's.
         usual = Conversation.objects.filter(pk=conversation_id).values_list("language", flat=True).first()
-        raise _rejection(text, detect_language(text, default=usual or Language.EN))  # type: ignore[misc]
+        readable = text_unreadable_removed(text)
+        raise _rejection(text, detect_language(readable, default=usual or Language.EN))  # type: ignore[misc]
     with transaction.atomic():
         conversation = conversation_lock(conversation_id)
         if client_id:

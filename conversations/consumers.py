@@ -18,6 +18,7 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 
+from conversations.json_input import JsonInputError, json_input_read, text_unreadable, text_unreadable_removed
 from conversations.language import detect_language
 from conversations.models import Language
 from conversations.realtime import conversation_group
@@ -74,12 +75,15 @@ class WidgetConsumer(AsyncWebsocketConsumer):
         if self.ticket is None:
             return
         raw = text_data if text_data is not None else (bytes_data or b"").decode("utf-8", "replace")
-        if len(raw.encode()) > settings.WIDGET_MAX_FRAME_BYTES:
+        if len(raw) > settings.WIDGET_MAX_FRAME_BYTES or len(raw.encode("utf-8", "surrogatepass")) > (
+            settings.WIDGET_MAX_FRAME_BYTES
+        ):
             await self._frame_error("too_large")
             return
         try:
-            frame = json.loads(raw)
-        except ValueError:
+            # A NUL in the text is answered by the engine's polite refusal, with the message's client_id.
+            frame = json_input_read(raw, strings_checked=False)
+        except JsonInputError:
             await self._frame_error("bad_frame")
             return
         kind = frame.get("type") if isinstance(frame, dict) else None
@@ -93,7 +97,12 @@ class WidgetConsumer(AsyncWebsocketConsumer):
     async def _message(self, frame: dict[str, Any]) -> None:
         assert self.ticket is not None
         text, client_id = frame.get("text"), frame.get("client_id", "")
-        if not isinstance(text, str) or not isinstance(client_id, str) or len(client_id) > _CLIENT_ID_MAX:
+        if (
+            not isinstance(text, str)
+            or not isinstance(client_id, str)
+            or len(client_id) > _CLIENT_ID_MAX
+            or text_unreadable(client_id)
+        ):
             await self._frame_error("bad_frame")
             return
         try:
@@ -101,7 +110,7 @@ class WidgetConsumer(AsyncWebsocketConsumer):
         except MessageRejected as rejected:
             await self._error(rejected.code, rejected.reply, client_id=client_id)
         except RateLimited:
-            language = detect_language(text, default=self.language)
+            language = detect_language(text_unreadable_removed(text), default=self.language)
             await self._error("rate_limited", rate_limited_reply(language), client_id=client_id)
 
     async def _typing(self) -> None:

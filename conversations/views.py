@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 
 from conversations.api_errors import error_body
+from conversations.json_input import JsonInputError, json_input_read
 from conversations.widget import WidgetSessionError, widget_session_open
 
 # The widget runs on the store's own domain, so the session endpoint answers any origin; it sets no
@@ -27,12 +27,13 @@ def _error(code: str, message: str, field: str = "", status: int = 400) -> JsonR
 
 
 def _params(request: HttpRequest) -> dict[str, Any]:
-    if len(request.body) > _MAX_BODY_BYTES:
-        raise WidgetSessionError("too_large", f"the body is over {_MAX_BODY_BYTES} bytes")
+    raw = request.read(_MAX_BODY_BYTES + 1)
+    if len(raw) > _MAX_BODY_BYTES:
+        raise WidgetSessionError("too_large", f"the body is over {_MAX_BODY_BYTES} bytes", status=413)
     try:
-        data = json.loads(request.body or b"{}")
-    except (ValueError, UnicodeDecodeError):
-        raise WidgetSessionError("invalid_json", "the body is not valid JSON") from None
+        data = json_input_read(raw or b"{}")
+    except JsonInputError as exc:
+        raise WidgetSessionError(exc.code, exc.message) from None
     if not isinstance(data, dict):
         raise WidgetSessionError("invalid", "the body must be a JSON object")
     if "identity" in data:
@@ -66,7 +67,7 @@ def widget_session(request: HttpRequest) -> HttpResponse:
             token=data.get("token") or "",
         )
     except WidgetSessionError as exc:
-        return _error(exc.code, exc.message, exc.field)
+        return _error(exc.code, exc.message, exc.field, status=exc.status)
     conversation = session.conversation
     scheme = "wss" if request.is_secure() else "ws"
     return JsonResponse(

@@ -32,9 +32,9 @@ HISTORY_LIMIT = 100
 
 
 class WidgetSessionError(Exception):
-    def __init__(self, code: str, message: str, field: str = "") -> None:
+    def __init__(self, code: str, message: str, field: str = "", status: int = 400) -> None:
         super().__init__(message)
-        self.code, self.message, self.field = code, message, field
+        self.code, self.message, self.field, self.status = code, message, field, status
 
 
 @dataclass(frozen=True)

@@ -4,10 +4,36 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.http import Http404
 from rest_framework import exceptions
+from rest_framework.parsers import JSONParser
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
+
+from conversations.json_input import JsonInputError, json_input_read
+
+
+class BodyTooLarge(exceptions.APIException):
+    status_code = 413
+    default_code = "too_large"
+
+
+class LimitedJSONParser(JSONParser):
+    """JSON bodies read through conversations.json_input (nesting, NULs, lone surrogates) and
+    refused over API_MAX_BODY_BYTES, also when no Content-Length announced the size."""
+
+    def parse(self, stream: Any, media_type: str | None = None, parser_context: Any = None) -> Any:
+        limit = settings.API_MAX_BODY_BYTES
+        raw = stream.read(limit + 1) if stream is not None else b""
+        if len(raw) > limit:
+            raise BodyTooLarge(f"The body is over {limit} bytes.")
+        try:
+            return json_input_read(raw)
+        except JsonInputError as exc:
+            # Malformed JSON keeps DRF's code, which integrators already handle.
+            code = "parse_error" if exc.code == "invalid_json" else exc.code
+            raise exceptions.ParseError(exc.message, code=code) from None
 
 
 def _first_field_error(detail: Any) -> tuple[str | None, str]:

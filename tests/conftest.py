@@ -95,7 +95,7 @@ def asgi_server(django_db_setup: None, django_db_blocker: Any) -> Iterator[AsgiS
     port = _free_port()
     url = f"http://127.0.0.1:{port}"
     process = subprocess.Popen(
-        [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "cs_project.asgi:application"],
+        [sys.executable, "manage.py", "web", "--port", str(port)],
         cwd=BASE_DIR,
         env=subprocess_env(DATABASE_URL=database_url, REDIS_URL=settings.REDIS_URL, DEMO_MODE="1"),
         start_new_session=True,

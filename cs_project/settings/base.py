@@ -122,6 +122,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "cs_project.middleware.BodySizeLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
@@ -185,7 +186,7 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["cs_project.api.LimitedJSONParser"],
     "DEFAULT_AUTHENTICATION_CLASSES": ["conversations.api_keys.ApiKeyAuthentication"],
     "DEFAULT_PERMISSION_CLASSES": [
         "rest_framework.permissions.IsAuthenticated",
@@ -289,3 +290,5 @@ CUSTOMER_MESSAGES_PER_MINUTE = env_int("CUSTOMER_MESSAGES_PER_MINUTE", 100)
 # Per API key, unless the key has its own rate (admin).
 API_REQUESTS_PER_MINUTE = env_int("API_REQUESTS_PER_MINUTE", 600)
 WIDGET_MAX_FRAME_BYTES = 16 * 1024
+# The largest JSON body the API reads (uploads have KNOWLEDGE_MAX_FILE_BYTES); more is refused with 413.
+API_MAX_BODY_BYTES = env_int("API_MAX_BODY_BYTES", 1024 * 1024)

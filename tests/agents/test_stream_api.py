@@ -38,9 +38,11 @@ class Api:
         with urllib.request.urlopen(request, timeout=30) as response:
             return json.load(response)
 
-    def stream(self, conversation_id: int, text: str, **headers: str) -> list[tuple[str, dict[str, Any]]]:
+    def stream(
+        self, conversation_id: int, text: str, query: str = "?stream=1", **headers: str
+    ) -> list[tuple[str, dict[str, Any]]]:
         """The (event, data) pairs of one streamed POST, read as they arrive until the server ends it."""
-        request = self.request(f"/conversations/{conversation_id}/messages?stream=1", {"text": text}, headers)
+        request = self.request(f"/conversations/{conversation_id}/messages{query}", {"text": text}, headers)
         events: list[tuple[str, dict[str, Any]]] = []
         with urllib.request.urlopen(request, timeout=60) as response:
             assert response.headers["Content-Type"].startswith("text/event-stream")
@@ -122,3 +124,27 @@ def test_a_refused_streamed_message_gets_the_error_shape_not_a_stream(api: Api, 
     assert refused.value.code == 400 and refused.value.headers["Content-Type"] == "application/json"
     assert json.load(refused.value)["error"]["code"] == code
     assert not TurnRun.objects.filter(conversation_id=conversation["id"]).exists()
+
+
+@pytest.mark.parametrize(("locale", "text"), [("zh", "退货政策是什么？"), ("en", "What is your return policy?")])
+def test_accept_event_stream_alone_asks_for_the_stream_as_sse_clients_send_it(api: Api, locale: str, text: str) -> None:
+    conversation = api.post("/conversations", {"customer": {"external_id": f"sse-{locale}", "locale": locale}})
+
+    events = api.stream(conversation["id"], text, query="", Accept="text/event-stream")
+
+    assert [name for name, _ in events][0] == "accepted" and events[-1][0] == "turn"
+    assert events[-1][1]["reply"]["text"]
+
+
+def test_an_error_for_an_event_stream_client_is_one_error_event(api: Api) -> None:
+    conversation = api.post("/conversations", {"customer": {"external_id": "sse-refused"}})
+    request = api.request(
+        f"/conversations/{conversation['id']}/messages", {"text": "  "}, {"Accept": "text/event-stream"}
+    )
+
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(request, timeout=30)
+
+    assert refused.value.code == 400 and refused.value.headers["Content-Type"].startswith("text/event-stream")
+    event, data = refused.value.read().decode().strip().split("\n")
+    assert event == "event: error" and json.loads(data.removeprefix("data: "))["error"]["code"] == "empty"

@@ -115,12 +115,17 @@ def test_an_identity_ignores_a_token_of_another_customer(client: Client) -> None
         ("{not json", "invalid_json", ""),
         ("[1, 2]", "invalid", ""),
         (json.dumps({"locale": "x" * 9000}), "too_large", ""),
+        (json.dumps({"locale": "x" * 70_000}), "too_large", ""),
+        ('{"locale": ' + "[" * 1500 + "]" * 1500 + "}", "too_deep", ""),
+        ('{"site_key": "demo\\u0000"}', "unreadable_text", ""),
+        ('{"locale": "\\udfff"}', "unreadable_text", ""),
     ],
 )
 def test_bad_input_gets_the_error_shape_and_writes_nothing(client: Client, body: Any, code: str, field: str) -> None:
     response = session(client, body)
 
-    assert response.status_code == 400
+    assert response.status_code == (413 if code == "too_large" else 400)
+    assert response["Content-Type"] == "application/json" and response["Access-Control-Allow-Origin"] == "*"
     error = response.json()["error"]
     assert error["code"] == code and error.get("field", "") == field and error["message"]
     assert not Conversation.objects.exists() and not Customer.objects.exists()

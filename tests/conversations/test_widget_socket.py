@@ -126,6 +126,9 @@ async def test_a_resent_client_id_is_not_answered_twice(
         (json.dumps({"type": "message.send", "text": "x" * 100_000}), "too_large"),
         (json.dumps({"type": "message.send", "text": "   "}), "empty"),
         (json.dumps({"type": "message.send", "text": "x" * 3000}), "too_long"),
+        (json.dumps({"type": "message.send", "text": "hi", "client_id": "a\u0000b"}), "bad_frame"),
+        ("[" * 8000 + "]" * 8000, "bad_frame"),
+        ('{"type": "message.send", "client_id": "c", "text": ' + "[" * 3000 + "]" * 3000 + "}", "bad_frame"),
     ],
 )
 async def test_a_bad_frame_gets_an_error_event_and_the_socket_stays_up(
@@ -139,6 +142,31 @@ async def test_a_bad_frame_gets_an_error_event_and_the_socket_stays_up(
     assert error["type"] == "error" and error["code"] == code and error["message"]
     assert await database_sync_to_async(Message.objects.filter(conversation_id=conversation_id).count)() == 0
     await send(socket, "Hello!")  # still up and answering
+    assert (await until(socket, "reply.done"))[-1]["text"]
+
+
+@pytest.mark.parametrize(
+    ("frame", "words"),
+    [
+        (json.dumps({"type": "message.send", "text": "hi\u0000there", "client_id": "m1"}), "can't read"),
+        ('{"type": "message.send", "text": "\\ud800 hello", "client_id": "m1"}', "can't read"),
+        (json.dumps({"type": "message.send", "text": "你好\u0000", "client_id": "m1"}), "无法识别"),
+    ],
+)
+async def test_unreadable_characters_are_refused_politely_for_that_message(
+    chat: tuple[int, WebsocketCommunicator, dict[str, Any]], frame: str, words: str
+) -> None:
+    """A NUL or a lone surrogate: Postgres and UTF-8 cannot hold them, so the message is refused,
+    in the customer's language and with its client_id (the widget marks that one message)."""
+    conversation_id, socket, _ = chat
+
+    await socket.send_to(text_data=frame)
+    error = await socket.receive_json_from(timeout=5)
+
+    assert error["type"] == "error" and error["code"] == "unreadable" and error["client_id"] == "m1"
+    assert words in error["message"]
+    assert await database_sync_to_async(Message.objects.filter(conversation_id=conversation_id).count)() == 0
+    await send(socket, "Hello!")
     assert (await until(socket, "reply.done"))[-1]["text"]
 
 

@@ -35,6 +35,13 @@ def auth(db: None) -> dict[str, str]:
             "unsupported_media_type",
         ),
         ("post", "/api/v1/conversations", {"data": "{", "content_type": "application/json"}, 400, "parse_error"),
+        (
+            "post",
+            "/api/v1/conversations",
+            {"data": b"\xff\xfe", "content_type": "application/json"},
+            400,
+            "parse_error",
+        ),
         ("get", "/api/v1/conversations/1/turns/not-a-number", {}, 404, "not_found"),
     ],
 )
@@ -51,6 +58,40 @@ def test_pages_outside_the_api_keep_their_html_404(client: Client, db: None) -> 
     response = client.get("/no-such-page")
 
     assert response.status_code == 404 and response["Content-Type"].startswith("text/html")
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "code"),
+    [
+        ('{"customer": {"external_id": "u1", "metadata": ' + "[" * 5000 + "]" * 5000 + "}}", 400, "too_deep"),
+        ('{"customer": {"external_id": "u1", "name": ' + "[" * 40 + "]" * 40 + "}}", 400, "too_deep"),
+        ('{"customer": {"external_id": "u1\\u0000"}}', 400, "unreadable_text"),
+        ('{"customer": {"external_id": "\\ud800"}}', 400, "unreadable_text"),
+        ('{"customer\\u0000": {"external_id": "u1"}}', 400, "unreadable_text"),
+        ('{"customer": {"external_id": "u1", "name": "' + "x" * (1024 * 1024) + '"}}', 413, "too_large"),
+    ],
+)
+def test_bodies_too_deep_unreadable_or_too_large_get_the_error_shape_and_store_nothing(
+    client: Client, auth: dict[str, str], body: str, status: int, code: str
+) -> None:
+    from conversations.models import Conversation, Customer
+
+    response = client.post("/api/v1/conversations", body, content_type="application/json", **auth)
+
+    assert response.status_code == status and response["Content-Type"] == "application/json"
+    assert response.json()["error"]["code"] == code
+    assert not Customer.objects.exists() and not Conversation.objects.exists()
+
+
+def test_an_upload_may_be_larger_than_a_json_body_but_not_than_its_own_limit(
+    client: Client, auth: dict[str, str], settings: Any
+) -> None:
+    settings.KNOWLEDGE_MAX_FILE_BYTES = 10
+    response = client.post(
+        "/api/v1/kb/documents", b"x" * (2 * 1024 * 1024), content_type="multipart/form-data; boundary=b", **auth
+    )
+
+    assert response.status_code == 413 and response.json()["error"]["code"] == "too_large"
 
 
 @pytest.mark.django_db(transaction=True)

@@ -47,7 +47,7 @@ class Command(BaseCommand):
         python = sys.executable
         manage = str(settings.BASE_DIR / "manage.py")
         commands = {
-            "web": [python, "-m", "daphne", "-b", host, "-p", str(port), "cs_project.asgi:application"],
+            "web": [python, manage, "web", "--host", host, "--port", str(port)],
             "worker": [python, manage, "worker"],
             "beat": [python, manage, "beat"],
         }

@@ -1,0 +1,63 @@
+"""The web server `make run` starts (cs_project.web_server): what it answers that daphne alone did not."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+from urllib.parse import urlsplit
+
+import pytest
+import websockets
+
+from conversations.api_keys import api_key_create
+from conversations.widget import widget_session_open
+from cs_project.web_server import request_target_ascii
+from tests.conftest import AsgiServer
+
+
+@pytest.mark.django_db(transaction=True)
+def test_raw_utf8_in_a_query_string_is_read_as_a_browser_would_have_sent_it(asgi_server: AsgiServer) -> None:
+    """curl sends "?q=专票需要什么" unencoded, which the HTTP parser alone refused with a bare 400."""
+    _, key = api_key_create(name="search", scopes=["kb"])
+    address = urlsplit(asgi_server.url)
+    with socket.create_connection((address.hostname, address.port), timeout=30) as connection:
+        connection.sendall(
+            "GET /api/v1/kb/search?q=专票需要什么&k=1 HTTP/1.1\r\n".encode()
+            + f"Host: {address.netloc}\r\nAuthorization: Bearer {key}\r\nConnection: close\r\n\r\n".encode()
+        )
+        response = b""
+        while chunk := connection.recv(65536):
+            response += chunk
+    head, _, body = response.partition(b"\r\n\r\n")
+
+    assert head.startswith(b"HTTP/1.1 200"), head
+    assert set(json.loads(body)) == {"results", "miss"}
+
+
+def test_the_request_target_is_percent_encoded_byte_by_byte() -> None:
+    assert request_target_ascii("GET /s?q=专票 HTTP/1.1".encode()) == b"GET /s?q=%E4%B8%93%E7%A5%A8 HTTP/1.1"
+    assert request_target_ascii(b"GET /s?q=a%20b HTTP/1.1") == b"GET /s?q=a%20b HTTP/1.1"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_socket_message_over_the_servers_limit_is_closed_with_1009(asgi_server: AsgiServer) -> None:
+    """Up to 1 MiB the consumer answers `too_large` and stays open; beyond, the server closes with
+    1009 (message too big) instead of dropping the connection without a word."""
+    token = widget_session_open(locale="en").token
+    url = asgi_server.url.replace("http://", "ws://") + f"/ws/widget?token={token}"
+
+    async def exchange() -> tuple[dict[str, object], int | None]:
+        async with websockets.connect(url, max_size=None) as ws:
+            await ws.recv()  # history
+            await ws.send(json.dumps({"type": "message.send", "text": "a" * 500_000, "client_id": "big"}))
+            too_large = json.loads(await asyncio.wait_for(ws.recv(), 10))
+            await ws.send("a" * (1024 * 1024 + 1))
+            with pytest.raises(websockets.ConnectionClosed) as closed:
+                await asyncio.wait_for(ws.recv(), 10)
+            return too_large, closed.value.rcvd.code if closed.value.rcvd else None
+
+    too_large, code = asyncio.run(exchange())
+
+    assert too_large["code"] == "too_large"
+    assert code == 1009
