@@ -20,13 +20,13 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import http.client
 import ipaddress
 import json
 import secrets
 import socket
+import ssl
 import time
-import urllib.error
-import urllib.request
 import uuid
 from datetime import timedelta
 from typing import Any
@@ -47,20 +47,56 @@ SECRET_PREFIX = "whsec_"
 # --- subscriptions -----------------------------------------------------------------------------
 
 
-def webhook_url_check(url: str) -> None:
+_NAT64_PREFIXES = (ipaddress.ip_network("64:ff9b::/96"), ipaddress.ip_network("64:ff9b:1::/48"))
+
+
+def _ipv4_inside(address: ipaddress.IPv6Address) -> ipaddress.IPv4Address | None:
+    """The IPv4 address an IPv6 one carries: IPv4-mapped (::ffff:a.b.c.d), NAT64 (64:ff9b::a.b.c.d),
+    6to4 (2002:AABB:CCDD::), Teredo's client, or the old IPv4-compatible form (::a.b.c.d)."""
+    if address.ipv4_mapped is not None:
+        return address.ipv4_mapped
+    if any(address in prefix for prefix in _NAT64_PREFIXES):
+        return ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
+    if address.sixtofour is not None:
+        return address.sixtofour
+    if address.teredo is not None:
+        return address.teredo[1]
+    if int(address) >> 32 == 0:
+        return ipaddress.IPv4Address(int(address))
+    return None
+
+
+def address_public(address: str) -> bool:
+    """Whether a resolved address is on the public internet, looking through IPv6 forms that only
+    wrap an IPv4 address (a NAT64 gateway or 6to4 relay would carry the request to it)."""
+    ip = ipaddress.ip_address(address.split("%")[0])
+    if isinstance(ip, ipaddress.IPv6Address):
+        inner = _ipv4_inside(ip)
+        if inner is not None:
+            return inner.is_global
+    return ip.is_global
+
+
+def webhook_url_check(url: str) -> list[str]:
     """An http(s) URL whose host is public, unless WEBHOOK_ALLOW_PRIVATE_URLS: a subscription must
-    not make the server call into its own network (the database, the admin, a cloud's metadata)."""
+    not make the server call into its own network (the database, the admin, a cloud's metadata).
+
+    Returns the addresses the host resolved to, all checked; a delivery connects to one of them
+    and never resolves the name again, so a name cannot point elsewhere between check and call."""
     parts = urlsplit(url)
+    try:
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+    except ValueError:
+        raise ValidationError("The URL's port is not a number from 0 to 65535.") from None
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise ValidationError("Give an http or https URL.")
-    if settings.WEBHOOK_ALLOW_PRIVATE_URLS:
-        return
     try:
-        addresses = {info[4][0] for info in socket.getaddrinfo(parts.hostname, parts.port or 443)}
+        addresses = list(dict.fromkeys(info[4][0] for info in socket.getaddrinfo(parts.hostname, port)))
     except (OSError, UnicodeError):
         raise ValidationError(f"The host {parts.hostname} cannot be resolved.") from None
-    if any(not ipaddress.ip_address(address.split("%")[0]).is_global for address in addresses):
+    if not settings.WEBHOOK_ALLOW_PRIVATE_URLS and not all(address_public(address) for address in addresses):
         raise ValidationError(f"The host {parts.hostname} is on a private network.")
+    return addresses
 
 
 def _events_check(events: list[str]) -> list[str]:
@@ -180,30 +216,51 @@ def _claim(delivery_id: int) -> WebhookDelivery | None:
     return WebhookDelivery.objects.select_related("subscription").filter(pk=delivery_id).first()  # None: unsubscribed
 
 
-class _NoRedirects(urllib.request.HTTPRedirectHandler):
-    """A redirect is an answer, not a detour: followed, it could lead past the URL check."""
+class _PinnedHTTPConnection(http.client.HTTPConnection):
+    """Connects to the address that was checked, whatever the name resolves to by now."""
 
-    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
-        return None
+    def __init__(self, host: str, port: int, *, address: str, timeout: float) -> None:
+        super().__init__(host, port, timeout=timeout)
+        self.address = address
+
+    def connect(self) -> None:
+        self.sock = socket.create_connection((self.address, self.port), self.timeout)
 
 
-_opener = urllib.request.build_opener(_NoRedirects)
+class _PinnedHTTPSConnection(http.client.HTTPSConnection):
+    """The same over TLS; the certificate is still checked against the host's name (SNI)."""
+
+    def __init__(self, host: str, port: int, *, address: str, timeout: float) -> None:
+        super().__init__(host, port, timeout=timeout, context=ssl.create_default_context())
+        self.address = address
+
+    def connect(self) -> None:
+        sock = socket.create_connection((self.address, self.port), self.timeout)
+        self.sock = self._context.wrap_socket(sock, server_hostname=self.host)
 
 
 def _post(url: str, body: bytes, headers: dict[str, str]) -> tuple[int | None, str]:
-    """The answer's status code (None without one) and what went wrong, if anything."""
+    """The answer's status code (None without one) and what went wrong, if anything.
+
+    The URL is checked again at every delivery (the name may point elsewhere now), and the POST goes
+    to an address that check approved. A redirect is an answer, not a detour: it is not followed."""
+    connection: http.client.HTTPConnection | None = None
     try:
-        webhook_url_check(url)  # again: the name may point elsewhere now
-        request = urllib.request.Request(url, data=body, headers=headers, method="POST")
-        with _opener.open(request, timeout=settings.WEBHOOK_TIMEOUT_S) as response:
-            status = response.status
+        address = webhook_url_check(url)[0]
+        parts = urlsplit(url)
+        pinned = _PinnedHTTPSConnection if parts.scheme == "https" else _PinnedHTTPConnection
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+        connection = pinned(parts.hostname or "", port, address=address, timeout=settings.WEBHOOK_TIMEOUT_S)
+        target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+        connection.request("POST", target, body=body, headers=headers)
+        status = connection.getresponse().status
     except ValidationError as exc:
         return None, exc.messages[0]
-    except urllib.error.HTTPError as exc:
-        exc.close()
-        return exc.code, f"HTTP {exc.code}"
-    except (OSError, ValueError) as exc:  # refused, unreachable, timed out, a malformed answer
+    except (OSError, ValueError, http.client.HTTPException) as exc:  # refused, unreachable, timed out, malformed
         return None, f"{type(exc).__name__}: {exc}"[:300]
+    finally:
+        if connection is not None:
+            connection.close()
     return status, "" if 200 <= status < 300 else f"HTTP {status}"
 
 

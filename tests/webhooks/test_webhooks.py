@@ -24,6 +24,7 @@ from tickets.models import TicketKind
 from tickets.services import ticket_create
 from webhooks.models import DeliveryStatus, WebhookAttempt, WebhookDelivery, WebhookSubscription
 from webhooks.services import (
+    address_public,
     webhook_deliveries_sweep,
     webhook_signature,
     webhook_signature_verify,
@@ -138,6 +139,79 @@ def test_a_private_address_is_refused_unless_allowed(api: Any, receiver: Receive
 
     assert response.status_code == 400 and "private network" in response.json()["error"]["message"]
     assert response.json()["error"]["field"] == "url"
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://[::ffff:127.0.0.1]/hooks",  # IPv4-mapped
+        "http://[::ffff:a9fe:a9fe]/hooks",  # the same, written in hex: a cloud's metadata address
+        "http://[64:ff9b::7f00:1]/hooks",  # NAT64 of 127.0.0.1
+        "http://[64:ff9b:1::a00:1]/hooks",  # local-use NAT64 of 10.0.0.1
+        "http://[2002:7f00:1::]/hooks",  # 6to4 of 127.0.0.1
+        "http://[2002:c0a8:101::1]/hooks",  # 6to4 of 192.168.1.1
+        "http://[2001:0:4136:e378:8000:63bf:80ff:fffe]/hooks",  # Teredo, client 127.0.0.1
+        "http://[::127.0.0.1]/hooks",  # IPv4-compatible
+        "http://[fd00::1]/hooks",
+        "http://0x7f000001/hooks",  # not even a valid URL
+        "http://2130706433/hooks",
+    ],
+)
+def test_private_addresses_in_any_disguise_are_refused(api: Any, settings: Any, url: str) -> None:
+    settings.WEBHOOK_ALLOW_PRIVATE_URLS = False
+
+    response = api("post", "/webhooks", {"url": url, "events": ["ticket.created"]})
+
+    error = response.json()["error"]
+    assert response.status_code == 400 and error["field"] == "url", url
+    assert "private network" in error["message"] or not url.startswith("http://[")
+    assert not WebhookSubscription.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("address", "public"),
+    [
+        ("8.8.8.8", True),
+        ("2606:4700:4700::1111", True),
+        ("64:ff9b::808:808", True),  # NAT64 of a public address
+        ("2002:808:808::1", True),
+        ("127.0.0.1", False),
+        ("169.254.169.254", False),
+        ("fe80::1%eth0", False),
+    ],
+)
+def test_an_address_is_public_only_when_what_it_carries_is(address: str, public: bool) -> None:
+    assert address_public(address) is public
+
+
+def test_every_delivery_checks_the_address_again_and_posts_to_the_one_it_checked(
+    receiver: Receiver, settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A name resolved once per delivery, and connected to at that address: it cannot point
+    somewhere else between the check and the call (DNS rebinding)."""
+    from webhooks import services
+
+    port = int(receiver.url.rsplit(":", 1)[1].split("/")[0])
+    lookups: list[str] = []
+    resolve = services.socket.getaddrinfo
+
+    def shop_test_is_loopback(host: str, *args: Any, **kwargs: Any) -> Any:
+        lookups.append(host)
+        return resolve("127.0.0.1" if host == "hooks.shop.test" else host, *args, **kwargs)
+
+    monkeypatch.setattr(services.socket, "getaddrinfo", shop_test_is_loopback)
+    url = f"http://hooks.shop.test:{port}/hooks?from=cs"
+
+    status, error = services._post(url, b"{}", {"Content-Type": "application/json"})
+
+    assert (status, error) == (200, "")
+    assert [host for host in lookups if host != "127.0.0.1"] == ["hooks.shop.test"]  # the literal needs no DNS
+    assert receiver.requests[-1]["headers"]["Host"] == f"hooks.shop.test:{port}"
+
+    settings.WEBHOOK_ALLOW_PRIVATE_URLS = False  # the name now points into a private network
+    status, error = services._post(url, b"{}", {"Content-Type": "application/json"})
+
+    assert status is None and "private network" in error and len(receiver.requests) == 1
 
 
 @pytest.mark.parametrize(("locale", "text"), [("en", "Hello!"), ("zh", "你好")])
