@@ -40,6 +40,7 @@ from agents.llm.client import LLMResult, llm_enabled
 from agents.models import RouteDecision, Subtask, TurnRun
 from agents.pii import mask_pii
 from agents.route import PRIVATE_QUERIES, KnowledgeHit, PlannedPart, clarify_picked, requests_in_order, route_plan
+from agents.selectors import turn_earlier_unfinished
 from agents.services import bot_message_send, turn_transition
 from agents.specialists.emotion import soothing_line
 from agents.specialists.human import callback_confirmed_line, handoff_line, nobody_online_line
@@ -88,6 +89,8 @@ def turn_advance(turn_id: int) -> str:
         step = steps.get(TurnStatus(turn.status))
         if step is None:
             return turn.status
+        if turn.status == TurnStatus.RECEIVED and turn_earlier_unfinished(turn):
+            return turn.status  # the earlier turn starts this one when it ends (services.turn_transition)
         try:
             moved = step(turn)
         except Exception as exc:  # noqa: BLE001 - any bug must end in an apology, never silence

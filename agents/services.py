@@ -16,6 +16,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from agents.models import Subtask, TurnEvent, TurnRun
+from agents.selectors import turn_next_waiting
 from agents.states import TERMINAL, SubtaskStatus, TurnStatus, transition_allowed
 from conversations.json_input import text_unreadable, text_unreadable_removed
 from conversations.language import detect_language
@@ -49,7 +50,18 @@ def turn_transition(*, turn_id: int, from_: str, to: str, reason: str = "", **fi
     if num_updated != 1:
         return False
     TurnEvent.objects.create(turn_id=turn_id, from_status=from_, to_status=to, reason=reason[:200])
+    if to in TERMINAL:
+        transaction.on_commit(lambda: _turn_next_start(turn_id))
     return True
+
+
+def _turn_next_start(turn_id: int) -> None:
+    """A turn ended: the conversation's next message, waiting for it, is answered now."""
+    from agents.tasks import turn_advance_task
+
+    waiting = turn_next_waiting(turn_id)
+    if waiting is not None:
+        turn_advance_task.delay(waiting)
 
 
 def _rejection(text: str, language: str) -> MessageRejected | None:

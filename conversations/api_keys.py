@@ -17,7 +17,7 @@ from rest_framework.request import Request
 from rest_framework.throttling import BaseThrottle
 
 from conversations.models import ApiKey, ApiScope, Conversation
-from conversations.rate import customer_rate_allow, rate_allow, rate_retry_after
+from conversations.rate import RateDecision, customer_rate_allow, rate_allow
 
 KEY_PREFIX = "cs_"
 
@@ -102,20 +102,25 @@ class HasApiScope(BasePermission):
         return scope in key.scopes
 
 
-class ApiKeyRateThrottle(BaseThrottle):
+class _SlidingWindowThrottle(BaseThrottle):
+    decision = RateDecision(True, 0)
+
+    def wait(self) -> float:
+        return self.decision.retry_after_s
+
+
+class ApiKeyRateThrottle(_SlidingWindowThrottle):
     """Requests per minute per key (its own rate, else API_REQUESTS_PER_MINUTE); 429 with Retry-After."""
 
     def allow_request(self, request: Request, view: object) -> bool:
         key = request.auth
         if not isinstance(key, ApiKey):
             return True
-        return rate_allow(f"apikey:{key.pk}", key.rate_per_minute or settings.API_REQUESTS_PER_MINUTE)
-
-    def wait(self) -> float:
-        return rate_retry_after()
+        self.decision = rate_allow(f"apikey:{key.pk}", key.rate_per_minute or settings.API_REQUESTS_PER_MINUTE)
+        return self.decision.allowed
 
 
-class CustomerMessageThrottle(BaseThrottle):
+class CustomerMessageThrottle(_SlidingWindowThrottle):
     """A shopper's messages per minute, counted with their widget messages (seed 001: 100/min)."""
 
     def allow_request(self, request: Request, view: object) -> bool:
@@ -123,10 +128,10 @@ class CustomerMessageThrottle(BaseThrottle):
             return True
         conversation_id = getattr(view, "kwargs", {}).get("conversation_id")
         customer_id = Conversation.objects.filter(pk=conversation_id).values_list("customer_id", flat=True).first()
-        return customer_id is None or customer_rate_allow(customer_id)
-
-    def wait(self) -> float:
-        return rate_retry_after()
+        if customer_id is None:
+            return True
+        self.decision = customer_rate_allow(customer_id)
+        return self.decision.allowed
 
 
 class ApiKeySchema(OpenApiAuthenticationExtension):

@@ -1,32 +1,54 @@
-"""Fixed one-minute request windows in Redis, shared by every process: per shopper (seed 001:
-100 requests/min, widget and API together) and per API key."""
+"""Sliding one-minute windows in Redis, shared by every process: per shopper (seed 001: 100
+requests/min, widget and API together) and per API key.
+
+Each bucket is a sorted set of the last minute's request times, trimmed and counted in one Lua
+script, so a limit holds over *any* 60 seconds: a burst at :59 and another at :01 share one window
+instead of each getting a fresh minute, and every process agrees because Redis keeps the clock.
+"""
 
 from __future__ import annotations
 
-import time
+import math
+import uuid
+from dataclasses import dataclass
 
+from django.conf import settings
 from django.core.cache import cache
+from django_redis import get_redis_connection
 
 WINDOW_S = 60
 
-
-def rate_allow(bucket: str, limit: int) -> bool:
-    """Count one request in `bucket`'s current minute; False once the minute holds more than `limit`."""
-    key = f"rate:{bucket}:{int(time.time()) // WINDOW_S}"
-    cache.add(key, 0, timeout=WINDOW_S * 2)
-    try:
-        return cache.incr(key) <= limit
-    except ValueError:  # evicted between add and incr: count afresh
-        cache.add(key, 1, timeout=WINDOW_S * 2)
-        return True
-
-
-def rate_retry_after() -> int:
-    """Seconds until the current window ends."""
-    return WINDOW_S - int(time.time()) % WINDOW_S
+_SLIDING_WINDOW = """
+local now_t = redis.call('TIME')
+local now = tonumber(now_t[1]) * 1000000 + tonumber(now_t[2])
+local window = tonumber(ARGV[2])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
+if redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[1]) then
+  redis.call('ZADD', KEYS[1], now, ARGV[3])
+  redis.call('PEXPIRE', KEYS[1], math.ceil(window / 1000))
+  return 0
+end
+local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+return tonumber(oldest[2]) + window - now
+"""
 
 
-def customer_rate_allow(customer_id: int) -> bool:
-    from django.conf import settings
+@dataclass(frozen=True)
+class RateDecision:
+    allowed: bool
+    retry_after_s: int  # when refused: seconds until the oldest request in the window leaves it
 
+
+def rate_allow(bucket: str, limit: int, *, window_s: float = WINDOW_S) -> RateDecision:
+    """Count one request in `bucket` unless the last `window_s` seconds already hold `limit`."""
+    redis = get_redis_connection("default")
+    wait_us = redis.eval(
+        _SLIDING_WINDOW, 1, cache.make_key(f"rate:{bucket}"), limit, int(window_s * 1_000_000), uuid.uuid4().hex
+    )
+    if int(wait_us) <= 0:
+        return RateDecision(True, 0)
+    return RateDecision(False, max(1, math.ceil(int(wait_us) / 1_000_000)))
+
+
+def customer_rate_allow(customer_id: int) -> RateDecision:
     return rate_allow(f"customer:{customer_id}", settings.CUSTOMER_MESSAGES_PER_MINUTE)

@@ -235,7 +235,7 @@ def widget_message_receive(ticket: WidgetTicket, *, text: str, client_id: str) -
     """A customer's message from the widget: rate-limited per customer, then handed to the engine.
 
     Raises RateLimited, or conversations.services.MessageRejected (empty, too long) with the polite reply."""
-    if not customer_rate_allow(ticket.customer_id):
+    if not customer_rate_allow(ticket.customer_id).allowed:
         raise RateLimited
     if not _inbound:
         raise RuntimeError("no inbound message handler registered (the agents app is not installed)")

@@ -4,6 +4,7 @@ Retry-After and the error shape, and nothing written by a refused call."""
 from __future__ import annotations
 
 import json
+import time
 from typing import Any
 
 import pytest
@@ -62,3 +63,24 @@ def test_a_shoppers_messages_are_limited_across_the_api_and_the_widget(client: C
     with pytest.raises(RateLimited):
         widget_message_receive(widget_token_read(session.token), text="fourth", client_id="w2")
     assert list(Message.objects.order_by("pk").values_list("text", flat=True)) == ["hello", "from the widget"]
+
+
+def test_the_window_slides_so_no_minute_boundary_hands_out_a_fresh_budget() -> None:
+    """A fixed minute let 105 messages through from second :52 (two windows back to back); here any
+    stretch of the window's length holds at most the limit, and a refusal says when the oldest leaves."""
+    from conversations.rate import rate_allow
+
+    window = 1.5
+    started = time.monotonic()
+    allowed = [rate_allow("slide-test", 3, window_s=window).allowed for _ in range(3)]
+    refusals = []
+    while time.monotonic() - started < window - 0.3:  # whatever clock boundary falls in here
+        refusals.append(rate_allow("slide-test", 3, window_s=window))
+        time.sleep(0.1)
+    time.sleep(max(0.0, window + 0.1 - (time.monotonic() - started)))
+    after = rate_allow("slide-test", 3, window_s=window)
+
+    assert allowed == [True, True, True]
+    assert refusals and not any(decision.allowed for decision in refusals)
+    assert all(decision.retry_after_s in (1, 2) for decision in refusals)
+    assert after.allowed
