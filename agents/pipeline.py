@@ -59,6 +59,7 @@ from conversations.models import (
     WorkflowState,
     WorkflowStatus,
 )
+from conversations.outage import service_outage
 from conversations.realtime import (
     send_conversation_event_now,
     send_conversation_event_on_commit,
@@ -94,6 +95,8 @@ def turn_advance(turn_id: int) -> str:
         try:
             moved = step(turn)
         except Exception as exc:  # noqa: BLE001 - any bug must end in an apology, never silence
+            if service_outage(exc):
+                raise  # not the turn's fault: the task tries again (agents.tasks)
             logger.exception("turn %s failed in %s", turn_id, turn.status)
             _fail(turn, exc)
             return TurnStatus.FAILED

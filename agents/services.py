@@ -57,11 +57,11 @@ def turn_transition(*, turn_id: int, from_: str, to: str, reason: str = "", **fi
 
 def _turn_next_start(turn_id: int) -> None:
     """A turn ended: the conversation's next message, waiting for it, is answered now."""
-    from agents.tasks import turn_advance_task
+    from agents.tasks import turn_advance_queue_on_commit
 
     waiting = turn_next_waiting(turn_id)
     if waiting is not None:
-        turn_advance_task.delay(waiting)
+        turn_advance_queue_on_commit(waiting)
 
 
 def _rejection(text: str, language: str) -> MessageRejected | None:
@@ -110,7 +110,7 @@ def customer_message_handle(*, conversation_id: int, text: str, client_id: str =
     3. Store the message, count the turn, reopen a closed conversation.
     4. Create the turn; SKIPPED at once when a human owns the chat, else queue it after commit.
     """
-    from agents.tasks import turn_advance_task
+    from agents.tasks import turn_advance_queue_on_commit
 
     if _rejection(text, Language.EN) is not None:
         # Said in the customer's language: the text's when it has words, else the conversation's.
@@ -141,7 +141,7 @@ def customer_message_handle(*, conversation_id: int, text: str, client_id: str =
             )
             turn.status = TurnStatus.SKIPPED
         else:
-            turn_advance_task.delay_on_commit(turn.pk)
+            turn_advance_queue_on_commit(turn.pk)
     return turn
 
 

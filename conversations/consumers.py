@@ -21,6 +21,7 @@ from django.conf import settings
 from conversations.json_input import JsonInputError, json_input_read, text_unreadable, text_unreadable_removed
 from conversations.language import detect_language
 from conversations.models import Language
+from conversations.outage import service_outage
 from conversations.realtime import conversation_group
 from conversations.services import MessageRejected
 from conversations.widget import (
@@ -33,6 +34,7 @@ from conversations.widget import (
 )
 
 CLOSE_BAD_TOKEN = 4401
+CLOSE_TRY_AGAIN_LATER = 1013  # RFC 6455 registry: the widget reconnects with its backoff
 TYPING_EVERY_S = 2.0  # a customer's typing is relayed at most this often
 _CLIENT_ID_MAX = 64
 
@@ -40,6 +42,10 @@ _FRAME_ERRORS = {
     "too_large": ("消息太大了，请精简后再发送。", "That message is too large to send. Please shorten it."),
     "bad_frame": ("无法识别这条消息。", "That message could not be read."),
     "unknown_type": ("不支持这种消息。", "That kind of message is not supported."),
+    "unavailable": (
+        "客服系统暂时连接不上，请几秒后再发送。",
+        "We can't take messages for a moment. Please send it again in a few seconds.",
+    ),
 }
 
 
@@ -54,10 +60,17 @@ class WidgetConsumer(AsyncWebsocketConsumer):
         await self.accept()
         history = None
         if ticket is not None:
-            # Joined before the transcript is read: an event in between may arrive twice (the widget
-            # keys messages by id), never not at all.
-            await self.channel_layer.group_add(conversation_group(ticket.conversation_id), self.channel_name)
-            history = await database_sync_to_async(widget_history)(ticket)
+            try:
+                # Joined before the transcript is read: an event in between may arrive twice (the
+                # widget keys messages by id), never not at all.
+                await self.channel_layer.group_add(conversation_group(ticket.conversation_id), self.channel_name)
+                history = await database_sync_to_async(widget_history)(ticket)
+            except Exception as exc:
+                if not service_outage(exc):
+                    raise
+                await self._frame_error("unavailable")
+                await self.close(code=CLOSE_TRY_AGAIN_LATER)
+                return
             if history is None:
                 await self.channel_layer.group_discard(conversation_group(ticket.conversation_id), self.channel_name)
         if ticket is None or history is None:
@@ -112,6 +125,12 @@ class WidgetConsumer(AsyncWebsocketConsumer):
         except RateLimited:
             language = detect_language(text_unreadable_removed(text), default=self.language)
             await self._error("rate_limited", rate_limited_reply(language), client_id=client_id)
+        except Exception as exc:
+            if not service_outage(exc):
+                raise
+            zh, en = _FRAME_ERRORS["unavailable"]  # nothing was stored: the widget offers to resend it
+            language = detect_language(text_unreadable_removed(text), default=self.language)
+            await self._error("unavailable", zh if language == Language.ZH else en, client_id=client_id)
 
     async def _typing(self) -> None:
         assert self.ticket is not None

@@ -8,6 +8,7 @@ instead of each getting a fresh minute, and every process agrees because Redis k
 
 from __future__ import annotations
 
+import logging
 import math
 import uuid
 from dataclasses import dataclass
@@ -15,6 +16,9 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.core.cache import cache
 from django_redis import get_redis_connection
+from redis.exceptions import RedisError
+
+logger = logging.getLogger(__name__)
 
 WINDOW_S = 60
 
@@ -40,11 +44,17 @@ class RateDecision:
 
 
 def rate_allow(bucket: str, limit: int, *, window_s: float = WINDOW_S) -> RateDecision:
-    """Count one request in `bucket` unless the last `window_s` seconds already hold `limit`."""
-    redis = get_redis_connection("default")
-    wait_us = redis.eval(
-        _SLIDING_WINDOW, 1, cache.make_key(f"rate:{bucket}"), limit, int(window_s * 1_000_000), uuid.uuid4().hex
-    )
+    """Count one request in `bucket` unless the last `window_s` seconds already hold `limit`.
+
+    While Redis is out the request is let through: a customer's message is stored and answered
+    once it is back, which beats refusing every customer for a limit nobody can count."""
+    try:
+        wait_us = get_redis_connection("default").eval(
+            _SLIDING_WINDOW, 1, cache.make_key(f"rate:{bucket}"), limit, int(window_s * 1_000_000), uuid.uuid4().hex
+        )
+    except RedisError as exc:
+        logger.warning("rate limit %s not counted, Redis is unavailable: %s", bucket, exc)
+        return RateDecision(True, 0)
     if int(wait_us) <= 0:
         return RateDecision(True, 0)
     return RateDecision(False, max(1, math.ceil(int(wait_us) / 1_000_000)))

@@ -1,8 +1,18 @@
+import sys
+
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views import defaults
 from django.views.decorators.http import require_GET
 
+from conversations.api_errors import error_body
+from conversations.outage import RETRY_AFTER_S, service_outage
 from cs_project.health import health_report
+
+# Answered in the API's error shape; the widget's endpoint also needs CORS to be readable.
+_JSON_PREFIXES = ("/api/", "/widget/", "/healthz")
+_UNAVAILABLE_PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>503</title></head><body>
+<h1>服务暂时不可用 / Temporarily unavailable</h1>
+<p>请稍后刷新页面。 / Please reload the page in a few seconds.</p></body></html>"""
 
 
 @require_GET
@@ -19,7 +29,23 @@ def not_found(request: HttpRequest, exception: Exception | None = None) -> HttpR
 
 
 def server_error(request: HttpRequest) -> HttpResponse:
+    """Django's 500 handler, also reached when middleware fails. An outage of Postgres or Redis is
+    not an error of ours: it is a 503 with Retry-After, which clients retry."""
+    if service_outage(sys.exc_info()[1]):
+        return service_unavailable(request)
     if request.path.startswith("/api/"):
         error = {"code": "server_error", "message": "Something went wrong on our side; it has been logged."}
         return JsonResponse({"error": error}, status=500)
     return defaults.server_error(request)
+
+
+def service_unavailable(request: HttpRequest) -> HttpResponse:
+    headers = {"Retry-After": str(RETRY_AFTER_S)}
+    if request.path.startswith(_JSON_PREFIXES):
+        if request.path.startswith("/widget/"):
+            headers["Access-Control-Allow-Origin"] = "*"
+        body = error_body(
+            "service_unavailable", f"A service we depend on is briefly unavailable; retry in {RETRY_AFTER_S} seconds."
+        )
+        return JsonResponse(body, status=503, headers=headers)
+    return HttpResponse(_UNAVAILABLE_PAGE, status=503, headers=headers)

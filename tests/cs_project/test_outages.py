@@ -1,0 +1,132 @@
+"""Postgres or Redis out: every endpoint answers 503 with the error shape and Retry-After, a message
+that was stored is answered 202 with its turn (so a retry is safe), and the server recovers by
+itself. The web server runs as `make run` starts it, reaching both services through TCP gates."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+from django.conf import settings
+from django.db import connection
+
+from conversations.api_keys import api_key_create
+from conversations.models import Message
+from conversations.services import conversation_start, customer_get_or_create
+from cs_project.config import parse_database_url
+from tests.conftest import BASE_DIR, _free_port, process_group_stop, subprocess_env
+from tests.faults import TcpGate
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+class Web:
+    def __init__(self, url: str, postgres: TcpGate, redis: TcpGate) -> None:
+        self.url, self.postgres, self.redis = url, postgres, redis
+
+    def call(self, method: str, path: str, body: Any = None, **headers: str) -> tuple[int, dict[str, str], bytes]:
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(f"{self.url}{path}", data=data, headers=headers, method=method)
+        if data is not None:
+            request.add_header("Content-Type", "application/json")
+        try:
+            with urllib.request.urlopen(request, timeout=60) as response:
+                return response.status, dict(response.headers), response.read()
+        except urllib.error.HTTPError as error:
+            return error.code, dict(error.headers), error.read()
+
+
+@pytest.fixture
+def web() -> Iterator[Web]:
+    database = parse_database_url(settings.DATABASE_URL)
+    postgres = TcpGate(Path(database.host) / ".s.PGSQL.5432")
+    redis_address = urlsplit(settings.REDIS_URL)
+    redis = TcpGate((redis_address.hostname or "127.0.0.1", redis_address.port or 6379))
+    port = _free_port()
+    env = subprocess_env(
+        DATABASE_URL=f"postgresql://{database.user}@{postgres.address}/{connection.settings_dict['NAME']}",
+        REDIS_URL=f"redis://{redis.address}",
+        API_REPLY_TIMEOUT_S="1",
+    )
+    process = subprocess.Popen(
+        [sys.executable, "manage.py", "web", "--port", str(port)], cwd=BASE_DIR, env=env, start_new_session=True
+    )
+    server = Web(f"http://127.0.0.1:{port}", postgres, redis)
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            server.call("GET", "/healthz")
+            break
+        except OSError:
+            if process.poll() is not None or time.monotonic() > deadline:
+                os.killpg(process.pid, signal.SIGKILL)
+                pytest.fail("the web server did not start")
+            time.sleep(0.2)
+    yield server
+    process_group_stop(process, timeout=15)
+    postgres.close()
+    redis.close()
+
+
+def assert_unavailable(status: int, headers: dict[str, str], body: bytes) -> None:
+    assert status == 503, body[:300]
+    assert headers["Content-Type"] == "application/json" and int(headers["Retry-After"]) > 0
+    assert json.loads(body)["error"]["code"] == "service_unavailable"
+
+
+def test_with_redis_out_a_stored_message_is_answered_202_and_a_retry_makes_no_second(web: Web) -> None:
+    _, key = api_key_create(name="shop")
+    auth = {"Authorization": f"Bearer {key}"}
+    conversation = conversation_start(customer=customer_get_or_create(external_id="outage-1"), channel="api")
+    messages = f"/api/v1/conversations/{conversation.pk}/messages"
+
+    web.redis.close()
+    first = web.call("POST", messages, {"text": "Where is my order?"}, **auth, **{"Idempotency-Key": "k-1"})
+    retry = web.call("POST", messages, {"text": "Where is my order?"}, **auth, **{"Idempotency-Key": "k-1"})
+    streamed = web.call("POST", f"{messages}?stream=1", {"text": "你好"}, **auth, **{"Idempotency-Key": "k-2"})
+    health = web.call("GET", "/healthz")
+
+    assert first[0] == 202 and retry[0] == 202
+    assert json.loads(first[2])["turn_id"] == json.loads(retry[2])["turn_id"]
+    assert list(Message.objects.filter(conversation=conversation).values_list("text", flat=True)) == [
+        "Where is my order?"
+    ]
+    assert_unavailable(*streamed)  # the stream needs Redis; nothing of it was stored
+    assert health[0] == 503 and "redis" in json.loads(health[2])["down"]
+
+    web.redis.open()
+    assert web.call("GET", "/api/v1/kb/search?q=warranty", **auth)[0] == 200
+
+
+def test_with_postgres_out_every_door_answers_503_and_comes_back_by_itself(web: Web) -> None:
+    _, key = api_key_create(name="shop")
+    auth = {"Authorization": f"Bearer {key}"}
+
+    web.postgres.close()
+    message = web.call("POST", "/api/v1/conversations/1/messages", {"text": "hi"}, **auth)
+    search = web.call("GET", "/api/v1/kb/search?q=%E5%8F%91%E7%A5%A8", **auth)
+    session = web.call("POST", "/widget/session", {"locale": "zh"})
+    page = web.call("GET", "/?lang=zh")
+    health = web.call("GET", "/healthz")
+
+    assert_unavailable(*message)
+    assert_unavailable(*search)
+    assert_unavailable(*session)
+    assert session[1]["Access-Control-Allow-Origin"] == "*"
+    assert page[0] == 503 and "Retry-After" in page[1] and "暂时不可用" in page[2].decode()
+    assert health[0] == 503 and "postgres" in json.loads(health[2])["down"]
+
+    web.postgres.open()
+    assert web.call("POST", "/widget/session", {"locale": "en"})[0] == 200
+    assert web.call("GET", "/api/v1/kb/search?q=warranty", **auth)[0] == 200
