@@ -91,6 +91,10 @@ def _postgres_running(pgdata: Path) -> tuple[int, Path] | None:
     return pid, Path(socket_dir)
 
 
+def postgres_running(var_dir: Path) -> bool:
+    return _postgres_running(_postgres_dir(var_dir)) is not None
+
+
 def postgres_ensure(var_dir: Path) -> DatabaseConfig:
     """Start the embedded Postgres unless it runs, and make sure the project database exists."""
     pgdata = _postgres_dir(var_dir)
@@ -232,6 +236,10 @@ def _redis_running(redis_dir: Path) -> EmbeddedRedis | None:
         return None
     url = f"redis://127.0.0.1:{port}"
     return EmbeddedRedis(url=url, pid=pid) if _redis_ping(url) else None
+
+
+def redis_running(var_dir: Path) -> bool:
+    return _redis_running(_redis_dir(var_dir)) is not None
 
 
 def redis_ensure(var_dir: Path) -> str:

@@ -9,6 +9,7 @@ from django.conf import settings
 from django.db import DatabaseError, connection
 
 from cs_project.celery import app as celery_app
+from cs_project.supervisor import serve_status
 from knowledge.embeddings import embeddings_status
 
 
@@ -61,8 +62,21 @@ def _embeddings() -> dict[str, Any]:
     return report
 
 
+def _supervised() -> tuple[dict[str, Any], list[str]]:
+    """Under `manage.py serve`: each process and embedded service it keeps alive, and the ones that
+    are being started again right now (degraded: the site answers, something is missing)."""
+    status = serve_status(settings.VAR_DIR)
+    if status is None:
+        return {}, []
+    processes: dict[str, Any] = status.get("processes", {})
+    services: dict[str, Any] = status.get("services", {})
+    degraded = [name for name, part in {**processes, **services}.items() if part.get("state") != "running"]
+    return {"processes": processes, "embedded": services}, degraded
+
+
 def health_report() -> dict[str, Any]:
-    """Check every part; `down` names the ones that failed (empty when all are healthy)."""
+    """Check every part; `down` names the ones that failed (empty when all are healthy), and
+    `degraded` the supervised processes being started again after they died."""
     parts = {
         "postgres": _postgres(),
         "redis": _redis(),
@@ -70,4 +84,6 @@ def health_report() -> dict[str, Any]:
         "embeddings": _embeddings(),
     }
     down = [name for name, part in parts.items() if not part["ok"]]
-    return {"status": "down" if down else "ok", "down": down, **parts}
+    supervised, degraded = _supervised()
+    status = "down" if down else "degraded" if degraded else "ok"
+    return {"status": status, "down": down, "degraded": degraded, **parts, **supervised}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -11,6 +12,7 @@ import urllib.request
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import psutil
 import psycopg
@@ -25,26 +27,27 @@ from tests.conftest import BASE_DIR, subprocess_env
 
 @pytest.fixture
 def isolated_env(tmp_path: Path) -> Iterator[dict[str, str]]:
-    """A scratch database and a private Redis, so the run touches neither the demo nor the suite."""
+    """A scratch database and the run's own embedded Redis (under a scratch var/), so the run
+    touches neither the demo nor the suite."""
     config = parse_database_url(settings.DATABASE_URL)
     name = f"cs_serve_{uuid.uuid4().hex[:8]}"
     with psycopg.connect(config.url(name="postgres"), autocommit=True) as conn:
         conn.execute(f'CREATE DATABASE "{name}"')
     var_dir = tmp_path / "var"
-    redis_url = embedded.redis_ensure(var_dir)
-    yield subprocess_env(
+    env = subprocess_env(
         DJANGO_SETTINGS_MODULE="cs_project.settings.base",
         DATABASE_URL=config.url(name=name),
-        REDIS_URL=redis_url,
         CS_VAR_DIR=str(var_dir),
         WORKER_CONCURRENCY="1",
     )
+    env.pop("REDIS_URL", None)
+    yield env
     embedded.redis_stop(var_dir)
     with psycopg.connect(config.url(name="postgres"), autocommit=True) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
-def _get_json(url: str) -> tuple[int, dict[str, object]]:
+def _get_json(url: str) -> tuple[int, dict[str, Any]]:
     try:
         with urllib.request.urlopen(url, timeout=5) as response:
             return response.status, json.loads(response.read())
@@ -82,6 +85,29 @@ def _interrupt(process: subprocess.Popen[str]) -> str:
     return output
 
 
+def _until_health(port: int, condition: Any, timeout: float = 60) -> dict[str, Any]:
+    """Poll /healthz until `condition(body)`; every poll must get an answer (the site stays up)."""
+    deadline = time.monotonic() + timeout
+    seen: list[Any] = []
+    while time.monotonic() < deadline:
+        _, body = _get_json(f"http://127.0.0.1:{port}/healthz")
+        seen.append({k: body.get(k) for k in ("status", "down", "degraded")})
+        if "processes" in body and condition(body):
+            return body
+        time.sleep(0.5)
+    pytest.fail(f"not recovered within {timeout} s: {seen[-3:]}")
+
+
+def _pid_of(var_dir: str, command: str) -> int:
+    for process in psutil.process_iter(["cmdline"]):
+        try:
+            if process.environ().get("CS_VAR_DIR") == var_dir and command in " ".join(process.info["cmdline"] or []):
+                return process.pid
+        except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
+            continue
+    raise AssertionError(f"no {command} running")
+
+
 def _processes_of_run(var_dir: str) -> list[str]:
     """Command lines of processes started with this run's environment (the server and its children)."""
     found = []
@@ -107,6 +133,17 @@ def test_serve_starts_everything_and_ctrl_c_stops_it_keeping_the_data(isolated_e
     assert urllib.request.urlopen(f"http://127.0.0.1:{port}/static/admin/css/base.css", timeout=5).status == 200
     with psycopg.connect(isolated_env["DATABASE_URL"], autocommit=True) as conn:
         conn.execute("UPDATE store_order SET status = 'cancelled' WHERE external_id = '#D1001'")
+
+    # when: the worker's whole process group is killed; then: it is started again, the site never stops
+    worker = _pid_of(isolated_env["CS_VAR_DIR"], "manage.py worker")
+    os.killpg(worker, signal.SIGKILL)
+    health = _until_health(port, lambda h: h["processes"]["worker"]["restarts"] >= 1 and h["status"] == "ok")
+    assert health["processes"]["web"]["restarts"] == 0 and health["processes"]["beat"]["restarts"] == 0
+
+    # when: the embedded Redis dies; then: it is started again on its data, and everything recovers
+    redis_pid = int((Path(isolated_env["CS_VAR_DIR"]) / "redis" / "redis.pid").read_text())
+    os.kill(redis_pid, signal.SIGKILL)
+    _until_health(port, lambda h: h["embedded"]["redis"]["restarts"] >= 1 and h["status"] == "ok")
 
     # when: Ctrl-C
     output = _interrupt(process)

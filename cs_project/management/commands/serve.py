@@ -3,18 +3,14 @@
 from __future__ import annotations
 
 import os
-import signal
-import subprocess
 import sys
-import time
-from types import FrameType
 from typing import Any
 
 from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from cs_project import embedded
+from cs_project.supervisor import Supervisor
 from knowledge.embeddings import EmbeddingsUnavailable, embeddings_check
 from tickets.demo import demo_staff_retire
 from tickets.staff import support_group_ensure
@@ -46,39 +42,24 @@ class Command(BaseCommand):
         call_command("sync_exemplars")
         python = sys.executable
         manage = str(settings.BASE_DIR / "manage.py")
-        commands = {
-            "web": [python, manage, "web", "--host", host, "--port", str(port)],
-            "worker": [python, manage, "worker"],
-            "beat": [python, manage, "beat"],
-        }
-        # Each child gets its own process group, so Ctrl-C reaches only this process, which then
-        # stops the children in order instead of all of them dying at once mid-request.
-        children = {
-            name: subprocess.Popen(argv, cwd=settings.BASE_DIR, start_new_session=True)
-            for name, argv in commands.items()
-        }
+        supervisor = Supervisor(
+            argvs={
+                "web": [python, manage, "web", "--host", host, "--port", str(port)],
+                "worker": [python, manage, "worker"],
+                "beat": [python, manage, "beat"],
+            },
+            cwd=settings.BASE_DIR,
+            var_dir=settings.VAR_DIR,
+            embedded_services=[
+                name
+                for name, source in (("postgres", settings.DATABASE_SOURCE), ("redis", settings.REDIS_SOURCE))
+                if source == "embedded"
+            ],
+            say=lambda line: self.stderr.write(line),
+        )
         self.stdout.write(self._banner(f"http://{host}:{port}"))
-        stopping = False
-
-        def request_stop(signum: int, frame: FrameType | None) -> None:
-            nonlocal stopping
-            stopping = True
-
-        signal.signal(signal.SIGINT, request_stop)
-        signal.signal(signal.SIGTERM, request_stop)
-        exit_code = 0
-        while not stopping:
-            for name, child in children.items():
-                if child.poll() is not None:
-                    self.stderr.write(f"{name} exited with code {child.returncode}; stopping everything")
-                    stopping, exit_code = True, 1
-                    break
-            time.sleep(0.2)
-        self._stop(children)
-        stopped = embedded.stop_started_here(settings.VAR_DIR)
-        self.stdout.write(f"stopped: {', '.join([*children, *stopped])}")
-        if exit_code:
-            sys.exit(exit_code)
+        supervisor.run()
+        self.stdout.write(f"stopped: {', '.join(supervisor.stop_report)}")
 
     @staticmethod
     def _banner(base: str) -> str:
@@ -102,16 +83,3 @@ class Command(BaseCommand):
                 f"  health     : {base}/healthz",
             ]
         return "\n".join(["", *lines, "  Ctrl-C stops everything.", ""])
-
-    @staticmethod
-    def _stop(children: dict[str, subprocess.Popen[bytes]]) -> None:
-        for child in children.values():
-            if child.poll() is None:
-                os.killpg(child.pid, signal.SIGTERM)
-        deadline = time.monotonic() + 15
-        for child in children.values():
-            try:
-                child.wait(timeout=max(0.1, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                os.killpg(child.pid, signal.SIGKILL)
-                child.wait()
