@@ -6,7 +6,7 @@ from agents.api import ConversationCloseApi, ConversationCreateApi, KbSearchApi,
 from agents.store.views import storefront
 from conversations.views import widget_session
 from cs_project.views import healthz, not_found, server_error
-from knowledge.api import IngestJobApi, KbDocumentUploadApi
+from knowledge.api import IngestJobApi, IngestJobCancelApi, KbDocumentUploadApi
 from knowledge.views import kb_source
 from tickets.api import TicketDetailApi, TicketListApi
 from webhooks.api import WebhookDeliveryListApi, WebhookDetailApi, WebhookListApi
@@ -16,6 +16,7 @@ api_v1 = [
     path("kb/search", KbSearchApi.as_view(), name="kb-search"),
     path("kb/documents", KbDocumentUploadApi.as_view(), name="kb-documents"),
     path("kb/jobs/<str:job_id>", IngestJobApi.as_view(), name="kb-job"),
+    path("kb/jobs/<str:job_id>/cancel", IngestJobCancelApi.as_view(), name="kb-job-cancel"),
     path("conversations", ConversationCreateApi.as_view(), name="conversation-create"),
     path("tickets", TicketListApi.as_view(), name="ticket-list"),
     path("tickets/<int:ticket_id>", TicketDetailApi.as_view(), name="ticket-detail"),

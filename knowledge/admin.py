@@ -7,7 +7,8 @@ from typing import Any
 
 from django import forms
 from django.contrib import admin, messages
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
+from django.db.models import QuerySet
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
@@ -18,7 +19,7 @@ from knowledge.gaps import knowledge_gaps
 from knowledge.models import Chunk, Document, IngestFile, IngestJob, KnowledgeBase, Language, MissedQuestion
 from knowledge.readers import SUPPORTED_TYPES
 from knowledge.selectors import ingest_job_json
-from knowledge.services import IngestError, gap_answer, ingest_job_create
+from knowledge.services import IngestError, gap_answer, ingest_job_cancel, ingest_job_create
 
 
 class MultipleFileInput(forms.ClearableFileInput):
@@ -211,6 +212,7 @@ class IngestJobAdmin(admin.ModelAdmin):
     ]
     inlines = [IngestFileInline]
     change_form_template = "admin/knowledge/ingestjob_change_form.html"
+    actions = ["cancel"]
 
     @admin.display(description="progress")
     def percent(self, obj: IngestJob) -> str:
@@ -222,9 +224,45 @@ class IngestJobAdmin(admin.ModelAdmin):
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
 
+    def has_cancel_permission(self, request: HttpRequest) -> bool:
+        # Jobs are never edited, so cancelling is what "change" allows (the support group has it).
+        return request.user.has_perm("knowledge.change_ingestjob")
+
+    @admin.action(description="Cancel the selected jobs", permissions=["cancel"])
+    def cancel(self, request: HttpRequest, queryset: QuerySet[IngestJob]) -> None:
+        cancelled = 0
+        for job_id in queryset.values_list("pk", flat=True):
+            try:
+                ingest_job_cancel(job_id)
+                cancelled += 1
+            except IngestError:
+                pass  # it had ended already
+        self.message_user(request, f"{cancelled} job(s) cancelled.", messages.SUCCESS)
+
+    def change_view(self, request: HttpRequest, object_id: str, form_url: str = "", extra_context: Any = None) -> Any:
+        extra_context = {**(extra_context or {}), "can_cancel": self.has_cancel_permission(request)}
+        return super().change_view(request, object_id, form_url, extra_context)
+
     def get_urls(self) -> list[Any]:
         progress = self.admin_site.admin_view(self.progress_view)
-        return [path("<uuid:job_id>/progress/", progress, name="knowledge_ingestjob_progress"), *super().get_urls()]
+        cancel = self.admin_site.admin_view(self.cancel_view)
+        return [
+            path("<uuid:job_id>/progress/", progress, name="knowledge_ingestjob_progress"),
+            path("<uuid:job_id>/cancel/", cancel, name="knowledge_ingestjob_cancel"),
+            *super().get_urls(),
+        ]
+
+    def cancel_view(self, request: HttpRequest, job_id: Any) -> HttpResponse:
+        if request.method != "POST" or not self.has_cancel_permission(request):
+            return HttpResponse(status=405 if request.method != "POST" else 403)
+        try:
+            ingest_job_cancel(job_id)
+            self.message_user(request, "The job was cancelled; files finished before it are kept.", messages.SUCCESS)
+        except IngestError as exc:
+            self.message_user(request, str(exc), messages.WARNING)
+        except IngestJob.DoesNotExist:
+            raise Http404("no such job") from None
+        return HttpResponseRedirect(reverse("admin:knowledge_ingestjob_change", args=[job_id]))
 
     def progress_view(self, request: HttpRequest, job_id: Any) -> JsonResponse:
         if not self.has_view_permission(request):

@@ -8,7 +8,7 @@ from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
-from rest_framework.exceptions import NotFound, ValidationError
+from rest_framework.exceptions import APIException, NotFound, ValidationError
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -16,7 +16,7 @@ from rest_framework.views import APIView
 
 from knowledge.models import IngestJob
 from knowledge.selectors import ingest_job_json
-from knowledge.services import IngestError, ingest_job_create
+from knowledge.services import IngestError, ingest_job_cancel, ingest_job_create
 
 
 class UploadAcceptedSerializer(serializers.Serializer):
@@ -29,13 +29,13 @@ class IngestJobSerializer(serializers.Serializer):
     class FileSerializer(serializers.Serializer):
         name = serializers.CharField()
         size = serializers.IntegerField()
-        outcome = serializers.CharField(allow_null=True, help_text="added, changed, unchanged or failed")
+        outcome = serializers.CharField(allow_null=True, help_text="added, changed, unchanged, failed or skipped")
         chunks = serializers.IntegerField()
         error = serializers.CharField(allow_null=True)
 
     job_id = serializers.UUIDField()
     knowledge_base = serializers.CharField()
-    status = serializers.CharField(help_text="queued, running, succeeded or failed")
+    status = serializers.CharField(help_text="queued, running, succeeded, partial, failed or cancelled")
     progress = serializers.FloatField(min_value=0, max_value=1)
     current_file = serializers.CharField(allow_blank=True)
     error = serializers.CharField(allow_blank=True)
@@ -86,9 +86,33 @@ class IngestJobApi(APIView):
 
     @extend_schema(responses=IngestJobSerializer, summary="Progress, per-file outcomes and errors of an upload job")
     def get(self, request: Request, job_id: str) -> Response:
+        job = get_object_or_404(IngestJob.objects.select_related("knowledge_base"), pk=_job_pk(job_id))
+        return Response(ingest_job_json(job))
+
+
+def _job_pk(job_id: str) -> uuid.UUID:
+    try:
+        return uuid.UUID(job_id)
+    except ValueError:
+        raise NotFound("no such job") from None
+
+
+class JobEnded(APIException):
+    status_code = 409
+    default_code = "conflict"
+
+
+class IngestJobCancelApi(APIView):
+    """Stop a queued or running upload job; files finished before stay in the knowledge base."""
+
+    required_scope = "kb"
+
+    @extend_schema(request=None, responses=IngestJobSerializer, summary="Cancel an upload job")
+    def post(self, request: Request, job_id: str) -> Response:
+        pk = _job_pk(job_id)
+        get_object_or_404(IngestJob, pk=pk)
         try:
-            pk = uuid.UUID(job_id)
-        except ValueError:
-            raise NotFound("no such job") from None
-        job = get_object_or_404(IngestJob.objects.select_related("knowledge_base"), pk=pk)
+            job = ingest_job_cancel(pk)
+        except IngestError as exc:
+            raise JobEnded(str(exc)) from None
         return Response(ingest_job_json(job))

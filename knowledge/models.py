@@ -117,6 +117,7 @@ class IngestJobStatus(models.TextChoices):
     SUCCEEDED = "succeeded", "Succeeded"  # every file ingested (or unchanged)
     PARTIAL = "partial", "Partly failed"  # some files were refused; the rest are in
     FAILED = "failed", "Failed"  # nothing could be ingested
+    CANCELLED = "cancelled", "Cancelled"  # stopped by staff or the API; files done before are kept
 
 
 class IngestJob(models.Model):
@@ -153,7 +154,7 @@ class IngestFile(models.Model):
     name = models.CharField(max_length=300)
     size = models.PositiveIntegerField()
     content = models.BinaryField(editable=False)
-    outcome = models.CharField(max_length=16, blank=True, help_text="added, changed, unchanged or failed")
+    outcome = models.CharField(max_length=16, blank=True, help_text="added, changed, unchanged, failed or skipped")
     chunks = models.PositiveIntegerField(default=0)
     error = models.TextField(blank=True)
 

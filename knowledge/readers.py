@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from html.parser import HTMLParser
 from itertools import zip_longest
 
+from django.conf import settings
+
 from knowledge.chunking import TextChunk, chunk_markdown
 
 MARKDOWN_TYPES = {".md", ".markdown", ".txt"}
@@ -247,6 +249,9 @@ def _read_pdf(raw: bytes, name: str) -> ReadDocument:
         reader = PdfReader(io.BytesIO(raw))
         if reader.is_encrypted:
             raise IngestError(f"{name}: the PDF is password-protected")
+        limit = settings.KNOWLEDGE_MAX_PDF_PAGES
+        if len(reader.pages) > limit:
+            raise IngestError(f"{name}: {len(reader.pages)} pages; at most {limit} (KNOWLEDGE_MAX_PDF_PAGES)")
         pages = [page.extract_text() or "" for page in reader.pages]
         title = str((reader.metadata or {}).get("/Title") or "").strip()
     except IngestError:

@@ -167,6 +167,12 @@ def document_ingest(
 ) -> IngestResult:
     """Ingest one file's bytes (any supported format); `source` names it for updates and pruning."""
     document = document_read(name, raw, max_bytes=settings.KNOWLEDGE_MAX_FILE_BYTES)
+    limit = settings.KNOWLEDGE_MAX_CHUNKS_PER_FILE
+    if len(document.chunks) > limit:
+        raise IngestError(
+            f"{name}: {len(document.chunks)} passages; at most {limit} per file (KNOWLEDGE_MAX_CHUNKS_PER_FILE):"
+            " split it into smaller files"
+        )
     return chunks_store(
         kb_name=kb_name,
         source=source or name,
@@ -237,6 +243,11 @@ def ingest_job_create(
         raise IngestError(f"language must be zh, en or auto, not {language!r}")
     for file in files:
         document_check_unread(file.name, file.size, max_bytes=settings.KNOWLEDGE_MAX_FILE_BYTES)
+    total, limit = sum(file.size for file in files), settings.KNOWLEDGE_MAX_JOB_BYTES
+    if total > limit:
+        raise IngestError(
+            f"{total / 1048576:.1f} MB in all; at most {limit // 1048576} MB per upload (KNOWLEDGE_MAX_JOB_BYTES)"
+        )
     contents = [(file.name, file.read()) for file in files]
     for name, content in contents:
         document_read_precheck(name, content, max_bytes=settings.KNOWLEDGE_MAX_FILE_BYTES)
@@ -252,16 +263,39 @@ def ingest_job_create(
     return job
 
 
-def _job_progress(job: IngestJob, index: int, total: int) -> ProgressCallback:
+class IngestStopped(Exception):
+    """The job was cancelled, or ran out of KNOWLEDGE_JOB_TIME_LIMIT_S; `str()` says which."""
+
+
+def _job_progress(job: IngestJob, index: int, total: int, deadline: float) -> ProgressCallback:
+    """Reports progress between embedding batches, and is where a running job notices that it was
+    cancelled (its status moved away from running) or that its time is up."""
     last = [0.0]
 
     def report(done: int, of: int) -> None:
         now = time.monotonic()
+        if now > deadline:
+            raise IngestStopped(f"stopped after {settings.KNOWLEDGE_JOB_TIME_LIMIT_S} s (KNOWLEDGE_JOB_TIME_LIMIT_S)")
         if now - last[0] >= _PROGRESS_EVERY_S or done == of:
             last[0] = now
-            IngestJob.objects.filter(pk=job.pk).update(progress=min(1.0, (index + done / max(of, 1)) / total))
+            progress = min(1.0, (index + done / max(of, 1)) / total)
+            if not IngestJob.objects.filter(pk=job.pk, status=IngestJobStatus.RUNNING).update(progress=progress):
+                raise IngestStopped("the job was cancelled")
 
     return report
+
+
+def ingest_job_cancel(job_id: uuid.UUID | str) -> IngestJob:
+    """Stop a queued or running job. A file being embedded is dropped whole (nothing of it is
+    written); files finished before stay in the knowledge base. IngestError if it already ended."""
+    stopped = IngestJob.objects.filter(pk=job_id, status__in=[IngestJobStatus.QUEUED, IngestJobStatus.RUNNING]).update(
+        status=IngestJobStatus.CANCELLED, finished_at=timezone.now(), current_file=""
+    )
+    job = IngestJob.objects.select_related("knowledge_base").get(pk=job_id)
+    if not stopped:
+        raise IngestError(f"the job is {job.status} already; only a queued or running job can be cancelled")
+    IngestFile.objects.filter(job=job, outcome="").update(outcome="skipped", error="the job was cancelled", content=b"")
+    return job
 
 
 def ingest_job_run(job_id: str) -> str:
@@ -273,22 +307,27 @@ def ingest_job_run(job_id: str) -> str:
     job = IngestJob.objects.select_related("knowledge_base").get(pk=job_id)
     if not claimed:
         return job.status
+    deadline = time.monotonic() + settings.KNOWLEDGE_JOB_TIME_LIMIT_S
     files = list(job.files.order_by("pk"))
     for index, file in enumerate(files):
         if file.outcome:
             continue
-        IngestJob.objects.filter(pk=job.pk).update(current_file=file.name, progress=index / len(files))
+        running = IngestJob.objects.filter(pk=job.pk, status=IngestJobStatus.RUNNING)
+        if not running.update(current_file=file.name, progress=index / len(files)):
+            return IngestJob.objects.values_list("status", flat=True).get(pk=job.pk)  # cancelled meanwhile
         try:
             result = document_ingest(
                 kb_name=job.knowledge_base.name,
                 name=file.name,
                 raw=bytes(file.content),
                 language=job.language,
-                on_progress=_job_progress(job, index, len(files)),
+                on_progress=_job_progress(job, index, len(files), deadline),
             )
         except IngestError as exc:
             IngestFile.objects.filter(pk=file.pk).update(outcome="failed", error=str(exc), content=b"")
             continue
+        except IngestStopped as exc:
+            return _job_stopped(job, str(exc))
         except EmbeddingsUnavailable as exc:
             # Every other file would fail the same way: stop, and say why on the job.
             IngestFile.objects.filter(job=job, outcome="").update(outcome="failed", error=str(exc))
@@ -307,8 +346,26 @@ def ingest_job_run(job_id: str) -> str:
         if failed == len(files)
         else IngestJobStatus.PARTIAL
     )
-    IngestJob.objects.filter(pk=job.pk).update(status=status, progress=1.0, current_file="", finished_at=timezone.now())
+    IngestJob.objects.filter(pk=job.pk, status=IngestJobStatus.RUNNING).update(
+        status=status, progress=1.0, current_file="", finished_at=timezone.now()
+    )
     return status
+
+
+def _job_stopped(job: IngestJob, reason: str) -> str:
+    """A job cancelled or out of time: what was not ingested says why; what was stays."""
+    if job.files.filter(outcome__in=["added", "changed"]).exists():
+        chunk_statistics_refresh()
+    IngestFile.objects.filter(job=job, outcome="").update(outcome="skipped", error=reason, content=b"")
+    # Out of time: the job failed, unless some files made it in. Cancelled: it stays cancelled.
+    done = job.files.filter(outcome__in=["added", "changed", "unchanged"]).exists()
+    IngestJob.objects.filter(pk=job.pk, status=IngestJobStatus.RUNNING).update(
+        status=IngestJobStatus.PARTIAL if done else IngestJobStatus.FAILED,
+        error=reason,
+        current_file="",
+        finished_at=timezone.now(),
+    )
+    return IngestJob.objects.values_list("status", flat=True).get(pk=job.pk)
 
 
 # --- knowledge gaps ---------------------------------------------------------------------------

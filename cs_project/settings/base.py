@@ -93,6 +93,12 @@ EMBEDDINGS_MODEL = os.environ.get("EMBEDDINGS_MODEL", "") or "multilingual-e5-sm
 EMBEDDINGS_API_KEY = os.environ.get("EMBEDDINGS_API_KEY", "") or OPENAI_API_KEY or "none"
 EMBEDDING_DIMENSIONS = 384
 KNOWLEDGE_MAX_FILE_BYTES = env_int("KNOWLEDGE_MAX_FILE_BYTES", 20 * 1024 * 1024)
+# An upload job's limits: all its files together, a PDF's pages, one file's passages, and the time
+# a worker spends on it before it stops and says so (the files done by then are kept).
+KNOWLEDGE_MAX_JOB_BYTES = env_int("KNOWLEDGE_MAX_JOB_BYTES", 50 * 1024 * 1024)
+KNOWLEDGE_MAX_PDF_PAGES = env_int("KNOWLEDGE_MAX_PDF_PAGES", 500)
+KNOWLEDGE_MAX_CHUNKS_PER_FILE = env_int("KNOWLEDGE_MAX_CHUNKS_PER_FILE", 3000)
+KNOWLEDGE_JOB_TIME_LIMIT_S = env_int("KNOWLEDGE_JOB_TIME_LIMIT_S", 900)
 
 ESCALATE_FAILED_THRESHOLD = env_int("ESCALATE_FAILED_THRESHOLD", 2)
 

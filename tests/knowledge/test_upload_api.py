@@ -156,3 +156,37 @@ def test_json_body_unknown_jobs_and_missing_keys_get_the_error_shape(client: Cli
     assert unknown.status_code == 404 and malformed.status_code == 404 and "error" in malformed.json()
     assert anonymous.status_code in (401, 403) and "error" in anonymous.json()
     assert not IngestJob.objects.exists()
+
+
+def _long_guide(sections: int) -> bytes:
+    return "\n".join(
+        f"# Topic {i}\n\nPolicy {i}: items of kind {i} can be returned within {i % 30 + 1} days of delivery, "
+        f"and refunds for kind {i} reach the original payment method within {i % 9 + 1} working days.\n"
+        for i in range(sections)
+    ).encode()
+
+
+def test_a_running_job_is_cancelled_through_the_api_and_drops_the_file_in_progress(
+    client: Client, auth: dict[str, str]
+) -> None:
+    url = upload(client, auth, [("long_guide.md", _long_guide(1500)), ("later.md", WARRANTY_EN)]).json()["url"]
+    deadline = time.monotonic() + 60
+    while client.get(url, **auth).json()["progress"] <= 0:
+        assert time.monotonic() < deadline, "the job never started embedding"
+        time.sleep(0.05)
+
+    cancelled = client.post(f"{url}/cancel", **auth)
+    time.sleep(1.5)  # the worker notices at its next embedding batch
+    job = client.get(url, **auth).json()
+    again = client.post(f"{url}/cancel", **auth)
+
+    assert cancelled.status_code == 200 and cancelled.json()["status"] == "cancelled"
+    assert job["status"] == "cancelled" and job["finished_at"]
+    assert [(f["outcome"], f["error"]) for f in job["files"]] == [("skipped", "the job was cancelled")] * 2
+    assert not Document.objects.exists()  # nothing of the file being embedded was written
+    assert again.status_code == 409 and again.json()["error"]["code"] == "conflict"
+
+
+def test_cancelling_an_unknown_job_is_404(client: Client, auth: dict[str, str]) -> None:
+    assert client.post(f"/api/v1/kb/jobs/{uuid.uuid4()}/cancel", **auth).status_code == 404
+    assert client.post("/api/v1/kb/jobs/not-a-job/cancel", **auth).json()["error"]["code"] == "not_found"
