@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import secrets
 import signal
 import socket
 import subprocess
@@ -229,13 +230,39 @@ def _redis_ping(url: str) -> bool:
         return False
 
 
+def _redis_password(redis_dir: Path) -> str:
+    """The embedded Redis's password: generated once, kept in var/redis/password (owner-only), so
+    another user or a page in a browser on this machine cannot talk to it."""
+    path = redis_dir / "password"
+    try:
+        return path.read_text().strip()
+    except FileNotFoundError:
+        pass
+    redis_dir.mkdir(parents=True, exist_ok=True)
+    password = secrets.token_urlsafe(32)
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(descriptor, "w") as file:
+        file.write(password + "\n")
+    return password
+
+
 def _redis_running(redis_dir: Path) -> EmbeddedRedis | None:
     pid = _read_pid(redis_dir / "redis.pid")
     port = _read_pid(redis_dir / "port")
     if pid is None or port is None or not _process_alive(pid, "redis", f":{port}"):
         return None
-    url = f"redis://127.0.0.1:{port}"
-    return EmbeddedRedis(url=url, pid=pid) if _redis_ping(url) else None
+    url = f"redis://:{_redis_password(redis_dir)}@127.0.0.1:{port}"
+    if not _redis_ping(url):
+        return None
+    if _redis_ping(f"redis://127.0.0.1:{port}"):
+        # It answers without the password: started before it had one. Stop it (it saves its data);
+        # the caller starts it again with the password.
+        os.kill(pid, signal.SIGTERM)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and _process_alive(pid, "redis", ""):
+            time.sleep(0.05)
+        return None
+    return EmbeddedRedis(url=url, pid=pid)
 
 
 def redis_running(var_dir: Path) -> bool:
@@ -283,10 +310,12 @@ def _redis_start(redis_dir: Path) -> EmbeddedRedis:
                 "appendfsync everysec",
                 "save 60 1",
                 "databases 32",
+                f"requirepass {_redis_password(redis_dir)}",
                 "",
             ]
         )
     )
+    os.chmod(conf, 0o600)  # it holds the password
     result = subprocess.run([redis_server, str(conf)], check=False, capture_output=True, text=True, timeout=10)
     if result.returncode != 0:
         detail = (result.stderr or result.stdout).strip().splitlines()[-1:] or ["no output"]

@@ -1,4 +1,4 @@
-"""The HTTP and WebSocket server: daphne, with two answers it does not give by itself.
+"""The HTTP and WebSocket server: daphne, with three answers it does not give by itself.
 
 - A request whose URL carries raw UTF-8 (`curl "…/kb/search?q=专票需要什么"` sends it as is;
   browsers percent-encode it) got a bare 400 from Twisted's request-line parser, which follows
@@ -6,15 +6,23 @@
   first, as a browser would have, so the query simply works.
 - A WebSocket message over daphne's limit (1 MiB) made autobahn drop the TCP connection without a
   close frame; here the client is told why, with close code 1009 (message too big).
+- Twisted parses every POSTed form body for daphne, which never uses the result, and answers a
+  malformed multipart body with a bare 400 before the application sees it. Off, the API answers
+  such a request itself, in its error shape.
+
+`daphne_adjust()` makes these changes; cs_project.asgi calls it, so they hold however daphne is
+started (`manage.py web`, `python -m daphne`, runserver).
 """
 
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import daphne.server
 import twisted.web.http
 from daphne.cli import CommandLineInterface
+from daphne.http_protocol import WebRequest
 from daphne.ws_protocol import WebSocketFactory
 
 _NON_ASCII = re.compile(rb"[\x80-\xff]")
@@ -39,11 +47,23 @@ class _ClosingWebSocketFactory(WebSocketFactory):
         self.failByDrop = False  # fail with a close frame (1009 for an oversized message)
 
 
+_request_init = WebRequest.__init__
+
+
+def _request_init_without_form_parsing(self: WebRequest, *args: Any, **kwargs: Any) -> None:
+    _request_init(self, *args, **kwargs)
+    self._parsePOSTFormSubmission = False
+
+
+def daphne_adjust() -> None:
+    twisted.web.http._parseRequestLine = _parse_request_line_ascii
+    daphne.server.WebSocketFactory = _ClosingWebSocketFactory  # type: ignore[misc]
+    WebRequest.__init__ = _request_init_without_form_parsing  # type: ignore[method-assign]
+
+
 def web_server_run(*, host: str, port: int, proxy_headers: bool = False) -> None:
     """Serve cs_project.asgi until stopped (blocks). `proxy_headers`: take the client's address and
     scheme from X-Forwarded-For / X-Forwarded-Proto, which only a trusted proxy in front may set."""
-    twisted.web.http._parseRequestLine = _parse_request_line_ascii
-    daphne.server.WebSocketFactory = _ClosingWebSocketFactory  # type: ignore[misc]
     argv = ["-b", host, "-p", str(port)]
     if proxy_headers:
         argv.append("--proxy-headers")

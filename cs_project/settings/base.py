@@ -12,6 +12,8 @@ import warnings
 from datetime import timedelta
 from pathlib import Path
 
+import csp.constants
+
 from cs_project import embedded
 from cs_project.config import (
     env_bool,
@@ -42,6 +44,16 @@ if not SECRET_KEY:
         _key_file.write_text(get_random_secret_key())
         _key_file.chmod(0o600)
     SECRET_KEY = _key_file.read_text().strip()
+# Behind a proxy that ends HTTPS (nginx, Caddy, a load balancer) and sets X-Forwarded-Proto and
+# X-Forwarded-For: requests count as secure (so the widget is told wss://), cookies are Secure, HSTS
+# is sent, and the client's address is read from the proxy's header (login throttling, logs).
+# Only with such a proxy in front: otherwise anyone could claim to be on HTTPS or at any address.
+HTTPS_PROXY = env_bool("HTTPS_PROXY", False)
+if HTTPS_PROXY:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = True
+    SECURE_HSTS_SECONDS = env_int("HSTS_SECONDS", 365 * 24 * 3600)
+SECURE_CONTENT_TYPE_NOSNIFF = True
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]", "testserver"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 
@@ -125,11 +137,13 @@ INSTALLED_APPS = [
     "tickets",
     "webhooks",
     "axes",
+    "csp",
 ]
 
 MIDDLEWARE = [
     "cs_project.middleware.BodySizeLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    "csp.middleware.CSPMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -141,6 +155,25 @@ MIDDLEWARE = [
     # Last, as django-axes asks: it turns a locked-out login into the lockout page.
     "axes.middleware.AxesMiddleware",
 ]
+
+# Our pages (the store, the console, the admin) run only our own scripts; the one inline script
+# carries the request's nonce. The widget's socket is same-origin ('self' covers ws:/wss: there).
+# Swagger UI (/api/docs/) is excluded: its page is the sidecar's, built on an inline script.
+CONTENT_SECURITY_POLICY = {
+    "EXCLUDE_URL_PREFIXES": ["/api/docs/"],
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'", csp.constants.NONCE],
+        "style-src": ["'self'", "'unsafe-inline'"],
+        "img-src": ["'self'", "data:"],
+        "font-src": ["'self'", "data:"],
+        "connect-src": ["'self'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'self'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'self'"],
+    },
+}
 
 # Staff logins are throttled (django-axes): after LOGIN_FAILURE_LIMIT wrong passwords for one
 # username from one address, that pair is locked out for LOGIN_LOCKOUT_MINUTES, even with the right

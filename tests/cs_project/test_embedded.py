@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import os
 import signal
+import stat
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import psutil
 import psycopg
@@ -197,3 +199,26 @@ def test_stop_started_here_stops_only_what_this_process_started_in_that_var_dir(
     finally:
         embedded.redis_stop(first)
         embedded.redis_stop(second)
+
+
+def test_redis_has_a_generated_password_kept_from_other_users(private_var: Path) -> None:
+    url = embedded.redis_ensure(private_var)
+    address = urlsplit(url)
+    password_file = private_var / "redis" / "password"
+
+    assert address.password and address.password == password_file.read_text().strip()
+    assert stat.S_IMODE(password_file.stat().st_mode) == 0o600
+    assert stat.S_IMODE((private_var / "redis" / "redis.conf").stat().st_mode) == 0o600
+    with pytest.raises(redis.AuthenticationError):
+        redis.Redis(host=address.hostname, port=address.port).ping()
+    assert redis.Redis.from_url(url).ping()
+
+    # a server left without its password (an older run) is started again with it, on its data
+    redis.Redis.from_url(url).set("survivor", "kept")
+    redis.Redis.from_url(url).config_set("requirepass", "")
+    again = embedded.redis_ensure(private_var)
+
+    assert again == url
+    with pytest.raises(redis.AuthenticationError):
+        redis.Redis(host=address.hostname, port=address.port).ping()
+    assert redis.Redis.from_url(again).get("survivor") == b"kept"

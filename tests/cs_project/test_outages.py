@@ -56,7 +56,7 @@ def web() -> Iterator[Web]:
     port = _free_port()
     env = subprocess_env(
         DATABASE_URL=f"postgresql://{database.user}@{postgres.address}/{connection.settings_dict['NAME']}",
-        REDIS_URL=f"redis://{redis.address}",
+        REDIS_URL=f"redis://:{redis_address.password or ''}@{redis.address}",
         API_REPLY_TIMEOUT_S="1",
     )
     process = subprocess.Popen(

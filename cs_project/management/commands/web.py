@@ -1,5 +1,6 @@
 from typing import Any
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 
 from cs_project.web_server import web_server_run
@@ -14,8 +15,8 @@ class Command(BaseCommand):
         parser.add_argument(
             "--proxy-headers",
             action="store_true",
-            help="Trust X-Forwarded-For/-Proto (only behind a proxy that sets them).",
+            help="Trust X-Forwarded-For/-Proto (only behind a proxy that sets them; on with HTTPS_PROXY).",
         )
 
     def handle(self, *args: Any, host: str, port: int, proxy_headers: bool, **options: Any) -> None:
-        web_server_run(host=host, port=port, proxy_headers=proxy_headers)
+        web_server_run(host=host, port=port, proxy_headers=proxy_headers or settings.HTTPS_PROXY)
