@@ -12,6 +12,7 @@ from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
+from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.pagination import CursorPagination
 from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.request import Request
@@ -211,23 +212,39 @@ STREAM_ON = ("1", "true", "yes")
 
 
 class EventStreamRenderer(BaseRenderer):
-    """`Accept: text/event-stream` (what EventSource and most SSE clients send) asks for the stream;
-    an answer that is not the stream (an error, say) comes as one event named after it."""
+    """`Accept: text/event-stream` (what EventSource and most SSE clients send) asks for the stream.
+    The stream itself is a StreamingHttpResponse, and errors are JSON (MessageCreateApi), so this
+    renders only what a view might return besides: one event."""
 
     media_type = "text/event-stream"
     format = "sse"
     charset = None
 
     def render(self, data: Any, accepted_media_type: str | None = None, renderer_context: Any = None) -> bytes:
-        if data is None:
-            return b""
-        return sse("error" if isinstance(data, dict) and "error" in data else "message", data)
+        return b"" if data is None else sse("message", data)
+
+
+class _NoFormatOverride:
+    URL_FORMAT_OVERRIDE = None
+
+
+class AcceptHeaderNegotiation(DefaultContentNegotiation):
+    """The Accept header alone picks JSON or the event stream; `?format=` does not."""
+
+    settings = _NoFormatOverride()
 
 
 class MessageCreateApi(APIView):
     required_scope = "chat"
     throttle_classes = [ApiKeyRateThrottle, CustomerMessageThrottle]
     renderer_classes = [JSONRenderer, EventStreamRenderer]
+    content_negotiation_class = AcceptHeaderNegotiation
+
+    def finalize_response(self, request: Request, response: Any, *args: Any, **kwargs: Any) -> Any:
+        # An error is an ordinary JSON error, also for a client that asked for the stream.
+        if isinstance(response, Response) and response.status_code >= 400:
+            request.accepted_renderer, request.accepted_media_type = JSONRenderer(), JSONRenderer.media_type
+        return super().finalize_response(request, response, *args, **kwargs)
 
     class MessageInputSerializer(serializers.Serializer):
         text = serializers.CharField(trim_whitespace=False, allow_blank=True, max_length=20000)
@@ -258,6 +275,7 @@ class MessageCreateApi(APIView):
                 OpenApiParameter.HEADER,
                 description="Up to 64 characters; a retried POST with the same key returns the first result.",
             ),
+            OpenApiParameter("format", exclude=True),
             OpenApiParameter(
                 "stream",
                 str,
@@ -397,6 +415,10 @@ class MessageListApi(APIView):
 
 class MessagesApi(MessageCreateApi, MessageListApi):
     """/conversations/{id}/messages: GET the transcript, POST a customer message."""
+
+    def get_renderers(self) -> list[Any]:
+        # Only the POST streams; the transcript is JSON.
+        return [JSONRenderer()] if self.request.method == "GET" else super().get_renderers()
 
 
 class KbSearchApi(APIView):

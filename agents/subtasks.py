@@ -8,6 +8,7 @@ from datetime import timedelta
 
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
+from django.db.models import Q
 from django.utils import timezone
 
 from agents.models import Subtask, TurnRun
@@ -85,7 +86,9 @@ def turn_sweep() -> dict[str, int]:
     1. Subtasks pending for longer than the timeout are recorded as timed out, so their turn
        merges what the others answered.
     2. Turns stuck in a step for over a minute are queued again; the step's compare-and-set makes
-       the retry harmless if the first attempt is in fact still running.
+       the retry harmless if the first attempt is in fact still running. A turn that never left
+       RECEIVED (stored while the broker was out, or lost with a killed worker) is queued after
+       20 s already: nothing of it has run, and the customer is waiting.
     """
     from agents.tasks import turn_advance_task
 
@@ -101,8 +104,8 @@ def turn_sweep() -> dict[str, int]:
     )
     stuck = list(
         TurnRun.objects.filter(
-            status__in=[TurnStatus.RECEIVED, TurnStatus.RECOGNIZED, TurnStatus.MERGING],
-            created_at__lt=now - timedelta(seconds=60),
+            Q(status=TurnStatus.RECEIVED, created_at__lt=now - timedelta(seconds=20))
+            | Q(status__in=[TurnStatus.RECOGNIZED, TurnStatus.MERGING], created_at__lt=now - timedelta(seconds=60)),
             created_at__gt=now - timedelta(hours=1),
         ).values_list("pk", flat=True)
     )

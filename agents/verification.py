@@ -125,6 +125,9 @@ def conversation_verify(*, conversation_id: int, customer: Customer) -> None:
 CODE_TTL = timedelta(minutes=10)
 CODE_TRIES = 5  # wrong codes before the code stops working
 CODES_PER_HOUR = 5  # codes one conversation may have sent
+# Codes one account may be sent, over all conversations: a new chat does not buy new guesses
+# (at most 10 × 5 tries of a million an hour) and nobody can flood a customer's inbox.
+ACCOUNT_CODES_PER_HOUR = 10
 _CODE = re.compile(r"(?<!\d)(\d{3})[\s-]?(\d{3})(?!\d)")
 
 
@@ -209,10 +212,11 @@ def _code_send(conversation: Conversation, customer: Customer) -> Proof:
     """Email a new code to the account's address (any earlier one stops working)."""
     if not customer.email:
         return Proof(ProofStatus.CODE_UNSENDABLE, customer)
-    recent = VerificationCode.objects.filter(
-        conversation_id=conversation.pk, created_at__gte=timezone.now() - timedelta(hours=1)
-    )
-    if recent.count() >= CODES_PER_HOUR:
+    recent = VerificationCode.objects.filter(created_at__gte=timezone.now() - timedelta(hours=1))
+    if (
+        recent.filter(conversation_id=conversation.pk).count() >= CODES_PER_HOUR
+        or recent.filter(customer=customer).count() >= ACCOUNT_CODES_PER_HOUR
+    ):
         return Proof(ProofStatus.CODE_UNSENDABLE, customer)
     code = f"{secrets.randbelow(10**6):06d}"
     with transaction.atomic():

@@ -284,7 +284,7 @@ INTENT_CACHE_TTL_S = 30 * 60
 # How long a staff member counts as online after their last request in the console.
 STAFF_ONLINE_WINDOW_S = 120
 CELERY_BEAT_SCHEDULE = {
-    "turn-sweep": {"task": "agents.tasks.turn_sweep_task", "schedule": 30.0},
+    "turn-sweep": {"task": "agents.tasks.turn_sweep_task", "schedule": 15.0},
     "workflows-expire": {"task": "agents.tasks.workflows_expire_task", "schedule": 60.0},
     "webhooks-sweep": {"task": "webhooks.tasks.webhook_sweep_task", "schedule": 60.0},
 }

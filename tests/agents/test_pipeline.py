@@ -572,10 +572,19 @@ def test_sweep_requeues_turns_stuck_in_a_step(chat: Conversation, monkeypatch: A
     queued: list[int] = []
     monkeypatch.setattr(tasks.turn_advance_task, "delay", lambda turn_id: queued.append(turn_id))
     turn = customer_message_handle(conversation_id=chat.pk, text="hello")
-    TurnRun.objects.filter(pk=turn.pk).update(created_at=timezone.now() - timedelta(minutes=3))
+    queued.clear()  # the turn's own queueing, as if the broker had been out
+    TurnRun.objects.filter(pk=turn.pk).update(created_at=timezone.now() - timedelta(seconds=10))
+    assert turn_sweep()["requeued_turns"] == 0  # just stored: its task may still be on the way
 
-    assert turn_sweep()["requeued_turns"] == 1
+    TurnRun.objects.filter(pk=turn.pk).update(created_at=timezone.now() - timedelta(seconds=25))
+    assert turn_sweep()["requeued_turns"] == 1  # never started: queued again after 20 s
     assert queued == [turn.pk]
+
+    TurnRun.objects.filter(pk=turn.pk).update(status=TurnStatus.RECOGNIZED)
+    queued.clear()
+    assert turn_sweep()["requeued_turns"] == 0  # a started step gets a minute
+    TurnRun.objects.filter(pk=turn.pk).update(created_at=timezone.now() - timedelta(minutes=3))
+    assert turn_sweep()["requeued_turns"] == 1
 
 
 def test_a_second_unclear_message_escalates_for_low_confidence(chat_zh: Conversation) -> None:

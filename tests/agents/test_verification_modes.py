@@ -186,3 +186,17 @@ def test_a_code_stops_working_after_five_wrong_tries_whatever_the_workflow(guest
     assert named.status == ProofStatus.CODE_SENT
     assert tries == [ProofStatus.CODE_WRONG] * (CODE_TRIES - 1) + [ProofStatus.CODE_SPENT]
     assert late.status == ProofStatus.NOTHING and late.customer is None
+
+
+@override_settings(CHAT_VERIFICATION="code")
+def test_new_chats_do_not_buy_more_codes_for_one_account(guest: Conversation) -> None:
+    """An attacker opening chat after chat gets no more than ten codes an hour sent to one address."""
+    for n in range(12):
+        chat = conversation_start(customer=Customer.objects.create(external_id=f"prober_{n}"))
+        run_turn(chat, "I want to cancel order #D1001")
+        run_turn(chat, "li.wei@example.com")
+
+    li = Customer.objects.get(email="li.wei@example.com")
+    assert VerificationCode.objects.filter(customer=li).count() == 10
+    assert len([m for m in mail.outbox if "li.wei@example.com" in m.to]) == 10
+    assert Order.objects.get(external_id="#D1001").status == "pending"

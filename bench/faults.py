@@ -1,0 +1,417 @@
+"""Faults against the whole system as `make run` starts it: does a customer's message survive?
+
+`manage.py serve` runs in demo mode on its own embedded Postgres and Redis (a scratch `var/`), with
+the LLM behind a fake OpenAI-compatible server in this process. Shoppers send messages through the
+REST API the way docs/api.md tells integrators to: every POST carries an Idempotency-Key and is
+retried with the same key on 503, 429 and network errors. Then, one scenario at a time:
+
+- worker-kill      `kill -9` of the worker's process group while turns are in flight
+- redis-kill       `kill -9` of the embedded Redis
+- postgres-stop    Postgres stopped (`pg_ctl stop -m fast`); serve starts it again
+- postgres-freeze  every Postgres process stopped (SIGSTOP) for 10 s, then continued
+- llm-fail         the LLM answers 500 to everything for 20 s
+- llm-hang         the LLM hangs (never answers in time) for 20 s
+
+For each: messages sent, accepted, replies delivered (and how many were apologies), lost (accepted,
+never answered), duplicated (one message stored twice, or answered twice), 5xx other than 503, and
+seconds from the end of the fault until a new message is answered again. Target: 0 lost,
+0 duplicated, 0 other 5xx, recovery <= 30 s, no manual step.
+
+    .venv/bin/python bench/faults.py [--scenarios worker-kill,redis-kill,...] [--shoppers 6]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.error
+import urllib.request
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import psutil
+from harness import ROOT
+
+SCENARIOS = ["worker-kill", "redis-kill", "postgres-stop", "postgres-freeze", "llm-fail", "llm-hang"]
+QUESTIONS = [
+    ("en", "What is your return policy?"),
+    ("zh", "退货政策是什么？"),
+    ("en", "How long is the warranty on earbuds?"),
+    ("zh", "发票怎么开？"),
+    ("en", "Do you offer a national subsidy on phones?"),
+    ("zh", "耳机保修多久？"),
+]
+SEND_EVERY_S = 2.0  # per shopper
+STEADY_S = 6.0  # load before the fault
+AFTER_S = 30.0  # load after the fault ends
+DRAIN_S = 120.0  # how long accepted messages may take to be answered once the load stops
+TERMINAL = {"done", "escalated", "skipped", "failed"}
+
+
+# --- the system under test ---------------------------------------------------------------------
+
+
+class LLM:
+    """The fake LLM's behaviour, switched by the scenarios: ok, fail (500s) or hang."""
+
+    def __init__(self) -> None:
+        self.mode = "ok"
+        self.released = threading.Event()
+
+    def respond(self, body: dict[str, Any]) -> str:
+        if self.mode == "fail":
+            raise RuntimeError("the LLM is failing (bench)")
+        if self.mode == "hang":
+            self.released.wait(120)
+            raise RuntimeError("the LLM hung (bench)")
+        time.sleep(0.3)
+        if body.get("response_format", {}).get("type") == "json_object":
+            return json.dumps({"intents": [{"intent": "faq", "confidence": 0.9, "text": ""}]})
+        return "Thanks for asking. Our policy pages say: returns within 7 days of delivery, no reason needed."
+
+    def set(self, mode: str) -> None:
+        if self.mode == "hang" and mode != "hang":
+            self.released.set()
+        if mode == "hang":
+            self.released.clear()
+        self.mode = mode
+
+
+@dataclass
+class System:
+    url: str
+    var_dir: Path
+    env: dict[str, str]
+    process: subprocess.Popen[bytes]
+    key: str = ""
+
+    def pid_of(self, command: str) -> int:
+        for process in psutil.process_iter(["cmdline"]):
+            try:
+                if process.environ().get("CS_VAR_DIR") == str(self.var_dir) and command in " ".join(
+                    process.info["cmdline"] or []
+                ):
+                    return process.pid
+            except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
+                continue
+        raise RuntimeError(f"no {command} running")
+
+    def postgres_processes(self) -> list[psutil.Process]:
+        postmaster = psutil.Process(int((self.var_dir / "postgres" / "postmaster.pid").read_text().split()[0]))
+        return [postmaster, *postmaster.children(recursive=True)]
+
+    def healthy(self) -> bool:
+        try:
+            status, _, _ = http("GET", f"{self.url}/healthz", timeout=10)
+        except OSError:
+            return False
+        return status == 200
+
+    def wait_healthy(self, timeout: float = 300) -> None:
+        deadline = time.monotonic() + timeout
+        while not self.healthy():
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError("serve did not become healthy")
+            time.sleep(1)
+
+
+def http(
+    method: str, url: str, body: Any = None, headers: dict[str, str] | None = None, timeout: float = 30
+) -> tuple[int, dict[str, str], Any]:
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(url, data=data, headers=headers or {}, method=method)
+    if data is not None:
+        request.add_header("Content-Type", "application/json")
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            raw = response.read()
+            return response.status, dict(response.headers), json.loads(raw) if raw else None
+    except urllib.error.HTTPError as error:
+        raw = error.read()
+        try:
+            payload = json.loads(raw) if raw else None
+        except ValueError:
+            payload = raw[:200]
+        return error.code, dict(error.headers), payload
+
+
+def system_start(llm_base_url: str, var_dir: Path) -> System:
+    port = _free_port()
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "cs_project.settings.base",
+        "CS_VAR_DIR": str(var_dir),
+        "DEMO_MODE": "1",
+        "CHAT_VERIFICATION": "details",
+        "OPENAI_API_KEY": "bench",
+        "OPENAI_BASE_URL": llm_base_url,
+        "LLM_TIMEOUT_S": "5",
+        "LLM_MAX_RETRIES": "0",
+        "CUSTOMER_MESSAGES_PER_MINUTE": "1000",
+    }
+    for name in ("DATABASE_URL", "REDIS_URL"):
+        env.pop(name, None)
+    process = subprocess.Popen(
+        [sys.executable, "manage.py", "serve", "--port", str(port)],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=open(var_dir.parent / "serve.log", "wb"),  # noqa: SIM115 - lives as long as the run
+        start_new_session=True,
+    )
+    system = System(f"http://127.0.0.1:{port}", var_dir, env, process)
+    system.wait_healthy()
+    created = subprocess.run(
+        [sys.executable, "manage.py", "create_api_key", "faults", "--scopes", "chat"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    system.key = created.stdout.strip().splitlines()[-1]
+    return system
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+# --- shoppers ----------------------------------------------------------------------------------
+
+
+@dataclass
+class Sent:
+    conversation_id: int
+    key: str
+    sent_at: float
+    turn_id: int | None = None
+    accepted_at: float | None = None
+    answered_at: float | None = None
+    turn_status: str = ""
+
+
+@dataclass
+class Load:
+    system: System
+    sent: list[Sent] = field(default_factory=list)
+    other_5xx: int = 0
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    stop: threading.Event = field(default_factory=threading.Event)
+
+    def auth(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.system.key}"}
+
+    def conversation(self, shopper: str, language: str) -> int:
+        url = f"{self.system.url}/api/v1/conversations"
+        while True:
+            status, headers, body = self._call("POST", url, {"customer": {"external_id": shopper}, "locale": language})
+            if status == 201:
+                return int(body["id"])
+            time.sleep(float(headers.get("Retry-After", 1)))
+
+    def _call(self, method: str, url: str, body: Any = None, headers: dict[str, str] | None = None) -> Any:
+        try:
+            status, response_headers, payload = http(method, url, body, {**self.auth(), **(headers or {})})
+        except OSError:
+            return 0, {}, None  # refused, reset, timed out: retried like a 503
+        if status >= 500 and status != 503:
+            with self.lock:
+                self.other_5xx += 1
+        return status, response_headers, payload
+
+    def post(self, conversation_id: int, text: str, key: str) -> tuple[int | None, bool]:
+        """Send until accepted (the same key every time); (turn id, answered already)."""
+        url = f"{self.system.url}/api/v1/conversations/{conversation_id}/messages"
+        while True:
+            status, headers, body = self._call("POST", url, {"text": text}, {"Idempotency-Key": key})
+            if status in (200, 202):
+                return int(body["turn_id"]), status == 200 and body.get("turn_status") in TERMINAL
+            if status in (400, 404, 409, 422):
+                return None, False  # refused for good: not a fault of the system's parts
+            time.sleep(min(float(headers.get("Retry-After", 1) or 1), 5))
+
+    def shopper(self, index: int, tag: str) -> None:
+        language, _ = QUESTIONS[index % len(QUESTIONS)]
+        conversation_id = self.conversation(f"faults-{tag}-{index}", language)
+        n = 0
+        while not self.stop.is_set():
+            _, text = QUESTIONS[(index + n) % len(QUESTIONS)]
+            record = Sent(conversation_id, f"{tag}-{index}-{n}-{uuid.uuid4().hex[:6]}", time.monotonic())
+            with self.lock:
+                self.sent.append(record)
+            record.turn_id, answered = self.post(conversation_id, text, record.key)
+            record.accepted_at = time.monotonic()
+            if answered:
+                record.answered_at = record.accepted_at
+            n += 1
+            self.stop.wait(SEND_EVERY_S)
+
+    def drain(self, deadline: float) -> None:
+        """Poll every accepted message's turn until it ends or the deadline passes."""
+        pending = [s for s in self.sent if s.turn_id is not None and s.answered_at is None]
+        while pending and time.monotonic() < deadline:
+            for record in list(pending):
+                url = f"{self.system.url}/api/v1/conversations/{record.conversation_id}/turns/{record.turn_id}"
+                status, _, body = self._call("GET", url)
+                if status == 200 and body.get("turn_status") in TERMINAL:
+                    record.answered_at, record.turn_status = time.monotonic(), body["turn_status"]
+                    pending.remove(record)
+            time.sleep(1)
+        for record in self.sent:
+            if record.answered_at is not None and not record.turn_status and record.turn_id is not None:
+                record.turn_status = "done"
+
+    def duplicates(self) -> int:
+        """Messages stored more than once under one key, and turns answered more than once."""
+        found = 0
+        for conversation_id in sorted({s.conversation_id for s in self.sent}):
+            url = f"{self.system.url}/api/v1/conversations/{conversation_id}/messages?page_size=200"
+            keys: dict[str, int] = {}
+            bot_replies = 0
+            while url:
+                status, _, body = self._call("GET", url)
+                if status != 200:
+                    break
+                for message in body["results"]:
+                    if message["sender"] == "customer":
+                        keys[message["client_id"]] = keys.get(message["client_id"], 0) + 1
+                    elif message["sender"] == "bot":
+                        bot_replies += 1
+                url = body.get("next") or ""
+            found += sum(count - 1 for count in keys.values() if count > 1)
+            found += max(0, bot_replies - len(keys))
+        return found
+
+
+# --- scenarios ---------------------------------------------------------------------------------
+
+
+def scenario_run(system: System, llm: LLM, name: str, shoppers: int) -> dict[str, Any]:
+    load = Load(system)
+    threads = [threading.Thread(target=load.shopper, args=(i, name), daemon=True) for i in range(shoppers)]
+    for thread in threads:
+        thread.start()
+    time.sleep(STEADY_S)
+    fault_started = time.monotonic()
+    fault_ended = inject(system, llm, name)
+    time.sleep(max(0.0, AFTER_S - (time.monotonic() - fault_ended)))
+    load.stop.set()
+    for thread in threads:
+        thread.join(120)
+    load.drain(time.monotonic() + DRAIN_S)
+    accepted = [s for s in load.sent if s.turn_id is not None]
+    answered = [s for s in accepted if s.answered_at is not None]
+    after = sorted(s.answered_at for s in answered if s.sent_at >= fault_ended and s.answered_at is not None)
+    return {
+        "scenario": name,
+        "sent": len(load.sent),
+        "accepted": len(accepted),
+        "delivered": len(answered),
+        "apologies": sum(1 for s in answered if s.turn_status == "failed"),
+        "lost": len(accepted) - len(answered),
+        "duplicated": load.duplicates(),
+        "other_5xx": load.other_5xx,
+        "fault_s": round(fault_ended - fault_started, 1),
+        "recovery_s": round(after[0] - fault_ended, 1) if after else None,
+    }
+
+
+def inject(system: System, llm: LLM, name: str) -> float:
+    """Cause the fault; return when it is over (for a kill: at once, recovery is the system's job)."""
+    if name == "worker-kill":
+        os.killpg(system.pid_of("manage.py worker"), signal.SIGKILL)
+    elif name == "redis-kill":
+        os.kill(int((system.var_dir / "redis" / "redis.pid").read_text()), signal.SIGKILL)
+    elif name == "postgres-stop":
+        _postgres_stop(system)
+    elif name == "postgres-freeze":
+        frozen = system.postgres_processes()
+        for process in frozen:
+            process.send_signal(signal.SIGSTOP)
+        time.sleep(10)
+        for process in frozen:
+            process.send_signal(signal.SIGCONT)
+    elif name in ("llm-fail", "llm-hang"):
+        llm.set(name.removeprefix("llm-"))
+        time.sleep(20)
+        llm.set("ok")
+    return time.monotonic()
+
+
+def _postgres_stop(system: System) -> None:
+    sys.path.insert(0, str(ROOT))
+    from cs_project import embedded
+
+    embedded.postgres_stop(system.var_dir)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scenarios", default=",".join(SCENARIOS))
+    parser.add_argument("--shoppers", type=int, default=6)
+    args = parser.parse_args()
+    names = [name.strip() for name in args.scenarios.split(",") if name.strip()]
+    unknown = sorted(set(names) - set(SCENARIOS))
+    if unknown:
+        parser.error(f"unknown scenarios: {', '.join(unknown)}")
+    sys.path.insert(0, str(ROOT))
+    from tests.fake_openai import FakeOpenAI
+
+    llm = LLM()
+    scratch = Path(tempfile.mkdtemp(prefix="cs-faults-"))
+    with FakeOpenAI() as fake:
+        fake.default = llm.respond
+        print(f"starting serve on a scratch var/ ({scratch}) …", flush=True)
+        system = system_start(fake.base_url, scratch / "var")
+        rows = []
+        try:
+            for name in names:
+                system.wait_healthy()
+                print(f"  {name} …", flush=True)
+                rows.append(scenario_run(system, llm, name, args.shoppers))
+                print(f"    {rows[-1]}", flush=True)
+        finally:
+            llm.set("ok")
+            system.process.send_signal(signal.SIGINT)
+            try:
+                system.process.wait(60)
+            except subprocess.TimeoutExpired:
+                os.killpg(system.process.pid, signal.SIGKILL)
+    _report(rows, args.shoppers)
+
+
+def _report(rows: list[dict[str, Any]], shoppers: int) -> None:
+    print(f"\n{shoppers} shoppers, one message each every {SEND_EVERY_S:.0f} s, retried with their Idempotency-Key:")
+    print(
+        f"  {'scenario':16s} {'sent':>5s} {'acc.':>5s} {'repl.':>5s} {'apol.':>5s} {'lost':>5s} "
+        f"{'dup.':>5s} {'5xx':>5s} {'fault s':>8s} {'recover s':>10s}"
+    )
+    for row in rows:
+        recovery = "never" if row["recovery_s"] is None else f"{row['recovery_s']:.1f}"
+        print(
+            f"  {row['scenario']:16s} {row['sent']:5d} {row['accepted']:5d} {row['delivered']:5d} "
+            f"{row['apologies']:5d} {row['lost']:5d} {row['duplicated']:5d} {row['other_5xx']:5d} "
+            f"{row['fault_s']:8.1f} {recovery:>10s}"
+        )
+    ok = all(
+        r["lost"] == 0 and r["duplicated"] == 0 and r["other_5xx"] == 0 and (r["recovery_s"] or 999) <= 30 for r in rows
+    )
+    print(f"target (0 lost, 0 duplicated, 0 other 5xx, recovery <= 30 s): {'met' if ok else 'NOT met'}")
+
+
+if __name__ == "__main__":
+    main()
