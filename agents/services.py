@@ -16,6 +16,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from agents.models import Subtask, TurnEvent, TurnRun
+from agents.queue import turn_queue_on_commit
 from agents.selectors import turn_next_waiting
 from agents.states import TERMINAL, SubtaskStatus, TurnStatus, transition_allowed
 from conversations.json_input import text_unreadable, text_unreadable_removed
@@ -57,11 +58,9 @@ def turn_transition(*, turn_id: int, from_: str, to: str, reason: str = "", **fi
 
 def _turn_next_start(turn_id: int) -> None:
     """A turn ended: the conversation's next message, waiting for it, is answered now."""
-    from agents.tasks import turn_advance_queue_on_commit
-
     waiting = turn_next_waiting(turn_id)
     if waiting is not None:
-        turn_advance_queue_on_commit(waiting)
+        turn_queue_on_commit(waiting)
 
 
 def _rejection(text: str, language: str) -> MessageRejected | None:
@@ -110,8 +109,6 @@ def customer_message_handle(*, conversation_id: int, text: str, client_id: str =
     3. Store the message, count the turn, reopen a closed conversation.
     4. Create the turn; SKIPPED at once when a human owns the chat, else queue it after commit.
     """
-    from agents.tasks import turn_advance_queue_on_commit
-
     if _rejection(text, Language.EN) is not None:
         # Said in the customer's language: the text's when it has words, else the conversation's.
         usual = Conversation.objects.filter(pk=conversation_id).values_list("language", flat=True).first()
@@ -141,7 +138,7 @@ def customer_message_handle(*, conversation_id: int, text: str, client_id: str =
             )
             turn.status = TurnStatus.SKIPPED
         else:
-            turn_advance_queue_on_commit(turn.pk)
+            turn_queue_on_commit(turn.pk)
     return turn
 
 
@@ -159,8 +156,6 @@ def subtask_record_result(
     Locks the turn row, so two subtasks finishing together agree on who was last. Returns False
     (writing nothing) when the subtask already has a result or the turn moved on.
     """
-    from agents.tasks import turn_advance_task
-
     turn_id = Subtask.objects.values_list("turn_id", flat=True).get(pk=subtask_id)
     with transaction.atomic():
         turn = TurnRun.objects.select_for_update(no_key=True).only("status").get(pk=turn_id)
@@ -179,7 +174,7 @@ def subtask_record_result(
                 )
                 and advance
             ):
-                turn_advance_task.delay_on_commit(turn.pk)
+                turn_queue_on_commit(turn.pk)
     return True
 
 

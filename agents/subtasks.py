@@ -12,6 +12,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from agents.models import Subtask, TurnRun
+from agents.queue import turn_queue
 from agents.services import subtask_record_result
 from agents.specialists import specialist_get
 from agents.specialists.base import SpecialistContext, SpecialistError
@@ -90,8 +91,6 @@ def turn_sweep() -> dict[str, int]:
        RECEIVED (stored while the broker was out, or lost with a killed worker) is queued after
        20 s already: nothing of it has run, and the customer is waiting.
     """
-    from agents.tasks import turn_advance_task
-
     now = timezone.now()
     stale_subtasks = Subtask.objects.filter(
         status=SubtaskStatus.PENDING,
@@ -110,5 +109,5 @@ def turn_sweep() -> dict[str, int]:
         ).values_list("pk", flat=True)
     )
     for pk in stuck:
-        turn_advance_task.delay(pk)
+        turn_queue(pk)
     return {"timed_out_subtasks": timed_out, "requeued_turns": len(stuck)}

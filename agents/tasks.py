@@ -2,19 +2,14 @@
 
 from __future__ import annotations
 
-import logging
-
 from celery import Task, shared_task
 from django.conf import settings
-from django.db import transaction
 
 from agents.pipeline import turn_advance
 from agents.specialists.base import SpecialistError
 from agents.subtasks import subtask_execute, subtask_record_failure, turn_sweep
 from agents.workflows.runner import workflows_expire
 from conversations.outage import service_outage
-
-logger = logging.getLogger(__name__)
 
 TRANSIENT_RETRIES = 3
 # Postgres or Redis out mid-turn: try again every few seconds for about two minutes, then leave the
@@ -23,7 +18,7 @@ OUTAGE_RETRIES = 24
 OUTAGE_RETRY_S = 5
 
 
-# A lone subtask runs inside this task (see pipeline._fan_out), so the soft limit covers it too.
+# A lone subtask runs inside this task (see agents.nodes.route.fan_out), so the soft limit covers it too.
 @shared_task(
     bind=True,
     acks_late=True,
@@ -37,21 +32,6 @@ def turn_advance_task(self: Task, turn_id: int) -> str:
         if service_outage(exc) and self.request.retries < OUTAGE_RETRIES:
             raise self.retry(exc=exc, countdown=OUTAGE_RETRY_S) from exc
         raise
-
-
-def turn_advance_queue_on_commit(turn_id: int) -> None:
-    """Queue the turn once its rows are committed. With the broker out the turn is stored all the
-    same: turn_sweep queues it when the broker is back, and the request that stored it succeeds."""
-
-    def queue() -> None:
-        try:
-            turn_advance_task.delay(turn_id)
-        except Exception as exc:
-            if not service_outage(exc):
-                raise
-            logger.warning("turn %s stored but not queued (broker unavailable); the sweep will queue it", turn_id)
-
-    transaction.on_commit(queue)
 
 
 @shared_task(

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Protocol
 
 import numpy as np
+from celery import current_app
 from django.conf import settings
 from django.core.cache import cache
 from django.db import connection, transaction
@@ -225,6 +226,7 @@ class Upload(Protocol):
 
 
 MAX_FILES_PER_JOB = 50
+INGEST_JOB_RUN = "knowledge.tasks.ingest_job_run_task"
 _PROGRESS_EVERY_S = 0.3
 
 
@@ -251,15 +253,14 @@ def ingest_job_create(
     contents = [(file.name, file.read()) for file in files]
     for name, content in contents:
         document_read_precheck(name, content, max_bytes=settings.KNOWLEDGE_MAX_FILE_BYTES)
-    from knowledge.tasks import ingest_job_run_task
-
     with transaction.atomic():
         kb, _ = KnowledgeBase.objects.get_or_create(name=kb_name)
         job = IngestJob.objects.create(knowledge_base=kb, language=language, requested_by=requested_by[:150])
         IngestFile.objects.bulk_create(
             IngestFile(job=job, name=name[:300], size=len(content), content=content) for name, content in contents
         )
-        ingest_job_run_task.delay_on_commit(str(job.pk))
+        # By name: the task calls down into this module, which never imports the tasks.
+        transaction.on_commit(lambda: current_app.send_task(INGEST_JOB_RUN, args=[str(job.pk)]))
     return job
 
 

@@ -237,8 +237,6 @@ def staff_bob(db: None) -> Any:
 @pytest.fixture
 def no_queue(monkeypatch: pytest.MonkeyPatch) -> None:
     """Tests that drive turns in-process keep them off the real queue (the session worker would race them)."""
-    from agents import tasks
+    from agents import queue
 
-    for task in (tasks.turn_advance_task, tasks.subtask_execute_task):
-        monkeypatch.setattr(task, "delay_on_commit", lambda *args, **kwargs: None)
-        monkeypatch.setattr(task, "delay", lambda *args, **kwargs: None)
+    monkeypatch.setattr(queue, "task_send", lambda name, *args: None)

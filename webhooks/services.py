@@ -32,6 +32,7 @@ from datetime import timedelta
 from typing import Any
 from urllib.parse import urlsplit
 
+from celery import current_app
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.serializers.json import DjangoJSONEncoder
@@ -41,6 +42,7 @@ from django.utils import timezone
 from webhooks.models import DeliveryStatus, WebhookAttempt, WebhookDelivery, WebhookEventType, WebhookSubscription
 
 SIGNATURE_TOLERANCE_S = 300
+WEBHOOK_DELIVER = "webhooks.tasks.webhook_deliver_task"
 SECRET_PREFIX = "whsec_"
 
 
@@ -178,10 +180,9 @@ def webhook_event_emit(event_type: str, data: dict[str, Any]) -> None:
 
 
 def _queue(delivery_ids: list[int], *, countdown: float = 0) -> None:
-    from webhooks.tasks import webhook_deliver_task
-
+    # By name: the task calls down into this module, which never imports the tasks.
     for pk in delivery_ids:
-        webhook_deliver_task.apply_async((pk,), countdown=countdown)
+        current_app.send_task(WEBHOOK_DELIVER, args=[pk], countdown=countdown)
 
 
 # --- delivering --------------------------------------------------------------------------------

@@ -20,6 +20,7 @@ from agents.store.money import money
 from agents.store.selectors import product_examples, store_currency
 from agents.tools import TOOLS, ToolContext, ToolError, tool_call
 from agents.verification import ProofStatus, chat_proof, conversation_verify, verified_customer
+from agents.workflows.verify import identity_question, workflow_verify_start
 from conversations.models import Conversation
 
 PRIVATE = {Intent.ORDER_QUERY, Intent.LOGISTICS_QUERY, Intent.RETURN, Intent.EXCHANGE}
@@ -147,8 +148,6 @@ class Business(Specialist):
                 conversation_verify(conversation_id=conversation.pk, customer=proof.customer)
                 customer = proof.customer
             else:
-                from agents.workflows.runner import identity_question, workflow_verify_start
-
                 prompt, slot = identity_question(ctx.language, proof, ask=verification_prompt(ctx.language))
                 workflow_verify_start(
                     conversation_id=conversation.pk,

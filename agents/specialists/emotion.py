@@ -1,5 +1,5 @@
 """A soothing first line for an upset customer; then the engine hands the chat to a person, or does
-what the customer asked for when it can (agents.pipeline.route_decide)."""
+what the customer asked for when it can (agents.nodes.route.route_decide)."""
 
 from __future__ import annotations
 

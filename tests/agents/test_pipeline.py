@@ -9,7 +9,8 @@ from django.test import override_settings
 
 from agents.intents.taxonomy import specialists_for
 from agents.models import RouteDecision, Subtask, TurnEvent, TurnRun
-from agents.pipeline import route_decide, turn_advance
+from agents.nodes.route import route_decide
+from agents.pipeline import turn_advance
 from agents.route import route_plan
 from agents.services import MessageRejected, customer_message_handle, turn_transition
 from agents.states import ALLOWED_TRANSITIONS, TurnStatus
@@ -153,25 +154,26 @@ def test_every_transition_writes_an_audit_row(chat: Conversation) -> None:
 
 def test_recognize_step_twice_records_intents_once(chat: Conversation) -> None:
     turn = customer_message_handle(conversation_id=chat.pk, text="hello")
-    from agents.pipeline import _step_recognize
+    from agents.nodes.recognize import step_recognize
 
-    first = _step_recognize(TurnRun.objects.select_related("message", "conversation").get(pk=turn.pk))
-    second = _step_recognize(TurnRun.objects.select_related("message", "conversation").get(pk=turn.pk))
+    first = step_recognize(TurnRun.objects.select_related("message", "conversation").get(pk=turn.pk))
+    second = step_recognize(TurnRun.objects.select_related("message", "conversation").get(pk=turn.pk))
 
     assert (first, second) == (True, False)
     assert turn.message.intent_records.count() == 1
 
 
 def test_fan_out_twice_creates_subtasks_once(chat: Conversation) -> None:
-    from agents.pipeline import _fan_out, _plan, _step_recognize
+    from agents.nodes.recognize import step_recognize
+    from agents.nodes.route import _plan, fan_out
 
     turn = customer_message_handle(conversation_id=chat.pk, text="I want to file a complaint about the courier")
-    _step_recognize(TurnRun.objects.select_related("message", "conversation").get(pk=turn.pk))
+    step_recognize(TurnRun.objects.select_related("message", "conversation").get(pk=turn.pk))
     recognized = TurnRun.objects.select_related("message", "conversation").get(pk=turn.pk)
     parts = _plan(recognized)
 
-    _fan_out(recognized, parts=parts)
-    _fan_out(recognized, parts=parts)
+    fan_out(recognized, parts=parts)
+    fan_out(recognized, parts=parts)
 
     expected = [s for part in parts for s in specialists_for(part.intent)]
     assert len(expected) >= 1
@@ -198,11 +200,11 @@ def test_subtask_and_reply_steps_twice_give_one_result_one_reply_one_ticket(chat
 
 
 def test_escalate_step_twice_creates_one_card(chat: Conversation) -> None:
-    from agents.pipeline import _escalate
+    from agents.nodes.escalate import escalate
 
     turn = customer_message_handle(conversation_id=chat.pk, text="talk to a human")
     turn_advance(turn.pk)
-    again = _escalate(TurnRun.objects.select_related("message").get(pk=turn.pk), from_="recognized", reason="requested")
+    again = escalate(TurnRun.objects.select_related("message").get(pk=turn.pk), from_="recognized", reason="requested")
 
     assert again is False
     assert EscalationCard.objects.filter(conversation=chat).count() == 1
@@ -502,12 +504,12 @@ def test_prompt_injection_is_flagged_and_answered_politely(chat: Conversation, t
 
 
 def test_a_crashing_step_ends_in_an_apology_not_silence(chat: Conversation, monkeypatch: Any) -> None:
-    from agents import pipeline
+    from agents.nodes import recognize
 
     def boom(*args: Any, **kwargs: Any) -> Any:
         raise ValueError("classifier exploded")
 
-    monkeypatch.setattr(pipeline, "recognize", boom)
+    monkeypatch.setattr(recognize, "recognize", boom)
     turn = run_turn(chat, "hello there, where is my order")
 
     assert turn.status == TurnStatus.FAILED
@@ -525,14 +527,15 @@ def test_a_lone_subtask_runs_inline_in_the_same_step(chat: Conversation) -> None
 
 
 def test_clarify_step_twice_sends_one_question(chat: Conversation) -> None:
-    from agents.pipeline import _clarify, _step_recognize
+    from agents.nodes.recognize import step_recognize
+    from agents.nodes.route import clarify
 
     turn = customer_message_handle(conversation_id=chat.pk, text="asdkjh qwe zzz")
-    _step_recognize(TurnRun.objects.select_related("message", "conversation").get(pk=turn.pk))
+    step_recognize(TurnRun.objects.select_related("message", "conversation").get(pk=turn.pk))
     recognized = TurnRun.objects.select_related("message", "conversation").get(pk=turn.pk)
 
-    assert _clarify(recognized) is True
-    assert _clarify(recognized) is False
+    assert clarify(recognized) is True
+    assert clarify(recognized) is False
     assert Message.objects.filter(conversation=chat, sender="bot").count() == 1
     chat.refresh_from_db()
     assert chat.failed_attempts == 1
@@ -566,11 +569,11 @@ def test_sweep_requeues_turns_stuck_in_a_step(chat: Conversation, monkeypatch: A
 
     from django.utils import timezone
 
-    from agents import tasks
+    from agents import queue
     from agents.subtasks import turn_sweep
 
     queued: list[int] = []
-    monkeypatch.setattr(tasks.turn_advance_task, "delay", lambda turn_id: queued.append(turn_id))
+    monkeypatch.setattr(queue, "task_send", lambda name, turn_id: queued.append(turn_id))
     turn = customer_message_handle(conversation_id=chat.pk, text="hello")
     queued.clear()  # the turn's own queueing, as if the broker had been out
     TurnRun.objects.filter(pk=turn.pk).update(created_at=timezone.now() - timedelta(seconds=10))

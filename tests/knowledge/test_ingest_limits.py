@@ -26,9 +26,9 @@ SHORT_ZH = "# 保修\n\n## 保修期\n手机整机保修一年。\n".encode()
 @pytest.fixture(autouse=True)
 def no_worker(monkeypatch: pytest.MonkeyPatch) -> None:
     """The job runs here, so the session's worker must not take it first."""
-    from knowledge import tasks
+    from knowledge import services
 
-    monkeypatch.setattr(tasks.ingest_job_run_task, "delay_on_commit", lambda *args, **kwargs: None)
+    monkeypatch.setattr(services.current_app, "send_task", lambda *args, **kwargs: None)
 
 
 def job_of(*files: tuple[str, bytes]) -> IngestJob:

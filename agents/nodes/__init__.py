@@ -1,0 +1,1 @@
+"""The nodes of a turn; agents.pipeline is their map."""

@@ -1,0 +1,182 @@
+"""The intent node: recognise the message's intents, entities and emotion while the knowledge base is
+searched, and record them with the RECEIVED → RECOGNIZED transition."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from decimal import Decimal
+from typing import Any
+
+from django.db import close_old_connections, connection, transaction
+from django.db.models import F
+
+from agents.intents.catalogue import catalogue_get
+from agents.intents.offline import split_clauses
+from agents.intents.recognize import Recognition, recognize
+from agents.intents.rules import rule_fast_path
+from agents.intents.switch import is_slot_answer
+from agents.intents.taxonomy import WORKFLOW_INTENTS, Intent
+from agents.llm.client import LLMResult, llm_enabled
+from agents.models import TurnRun
+from agents.route import KnowledgeHit
+from agents.services import turn_transition
+from agents.specialists.knowledge import knowledge_hits
+from agents.states import TurnStatus
+from agents.store.models import Order
+from agents.verification import verified_customer
+from agents.workflows.definitions import WORKFLOWS
+from agents.workflows.runner import workflow_active, workflows_queued_cancel
+from conversations.models import (
+    Conversation,
+    IntentRecord,
+    WorkflowKind,
+    WorkflowState,
+    WorkflowStatus,
+)
+from knowledge.embeddings import EmbeddingsUnavailable, query_vectors
+
+
+def usage_fields(usage: list[LLMResult]) -> dict[str, Any]:
+    if not usage:
+        return {}
+    return {
+        "llm_calls": F("llm_calls") + len(usage),
+        "llm_prompt_tokens": F("llm_prompt_tokens") + sum(u.prompt_tokens for u in usage),
+        "llm_completion_tokens": F("llm_completion_tokens") + sum(u.completion_tokens for u in usage),
+        "llm_cost": F("llm_cost") + sum((u.cost for u in usage), Decimal("0")),
+    }
+
+
+_lookup_pool: tuple[int, ThreadPoolExecutor] | None = None
+
+
+def _knowledge_in_thread(texts: list[str], language: str) -> list[KnowledgeHit]:
+    close_old_connections()  # this thread keeps its own connection between turns
+    return knowledge_hits(texts, language=language)
+
+
+def _knowledge_lookup_start(text: str, language: str) -> Callable[[list[str]], list[KnowledgeHit]]:
+    """Search the knowledge base for the message and its clauses while intents are recognised.
+
+    Returns a function that waits for the hits and adds any other texts (an LLM's clauses). The
+    query embeddings are computed first, in one batch that the intent classifier reuses from the
+    cache, so the two searches overlap only on the database. Inside a transaction the search runs
+    when asked for instead: another connection would not see this transaction's rows.
+    """
+    global _lookup_pool
+    texts = list(dict.fromkeys([text, *split_clauses(text)]))
+    try:
+        query_vectors(texts)
+    except EmbeddingsUnavailable:
+        return lambda more: []
+    if connection.in_atomic_block:
+        return lambda more: knowledge_hits([*texts, *more], language=language)
+    if _lookup_pool is None or _lookup_pool[0] != os.getpid():  # a worker child forked after it was made
+        _lookup_pool = (os.getpid(), ThreadPoolExecutor(max_workers=1, thread_name_prefix="knowledge"))
+    future = _lookup_pool[1].submit(_knowledge_in_thread, texts, language)
+
+    def wait(more: list[str]) -> list[KnowledgeHit]:
+        hits = future.result()
+        extra = [t for t in more if t not in texts]
+        return hits + (knowledge_hits(extra, language=language) if extra else [])
+
+    return wait
+
+
+def _llm_context(turn: TurnRun, hits: list[KnowledgeHit]) -> str:
+    """What the LLM classifier is told besides the message: matching passages, the customer's orders."""
+    lines = [f"Help-centre passage that matches: {hit.passage}" for hit in hits if hit.matched and hit.passage][:3]
+    customer = verified_customer(turn.conversation)
+    if customer is not None:
+        for order in Order.objects.filter(customer=customer).prefetch_related("items").order_by("-placed_at")[:5]:
+            items = ", ".join(item.name for item in order.items.all())
+            lines.append(f"Customer's order {order.external_id}: {order.status} ({items})")
+    return "\n".join(lines)
+
+
+def step_recognize(turn: TurnRun) -> bool:
+    text = turn.message.text
+    # Greetings, thanks and explicit human requests need no search (the rule fast path).
+    lookup = _knowledge_lookup_start(text, turn.language) if rule_fast_path(text) is None else (lambda more: [])
+    context = ""
+    if llm_enabled():  # the model classifies knowing the matching passages and the customer's orders
+        context = _llm_context(turn, lookup([]))
+    recognition = recognize(text, catalogue=catalogue_get(), context=context)
+    hits = lookup([score.text for score in recognition.intents])
+    flags = list(recognition.flags)
+    with transaction.atomic():
+        workflow = workflow_active(turn.conversation_id)
+        switched = workflow is not None and _is_intent_switch(workflow, recognition)
+        if not turn_transition(
+            turn_id=turn.pk,
+            from_=TurnStatus.RECEIVED,
+            to=TurnStatus.RECOGNIZED,
+            reason=f"{recognition.level}: {recognition.top.intent.value} {recognition.top.confidence:.2f}",
+            intents=recognition.as_json(),
+            entities=recognition.entities,
+            emotion_score=recognition.emotion_score,
+            intent_level=recognition.level,
+            intent_cache_hit=recognition.cache_hit,
+            flags=[*flags, "intent_switch"] if switched else flags,
+            knowledge=[hit.as_json() for hit in hits],
+            **usage_fields(recognition.llm_usage),
+        ):
+            return False
+        if switched:
+            # The abandoned topic's slots are reset (and what was queued behind it); the rows stay as
+            # history of what was collected.
+            WorkflowState.objects.filter(pk=workflow.pk, status=WorkflowStatus.ACTIVE).update(
+                status=WorkflowStatus.CANCELLED, step=""
+            )
+            workflows_queued_cancel(turn.conversation_id)
+        IntentRecord.objects.bulk_create(
+            IntentRecord(
+                conversation_id=turn.conversation_id,
+                message_id=turn.message_id,
+                name=score.intent.value,
+                confidence=round(min(max(score.confidence, 0.0), 1.0), 4),
+                level=recognition.level,
+                entities=recognition.entities,
+                emotion_score=min(max(recognition.emotion_score, 0.0), 1.0),
+            )
+            for score in recognition.intents
+        )
+        Conversation.objects.filter(pk=turn.conversation_id).update(current_intent=recognition.top.intent.value)
+    return True
+
+
+def _is_intent_switch(workflow: WorkflowState, recognition: Recognition) -> bool:
+    """Another workflow, confidently asked for, and not an answer to the awaited slot.
+
+    Questions in the middle of a workflow are digressions instead: answered, then the workflow
+    prompt is repeated (see fan_out).
+    """
+    # The first request of the message counts, not its first clause: "ugh, the boots were a
+    # disappointment. returning them, order #W1" asks for a return after a feeling.
+    asked = next((s for s in recognition.intents if s.intent in WORKFLOW_INTENTS), None)
+    if asked is None or asked.confidence < 0.7 or _same_request(asked.intent, workflow):
+        return False
+    if (
+        workflow.step == "new_item_ids"
+        and asked.intent in (Intent.RETURN, Intent.CANCEL_ORDER)
+        and asked.confidence >= 0.85
+    ):
+        return True  # "what should it become?" is not answered by "I'd like to return the camera and the kit"
+    return not is_slot_answer(workflow.step, asked.text, recognition.entities, other_intent_confidence=asked.confidence)
+
+
+# An exchange and an item change are one request whose name depends on the order's status.
+_ITEM_CHANGES = frozenset({Intent.EXCHANGE.value, Intent.MODIFY_ORDER.value})
+
+
+def _same_request(intent: Intent, workflow: WorkflowState) -> bool:
+    own = workflow_intent(workflow)
+    return intent.value == own or {intent.value, own} <= _ITEM_CHANGES
+
+
+def workflow_intent(workflow: WorkflowState) -> str:
+    if workflow.kind == WorkflowKind.VERIFY:
+        return str(workflow.slots.get("intent", ""))
+    return WORKFLOWS[workflow.kind].intent.value

@@ -1,0 +1,66 @@
+"""The dialog node: merge the subtasks' answers into one reply, or escalate when they could not help."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import transaction
+
+from agents import dialog
+from agents.models import RouteDecision, TurnRun
+from agents.nodes.escalate import escalate, escalate_locked
+from agents.nodes.recognize import usage_fields
+from agents.nodes.say import apology, send_reply
+from agents.states import SubtaskStatus, TurnStatus
+from conversations.models import (
+    Conversation,
+)
+from conversations.realtime import (
+    send_conversation_event_now,
+)
+from conversations.services import conversation_lock
+from tickets.models import EscalationReason
+
+
+def step_reply(turn: TurnRun) -> bool:
+    subtasks = list(turn.subtasks.order_by("position"))
+    results = [s.result if s.status == SubtaskStatus.DONE else {} for s in subtasks]
+    # Unresolved: a placeholder or knowledge-miss result, a failure or a timeout (seed 000).
+    unresolved = any(s.status != SubtaskStatus.DONE or not s.result.get("resolved", False) for s in subtasks)
+    failed = turn.conversation.failed_attempts + 1 if unresolved else 0
+    asked = next((r["data"]["escalate"] for r in results if r and (r.get("data") or {}).get("escalate")), None)
+    if asked is not None:
+        # A specialist found the request outside its policy (e.g. verification failed three times).
+        return escalate(turn, from_=TurnStatus.MERGING, reason=asked)
+    if failed >= settings.ESCALATE_FAILED_THRESHOLD:
+        with transaction.atomic():
+            conversation = conversation_lock(turn.conversation_id)
+            Conversation.objects.filter(pk=conversation.pk).update(failed_attempts=failed)
+            return escalate_locked(
+                turn, conversation, from_=TurnStatus.MERGING, reason=EscalationReason.REPEATED_FAILURE
+            )
+    reply = dialog.reply_merge([r for r in results if r])
+    if not reply.text:
+        reply.text = apology(turn.language)
+    history_tokens: dict[str, int] = {}
+    if dialog.polish_wanted(reply):
+        history = dialog.history_context(conversation_id=turn.conversation_id, before_message_id=turn.message_id)
+        history_tokens = {"history_tokens_full": history.tokens_full, "history_tokens_used": history.tokens_used}
+        reply = dialog.reply_polish(
+            reply,
+            language=turn.language,
+            history=history.text,
+            customer_text=turn.message.text,
+            on_delta=lambda delta: send_conversation_event_now(
+                turn.conversation_id, {"type": "reply.delta", "turn_id": turn.pk, "delta": delta}
+            ),
+        )
+    with transaction.atomic():
+        return send_reply(
+            turn,
+            reply,
+            from_=TurnStatus.MERGING,
+            route=RouteDecision.AGENT,
+            failed_attempts=failed,
+            **history_tokens,
+            **usage_fields(reply.llm_usage),
+        )

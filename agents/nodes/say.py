@@ -1,0 +1,72 @@
+"""How a turn's reply reaches the customer: stored with the turn's transition, streamed, announced."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import transaction
+
+from agents import dialog
+from agents.models import TurnRun
+from agents.services import bot_message_send, turn_transition
+from agents.states import TurnStatus
+from conversations.models import (
+    Conversation,
+)
+from conversations.realtime import (
+    send_conversation_event_on_commit,
+    send_conversation_events_now,
+)
+
+
+def send_reply(
+    turn: TurnRun, reply: dialog.Reply, *, from_: str, route: str, failed_attempts: int, **fields: Any
+) -> bool:
+    """Write the bot message and end the turn (inside atomic()); SKIPPED if a human took over."""
+    message = bot_message_send(
+        conversation_id=turn.conversation_id,
+        text=reply.text,
+        sources=reply.sources,
+        metadata={"turn_id": turn.pk, "awaiting": reply.awaiting, "quick_replies": reply.quick_replies},
+    )
+    if message is None:
+        return turn_transition(turn_id=turn.pk, from_=from_, to=TurnStatus.SKIPPED, reason="a human took over")
+    stream_reply(turn, reply)
+    if not turn_transition(
+        turn_id=turn.pk,
+        from_=from_,
+        to=TurnStatus.DONE,
+        reason=route,
+        route=route,
+        reply=reply.as_json(),
+        reply_message=message,
+        **fields,
+    ):
+        transaction.set_rollback(True)  # lost the race: the message above must not stay
+        return False
+    Conversation.objects.filter(pk=turn.conversation_id).update(failed_attempts=failed_attempts)
+    send_conversation_event_on_commit(turn.conversation_id, reply_done(turn.pk, message.pk, reply))
+    return True
+
+
+def stream_reply(turn: TurnRun, reply: dialog.Reply) -> None:
+    """Send a reply the LLM did not stream as reply.delta events. Called once the bot message is
+    written under the conversation lock, so nothing streams into a chat a human has taken."""
+    if not reply.streamed:
+        send_conversation_events_now(
+            turn.conversation_id,
+            [{"type": "reply.delta", "turn_id": turn.pk, "delta": piece} for piece in dialog.reply_pieces(reply.text)],
+        )
+
+
+def reply_done(turn_id: int, message_id: int | None, reply: dialog.Reply) -> dict[str, Any]:
+    return {"type": "reply.done", "turn_id": turn_id, "message_id": message_id, **reply.as_json()}
+
+
+def apology(language: str) -> str:
+    return (
+        "抱歉，系统出了点问题，没能处理您的消息。请稍后再试，或回复“转人工”。"
+        if language == "zh"
+        else "Sorry, something went wrong on our side and I couldn't handle that. Please try again, or say "
+        '"human" to reach a person.'
+    )
