@@ -16,7 +16,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from agents.models import Subtask, TurnEvent, TurnRun
-from agents.queue import turn_queue_on_commit
+from agents.queue import turn_queue, turn_queue_on_commit
 from agents.selectors import turn_next_waiting
 from agents.states import TERMINAL, SubtaskStatus, TurnStatus, transition_allowed
 from conversations.json_input import text_unreadable, text_unreadable_removed
@@ -57,10 +57,10 @@ def turn_transition(*, turn_id: int, from_: str, to: str, reason: str = "", **fi
 
 
 def _turn_next_start(turn_id: int) -> None:
-    """A turn ended: the conversation's next message, waiting for it, is answered now."""
+    """A turn ended (run after its commit): the conversation's next message, waiting for it, is answered now."""
     waiting = turn_next_waiting(turn_id)
     if waiting is not None:
-        turn_queue_on_commit(waiting)
+        turn_queue(waiting)
 
 
 def _rejection(text: str, language: str) -> MessageRejected | None:

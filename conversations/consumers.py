@@ -88,9 +88,7 @@ class WidgetConsumer(AsyncWebsocketConsumer):
         if self.ticket is None:
             return
         raw = text_data if text_data is not None else (bytes_data or b"").decode("utf-8", "replace")
-        if len(raw) > settings.WIDGET_MAX_FRAME_BYTES or len(raw.encode("utf-8", "surrogatepass")) > (
-            settings.WIDGET_MAX_FRAME_BYTES
-        ):
+        if len(raw.encode("utf-8", "surrogatepass")) > settings.WIDGET_MAX_FRAME_BYTES:
             await self._frame_error("too_large")
             return
         try:
@@ -123,14 +121,16 @@ class WidgetConsumer(AsyncWebsocketConsumer):
         except MessageRejected as rejected:
             await self._error(rejected.code, rejected.reply, client_id=client_id)
         except RateLimited:
-            language = detect_language(text_unreadable_removed(text), default=self.language)
-            await self._error("rate_limited", rate_limited_reply(language), client_id=client_id)
+            await self._error("rate_limited", rate_limited_reply(self._language_of(text)), client_id=client_id)
         except Exception as exc:
             if not service_outage(exc):
                 raise
             zh, en = _FRAME_ERRORS["unavailable"]  # nothing was stored: the widget offers to resend it
-            language = detect_language(text_unreadable_removed(text), default=self.language)
-            await self._error("unavailable", zh if language == Language.ZH else en, client_id=client_id)
+            reply = zh if self._language_of(text) == Language.ZH else en
+            await self._error("unavailable", reply, client_id=client_id)
+
+    def _language_of(self, text: str) -> str:
+        return detect_language(text_unreadable_removed(text), default=self.language)
 
     async def _typing(self) -> None:
         assert self.ticket is not None

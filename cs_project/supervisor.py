@@ -13,7 +13,6 @@
 from __future__ import annotations
 
 import json
-import logging
 import os
 import signal
 import subprocess
@@ -25,8 +24,6 @@ from types import FrameType
 
 from cs_project import embedded
 from cs_project.config import ConfigError
-
-logger = logging.getLogger(__name__)
 
 BACKOFF_FIRST_S = 1.0
 BACKOFF_MAX_S = 30.0

@@ -109,10 +109,10 @@ class IngestJobCancelApi(APIView):
 
     @extend_schema(request=None, responses=IngestJobSerializer, summary="Cancel an upload job")
     def post(self, request: Request, job_id: str) -> Response:
-        pk = _job_pk(job_id)
-        get_object_or_404(IngestJob, pk=pk)
         try:
-            job = ingest_job_cancel(pk)
+            job = ingest_job_cancel(_job_pk(job_id))
+        except IngestJob.DoesNotExist:
+            raise NotFound("no such job") from None
         except IngestError as exc:
             raise JobEnded(str(exc)) from None
         return Response(ingest_job_json(job))

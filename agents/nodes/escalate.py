@@ -125,22 +125,14 @@ def callback_collect(turn: TurnRun) -> bool:
                 turn_id=turn.pk, from_=TurnStatus.RECOGNIZED, to=TurnStatus.SKIPPED, reason="waiting for a human"
             )
         if not contact:
-            reply = dialog.Reply(
-                text=nobody_online_line(language),
-                awaiting={"slot": "contact", "prompt": nobody_online_line(language), "choices": []},
+            prompt = nobody_online_line(language)
+            reply = dialog.Reply(text=prompt, awaiting={"slot": "contact", "prompt": prompt, "choices": []})
+        else:
+            ticket = _callback_ticket(conversation, contact=contact, source_key=f"workflow:{workflow.pk}:callback")
+            WorkflowState.objects.filter(pk=workflow.pk).update(
+                status=WorkflowStatus.COMPLETED, slots={**workflow.slots, "contact": contact, "ticket_id": ticket.pk}
             )
-            return send_reply(
-                turn,
-                reply,
-                from_=TurnStatus.RECOGNIZED,
-                route=RouteDecision.CALLBACK,
-                failed_attempts=conversation.failed_attempts,
-            )
-        ticket = _callback_ticket(conversation, contact=contact, source_key=f"workflow:{workflow.pk}:callback")
-        WorkflowState.objects.filter(pk=workflow.pk).update(
-            status=WorkflowStatus.COMPLETED, slots={**workflow.slots, "contact": contact, "ticket_id": ticket.pk}
-        )
-        reply = dialog.Reply(text=callback_confirmed_line(language, mask_pii(contact), ticket.reference))
+            reply = dialog.Reply(text=callback_confirmed_line(language, mask_pii(contact), ticket.reference))
         return send_reply(
             turn,
             reply,

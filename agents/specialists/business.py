@@ -144,7 +144,7 @@ class Business(Specialist):
             return SpecialistResult(text="")
         if customer is None and Intent(ctx.intent) in PRIVATE:
             proof = chat_proof(conversation, ctx.entities, ctx.message_text)
-            if proof.customer is not None and proof.status == ProofStatus.VERIFIED:
+            if proof.status == ProofStatus.VERIFIED:
                 conversation_verify(conversation_id=conversation.pk, customer=proof.customer)
                 customer = proof.customer
             else:

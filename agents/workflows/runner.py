@@ -294,7 +294,7 @@ def _advance(sctx: SpecialistContext, conversation: Conversation, state: Workflo
         if fix is not None and fix[1] and _says(s, fix[1]):
             return _verification_needed(sctx, state, s, Proof(ProofStatus.NOTHING), said=said, put_right=fix)
         proof = chat_proof(conversation, entities, text, awaiting=state.step)
-        if proof.customer is None or proof.status != ProofStatus.VERIFIED:
+        if proof.status != ProofStatus.VERIFIED:
             return _verification_needed(sctx, state, s, proof, said=said)
         conversation_verify(conversation_id=conversation.pk, customer=proof.customer)
         customer = proof.customer

@@ -318,8 +318,8 @@ DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "") or "support@localh
 
 # --- widget ----------------------------------------------------------------------------------
 
-# The site key a store puts on the widget's <script> tag, and the secret it signs customer ids with
-# (HMAC-SHA256 of the external id, hex). Without WIDGET_SITE_SECRET one is derived from SECRET_KEY,
+# The site key a store puts on the widget's <script> tag, and the secret it signs its shoppers'
+# identities with (an HS256 JWT, conversations.widget). Without WIDGET_SITE_SECRET one is derived from SECRET_KEY,
 # which is enough for the demo store; a real store sets its own and keeps it on its server.
 WIDGET_SITE_KEY = os.environ.get("WIDGET_SITE_KEY", "demo")
 WIDGET_SITE_SECRET = os.environ.get("WIDGET_SITE_SECRET") or hashlib.sha256(f"widget:{SECRET_KEY}".encode()).hexdigest()
