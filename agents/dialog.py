@@ -8,11 +8,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from agents.intents.taxonomy import Intent
 from agents.llm.client import LLMResult, LLMUnavailable, llm_chat, llm_enabled
 from agents.llm.prompts import reply_polish_messages
 from agents.models import TurnRun
 from agents.pii import mask_pii
+from agents.taxonomy import Intent
 from conversations.models import Message, Sender
 
 logger = logging.getLogger(__name__)

@@ -5,8 +5,8 @@ from django.db import models
 from django.db.models import Q
 from pgvector.django import HnswIndex, VectorField
 
-from agents.intents.taxonomy import Intent, Specialist
 from agents.states import SubtaskStatus, TurnStatus
+from agents.taxonomy import Intent, Specialist
 from conversations.models import Conversation, Customer, IntentLevel, Language, Message
 
 

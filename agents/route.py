@@ -17,12 +17,13 @@ base knows it, so every part of a multi-part message gets an answer.
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 from agents.intents.offline import CONFIDENT, OLD_METHOD_REFUNDED, ORDER_REQUEST_MIN, names_an_order, order_ids
-from agents.intents.taxonomy import KNOWLEDGE_INTENTS, QUERY_INTENTS, WORKFLOW_INTENTS, Intent
+from agents.taxonomy import KNOWLEDGE_INTENTS, QUERY_INTENTS, WORKFLOW_INTENTS, Intent
 from knowledge.chunking import query_words
+from knowledge.hits import KnowledgeHit
 
 HUMAN_MIN = 0.7  # a classified (not rule-matched) human request escalates only at this confidence
 CLARIFY_BELOW = 0.5
@@ -80,32 +81,6 @@ _QUESTION = re.compile(
     r"是不是|要不要|谁|啥|咋",
     re.IGNORECASE,
 )
-
-
-@dataclass(frozen=True)
-class KnowledgeHit:
-    """What the knowledge base knows about one part of a message (from recognition)."""
-
-    text: str
-    matched: bool  # the retrieval's miss decision, negated
-    similarity: float = 0.0
-    document: str = ""
-    chunk_id: int | None = None
-    passage: str = ""  # the start of the best passage, for the LLM's context
-
-    def as_json(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> KnowledgeHit:
-        return cls(
-            text=str(data.get("text", "")),
-            matched=bool(data.get("matched")),
-            similarity=float(data.get("similarity") or 0.0),
-            document=str(data.get("document") or ""),
-            chunk_id=data.get("chunk_id"),
-            passage=str(data.get("passage") or ""),
-        )
 
 
 @dataclass(frozen=True)

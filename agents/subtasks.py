@@ -11,14 +11,17 @@ from django.conf import settings
 from django.db.models import Q
 from django.utils import timezone
 
+from agents.answers import SpecialistContext, SpecialistError, SpecialistResult
 from agents.models import Subtask, TurnRun
 from agents.queue import turn_queue
 from agents.services import subtask_record_result
-from agents.specialists import specialist_get
-from agents.specialists.base import SpecialistContext, SpecialistError
+from agents.specialists import Specialist, specialist_get
 from agents.states import SubtaskStatus, TurnStatus
 
 logger = logging.getLogger(__name__)
+
+TRANSIENT_RETRIES = 3
+TRANSIENT_BACKOFF_S = 0.25  # then 0.5 s and 1 s: under 2 s of waiting in all
 
 
 def subtask_execute(*, subtask_id: int, advance: bool = True) -> bool:
@@ -47,7 +50,7 @@ def subtask_execute(*, subtask_id: int, advance: bool = True) -> bool:
     )
     started = time.perf_counter()
     try:
-        result = specialist_get(subtask.specialist).run(ctx)
+        result = _answer(specialist_get(subtask.specialist), ctx)
     except SoftTimeLimitExceeded:
         # Raised inside the worker by the task's soft_time_limit (SUBTASK_TIMEOUT_S).
         return subtask_record_result(
@@ -57,11 +60,10 @@ def subtask_execute(*, subtask_id: int, advance: bool = True) -> bool:
             started=started,
             advance=advance,
         )
-    except SpecialistError as exc:
-        if not exc.permanent:
-            raise
+    except SpecialistError as exc:  # the specialist said why it cannot answer: no traceback to log
+        logger.warning("subtask %s (%s) failed: %s", subtask.pk, subtask.specialist, exc)
         return subtask_record_result(
-            subtask_id=subtask.pk, status=SubtaskStatus.FAILED, error=str(exc), started=started
+            subtask_id=subtask.pk, status=SubtaskStatus.FAILED, error=str(exc), started=started, advance=advance
         )
     except Exception as exc:  # noqa: BLE001 - one broken specialist must not sink the turn
         logger.exception("subtask %s (%s) failed", subtask.pk, subtask.specialist)
@@ -77,8 +79,18 @@ def subtask_execute(*, subtask_id: int, advance: bool = True) -> bool:
     )
 
 
-def subtask_record_failure(*, subtask_id: int, error: str) -> bool:
-    return subtask_record_result(subtask_id=subtask_id, status=SubtaskStatus.FAILED, error=error)
+def _answer(specialist: Specialist, ctx: SpecialistContext) -> SpecialistResult:
+    """The specialist's answer. A transient SpecialistError (a remote API timing out) is tried again
+    TRANSIENT_RETRIES times, backing off, inside the subtask's time limit; the last one is raised."""
+    attempt = 0
+    while True:
+        try:
+            return specialist.run(ctx)
+        except SpecialistError as exc:
+            if exc.permanent or attempt == TRANSIENT_RETRIES:
+                raise
+        time.sleep(TRANSIENT_BACKOFF_S * 2**attempt)
+        attempt += 1
 
 
 def turn_sweep() -> dict[str, int]:

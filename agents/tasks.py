@@ -6,12 +6,10 @@ from celery import Task, shared_task
 from django.conf import settings
 
 from agents.pipeline import turn_advance
-from agents.specialists.base import SpecialistError
-from agents.subtasks import subtask_execute, subtask_record_failure, turn_sweep
+from agents.subtasks import subtask_execute, turn_sweep
 from agents.workflows.runner import workflows_expire
 from conversations.outage import service_outage
 
-TRANSIENT_RETRIES = 3
 # Postgres or Redis out mid-turn: try again every few seconds for about two minutes, then leave the
 # turn to turn_sweep. The turn is not failed: nothing is wrong with the customer's message.
 OUTAGE_RETRIES = 24
@@ -34,17 +32,9 @@ def turn_advance_task(self: Task, turn_id: int) -> str:
         raise
 
 
-@shared_task(
-    bind=True, acks_late=True, soft_time_limit=settings.SUBTASK_TIMEOUT_S, time_limit=settings.SUBTASK_TIMEOUT_S + 10
-)
-def subtask_execute_task(self: Task, subtask_id: int) -> None:
-    try:
-        subtask_execute(subtask_id=subtask_id)
-    except SpecialistError as exc:  # only transient errors get here
-        if self.request.retries >= TRANSIENT_RETRIES:
-            subtask_record_failure(subtask_id=subtask_id, error=str(exc))
-            return
-        raise self.retry(exc=exc, countdown=0.5 * 2**self.request.retries) from exc
+@shared_task(acks_late=True, soft_time_limit=settings.SUBTASK_TIMEOUT_S, time_limit=settings.SUBTASK_TIMEOUT_S + 10)
+def subtask_execute_task(subtask_id: int) -> None:
+    subtask_execute(subtask_id=subtask_id)
 
 
 @shared_task

@@ -1,10 +1,10 @@
-"""Conversations as the public API and webhooks show them."""
+"""Reads of conversations: as the public API and webhooks show them, and who has the chat."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from conversations.models import Conversation
+from conversations.models import Conversation, ConversationStatus
 
 
 def conversation_json(conversation: Conversation) -> dict[str, Any]:
@@ -18,3 +18,8 @@ def conversation_json(conversation: Conversation) -> dict[str, Any]:
         "closed_at": conversation.closed_at.isoformat() if conversation.closed_at else None,
         "resolution": conversation.resolution or None,
     }
+
+
+def conversation_is_human(conversation_id: int) -> bool:
+    """A person has taken the chat over: the bot says nothing more in it."""
+    return Conversation.objects.filter(pk=conversation_id, status=ConversationStatus.HUMAN).exists()

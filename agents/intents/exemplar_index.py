@@ -16,8 +16,8 @@ from django.conf import settings
 from django.db import transaction
 from pgvector.django import CosineDistance
 
-from agents.intents.taxonomy import Intent
 from agents.models import ExemplarSource, IntentExemplar
+from agents.taxonomy import Intent
 from knowledge.embeddings import embedder_get, query_vectors
 
 NEIGHBOURS_K = 10

@@ -8,7 +8,7 @@ OUT_OF_SCOPE gets a short list of clearly off-topic requests so that they have s
 
 from __future__ import annotations
 
-from agents.intents.taxonomy import Intent
+from agents.taxonomy import Intent
 
 EXEMPLARS: dict[Intent, dict[str, list[str]]] = {
     Intent.ORDER_QUERY: {

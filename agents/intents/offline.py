@@ -31,7 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from agents.intents.emotion import EMOTION_SENSITIVE_THRESHOLD, emotion_score, is_offensive
-from agents.intents.taxonomy import WORKFLOW_INTENTS, Intent
+from agents.taxonomy import WORKFLOW_INTENTS, Intent
 
 
 @dataclass(frozen=True)

@@ -21,11 +21,11 @@ from agents.intents.emotion import EMOTION_SENSITIVE_THRESHOLD, emotion_score, i
 from agents.intents.entities import Catalogue, extract_entities
 from agents.intents.offline import IntentScore, Neighbours, classify_offline
 from agents.intents.rules import is_prompt_injection, normalise, rule_fast_path
-from agents.intents.taxonomy import Intent
 from agents.llm.client import LLMResult, LLMUnavailable, llm_chat, llm_enabled
 from agents.llm.prompts import INTENT_SCHEMA, intent_classification_messages, parse_json_object
 from agents.llm.router import tier_for
 from agents.pii import mask_pii
+from agents.taxonomy import Intent
 from conversations.models import IntentLevel
 
 logger = logging.getLogger(__name__)

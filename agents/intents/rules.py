@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from agents.intents.taxonomy import Intent
+from agents.taxonomy import Intent
 
 HUMAN_REQUEST = re.compile(
     r"转人工|人工客服|联系人工|找人工|人工服务|真人客服|要人工|接人工|人工坐席|"

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from agents.intents.taxonomy import Intent
+from agents.taxonomy import Intent
 
 INTENT_MEANINGS = {
     Intent.ORDER_QUERY: "status or details of an order, or of a refund",

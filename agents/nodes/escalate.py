@@ -10,9 +10,9 @@ from django.db import transaction
 from agents import dialog
 from agents.escalation import escalated_event, escalation_card_data
 from agents.models import RouteDecision, TurnRun
-from agents.nodes.say import reply_done, send_reply, stream_reply
+from agents.nodes.say import reply_send, send_reply
 from agents.pii import mask_pii
-from agents.services import bot_message_send, turn_transition
+from agents.services import turn_transition
 from agents.specialists.emotion import soothing_line
 from agents.specialists.human import callback_confirmed_line, handoff_line, nobody_online_line
 from agents.states import TurnStatus
@@ -23,10 +23,7 @@ from conversations.models import (
     WorkflowState,
     WorkflowStatus,
 )
-from conversations.realtime import (
-    send_conversation_event_on_commit,
-    send_staff_event_on_commit,
-)
+from conversations.realtime import send_staff_event_on_commit
 from conversations.services import conversation_lock, conversation_wait_for_human
 from tickets.models import EscalationReason, Ticket, TicketKind, TicketPriority
 from tickets.presence import staff_online_count
@@ -63,23 +60,17 @@ def escalate_locked(turn: TurnRun, conversation: Conversation, *, from_: str, re
             awaiting = {"slot": "contact", "prompt": lines[-1], "choices": []}
     data = escalation_card_data(turn=turn, conversation=conversation, customer=conversation.customer, reason=reason)
     reply = dialog.Reply(text="\n\n".join(lines), awaiting=awaiting)
-    message = bot_message_send(
-        conversation_id=conversation.pk, text=reply.text, metadata={"turn_id": turn.pk, "awaiting": awaiting}
-    )
-    if message is not None:
-        stream_reply(turn, reply)
-    if not turn_transition(
-        turn_id=turn.pk,
+    moved = reply_send(
+        turn,
+        reply,
         from_=from_,
         to=TurnStatus.ESCALATED,
         reason=reason,
         route=RouteDecision.ESCALATE,
         escalation_reason=reason,
-        reply=reply.as_json(),
-        reply_message=message,
-    ):
-        transaction.set_rollback(True)
-        return False
+    )
+    if moved != TurnStatus.ESCALATED:
+        return moved is not None
     card = escalation_card_create(conversation=conversation, ticket=callback_ticket, **data)
     conversation_wait_for_human(conversation=conversation)
     if awaiting is not None:
@@ -94,7 +85,6 @@ def escalate_locked(turn: TurnRun, conversation: Conversation, *, from_: str, re
             expires_at=turn.created_at + CALLBACK_TIMEOUT,
         )
     send_staff_event_on_commit(escalated_event(card))
-    send_conversation_event_on_commit(conversation.pk, reply_done(turn.pk, message.pk if message else None, reply))
     return True
 
 

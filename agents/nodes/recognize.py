@@ -16,18 +16,17 @@ from agents.intents.catalogue import catalogue_get
 from agents.intents.offline import split_clauses
 from agents.intents.recognize import Recognition, recognize
 from agents.intents.rules import rule_fast_path
-from agents.intents.switch import is_slot_answer
-from agents.intents.taxonomy import WORKFLOW_INTENTS, Intent
 from agents.llm.client import LLMResult, llm_enabled
 from agents.models import TurnRun
-from agents.route import KnowledgeHit
 from agents.services import turn_transition
 from agents.specialists.knowledge import knowledge_hits
 from agents.states import TurnStatus
 from agents.store.models import Order
+from agents.taxonomy import WORKFLOW_INTENTS, Intent
 from agents.verification import verified_customer
 from agents.workflows.definitions import WORKFLOWS
 from agents.workflows.runner import workflow_active, workflows_queued_cancel
+from agents.workflows.switch import is_slot_answer
 from conversations.models import (
     Conversation,
     IntentRecord,
@@ -36,6 +35,7 @@ from conversations.models import (
     WorkflowStatus,
 )
 from knowledge.embeddings import EmbeddingsUnavailable, query_vectors
+from knowledge.hits import KnowledgeHit
 
 
 def usage_fields(usage: list[LLMResult]) -> dict[str, Any]:

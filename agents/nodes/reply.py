@@ -9,14 +9,9 @@ from agents import dialog
 from agents.models import RouteDecision, TurnRun
 from agents.nodes.escalate import escalate, escalate_locked
 from agents.nodes.recognize import usage_fields
-from agents.nodes.say import apology, send_reply
+from agents.nodes.say import apology, delta_sender, send_reply
 from agents.states import SubtaskStatus, TurnStatus
-from conversations.models import (
-    Conversation,
-)
-from conversations.realtime import (
-    send_conversation_event_now,
-)
+from conversations.models import Conversation
 from conversations.services import conversation_lock
 from tickets.models import EscalationReason
 
@@ -50,9 +45,7 @@ def step_reply(turn: TurnRun) -> bool:
             language=turn.language,
             history=history.text,
             customer_text=turn.message.text,
-            on_delta=lambda delta: send_conversation_event_now(
-                turn.conversation_id, {"type": "reply.delta", "turn_id": turn.pk, "delta": delta}
-            ),
+            on_delta=delta_sender(turn),
         )
     with transaction.atomic():
         return send_reply(

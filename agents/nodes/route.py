@@ -12,19 +12,19 @@ from agents import dialog
 from agents.intents.catalogue import catalogue_get
 from agents.intents.emotion import is_offensive
 from agents.intents.entities import extract_entities
-from agents.intents.switch import is_slot_answer
-from agents.intents.taxonomy import KNOWLEDGE_INTENTS, WORKFLOW_INTENTS, Intent, Specialist, specialists_for
 from agents.models import RouteDecision, Subtask, TurnRun
 from agents.nodes.escalate import callback_collect, escalate, escalate_locked
 from agents.nodes.recognize import workflow_intent
 from agents.nodes.say import send_reply
 from agents.queue import subtask_queue_on_commit
-from agents.route import PRIVATE_QUERIES, KnowledgeHit, PlannedPart, clarify_picked, requests_in_order, route_plan
+from agents.route import PRIVATE_QUERIES, PlannedPart, clarify_picked, requests_in_order, route_plan
 from agents.services import turn_transition
 from agents.states import TurnStatus
 from agents.subtasks import subtask_execute
+from agents.taxonomy import KNOWLEDGE_INTENTS, WORKFLOW_INTENTS, Intent, Specialist, specialists_for
 from agents.workflows.definitions import FREE_TEXT_SLOTS, WORKFLOW_FOR_INTENT
 from agents.workflows.runner import order_typo_fix, workflow_active
+from agents.workflows.switch import is_slot_answer
 from conversations.models import (
     Conversation,
     ConversationStatus,
@@ -33,6 +33,7 @@ from conversations.models import (
     WorkflowStatus,
 )
 from conversations.services import conversation_lock
+from knowledge.hits import KnowledgeHit
 from tickets.models import EscalationReason
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from typing import Any
 
 from django.db import transaction
@@ -10,19 +12,23 @@ from agents import dialog
 from agents.models import TurnRun
 from agents.services import bot_message_send, turn_transition
 from agents.states import TurnStatus
-from conversations.models import (
-    Conversation,
-)
+from conversations.models import Conversation
 from conversations.realtime import (
+    send_conversation_event_now,
     send_conversation_event_on_commit,
     send_conversation_events_now,
 )
+from conversations.selectors import conversation_is_human
+
+TAKEOVER_CHECK_S = 0.25
 
 
-def send_reply(
-    turn: TurnRun, reply: dialog.Reply, *, from_: str, route: str, failed_attempts: int, **fields: Any
-) -> bool:
-    """Write the bot message and end the turn (inside atomic()); SKIPPED if a human took over."""
+def reply_send(turn: TurnRun, reply: dialog.Reply, *, from_: str, to: str, reason: str, **fields: Any) -> str | None:
+    """The one way a bot reply is said (inside atomic()): write the message under the conversation's lock,
+    stream it, move the turn to `to` with it and announce it once committed.
+
+    Returns the status the turn moved to: `to`, or SKIPPED when a human has the chat (nothing is said); None
+    when another run of this step moved the turn first (what this one wrote is rolled back)."""
     message = bot_message_send(
         conversation_id=turn.conversation_id,
         text=reply.text,
@@ -30,23 +36,47 @@ def send_reply(
         metadata={"turn_id": turn.pk, "awaiting": reply.awaiting, "quick_replies": reply.quick_replies},
     )
     if message is None:
-        return turn_transition(turn_id=turn.pk, from_=from_, to=TurnStatus.SKIPPED, reason="a human took over")
+        skipped = turn_transition(turn_id=turn.pk, from_=from_, to=TurnStatus.SKIPPED, reason="a human took over")
+        return TurnStatus.SKIPPED if skipped else None
     stream_reply(turn, reply)
     if not turn_transition(
-        turn_id=turn.pk,
-        from_=from_,
-        to=TurnStatus.DONE,
-        reason=route,
-        route=route,
-        reply=reply.as_json(),
-        reply_message=message,
-        **fields,
+        turn_id=turn.pk, from_=from_, to=to, reason=reason, reply=reply.as_json(), reply_message=message, **fields
     ):
         transaction.set_rollback(True)  # lost the race: the message above must not stay
-        return False
-    Conversation.objects.filter(pk=turn.conversation_id).update(failed_attempts=failed_attempts)
+        return None
     send_conversation_event_on_commit(turn.conversation_id, reply_done(turn.pk, message.pk, reply))
-    return True
+    return to
+
+
+def send_reply(
+    turn: TurnRun, reply: dialog.Reply, *, from_: str, route: str, failed_attempts: int, **fields: Any
+) -> bool:
+    """Answer and end the turn (inside atomic()); False if another run of this step ended it first."""
+    moved = reply_send(turn, reply, from_=from_, to=TurnStatus.DONE, reason=route, route=route, **fields)
+    if moved == TurnStatus.DONE:
+        Conversation.objects.filter(pk=turn.conversation_id).update(failed_attempts=failed_attempts)
+    return moved is not None
+
+
+def delta_sender(turn: TurnRun) -> Callable[[str], None]:
+    """Send the LLM's reply.delta events as they come, while no human has the chat: the takeover is read
+    before the first delta and then at most every TAKEOVER_CHECK_S, and from then on nothing more is sent
+    (the reply itself is then not stored: reply_send)."""
+    checked_at = -TAKEOVER_CHECK_S
+    silent = False
+
+    def send(delta: str) -> None:
+        nonlocal checked_at, silent
+        now = time.monotonic()
+        if not silent and now - checked_at >= TAKEOVER_CHECK_S:
+            checked_at = now
+            silent = conversation_is_human(turn.conversation_id)
+        if not silent:
+            send_conversation_event_now(
+                turn.conversation_id, {"type": "reply.delta", "turn_id": turn.pk, "delta": delta}
+            )
+
+    return send
 
 
 def stream_reply(turn: TurnRun, reply: dialog.Reply) -> None:

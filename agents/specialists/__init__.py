@@ -7,7 +7,18 @@ after two such turns the customer is handed to a person instead of going round i
 
 from __future__ import annotations
 
-from agents.specialists.base import Specialist, SpecialistContext, SpecialistResult, localized
+from abc import ABC, abstractmethod
+from typing import ClassVar
+
+from agents.answers import SpecialistContext, SpecialistResult, localized
+
+
+class Specialist(ABC):
+    name: ClassVar[str]
+
+    @abstractmethod
+    def run(self, ctx: SpecialistContext) -> SpecialistResult: ...
+
 
 SPECIALISTS: dict[str, type[Specialist]] = {}
 

@@ -11,13 +11,13 @@ import json
 import re
 from typing import Any
 
-from agents.intents.taxonomy import Intent
+from agents.answers import SpecialistContext, SpecialistResult, localized
 from agents.llm.client import LLMUnavailable, llm_chat, llm_enabled
 from agents.pii import mask_pii
-from agents.specialists import register
-from agents.specialists.base import Specialist, SpecialistContext, SpecialistResult, localized
+from agents.specialists import Specialist, register
 from agents.store.money import money
 from agents.store.selectors import product_examples, store_currency
+from agents.taxonomy import Intent
 from agents.tools import TOOLS, ToolContext, ToolError, tool_call
 from agents.verification import ProofStatus, chat_proof, conversation_verify, verified_customer
 from agents.workflows.verify import identity_question, workflow_verify_start

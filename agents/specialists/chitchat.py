@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-from agents.specialists import register
-from agents.specialists.base import Specialist, SpecialistContext, SpecialistResult
+from agents.answers import SpecialistContext, SpecialistResult
+from agents.specialists import Specialist, register
 
 _THANKS = re.compile(r"thank|thx|\bty\b|谢|感谢", re.IGNORECASE)
 _BYE = re.compile(r"\bbye\b|goodbye|see you|good ?night|再见|拜拜|晚安", re.IGNORECASE)

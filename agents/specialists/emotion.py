@@ -3,8 +3,8 @@ what the customer asked for when it can (agents.nodes.route.route_decide)."""
 
 from __future__ import annotations
 
-from agents.specialists import register
-from agents.specialists.base import Specialist, SpecialistContext, SpecialistResult, localized
+from agents.answers import SpecialistContext, SpecialistResult, localized
+from agents.specialists import Specialist, register
 
 
 def soothing_line(language: str, emotion_score: float) -> str:

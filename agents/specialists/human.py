@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from agents.specialists import register
-from agents.specialists.base import Specialist, SpecialistContext, SpecialistResult, localized
+from agents.answers import SpecialistContext, SpecialistResult, localized
+from agents.specialists import Specialist, register
 from tickets.presence import staff_online_count
 
 

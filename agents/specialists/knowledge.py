@@ -13,13 +13,13 @@ from collections import Counter
 
 from django.urls import reverse
 
+from agents.answers import SpecialistContext, SpecialistResult, localized
 from agents.llm.client import LLMUnavailable, llm_chat, llm_enabled
 from agents.llm.prompts import knowledge_answer_messages
-from agents.route import KnowledgeHit
-from agents.specialists import register
-from agents.specialists.base import Specialist, SpecialistContext, SpecialistResult, localized
+from agents.specialists import Specialist, register
 from agents.store.selectors import product_names_by_category
 from knowledge.chunking import meaning_terms, sentences, word_stem
+from knowledge.hits import KnowledgeHit
 from knowledge.selectors import ScoredChunk, chunk_search_answering, chunk_sections
 from knowledge.services import missed_question_record
 

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from agents.specialists import register
-from agents.specialists.base import Specialist, SpecialistContext, SpecialistResult
+from agents.answers import SpecialistContext, SpecialistResult
+from agents.specialists import Specialist, register
+from agents.specialists.business import Business
 from agents.workflows.runner import workflow_handle
 
 
@@ -12,4 +13,8 @@ class WorkflowSpecialist(Specialist):
     name = "ticket"
 
     def run(self, ctx: SpecialistContext) -> SpecialistResult:
-        return workflow_handle(ctx)
+        result = workflow_handle(ctx)
+        if result.resume is None:
+            return result
+        answer = Business().run(result.resume)
+        return SpecialistResult(text=f"{result.text} {answer.text}", sources=answer.sources, data=answer.data)

@@ -32,7 +32,7 @@ from agents.store.models import (
     Variant,
 )
 from agents.store.services import store_profile_set
-from agents.tools.base import tool_cache_expire
+from agents.store.versions import store_version_bump
 from conversations.models import Customer, Language
 
 PRODUCTS: list[dict[str, Any]] = [
@@ -506,4 +506,4 @@ def store_seed_demo(*, reset: bool = False) -> None:
         for demo in ORDERS:
             if reset or demo.external_id not in existing:
                 _seed_order(demo, anchor)
-        transaction.on_commit(tool_cache_expire)  # bulk writes send no signals (agents.store.signals)
+        transaction.on_commit(store_version_bump)  # bulk writes send no signals (agents.store.signals)

@@ -21,7 +21,7 @@ from agents.store.models import (
     TrackingEvent,
     Variant,
 )
-from agents.tools.base import tool_cache_expire
+from agents.store.versions import store_version_bump
 
 
 def _customer_id(instance: Any) -> int | None:
@@ -41,7 +41,7 @@ def _changed(sender: type, instance: Any, **kwargs: Any) -> None:
     customer_id = _customer_id(instance)
     if customer_id is None and sender not in (Product, Variant, SubsidyRule):
         return  # a customer's row that no longer leads to them (deleted with its order): nothing cached is theirs
-    transaction.on_commit(lambda: tool_cache_expire(customer_id))
+    transaction.on_commit(lambda: store_version_bump(customer_id))
 
 
 def connect() -> None:

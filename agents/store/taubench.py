@@ -33,7 +33,7 @@ from agents.store.models import (
     Variant,
 )
 from agents.store.services import store_profile_set
-from agents.tools.base import tool_cache_expire
+from agents.store.versions import store_version_bump
 from conversations.models import Customer
 
 ORDER_ACTION_KEYS = (
@@ -337,7 +337,7 @@ def store_import_taubench(*, data: Any) -> ImportSummary:
         _import_products(products, summary)
         _import_users(users, summary)
         _import_orders(orders, summary)
-        transaction.on_commit(tool_cache_expire)  # bulk writes send no signals (agents.store.signals)
+        transaction.on_commit(store_version_bump)  # bulk writes send no signals (agents.store.signals)
     return summary
 
 

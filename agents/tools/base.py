@@ -5,7 +5,7 @@ Seed 004's rules live here rather than in each tool:
   has no field for it and unknown arguments are refused;
 - private tools need a verified customer; write tools need one too;
 - read results are cached 5 minutes per customer, and any write by that customer invalidates them, as
-  does a change to the store's data made any other way (the admin, an import: `tool_cache_expire`).
+  does a change to the store's data made any other way (the admin, an import: agents.store.versions).
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from typing import Any, Literal
 import jsonschema
 from django.core.cache import cache
 
+from agents.store.versions import store_version, store_version_bump
 from conversations.models import Customer
 
 READ_CACHE_TTL_S = 5 * 60
@@ -85,26 +86,9 @@ def tool(
     return register
 
 
-_STORE_VERSION_KEY = "tools:version:store"
-
-
-def _version_key(customer_id: int | None) -> str:
-    return f"tools:version:{customer_id or 'anonymous'}"
-
-
-def tool_cache_expire(customer_id: int | None = None) -> None:
-    """Cached reads from before a change are not served again: one customer's (their orders, addresses or
-    cards changed) or, with no customer, everyone's (the catalogue changed, or a whole import)."""
-    key = _version_key(customer_id) if customer_id else _STORE_VERSION_KEY
-    cache.add(key, 0, timeout=None)
-    cache.incr(key)
-
-
 def _cache_key(tool_: Tool, ctx: ToolContext, arguments: dict[str, Any]) -> str:
     customer_id = ctx.customer.pk if ctx.customer else None
-    customer_key = _version_key(customer_id)
-    versions = cache.get_many([_STORE_VERSION_KEY, customer_key])
-    version = f"{versions.get(_STORE_VERSION_KEY, 0)}.{versions.get(customer_key, 0)}"
+    version = store_version(customer_id)
     digest = hashlib.sha256(json.dumps(arguments, sort_keys=True, ensure_ascii=False).encode()).hexdigest()[:24]
     # Anonymous reads (catalogue) are shared; private reads are keyed by the customer.
     scope = customer_id if tool_.private else "public"
@@ -127,7 +111,7 @@ def tool_call(name: str, ctx: ToolContext, arguments: dict[str, Any] | None = No
     if tool_.kind == "write":
         result = tool_.func(ctx, arguments)
         assert ctx.customer is not None  # write tools are private
-        tool_cache_expire(ctx.customer.pk)
+        store_version_bump(ctx.customer.pk)
         return result
     key = _cache_key(tool_, ctx, arguments)
     cached = cache.get(key)

@@ -10,11 +10,11 @@ from typing import Any
 
 from django.utils import timezone
 
-from agents.intents.taxonomy import Intent
 from agents.llm.client import llm_enabled
 from agents.store.models import Address, Order, OrderStatus, PaymentKind, PaymentMethod, PaymentTransaction, Variant
 from agents.store.money import money
 from agents.store.selectors import store_currency
+from agents.taxonomy import Intent
 from agents.tools import ToolContext, tool_call
 from agents.workflows import slots as read
 from agents.workflows.addresses import address_fragment, address_lines, parse_address

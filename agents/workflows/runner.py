@@ -17,8 +17,10 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
+from agents.answers import SpecialistContext, SpecialistResult, localized
+from agents.intents.catalogue import catalogue_get
+from agents.intents.entities import extract_entities
 from agents.models import TurnRun
-from agents.specialists.base import SpecialistContext, SpecialistResult, localized
 from agents.tools import ToolContext, ToolError
 from agents.verification import (
     MAX_FAILED_ATTEMPTS,
@@ -207,11 +209,7 @@ def _order_just_discussed(sctx: SpecialistContext) -> dict[str, Any]:
 
 
 def _resume_question(sctx: SpecialistContext, state: WorkflowState) -> SpecialistResult:
-    """Verified: answer the question that waited for it, with its own entities."""
-    from agents.intents.catalogue import catalogue_get
-    from agents.intents.entities import extract_entities
-    from agents.specialists.business import Business
-
+    """Verified: the question that waited for it is handed back, with its own entities, to be answered."""
     _save(state, step="", slots=state.slots, status=WorkflowStatus.COMPLETED)
     original = state.slots.get("text", "")
     question = SpecialistContext(
@@ -226,9 +224,8 @@ def _resume_question(sctx: SpecialistContext, state: WorkflowState) -> Specialis
             },
         }
     )
-    answer = Business().run(question)
     thanks = localized(sctx.language, en="Thank you, you're verified.", zh="身份已核实，谢谢。")
-    return SpecialistResult(text=f"{thanks} {answer.text}", sources=answer.sources, data=answer.data)
+    return SpecialistResult(text=thanks, resume=question)
 
 
 def _own_words(sctx: SpecialistContext) -> tuple[str, dict[str, Any]]:
@@ -236,9 +233,6 @@ def _own_words(sctx: SpecialistContext) -> tuple[str, dict[str, Any]]:
     text = sctx.text or sctx.message_text
     if text == sctx.message_text:
         return text, sctx.entities
-    from agents.intents.catalogue import catalogue_get
-    from agents.intents.entities import extract_entities
-
     return text, extract_entities(text, catalogue_get())
 
 

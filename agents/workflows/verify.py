@@ -8,7 +8,7 @@ from datetime import timedelta
 from django.conf import settings
 from django.utils import timezone
 
-from agents.specialists.base import localized
+from agents.answers import localized
 from agents.verification import CODE_TTL, Proof, ProofStatus
 from conversations.models import WorkflowKind, WorkflowState, WorkflowStatus
 

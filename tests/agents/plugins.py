@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import time
+from collections import Counter
 
-from agents.specialists import register
-from agents.specialists.base import Specialist, SpecialistContext, SpecialistResult
+from agents.answers import SpecialistContext, SpecialistError, SpecialistResult
+from agents.specialists import Specialist, register
 
 IO_WAIT_S = 0.3
+_attempts: Counter[int] = Counter()  # per subtask, in the process running it
 
 
 @register
@@ -27,3 +29,49 @@ class Broken(Specialist):
 
     def run(self, ctx: SpecialistContext) -> SpecialistResult:
         raise RuntimeError("upstream API is down")
+
+
+@register
+class Flaky(Specialist):
+    """Its remote API times out twice, then answers."""
+
+    name = "flaky"
+
+    def run(self, ctx: SpecialistContext) -> SpecialistResult:
+        _attempts[ctx.subtask_id] += 1
+        if _attempts[ctx.subtask_id] <= 2:
+            raise SpecialistError("the carrier's API timed out", permanent=False)
+        return SpecialistResult(text=f"answer to {ctx.text} at attempt {_attempts[ctx.subtask_id]}")
+
+
+@register
+class Down(Specialist):
+    """Its remote API never answers in time."""
+
+    name = "down"
+
+    def run(self, ctx: SpecialistContext) -> SpecialistResult:
+        _attempts[ctx.subtask_id] += 1
+        raise SpecialistError(f"the carrier's API timed out (attempt {_attempts[ctx.subtask_id]})", permanent=False)
+
+
+@register
+class Refusing(Specialist):
+    """Its remote API refuses the request: no use asking again."""
+
+    name = "refusing"
+
+    def run(self, ctx: SpecialistContext) -> SpecialistResult:
+        _attempts[ctx.subtask_id] += 1
+        raise SpecialistError(f"the carrier refused the request (attempt {_attempts[ctx.subtask_id]})")
+
+
+@register
+class Hanging(Specialist):
+    """Never comes back on its own."""
+
+    name = "hanging"
+
+    def run(self, ctx: SpecialistContext) -> SpecialistResult:
+        time.sleep(120)
+        return SpecialistResult(text="too late")

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import json
+import threading
+import time
 from typing import Any
 
 import pytest
 
 from agents.dialog import history_context
 from agents.states import TurnStatus
-from conversations.models import Conversation
+from conversations.models import Conversation, Message
 from conversations.realtime import conversation_group
-from conversations.services import conversation_start
+from conversations.services import conversation_start, conversation_take_over
 from tests.agents.engine import run_turn
 from tests.fake_openai import FakeOpenAI
 
@@ -45,6 +47,31 @@ def test_the_reply_is_polished_and_streamed_as_reply_delta_events(
     assert deltas == ["I'm so sorry ", "about the courier. ", "Ticket filed."]
     assert [e["type"] for e in received].count("reply.done") == 1
     assert received[-1]["type"] == "reply.done"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_takeover_while_the_llm_writes_keeps_every_word_of_the_reply_from_the_customer(
+    chat: Conversation, llm_settings: FakeOpenAI, listen: Any, staff_bob: Any
+) -> None:
+    events = listen(conversation_group(chat.pk))
+    llm_settings.reply_json({"intents": [{"intent": "complaint", "confidence": 0.93, "text": "x"}]})
+    llm_settings.stream(["I'm so sorry ", "about the courier."], first_delay=1.0)
+
+    def take_over_once_the_polish_is_asked_for() -> None:
+        deadline = time.monotonic() + 10
+        while len(llm_settings.chat_requests) < 2 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        conversation_take_over(conversation_id=chat.pk, staff=staff_bob)
+
+    staff = threading.Thread(target=take_over_once_the_polish_is_asked_for)
+    staff.start()
+    turn = run_turn(chat, "I want to complain about the courier who left my parcel in the rain")
+    staff.join()
+
+    assert len(llm_settings.chat_requests) == 2  # the reply was being written when the staff member came in
+    assert turn.status == TurnStatus.SKIPPED
+    assert not Message.objects.filter(conversation=chat, sender="bot").exists()
+    assert not [e for e in events.events(timeout=0.5) if e["type"] in ("reply.delta", "reply.done")]
 
 
 def test_token_usage_and_cost_are_recorded_per_turn(

@@ -26,7 +26,7 @@ from agents.intents.offline import (
     knn_vote,
     split_clauses,
 )
-from agents.intents.taxonomy import Intent
+from agents.taxonomy import Intent
 
 # --- a fake kNN -------------------------------------------------------------------------------------------
 

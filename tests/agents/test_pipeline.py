@@ -7,7 +7,6 @@ from typing import Any
 import pytest
 from django.test import override_settings
 
-from agents.intents.taxonomy import specialists_for
 from agents.models import RouteDecision, Subtask, TurnEvent, TurnRun
 from agents.nodes.route import route_decide
 from agents.pipeline import turn_advance
@@ -15,6 +14,7 @@ from agents.route import route_plan
 from agents.services import MessageRejected, customer_message_handle, turn_transition
 from agents.states import ALLOWED_TRANSITIONS, TurnStatus
 from agents.subtasks import subtask_execute
+from agents.taxonomy import specialists_for
 from conversations.models import Conversation, ConversationStatus, Message, WorkflowState
 from conversations.services import conversation_hand_back, conversation_start, conversation_take_over
 from tests.agents.engine import run_turn
@@ -453,7 +453,7 @@ def test_a_slot_answer_is_not_an_intent_switch(chat: Conversation) -> None:
     ],
 )
 def test_naming_the_product_while_the_bot_waits_for_its_new_options_answers_it(text: str, answer: bool) -> None:
-    from agents.intents.switch import is_slot_answer
+    from agents.workflows.switch import is_slot_answer
 
     assert is_slot_answer("new_item_ids", text, {"products": ["Find X9"]}, other_intent_confidence=0.9) is answer
 

@@ -8,10 +8,10 @@ import pytest
 
 from agents.intents.offline import IntentScore
 from agents.intents.recognize import intent_cache_get, intent_cache_put, recognize
-from agents.intents.taxonomy import Intent
 from agents.llm.breaker import MIN_CALLS, breaker_is_open
 from agents.llm.client import LLMUnavailable, llm_chat
 from agents.llm.router import complexity_score, tier_for
+from agents.taxonomy import Intent
 from tests.fake_openai import FakeOpenAI
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("exemplars")]

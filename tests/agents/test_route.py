@@ -7,7 +7,6 @@ from typing import Any
 
 import pytest
 
-from agents.intents.taxonomy import Intent
 from agents.route import (
     KnowledgeHit,
     asks_own_order_state,
@@ -16,6 +15,7 @@ from agents.route import (
     route_plan,
     uses_own_data,
 )
+from agents.taxonomy import Intent
 
 
 def _intent(name: str, confidence: float, text: str) -> dict[str, Any]:

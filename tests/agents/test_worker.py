@@ -56,8 +56,9 @@ def test_chinese_message_is_answered_in_chinese_by_the_worker(chat: Conversation
     assert "您好" in _wait(turn.pk).reply["text"]
 
 
-def _fan_out_by_hand(chat: Conversation, specialists: list[str]) -> TurnRun:
-    """A turn with the given subtasks, queued the way the agent node queues them."""
+def _fan_out_by_hand(chat: Conversation, specialists: list[str], **task_options: Any) -> TurnRun:
+    """A turn with the given subtasks, queued the way the agent node queues them (`task_options`: Celery's,
+    for each task)."""
     with transaction.atomic():
         message = Message.objects.create(conversation=chat, sender="customer", text="three questions")
         turn = TurnRun.objects.create(
@@ -71,7 +72,7 @@ def _fan_out_by_hand(chat: Conversation, specialists: list[str]) -> TurnRun:
             for i, name in enumerate(specialists)
         )
         for subtask in subtasks:
-            subtask_execute_task.delay_on_commit(subtask.pk)
+            transaction.on_commit(lambda pk=subtask.pk: subtask_execute_task.apply_async((pk,), **task_options))
     return turn
 
 
@@ -100,3 +101,46 @@ def test_a_failing_subtask_is_recorded_and_the_others_answer(chat: Conversation)
     assert "answer to q0" in done.reply["text"]
     chat.refresh_from_db()
     assert chat.failed_attempts == 1  # the failure leaves the turn unresolved
+
+
+def _subtasks(turn: TurnRun) -> dict[str, tuple[str, str]]:
+    return {s.specialist: (s.status, s.error) for s in Subtask.objects.filter(turn=turn)}
+
+
+def test_a_specialist_whose_remote_api_times_out_is_asked_again_and_answers(chat: Conversation) -> None:
+    turn = _fan_out_by_hand(chat, ["slow_io", "flaky"])
+
+    done = _wait(turn.pk)
+
+    assert _subtasks(turn)["flaky"] == ("done", "")
+    assert "answer to q1 at attempt 3" in done.reply["text"] and "answer to q0" in done.reply["text"]
+
+
+def test_a_remote_api_that_stays_down_fails_the_subtask_after_three_retries_and_the_others_answer(
+    chat: Conversation,
+) -> None:
+    turn = _fan_out_by_hand(chat, ["slow_io", "down"])
+
+    done = _wait(turn.pk)
+
+    assert _subtasks(turn)["down"] == ("failed", "the carrier's API timed out (attempt 4)")
+    assert done.status == TurnStatus.DONE and "answer to q0" in done.reply["text"]
+
+
+def test_a_refusal_fails_the_subtask_at_once(chat: Conversation) -> None:
+    turn = _fan_out_by_hand(chat, ["refusing", "slow_io"])
+
+    done = _wait(turn.pk)
+
+    assert _subtasks(turn)["refusing"] == ("failed", "the carrier refused the request (attempt 1)")
+    assert done.status == TurnStatus.DONE and "answer to q1" in done.reply["text"]
+
+
+def test_a_specialist_past_its_time_limit_is_recorded_as_timed_out_and_the_others_answer(chat: Conversation) -> None:
+    turn = _fan_out_by_hand(chat, ["hanging", "slow_io"], soft_time_limit=1)
+
+    done = _wait(turn.pk)
+
+    status, error = _subtasks(turn)["hanging"]
+    assert status == "timed_out" and error.startswith("no answer within")
+    assert done.status == TurnStatus.DONE and "answer to q1" in done.reply["text"]

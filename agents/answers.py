@@ -1,10 +1,11 @@
-"""What every specialist is: a name, a `run` from context to result, and a typed error."""
+"""What a specialist is given for one subtask, what it gives back, and its typed error (pure data).
+
+The engine, the specialists and the workflows all speak these types, so they live below all three."""
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -34,6 +35,9 @@ class SpecialistResult:
     quick_replies: tuple[str, ...] = ()
     data: dict[str, Any] = field(default_factory=dict)
     knowledge: bool = False  # answers from the knowledge base are not rewritten by the LLM
+    # A question that waited for the customer's identity, now proven: the workflow specialist has the
+    # business specialist answer it after this text.
+    resume: SpecialistContext | None = None
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -48,18 +52,13 @@ class SpecialistResult:
 
 
 class SpecialistError(Exception):
-    """A specialist failed. Permanent errors are recorded at once; transient ones are retried."""
+    """A specialist cannot answer, and says why (the subtask is recorded as failed with this message and
+    the turn answers with the other subtasks). A transient one (`permanent=False`: a remote API timing
+    out) is tried again a few times first (agents.subtasks)."""
 
     def __init__(self, message: str, *, permanent: bool = True) -> None:
         super().__init__(message)
         self.permanent = permanent
-
-
-class Specialist(ABC):
-    name: ClassVar[str]
-
-    @abstractmethod
-    def run(self, ctx: SpecialistContext) -> SpecialistResult: ...
 
 
 def localized(language: str, *, en: str, zh: str) -> str:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from agents.workflows import slots as read
+
 _ASKS = re.compile(
     r"^\W*(?:how|what|what's|which|is|are|does|do|will|when|where|why)\b|.*(?:吗|多少钱|多少|是什么|怎么样)[？?]?\s*$",
     re.IGNORECASE,
@@ -25,8 +27,6 @@ _ENTITY_SLOTS = {
 def is_slot_answer(slot: str, text: str, entities: dict[str, Any], *, other_intent_confidence: float) -> bool:
     """True when `text` answers `slot`. Free-text slots (reason, description, …) accept anything that is
     not confidently a different request."""
-    from agents.workflows import slots as read
-
     if read.correction(text) is not None:  # "sorry typo, linear not tactile" puts right what was said
         return True
     if slot == "confirm":
