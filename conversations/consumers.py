@@ -25,6 +25,7 @@ from conversations.outage import service_outage
 from conversations.realtime import conversation_group
 from conversations.services import MessageRejected
 from conversations.widget import (
+    MessageHandler,
     RateLimited,
     WidgetTicket,
     rate_limited_reply,
@@ -50,9 +51,16 @@ _FRAME_ERRORS = {
 
 
 class WidgetConsumer(AsyncWebsocketConsumer):
+    """The widget's socket. `message_handle` is the engine, which sits above conversations: the project's
+    routing passes it in (cs_project.routing)."""
+
     ticket: WidgetTicket | None = None
     language: str = Language.EN
     _typing_at = 0.0
+
+    def __init__(self, *args: Any, message_handle: MessageHandler, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.message_handle = message_handle
 
     async def connect(self) -> None:
         token = parse_qs(self.scope.get("query_string", b"").decode("latin-1")).get("token", [""])[0]
@@ -117,7 +125,9 @@ class WidgetConsumer(AsyncWebsocketConsumer):
             await self._frame_error("bad_frame")
             return
         try:
-            await database_sync_to_async(widget_message_receive)(self.ticket, text=text, client_id=client_id)
+            await database_sync_to_async(widget_message_receive)(
+                self.ticket, text=text, client_id=client_id, handle=self.message_handle
+            )
         except MessageRejected as rejected:
             await self._error(rejected.code, rejected.reply, client_id=client_id)
         except RateLimited:

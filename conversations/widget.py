@@ -14,9 +14,8 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import jwt
 from django.conf import settings
@@ -210,13 +209,9 @@ def widget_history(ticket: WidgetTicket) -> dict[str, Any] | None:
 
 # --- inbound messages -------------------------------------------------------------------------
 
-# The engine registers what handles a customer's message (agents.apps): conversations sits below
-# the engine and never imports it. Called as handler(conversation_id=, text=, client_id=).
-_inbound: list[Callable[..., Any]] = []
 
-
-def inbound_handler_register(handler: Callable[..., Any]) -> None:
-    _inbound[:] = [handler]
+class MessageHandler(Protocol):
+    def __call__(self, *, conversation_id: int, text: str, client_id: str) -> Any: ...
 
 
 class RateLimited(Exception):
@@ -231,12 +226,11 @@ def rate_limited_reply(language: str) -> str:
     )
 
 
-def widget_message_receive(ticket: WidgetTicket, *, text: str, client_id: str) -> Any:
-    """A customer's message from the widget: rate-limited per customer, then handed to the engine.
+def widget_message_receive(ticket: WidgetTicket, *, text: str, client_id: str, handle: MessageHandler) -> Any:
+    """A customer's message from the widget: rate-limited per customer, then handed to `handle`, the engine
+    (conversations sits below it: the project's routing passes it in, cs_project.routing).
 
     Raises RateLimited, or conversations.services.MessageRejected (empty, too long) with the polite reply."""
     if not customer_rate_allow(ticket.customer_id).allowed:
         raise RateLimited
-    if not _inbound:
-        raise RuntimeError("no inbound message handler registered (the agents app is not installed)")
-    return _inbound[0](conversation_id=ticket.conversation_id, text=text, client_id=client_id)
+    return handle(conversation_id=ticket.conversation_id, text=text, client_id=client_id)

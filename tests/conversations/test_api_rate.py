@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from django.test import Client
 
+from agents.services import customer_message_handle
 from conversations.api_keys import api_key_create
 from conversations.models import ApiKey, Message
 from conversations.widget import RateLimited, widget_message_receive, widget_session_open, widget_token_read
@@ -55,13 +56,17 @@ def test_a_shoppers_messages_are_limited_across_the_api_and_the_widget(client: C
         )
 
     first = post("hello")
-    widget_message_receive(widget_token_read(session.token), text="from the widget", client_id="w1")
+    widget_message_receive(
+        widget_token_read(session.token), text="from the widget", client_id="w1", handle=customer_message_handle
+    )
     refused = post("third")
 
     assert first.status_code == 202
     assert refused.status_code == 429 and refused.json()["error"]["code"] == "throttled" and refused["Retry-After"]
     with pytest.raises(RateLimited):
-        widget_message_receive(widget_token_read(session.token), text="fourth", client_id="w2")
+        widget_message_receive(
+            widget_token_read(session.token), text="fourth", client_id="w2", handle=customer_message_handle
+        )
     assert list(Message.objects.order_by("pk").values_list("text", flat=True)) == ["hello", "from the widget"]
 
 
