@@ -5,30 +5,21 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils.html import format_html, format_html_join
 
-from agents.intents.exemplar_index import exemplar_add
+from agents.intents.exemplar_index import exemplar_add, exemplar_change
 from agents.models import IntentExemplar, Subtask, TurnEvent, TurnRun
+from conversations.admin import ReadOnlyAdmin, ReadOnlyInline
 
 
-class TurnEventInline(admin.TabularInline):
+class TurnEventInline(ReadOnlyInline):
     model = TurnEvent
     fields = ["created_at", "from_status", "to_status", "reason"]
     readonly_fields = fields
-    extra = 0
-    can_delete = False
-
-    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
 
-class SubtaskInline(admin.TabularInline):
+class SubtaskInline(ReadOnlyInline):
     model = Subtask
     fields = ["position", "specialist", "intent", "status", "latency_ms", "result_text", "error"]
     readonly_fields = fields
-    extra = 0
-    can_delete = False
-
-    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
     @admin.display(description="result")
     def result_text(self, obj: Subtask) -> str:
@@ -38,7 +29,7 @@ class SubtaskInline(admin.TabularInline):
 
 
 @admin.register(TurnRun)
-class TurnRunAdmin(admin.ModelAdmin):
+class TurnRunAdmin(ReadOnlyAdmin):
     """The trace of a turn: node path with timings, intent level, cache hit, subtasks, LLM usage."""
 
     list_display = [
@@ -55,7 +46,6 @@ class TurnRunAdmin(admin.ModelAdmin):
     list_filter = ["status", "intent_level", "route", "intent_cache_hit"]
     search_fields = ["message__text", "conversation__id", "conversation__customer__external_id"]
     list_select_related = ["conversation"]
-    raw_id_fields = ["conversation", "message", "reply_message"]
     date_hierarchy = "created_at"
     inlines = [TurnEventInline, SubtaskInline]
     readonly_fields = [
@@ -151,11 +141,10 @@ class TurnRunAdmin(admin.ModelAdmin):
 
 
 @admin.register(Subtask)
-class SubtaskAdmin(admin.ModelAdmin):
+class SubtaskAdmin(ReadOnlyAdmin):
     list_display = ["id", "turn", "specialist", "intent", "status", "latency_ms", "created_at"]
     list_filter = ["specialist", "status", "intent"]
     search_fields = ["text", "turn__id", "error"]
-    raw_id_fields = ["turn"]
 
 
 @admin.register(IntentExemplar)
@@ -170,9 +159,8 @@ class IntentExemplarAdmin(admin.ModelAdmin):
 
     def save_model(self, request: HttpRequest, obj: IntentExemplar, form: Any, change: bool) -> None:
         if change:
-            IntentExemplar.objects.filter(pk=obj.pk).update(active=obj.active, intent=obj.intent, language=obj.language)
-            if "text" in form.changed_data:
-                IntentExemplar.objects.filter(pk=obj.pk).delete()
-                obj.pk = exemplar_add(intent=obj.intent, language=obj.language, text=obj.text).pk
-            return
-        obj.pk = exemplar_add(intent=obj.intent, language=obj.language, text=obj.text).pk
+            obj.pk = exemplar_change(
+                obj.pk, intent=obj.intent, language=obj.language, text=obj.text, active=obj.active
+            ).pk
+        else:
+            obj.pk = exemplar_add(intent=obj.intent, language=obj.language, text=obj.text).pk

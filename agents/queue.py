@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 
 from celery import current_app
+from django.conf import settings
 from django.db import transaction
 
 from conversations.outage import service_outage
@@ -22,9 +23,10 @@ SUBTASK_EXECUTE = "agents.tasks.subtask_execute_task"
 
 
 def task_send(name: str, *args: object) -> None:
-    """Queue task `name` now; an unreachable broker is logged, not raised (the sweep recovers)."""
+    """Queue task `name` now on the project's queue; an unreachable broker is logged, not raised (the sweep
+    recovers)."""
     try:
-        current_app.send_task(name, args=args)
+        current_app.send_task(name, args=args, queue=settings.CELERY_TASK_DEFAULT_QUEUE)
     except Exception as exc:
         if not service_outage(exc):
             raise

@@ -8,11 +8,11 @@ and writes nothing.
 from __future__ import annotations
 
 import time
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F
 from django.utils import timezone
 
 from agents.models import Subtask, TurnEvent, TurnRun
@@ -31,7 +31,14 @@ from conversations.models import (
     WorkflowState,
     WorkflowStatus,
 )
-from conversations.services import MessageRejected, conversation_lock, conversation_reopen, message_create
+from conversations.services import (
+    MessageRejected,
+    conversation_lock,
+    conversation_reopen,
+    conversation_start,
+    customer_upsert,
+    message_create,
+)
 
 
 class TurnTransitionError(Exception):
@@ -124,12 +131,7 @@ def customer_message_handle(*, conversation_id: int, text: str, client_id: str =
             conversation_reopen(conversation=conversation)
         language = detect_language(text, default=conversation.language)
         message = message_create(
-            conversation=conversation, sender=Sender.CUSTOMER, text=text.strip(), client_id=client_id
-        )
-        Conversation.objects.filter(pk=conversation.pk).update(
-            language=language,
-            turn_count=F("turn_count") + 1,
-            updated_at=timezone.now(),
+            conversation=conversation, sender=Sender.CUSTOMER, text=text.strip(), client_id=client_id, language=language
         )
         turn = TurnRun.objects.create(conversation=conversation, message=message, language=language)
         if not _bot_listens(conversation):
@@ -140,6 +142,27 @@ def customer_message_handle(*, conversation_id: int, text: str, client_id: str =
         else:
             turn_queue_on_commit(turn.pk)
     return turn
+
+
+def turn_entities_set(turn: TurnRun, entities: dict[str, Any]) -> None:
+    """What the turn's message is read as naming (an answer to a clarifying question adds the question's)."""
+    turn.entities = entities
+    TurnRun.objects.filter(pk=turn.pk).update(entities=entities)
+
+
+@dataclass(frozen=True)
+class SubtaskPlan:
+    specialist: str
+    intent: str
+    text: str
+    digression: bool = False
+
+
+def subtasks_create(turn: TurnRun, plans: list[SubtaskPlan]) -> list[Subtask]:
+    """The turn's subtasks, in the order their answers are merged (inside the fan-out's transaction)."""
+    return Subtask.objects.bulk_create(
+        Subtask(turn=turn, position=position, **asdict(plan)) for position, plan in enumerate(plans)
+    )
 
 
 def subtask_record_result(
@@ -201,15 +224,11 @@ def conversation_start_for_integrator(*, customer: dict[str, Any], language: str
     An integrator's API key is a signed identity: `verified: true` makes the customer verified,
     so the bot can show them their orders without asking. It never un-verifies a customer.
     """
-    from conversations.models import Customer
-    from conversations.services import conversation_start
-
     with transaction.atomic():
-        record, _ = Customer.objects.get_or_create(external_id=customer["external_id"], defaults={"locale": language})
-        changes = {k: customer[k] for k in ("name", "email", "phone") if customer.get(k)}
-        if customer.get("verified"):
-            changes["verified"] = True
-        if changes:
-            Customer.objects.filter(pk=record.pk).update(**changes)
-            record.refresh_from_db()
+        record = customer_upsert(
+            external_id=customer["external_id"],
+            locale=language,
+            **{k: customer.get(k) for k in ("name", "email", "phone")},
+            verified=True if customer.get("verified") else None,
+        )
         return conversation_start(customer=record, channel=channel, language=language)

@@ -115,11 +115,6 @@ def verification_attempt(entities: dict[str, Any], text: str = "") -> Verificati
     return VerificationAttempt(customer=customer, tried=tried)
 
 
-def conversation_verify(*, conversation_id: int, customer: Customer) -> None:
-    with transaction.atomic():
-        Conversation.objects.filter(pk=conversation_id).update(verified_customer=customer)
-
-
 # --- how a chat proves who the customer is (CHAT_VERIFICATION) -------------------------------------
 
 CODE_TTL = timedelta(minutes=10)

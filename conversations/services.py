@@ -1,13 +1,17 @@
-"""State changes of customers, conversations and messages; each one publishes its event on commit."""
+"""State changes of customers, conversations, messages and the conversation's engine state (recognised
+intents, workflows): every write to conversations' tables is made here. Changes a client sees publish their
+event on commit."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
+from django.db.models import F
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -16,10 +20,13 @@ from conversations.models import (
     Conversation,
     ConversationStatus,
     Customer,
+    IntentRecord,
     Language,
     Message,
     ResolutionReason,
     Sender,
+    WorkflowState,
+    WorkflowStatus,
 )
 from conversations.realtime import (
     message_payload,
@@ -56,9 +63,28 @@ class MessageRejected(Exception):
         return self.code
 
 
-def customer_get_or_create(*, external_id: str, name: str = "", locale: str = Language.EN) -> Customer:
-    customer, _ = Customer.objects.get_or_create(external_id=external_id, defaults={"name": name, "locale": locale})
+def customer_upsert(*, external_id: str, locale: str = Language.EN, **fields: Any) -> Customer:
+    """The one way a customer is written: created with `fields` (and `locale`, the language of their first
+    contact), or, when the external id is known, `fields` written over what is stored. Empty values are left
+    out, so an identity naming no email keeps the stored one; callers only ever turn `verified` on."""
+    fields = {name: value for name, value in fields.items() if value not in ("", None)}
+    with transaction.atomic():
+        customer, created = Customer.objects.get_or_create(
+            external_id=external_id, defaults={"locale": locale, **fields}
+        )
+        if not created and fields:
+            Customer.objects.filter(pk=customer.pk).update(**fields)
+            customer.refresh_from_db()
     return customer
+
+
+def customer_details_change(*, customer_id: int, **fields: Any) -> None:
+    """Staff put a customer's contact details right (an empty value clears it, unlike customer_upsert)."""
+    allowed = {"name", "first_name", "last_name", "email", "phone", "locale"}
+    if set(fields) - allowed:
+        raise ValueError(f"not a contact detail: {sorted(set(fields) - allowed)}")
+    if fields:
+        Customer.objects.filter(pk=customer_id).update(updated_at=timezone.now(), **fields)
 
 
 def conversation_start(*, customer: Customer, channel: str = Channel.WIDGET, language: str = "") -> Conversation:
@@ -75,8 +101,10 @@ def message_create(
     author: AbstractBaseUser | None = None,
     client_id: str = "",
     internal: bool = False,
+    language: str = "",
 ) -> Message:
-    """Store a message and announce it (internal notes only to staff) once the transaction commits."""
+    """Store a message and announce it (internal notes only to staff) once the transaction commits. A
+    customer's message counts a turn and sets the conversation's language to the one it was written in."""
     message = Message.objects.create(
         conversation=conversation,
         sender=sender,
@@ -87,7 +115,12 @@ def message_create(
         client_id=client_id,
         internal=internal,
     )
-    Conversation.objects.filter(pk=conversation.pk).update(last_message_at=message.created_at)
+    counted: dict[str, Any] = {}
+    if sender == Sender.CUSTOMER:
+        counted = {"turn_count": F("turn_count") + 1, "updated_at": message.created_at}
+        if language:
+            counted["language"] = language
+    Conversation.objects.filter(pk=conversation.pk).update(last_message_at=message.created_at, **counted)
     event = {"type": "message.created", "message": message_payload(message)}
     if not internal:
         send_conversation_event_on_commit(conversation.pk, event)
@@ -247,3 +280,85 @@ def staff_typing(*, conversation_id: int, staff: AbstractBaseUser) -> None:
         conversation_id,
         {"type": "typing", "sender": "agent", "conversation_id": conversation_id, "name": staff_display_name(staff)},
     )
+
+
+def conversation_failed_attempts_set(*, conversation_id: int, count: int) -> None:
+    """How many turns in a row the bot could not help with (0 after one it could)."""
+    Conversation.objects.filter(pk=conversation_id).update(failed_attempts=count)
+
+
+def conversation_verified_customer_set(*, conversation_id: int, customer: Customer) -> None:
+    """The chat has proven it speaks for `customer` (a signed identity, an emailed code, account details)."""
+    Conversation.objects.filter(pk=conversation_id).update(verified_customer=customer)
+
+
+@dataclass(frozen=True)
+class RecognisedIntent:
+    name: str
+    confidence: float
+
+
+def intents_record(
+    *,
+    conversation_id: int,
+    message_id: int,
+    intents: list[RecognisedIntent],
+    level: str,
+    entities: dict[str, Any],
+    emotion_score: float,
+) -> None:
+    """What a customer's message was recognised as; the first intent becomes the conversation's current one."""
+    IntentRecord.objects.bulk_create(
+        IntentRecord(
+            conversation_id=conversation_id,
+            message_id=message_id,
+            name=intent.name,
+            confidence=round(min(max(intent.confidence, 0.0), 1.0), 4),
+            level=level,
+            entities=entities,
+            emotion_score=min(max(emotion_score, 0.0), 1.0),
+        )
+        for intent in intents
+    )
+    if intents:
+        Conversation.objects.filter(pk=conversation_id).update(current_intent=intents[0].name)
+
+
+# --- workflows' state, kept with the conversation (the engine's agents.workflows drives it) ---------------
+
+
+def workflow_open(
+    *,
+    conversation_id: int,
+    kind: str,
+    expires_at: datetime,
+    status: str = WorkflowStatus.ACTIVE,
+    step: str = "",
+    slots: dict[str, Any] | None = None,
+) -> WorkflowState:
+    return WorkflowState.objects.create(
+        conversation_id=conversation_id, kind=kind, status=status, step=step, slots=slots or {}, expires_at=expires_at
+    )
+
+
+def workflow_save(state_id: int, *, only_if: str = "", **fields: Any) -> bool:
+    """Write `fields` of one workflow; with `only_if`, only while it is in that status (False otherwise)."""
+    rows = WorkflowState.objects.filter(pk=state_id)
+    if only_if:
+        rows = rows.filter(status=only_if)
+    return rows.update(**fields) == 1
+
+
+def workflows_end(*, conversation_id: int, status: str, to: str, keep_kind: str = "") -> int:
+    """Move a conversation's workflows in `status` to `to` (all kinds but `keep_kind`); return how many."""
+    rows = WorkflowState.objects.filter(conversation_id=conversation_id, status=status)
+    if keep_kind:
+        rows = rows.exclude(kind=keep_kind)
+    return rows.update(status=to)
+
+
+def workflows_expire_idle() -> int:
+    """Close the workflows (and requests queued) whose time ran out; return how many."""
+    return WorkflowState.objects.filter(
+        status__in=[WorkflowStatus.ACTIVE, WorkflowStatus.QUEUED], expires_at__lt=timezone.now()
+    ).update(status=WorkflowStatus.EXPIRED)

@@ -25,6 +25,7 @@ from django.db import transaction
 from conversations.models import Channel, Conversation, ConversationStatus, Customer, Language, Message, Sender
 from conversations.rate import customer_rate_allow
 from conversations.realtime import message_payload, staff_display_name
+from conversations.services import conversation_start, conversation_verified_customer_set, customer_upsert
 
 _TOKEN_SALT = "conversations.widget.token"
 HISTORY_LIMIT = 100
@@ -118,15 +119,12 @@ def _identified_customer(identity_token: str, locale: str) -> Customer:
     external_id = str(claims["sub"]).strip()
     if not external_id or len(external_id) > 128:
         raise WidgetSessionError("invalid", "the identity token's sub must be 1 to 128 characters", "identity_token")
-    customer, _ = Customer.objects.get_or_create(external_id=external_id, defaults={"locale": locale})
-    changes: dict[str, Any] = {"verified": True}
-    for field, limit in (("name", 200), ("email", 254)):
-        value = claims.get(field)
-        if isinstance(value, str) and value.strip():
-            changes[field] = value.strip()[:limit]
-    Customer.objects.filter(pk=customer.pk).update(**changes)
-    customer.refresh_from_db()
-    return customer
+    signed = {
+        field: value.strip()[:limit]
+        for field, limit in (("name", 200), ("email", 254))
+        if isinstance(value := claims.get(field), str)
+    }
+    return customer_upsert(external_id=external_id, locale=locale, verified=True, **signed)
 
 
 def widget_session_open(
@@ -171,11 +169,11 @@ def widget_session_open(
         elif resumed is not None:
             customer = resumed.customer
         else:
-            customer = Customer.objects.create(external_id=f"visitor-{uuid.uuid4().hex}", locale=language)
+            customer = customer_upsert(external_id=f"visitor-{uuid.uuid4().hex}", locale=language)
         if resumed is None:
-            resumed = Conversation.objects.create(customer=customer, channel=Channel.WIDGET, language=language)
+            resumed = conversation_start(customer=customer, channel=Channel.WIDGET, language=language)
         if customer.verified and resumed.verified_customer_id is None:
-            Conversation.objects.filter(pk=resumed.pk).update(verified_customer=customer)
+            conversation_verified_customer_set(conversation_id=resumed.pk, customer=customer)
             resumed.verified_customer = customer
     return WidgetSession(conversation=resumed, token=widget_token_issue(resumed))
 

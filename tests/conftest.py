@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import json
 import os
 import signal
 import socket
@@ -10,11 +12,13 @@ import sys
 import time
 import urllib.error
 import urllib.request
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+import redis
 from django.conf import settings
 from django.db import connection
 
@@ -234,9 +238,28 @@ def staff_bob(db: None) -> Any:
     return User.objects.create_user("bob", password="pw", is_staff=True, first_name="Bob")
 
 
-@pytest.fixture
-def no_queue(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Tests that drive turns in-process keep them off the real queue (the session worker would race them)."""
-    from agents import queue
+class ParkedQueue:
+    """A queue on the real broker that no worker consumes: what the engine sent stays there to be read."""
 
-    monkeypatch.setattr(queue, "task_send", lambda name, *args: None)
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self._redis = redis.Redis.from_url(settings.CELERY_BROKER_URL)
+
+    def sent(self) -> list[tuple[str, tuple[Any, ...]]]:
+        """(task name, args) of each message on the queue, oldest first (kombu pushes to the head)."""
+        messages = [json.loads(raw) for raw in reversed(self._redis.lrange(self.name, 0, -1))]
+        return [(m["headers"]["task"], tuple(json.loads(base64.b64decode(m["body"]))[0])) for m in messages]
+
+    def delete(self) -> None:
+        self._redis.delete(self.name)
+        self._redis.close()
+
+
+@pytest.fixture
+def parked_queue(settings: Any) -> Iterator[ParkedQueue]:
+    """Turns driven in-process, step by step, send their tasks to the real broker on a queue of their own,
+    so the session's worker does not race the test; `.sent()` shows what was queued."""
+    queue = ParkedQueue(f"cs-test-parked-{uuid.uuid4().hex[:8]}")
+    settings.CELERY_TASK_DEFAULT_QUEUE = queue.name
+    yield queue
+    queue.delete()

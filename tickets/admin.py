@@ -2,20 +2,16 @@ from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
+from conversations.admin import ReadOnlyAdmin, ReadOnlyInline
 from tickets.models import CannedResponse, EscalationCard, Ticket, TicketEvent
 from tickets.services import ticket_transition
 from tickets.states import TicketStatus, transition_allowed
 
 
-class TicketEventInline(admin.TabularInline):
+class TicketEventInline(ReadOnlyInline):
     model = TicketEvent
     fields = ["created_at", "kind", "from_status", "to_status", "actor", "note"]
     readonly_fields = fields
-    extra = 0
-    can_delete = False
-
-    def has_add_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False
 
 
 def _transition_action(to: TicketStatus):  # type: ignore[no-untyped-def]
@@ -67,19 +63,17 @@ class TicketAdmin(admin.ModelAdmin):
 
 
 @admin.register(TicketEvent)
-class TicketEventAdmin(admin.ModelAdmin):
+class TicketEventAdmin(ReadOnlyAdmin):
     list_display = ["ticket", "kind", "from_status", "to_status", "actor", "created_at"]
     list_filter = ["kind", "to_status"]
     search_fields = ["ticket__id", "note"]
-    raw_id_fields = ["ticket"]
 
 
 @admin.register(EscalationCard)
-class EscalationCardAdmin(admin.ModelAdmin):
+class EscalationCardAdmin(ReadOnlyAdmin):
     list_display = ["id", "conversation", "reason", "short_summary", "accepted_by", "created_at"]
     list_filter = ["reason"]
     search_fields = ["summary", "conversation__id", "conversation__customer__external_id"]
-    raw_id_fields = ["conversation", "ticket"]
 
     @admin.display(description="summary")
     def short_summary(self, obj: EscalationCard) -> str:

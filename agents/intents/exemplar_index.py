@@ -111,6 +111,19 @@ def exemplar_add(*, intent: Intent | str, language: str, text: str) -> IntentExe
     return exemplar
 
 
+def exemplar_change(
+    exemplar_id: int, *, intent: Intent | str, language: str, text: str, active: bool
+) -> IntentExemplar:
+    """A staff edit: a new wording is a new exemplar (embedded now) in place of the old one."""
+    exemplar = IntentExemplar.objects.get(pk=exemplar_id)
+    if text.strip() != exemplar.text:
+        exemplar.delete()
+        exemplar = exemplar_add(intent=intent, language=language, text=text)
+    IntentExemplar.objects.filter(pk=exemplar.pk).update(active=active, intent=intent, language=language)
+    exemplar.refresh_from_db()
+    return exemplar
+
+
 def neighbours(texts: list[str], *, k: int = NEIGHBOURS_K) -> list[list[tuple[str, float]]]:
     """For each text, its k nearest active exemplars as (intent, cosine similarity), best first."""
     if not texts:

@@ -24,7 +24,13 @@ from conversations.models import (
     WorkflowStatus,
 )
 from conversations.realtime import send_staff_event_on_commit
-from conversations.services import conversation_lock, conversation_wait_for_human
+from conversations.services import (
+    conversation_lock,
+    conversation_wait_for_human,
+    workflow_open,
+    workflow_save,
+    workflows_end,
+)
 from tickets.models import EscalationReason, Ticket, TicketKind, TicketPriority
 from tickets.presence import staff_online_count
 from tickets.services import escalation_card_create, ticket_create
@@ -74,11 +80,9 @@ def escalate_locked(turn: TurnRun, conversation: Conversation, *, from_: str, re
     card = escalation_card_create(conversation=conversation, ticket=callback_ticket, **data)
     conversation_wait_for_human(conversation=conversation)
     if awaiting is not None:
-        WorkflowState.objects.filter(conversation=conversation, status=WorkflowStatus.ACTIVE).update(
-            status=WorkflowStatus.CANCELLED
-        )
-        WorkflowState.objects.create(
-            conversation=conversation,
+        workflows_end(conversation_id=conversation.pk, status=WorkflowStatus.ACTIVE, to=WorkflowStatus.CANCELLED)
+        workflow_open(
+            conversation_id=conversation.pk,
             kind=WorkflowKind.CALLBACK,
             step="contact",
             slots={"card_id": card.pk},
@@ -119,8 +123,10 @@ def callback_collect(turn: TurnRun) -> bool:
             reply = dialog.Reply(text=prompt, awaiting={"slot": "contact", "prompt": prompt, "choices": []})
         else:
             ticket = _callback_ticket(conversation, contact=contact, source_key=f"workflow:{workflow.pk}:callback")
-            WorkflowState.objects.filter(pk=workflow.pk).update(
-                status=WorkflowStatus.COMPLETED, slots={**workflow.slots, "contact": contact, "ticket_id": ticket.pk}
+            workflow_save(
+                workflow.pk,
+                status=WorkflowStatus.COMPLETED,
+                slots={**workflow.slots, "contact": contact, "ticket_id": ticket.pk},
             )
             reply = dialog.Reply(text=callback_confirmed_line(language, mask_pii(contact), ticket.reference))
         return send_reply(

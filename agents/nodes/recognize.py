@@ -28,12 +28,11 @@ from agents.workflows.definitions import WORKFLOWS
 from agents.workflows.runner import workflow_active, workflows_queued_cancel
 from agents.workflows.switch import is_slot_answer
 from conversations.models import (
-    Conversation,
-    IntentRecord,
     WorkflowKind,
     WorkflowState,
     WorkflowStatus,
 )
+from conversations.services import RecognisedIntent, intents_record, workflow_save
 from knowledge.embeddings import EmbeddingsUnavailable, query_vectors
 from knowledge.hits import KnowledgeHit
 
@@ -127,23 +126,16 @@ def step_recognize(turn: TurnRun) -> bool:
         if switched:
             # The abandoned topic's slots are reset (and what was queued behind it); the rows stay as
             # history of what was collected.
-            WorkflowState.objects.filter(pk=workflow.pk, status=WorkflowStatus.ACTIVE).update(
-                status=WorkflowStatus.CANCELLED, step=""
-            )
+            workflow_save(workflow.pk, only_if=WorkflowStatus.ACTIVE, status=WorkflowStatus.CANCELLED, step="")
             workflows_queued_cancel(turn.conversation_id)
-        IntentRecord.objects.bulk_create(
-            IntentRecord(
-                conversation_id=turn.conversation_id,
-                message_id=turn.message_id,
-                name=score.intent.value,
-                confidence=round(min(max(score.confidence, 0.0), 1.0), 4),
-                level=recognition.level,
-                entities=recognition.entities,
-                emotion_score=min(max(recognition.emotion_score, 0.0), 1.0),
-            )
-            for score in recognition.intents
+        intents_record(
+            conversation_id=turn.conversation_id,
+            message_id=turn.message_id,
+            intents=[RecognisedIntent(score.intent.value, score.confidence) for score in recognition.intents],
+            level=recognition.level,
+            entities=recognition.entities,
+            emotion_score=recognition.emotion_score,
         )
-        Conversation.objects.filter(pk=turn.conversation_id).update(current_intent=recognition.top.intent.value)
     return True
 
 

@@ -11,8 +11,7 @@ from agents.nodes.escalate import escalate, escalate_locked
 from agents.nodes.recognize import usage_fields
 from agents.nodes.say import apology, delta_sender, send_reply
 from agents.states import SubtaskStatus, TurnStatus
-from conversations.models import Conversation
-from conversations.services import conversation_lock
+from conversations.services import conversation_failed_attempts_set, conversation_lock
 from tickets.models import EscalationReason
 
 
@@ -29,7 +28,7 @@ def step_reply(turn: TurnRun) -> bool:
     if failed >= settings.ESCALATE_FAILED_THRESHOLD:
         with transaction.atomic():
             conversation = conversation_lock(turn.conversation_id)
-            Conversation.objects.filter(pk=conversation.pk).update(failed_attempts=failed)
+            conversation_failed_attempts_set(conversation_id=conversation.pk, count=failed)
             return escalate_locked(
                 turn, conversation, from_=TurnStatus.MERGING, reason=EscalationReason.REPEATED_FAILURE
             )

@@ -12,13 +12,13 @@ from agents import dialog
 from agents.intents.catalogue import catalogue_get
 from agents.intents.emotion import is_offensive
 from agents.intents.entities import extract_entities
-from agents.models import RouteDecision, Subtask, TurnRun
+from agents.models import RouteDecision, TurnRun
 from agents.nodes.escalate import callback_collect, escalate, escalate_locked
 from agents.nodes.recognize import workflow_intent
 from agents.nodes.say import send_reply
 from agents.queue import subtask_queue_on_commit
 from agents.route import PRIVATE_QUERIES, PlannedPart, clarify_picked, requests_in_order, route_plan
-from agents.services import turn_transition
+from agents.services import SubtaskPlan, subtasks_create, turn_entities_set, turn_transition
 from agents.states import TurnStatus
 from agents.subtasks import subtask_execute
 from agents.taxonomy import KNOWLEDGE_INTENTS, WORKFLOW_INTENTS, Intent, Specialist, specialists_for
@@ -26,13 +26,12 @@ from agents.workflows.definitions import FREE_TEXT_SLOTS, WORKFLOW_FOR_INTENT
 from agents.workflows.runner import order_typo_fix, workflow_active
 from agents.workflows.switch import is_slot_answer
 from conversations.models import (
-    Conversation,
     ConversationStatus,
     IntentLevel,
     WorkflowState,
     WorkflowStatus,
 )
-from conversations.services import conversation_lock
+from conversations.services import conversation_failed_attempts_set, conversation_lock, workflow_open
 from knowledge.hits import KnowledgeHit
 from tickets.models import EscalationReason
 
@@ -107,8 +106,7 @@ def _clarified(turn: TurnRun) -> list[PlannedPart]:
     picked = clarify_picked(turn.message.text, [(c, tuple(dialog.INTENT_LABELS[c].values())) for c in offered])
     if picked is None:
         return []
-    turn.entities = {**before.entities, **turn.entities}
-    TurnRun.objects.filter(pk=turn.pk).update(entities=turn.entities)
+    turn_entities_set(turn, {**before.entities, **turn.entities})
     return [PlannedPart(Intent(picked), before.message.text, 1.0, "intent")]
 
 
@@ -181,20 +179,19 @@ def fan_out(turn: TurnRun, *, parts: list[PlannedPart], workflow_intent: str = "
         plan = [(part.intent.value, part.text, specialists_for(part.intent)) for part in parts]
         if workflow_intent:  # the paused workflow gets the message last, so its prompt ends the reply
             plan.append((workflow_intent, turn.message.text, [Specialist.TICKET]))
-        subtasks = []
-        for intent, text, specialists in plan:
-            for specialist in specialists:
-                subtasks.append(
-                    Subtask(
-                        turn=turn,
-                        position=len(subtasks),
-                        specialist=specialist.value,
-                        intent=intent,
-                        text=text or turn.message.text,
-                        digression=digression and intent == workflow_intent and specialist == Specialist.TICKET,
-                    )
+        created = subtasks_create(
+            turn,
+            [
+                SubtaskPlan(
+                    specialist=specialist.value,
+                    intent=intent,
+                    text=text or turn.message.text,
+                    digression=digression and intent == workflow_intent and specialist == Specialist.TICKET,
                 )
-        created = Subtask.objects.bulk_create(subtasks)
+                for intent, text, specialists in plan
+                for specialist in specialists
+            ],
+        )
         if len(created) > 1:
             for subtask in created:
                 subtask_queue_on_commit(subtask.pk)
@@ -213,7 +210,7 @@ def _queue_requests(turn: TurnRun, requests: list[PlannedPart]) -> None:
     """Keep the later requests of a message; each starts when the one before it ends (inside atomic())."""
     catalogue = catalogue_get()
     for request in requests:
-        WorkflowState.objects.create(
+        workflow_open(
             conversation_id=turn.conversation_id,
             kind=WORKFLOW_FOR_INTENT[request.intent.value],
             status=WorkflowStatus.QUEUED,
@@ -233,7 +230,7 @@ def clarify(turn: TurnRun) -> bool:
         conversation = conversation_lock(turn.conversation_id)
         failed = conversation.failed_attempts + 1
         if failed >= settings.ESCALATE_FAILED_THRESHOLD:
-            Conversation.objects.filter(pk=conversation.pk).update(failed_attempts=failed)
+            conversation_failed_attempts_set(conversation_id=conversation.pk, count=failed)
             return escalate_locked(
                 turn, conversation, from_=TurnStatus.RECOGNIZED, reason=EscalationReason.LOW_CONFIDENCE
             )

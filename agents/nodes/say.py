@@ -12,13 +12,13 @@ from agents import dialog
 from agents.models import TurnRun
 from agents.services import bot_message_send, turn_transition
 from agents.states import TurnStatus
-from conversations.models import Conversation
 from conversations.realtime import (
     send_conversation_event_now,
     send_conversation_event_on_commit,
     send_conversation_events_now,
 )
 from conversations.selectors import conversation_is_human
+from conversations.services import conversation_failed_attempts_set
 
 TAKEOVER_CHECK_S = 0.25
 
@@ -54,7 +54,7 @@ def send_reply(
     """Answer and end the turn (inside atomic()); False if another run of this step ended it first."""
     moved = reply_send(turn, reply, from_=from_, to=TurnStatus.DONE, reason=route, route=route, **fields)
     if moved == TurnStatus.DONE:
-        Conversation.objects.filter(pk=turn.conversation_id).update(failed_attempts=failed_attempts)
+        conversation_failed_attempts_set(conversation_id=turn.conversation_id, count=failed_attempts)
     return moved is not None
 
 

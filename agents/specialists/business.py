@@ -19,9 +19,10 @@ from agents.store.money import money
 from agents.store.selectors import product_examples, store_currency
 from agents.taxonomy import Intent
 from agents.tools import TOOLS, ToolContext, ToolError, tool_call
-from agents.verification import ProofStatus, chat_proof, conversation_verify, verified_customer
+from agents.verification import ProofStatus, chat_proof, verified_customer
 from agents.workflows.verify import identity_question, workflow_verify_start
 from conversations.models import Conversation
+from conversations.services import conversation_verified_customer_set
 
 PRIVATE = {Intent.ORDER_QUERY, Intent.LOGISTICS_QUERY, Intent.RETURN, Intent.EXCHANGE}
 _SUBSIDY_WORDS = re.compile(r"国补|补贴|subsid", re.IGNORECASE)
@@ -145,7 +146,7 @@ class Business(Specialist):
         if customer is None and Intent(ctx.intent) in PRIVATE:
             proof = chat_proof(conversation, ctx.entities, ctx.message_text)
             if proof.status == ProofStatus.VERIFIED:
-                conversation_verify(conversation_id=conversation.pk, customer=proof.customer)
+                conversation_verified_customer_set(conversation_id=conversation.pk, customer=proof.customer)
                 customer = proof.customer
             else:
                 prompt, slot = identity_question(ctx.language, proof, ask=verification_prompt(ctx.language))

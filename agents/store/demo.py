@@ -34,6 +34,7 @@ from agents.store.models import (
 from agents.store.services import store_profile_set
 from agents.store.versions import store_version_bump
 from conversations.models import Customer, Language
+from conversations.services import customer_upsert
 
 PRODUCTS: list[dict[str, Any]] = [
     {
@@ -413,11 +414,10 @@ def _seed_catalogue(reset: bool) -> None:
 
 def _seed_customers(reset: bool) -> None:
     for data in CUSTOMERS:
-        fields = {k: data[k] for k in ("name", "first_name", "last_name", "email", "phone", "locale")}
-        customer, created = Customer.objects.get_or_create(external_id=data["external_id"], defaults=fields)
-        if not (created or reset):
+        if Customer.objects.filter(external_id=data["external_id"]).exists() and not reset:
             continue
-        Customer.objects.filter(pk=customer.pk).update(**fields)
+        fields = {k: data[k] for k in ("name", "first_name", "last_name", "email", "phone", "locale")}
+        customer = customer_upsert(external_id=data["external_id"], **fields)
         Address.objects.filter(customer=customer).delete()
         Address.objects.create(customer=customer, is_default=True, **data["address"])
         for method in data["payment_methods"]:

@@ -35,6 +35,7 @@ from agents.store.models import (
 from agents.store.services import store_profile_set
 from agents.store.versions import store_version_bump
 from conversations.models import Customer
+from conversations.services import customer_upsert
 
 ORDER_ACTION_KEYS = (
     "cancel_reason",
@@ -399,12 +400,8 @@ def _import_users(users: dict[str, Mapping[str, Any]], summary: ImportSummary) -
             "name": f"{name['first_name']} {name['last_name']}".strip(),
             "email": record["email"],
         }
-        if customer is None:
-            customer = Customer.objects.create(external_id=key, **fields)
-            summary.created["users"] += 1
-        else:
-            Customer.objects.filter(pk=customer.pk).update(**fields)
-            summary.updated["users"] += 1
+        (summary.created if customer is None else summary.updated)["users"] += 1
+        customer = customer_upsert(external_id=key, **fields)
         Address.objects.filter(customer=customer).delete()
         Address.objects.create(customer=customer, is_default=True, **record["address"])
         _reset_payment_methods(customer, record["payment_methods"], where=f'users["{key}"]')

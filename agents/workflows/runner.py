@@ -27,7 +27,6 @@ from agents.verification import (
     Proof,
     ProofStatus,
     chat_proof,
-    conversation_verify,
     verified_customer,
 )
 from agents.workflows import slots as read
@@ -46,6 +45,13 @@ from agents.workflows.definitions import (
 )
 from agents.workflows.verify import IDLE_TIMEOUT, identity_question
 from conversations.models import Conversation, WorkflowKind, WorkflowState, WorkflowStatus
+from conversations.services import (
+    conversation_verified_customer_set,
+    workflow_open,
+    workflow_save,
+    workflows_end,
+    workflows_expire_idle,
+)
 
 # Answers in a row the bot could not use for the slot it asked: after the second, it offers choices
 # instead of a third identical prompt; after the third, a person takes over (seed 000's failed
@@ -70,30 +76,27 @@ def workflow_active(conversation_id: int) -> WorkflowState | None:
         .first()
     )
     if state is not None and state.expires_at < timezone.now():
-        WorkflowState.objects.filter(pk=state.pk, status=WorkflowStatus.ACTIVE).update(status=WorkflowStatus.EXPIRED)
+        workflow_save(state.pk, only_if=WorkflowStatus.ACTIVE, status=WorkflowStatus.EXPIRED)
         return None
     return state
 
 
 def workflows_queued_cancel(conversation_id: int) -> None:
     """Drop the requests queued behind the active workflow (it was cancelled or replaced)."""
-    WorkflowState.objects.filter(conversation_id=conversation_id, status=WorkflowStatus.QUEUED).update(
-        status=WorkflowStatus.CANCELLED
-    )
+    workflows_end(conversation_id=conversation_id, status=WorkflowStatus.QUEUED, to=WorkflowStatus.CANCELLED)
 
 
 def workflows_expire() -> int:
     """Close workflows idle for longer than IDLE_TIMEOUT, and the requests queued behind them (Celery
     beat); return how many."""
-    return WorkflowState.objects.filter(
-        status__in=[WorkflowStatus.ACTIVE, WorkflowStatus.QUEUED], expires_at__lt=timezone.now()
-    ).update(status=WorkflowStatus.EXPIRED)
+    return workflows_expire_idle()
 
 
 def _save(
     state: WorkflowState, *, step: str, slots: dict[str, Any], status: str = WorkflowStatus.ACTIVE, kind: str = ""
 ) -> None:
-    WorkflowState.objects.filter(pk=state.pk).update(
+    workflow_save(
+        state.pk,
         step=step,
         slots=slots,
         status=status,
@@ -184,8 +187,8 @@ def workflow_handle(sctx: SpecialistContext) -> SpecialistResult:
             kind = WORKFLOW_FOR_INTENT.get(sctx.intent)
             if kind is None:
                 return SpecialistResult(text="", resolved=True)
-            state = WorkflowState.objects.create(
-                conversation=conversation,
+            state = workflow_open(
+                conversation_id=conversation.pk,
                 kind=kind,
                 slots=_order_just_discussed(sctx),
                 expires_at=timezone.now() + IDLE_TIMEOUT,
@@ -245,9 +248,7 @@ def _then_next(sctx: SpecialistContext, conversation: Conversation, ended: Speci
     )
     if queued is None:
         return ended
-    WorkflowState.objects.filter(pk=queued.pk).update(
-        status=WorkflowStatus.ACTIVE, expires_at=timezone.now() + IDLE_TIMEOUT
-    )
+    workflow_save(queued.pk, status=WorkflowStatus.ACTIVE, expires_at=timezone.now() + IDLE_TIMEOUT)
     queued.status = WorkflowStatus.ACTIVE
     quiet = SpecialistContext(**{**sctx.__dict__, "text": "", "message_text": "", "entities": {}, "digression": False})
     follow = _advance(quiet, conversation, queued)
@@ -290,7 +291,7 @@ def _advance(sctx: SpecialistContext, conversation: Conversation, state: Workflo
         proof = chat_proof(conversation, entities, text, awaiting=state.step)
         if proof.status != ProofStatus.VERIFIED:
             return _verification_needed(sctx, state, s, proof, said=said)
-        conversation_verify(conversation_id=conversation.pk, customer=proof.customer)
+        conversation_verified_customer_set(conversation_id=conversation.pk, customer=proof.customer)
         customer = proof.customer
         s.pop("_unusable", None)
     if state.kind == WorkflowKind.VERIFY:
@@ -563,7 +564,7 @@ def _queued_corrected(conversation_id: int, fix: tuple[str, str]) -> bool:
             continue
         found = True
         slots = {**state.slots, "_pending": [_said_corrected(said, fix) for said in pending]}
-        WorkflowState.objects.filter(pk=state.pk).update(slots=slots, updated_at=timezone.now())
+        workflow_save(state.pk, slots=slots, updated_at=timezone.now())
     return found
 
 

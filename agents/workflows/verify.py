@@ -10,7 +10,8 @@ from django.utils import timezone
 
 from agents.answers import localized
 from agents.verification import CODE_TTL, Proof, ProofStatus
-from conversations.models import WorkflowKind, WorkflowState, WorkflowStatus
+from conversations.models import WorkflowKind, WorkflowStatus
+from conversations.services import workflow_open, workflows_end
 
 # A paused request (or a workflow waiting for an answer) is dropped after this long without one.
 IDLE_TIMEOUT = timedelta(minutes=10)
@@ -21,10 +22,13 @@ def workflow_verify_start(
 ) -> None:
     """Pause a private question until the customer is verified; it is answered right after. `step` is
     what is awaited: the account's details, or the code just emailed to `code_sent_to`."""
-    WorkflowState.objects.filter(conversation_id=conversation_id, status=WorkflowStatus.ACTIVE).exclude(
-        kind=WorkflowKind.CALLBACK
-    ).update(status=WorkflowStatus.CANCELLED)
-    WorkflowState.objects.create(
+    workflows_end(
+        conversation_id=conversation_id,
+        status=WorkflowStatus.ACTIVE,
+        to=WorkflowStatus.CANCELLED,
+        keep_kind=WorkflowKind.CALLBACK,
+    )
+    workflow_open(
         conversation_id=conversation_id,
         kind=WorkflowKind.VERIFY,
         step=step,

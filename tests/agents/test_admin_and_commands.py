@@ -17,7 +17,7 @@ from conversations.services import conversation_start
 from tests.agents.engine import run_turn
 from tests.conftest import BASE_DIR, database_url_for_tests, subprocess_env
 
-pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("exemplars", "no_queue")]
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("exemplars", "parked_queue")]
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ from conversations.services import conversation_start
 from tests.agents.engine import run_turn
 from tests.fake_openai import FakeOpenAI
 
-pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("exemplars", "no_queue")]
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("exemplars", "parked_queue")]
 
 
 @pytest.fixture

@@ -18,7 +18,7 @@ from knowledge.services import gap_answer, missed_question_record
 from tests.agents.engine import run_turn
 from tests.fake_openai import FakeOpenAI
 
-pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("exemplars", "no_queue")]
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("exemplars", "parked_queue")]
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ from conversations.services import conversation_start, conversation_take_over
 from tests.agents.engine import run_turn
 from tests.fake_openai import FakeOpenAI
 
-pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("exemplars", "no_queue")]
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("exemplars", "parked_queue")]
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from conversations.services import conversation_start
 from tests.agents.engine import run_turn
 from tests.fake_openai import FakeOpenAI
 
-pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("exemplars", "no_queue")]
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("exemplars", "parked_queue")]
 
 X9_BLACK_256, X9_BLACK_512, X9_WHITE_256 = "V-X9-BLK-256", "V-X9-BLK-512", "V-X9-WHT-256"
 

@@ -10,6 +10,7 @@ from django.test import override_settings
 from agents.models import RouteDecision, Subtask, TurnEvent, TurnRun
 from agents.nodes.route import route_decide
 from agents.pipeline import turn_advance
+from agents.queue import SUBTASK_EXECUTE
 from agents.route import route_plan
 from agents.services import MessageRejected, customer_message_handle, turn_transition
 from agents.states import ALLOWED_TRANSITIONS, TurnStatus
@@ -21,7 +22,7 @@ from tests.agents.engine import run_turn
 from tickets.models import EscalationCard, Ticket
 from tickets.presence import staff_seen
 
-pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("exemplars", "no_queue")]
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("exemplars", "parked_queue")]
 
 
 @pytest.fixture
@@ -366,11 +367,15 @@ def test_bot_never_replies_while_a_human_owns_the_chat(chat: Conversation, staff
     assert not Message.objects.filter(conversation=chat, sender="bot").exists()
 
 
-def test_takeover_between_subtasks_and_reply_silences_the_bot(chat: Conversation, staff_bob: Any) -> None:
+def test_takeover_between_subtasks_and_reply_silences_the_bot(
+    chat: Conversation, staff_bob: Any, parked_queue: Any, django_capture_on_commit_callbacks: Any
+) -> None:
     # given: a turn with two subtasks (so they are queued, not run inline), both done
     turn = customer_message_handle(conversation_id=chat.pk, text="对比 Find X8 和 X9 的区别，并告诉我 X9 国补后多少钱")
-    turn_advance(turn.pk)
-    assert Subtask.objects.filter(turn=turn).count() == 2
+    with django_capture_on_commit_callbacks(execute=True):
+        turn_advance(turn.pk)
+    subtask_ids = tuple(Subtask.objects.filter(turn=turn).order_by("position").values_list("pk", flat=True))
+    assert parked_queue.sent() == [(SUBTASK_EXECUTE, (pk,)) for pk in subtask_ids] and len(subtask_ids) == 2
     for subtask in Subtask.objects.filter(turn=turn):
         subtask_execute(subtask_id=subtask.pk)
 
@@ -564,30 +569,28 @@ def test_sweep_times_out_subtasks_no_worker_finished_and_the_turn_still_answers(
     assert done.status == TurnStatus.DONE and done.reply["text"]
 
 
-def test_sweep_requeues_turns_stuck_in_a_step(chat: Conversation, monkeypatch: Any) -> None:
+def test_sweep_requeues_turns_stuck_in_a_step(chat: Conversation, parked_queue: Any) -> None:
     from datetime import timedelta
 
     from django.utils import timezone
 
-    from agents import queue
+    from agents.queue import TURN_ADVANCE
     from agents.subtasks import turn_sweep
 
-    queued: list[int] = []
-    monkeypatch.setattr(queue, "task_send", lambda name, turn_id: queued.append(turn_id))
-    turn = customer_message_handle(conversation_id=chat.pk, text="hello")
-    queued.clear()  # the turn's own queueing, as if the broker had been out
+    turn = customer_message_handle(conversation_id=chat.pk, text="hello")  # its own queueing waits for a commit
     TurnRun.objects.filter(pk=turn.pk).update(created_at=timezone.now() - timedelta(seconds=10))
     assert turn_sweep()["requeued_turns"] == 0  # just stored: its task may still be on the way
+    assert parked_queue.sent() == []
 
     TurnRun.objects.filter(pk=turn.pk).update(created_at=timezone.now() - timedelta(seconds=25))
     assert turn_sweep()["requeued_turns"] == 1  # never started: queued again after 20 s
-    assert queued == [turn.pk]
+    assert parked_queue.sent() == [(TURN_ADVANCE, (turn.pk,))]
 
     TurnRun.objects.filter(pk=turn.pk).update(status=TurnStatus.RECOGNIZED)
-    queued.clear()
     assert turn_sweep()["requeued_turns"] == 0  # a started step gets a minute
     TurnRun.objects.filter(pk=turn.pk).update(created_at=timezone.now() - timedelta(minutes=3))
     assert turn_sweep()["requeued_turns"] == 1
+    assert parked_queue.sent() == [(TURN_ADVANCE, (turn.pk,))] * 2
 
 
 def test_a_second_unclear_message_escalates_for_low_confidence(chat_zh: Conversation) -> None:

@@ -9,7 +9,7 @@ import pytest
 from agents.models import TurnEvent, TurnRun
 from agents.services import customer_message_handle
 from agents.states import TERMINAL, TurnStatus
-from conversations.services import conversation_start, customer_get_or_create
+from conversations.services import conversation_start, customer_upsert
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("celery_worker", "exemplars")]
 
@@ -21,7 +21,7 @@ MESSAGES = {
 
 @pytest.mark.parametrize("language", ["en", "zh"])
 def test_messages_sent_at_once_are_answered_in_order_one_after_another(language: str) -> None:
-    customer = customer_get_or_create(external_id=f"burst-{language}", locale=language)
+    customer = customer_upsert(external_id=f"burst-{language}", locale=language)
     conversation = conversation_start(customer=customer, channel="api", language=language)
 
     turns = [customer_message_handle(conversation_id=conversation.pk, text=text) for text in MESSAGES[language]]

@@ -18,7 +18,7 @@ from conversations.models import Conversation, Customer, OutboxEmail
 from conversations.services import conversation_start
 from tests.agents.engine import run_turn
 
-pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("exemplars", "no_queue")]
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("exemplars", "parked_queue")]
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ from conversations.services import conversation_start
 from tests.agents.engine import run_turn
 from tickets.models import Ticket
 
-pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("exemplars", "no_queue")]
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("exemplars", "parked_queue")]
 
 
 @pytest.fixture

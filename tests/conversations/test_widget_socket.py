@@ -15,8 +15,9 @@ from channels.routing import URLRouter
 from channels.testing import WebsocketCommunicator
 from django.core.management import call_command
 
+from agents.models import TurnRun
 from conversations.models import Conversation, ConversationStatus, Message
-from conversations.services import conversation_resolve, conversation_take_over
+from conversations.services import conversation_resolve, conversation_take_over, staff_message_send
 from conversations.widget import widget_session_open
 from cs_project.routing import websocket_urlpatterns
 
@@ -65,11 +66,15 @@ async def until(socket: WebsocketCommunicator, kind: str, *, timeout: float = 30
             return events
 
 
-async def drain(socket: WebsocketCommunicator, quiet: float = 1.0) -> list[dict[str, Any]]:
-    """Whatever else arrives until the socket has been quiet for `quiet` seconds."""
-    events = []
-    while not await socket.receive_nothing(timeout=quiet):
-        events.append(await socket.receive_json_from())
+async def reply_to_next(socket: WebsocketCommunicator, text: str) -> list[dict[str, Any]]:
+    """Send `text` and return every event up to its turn's reply.done. Turns are answered in order, so what an
+    earlier message would still have caused has arrived by then: a fence to prove that nothing else came."""
+    client_id = uuid.uuid4().hex
+    await send(socket, text, client_id=client_id)
+    events = await until(socket, "message.created")
+    turn = await database_sync_to_async(TurnRun.objects.get)(message__client_id=client_id)
+    while not (events[-1]["type"] == "reply.done" and events[-1]["turn_id"] == turn.pk):
+        events += await until(socket, "reply.done")
     return events
 
 
@@ -96,7 +101,8 @@ async def test_a_question_is_echoed_streamed_and_answered_once(
     done = events[-1]
     assert len(deltas) >= 2 and "".join(deltas) == done["text"]  # offline replies stream too
     assert expected in done["text"] and done["sources"]
-    assert "reply.done" not in [e["type"] for e in await drain(socket)]
+    after = await reply_to_next(socket, "thanks")
+    assert [e["type"] for e in after].count("reply.done") == 1  # the question was answered once
 
 
 async def test_a_resent_client_id_is_not_answered_twice(
@@ -107,11 +113,15 @@ async def test_a_resent_client_id_is_not_answered_twice(
     await send(socket, "Hello!", client_id="same")
     await until(socket, "reply.done")
     await send(socket, "Hello!", client_id="same")
-    await asyncio.sleep(1.5)
+    after = await reply_to_next(socket, "thanks")
 
+    assert [
+        e["message"]["text"] for e in after if e["type"] == "message.created" and e["message"]["sender"] == "customer"
+    ] == ["thanks"]
+    assert [e["type"] for e in after].count("reply.done") == 1
     assert (
         await database_sync_to_async(Message.objects.filter(conversation_id=conversation_id, sender="customer").count)()
-        == 1
+        == 2
     )
 
 
@@ -261,14 +271,20 @@ async def test_staff_takeover_reaches_the_widget_and_the_bot_stays_silent(
 
     await database_sync_to_async(conversation_take_over)(conversation_id=conversation_id, staff=staff)
     events = await until(socket, "message.created")
-    await send(socket, "Hello, are you a person?")
+    await send(socket, "Hello, are you a person?", client_id="to-lin")
     after = await until(socket, "message.created")
+    turn = await database_sync_to_async(TurnRun.objects.get)(message__client_id="to-lin")
+    # the fence: Lin's answer reaches the widget after anything the bot could still have said
+    await database_sync_to_async(staff_message_send)(
+        conversation_id=conversation_id, staff=staff, text="Yes, Lin here."
+    )
+    fence = await until(socket, "message.created")
 
     status = next(e for e in events if e["type"] == "status.changed")
     assert status["status"] == ConversationStatus.HUMAN
     assert events[-1]["message"]["sender"] == "system" and "Lin" in events[-1]["message"]["text"]
-    assert after[-1]["message"]["sender"] == "customer"
-    assert await drain(socket, quiet=2.0) == []  # no bot reply, no deltas
+    assert after[-1]["message"]["sender"] == "customer" and turn.status == "skipped"
+    assert [e["type"] for e in fence] == ["message.created"] and fence[0]["message"]["sender"] == "agent"
 
 
 async def test_writing_to_a_closed_chat_reopens_it_with_the_bot_and_says_so(

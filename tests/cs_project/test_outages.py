@@ -23,7 +23,7 @@ from django.db import connection
 
 from conversations.api_keys import api_key_create
 from conversations.models import Message
-from conversations.services import conversation_start, customer_get_or_create
+from conversations.services import conversation_start, customer_upsert
 from cs_project.config import parse_database_url
 from tests.conftest import BASE_DIR, _free_port, process_group_stop, subprocess_env
 from tests.faults import TcpGate
@@ -88,7 +88,7 @@ def assert_unavailable(status: int, headers: dict[str, str], body: bytes) -> Non
 def test_with_redis_out_a_stored_message_is_answered_202_and_a_retry_makes_no_second(web: Web) -> None:
     _, key = api_key_create(name="shop")
     auth = {"Authorization": f"Bearer {key}"}
-    conversation = conversation_start(customer=customer_get_or_create(external_id="outage-1"), channel="api")
+    conversation = conversation_start(customer=customer_upsert(external_id="outage-1"), channel="api")
     messages = f"/api/v1/conversations/{conversation.pk}/messages"
 
     web.redis.close()

@@ -11,6 +11,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile, TemporaryUploaded
 from django.test import Client
 
 from conversations.api_keys import api_key_create
+from cs_project.celery import app as celery_app
 from knowledge.models import Document, IngestJob
 from knowledge.readers import IngestError
 from knowledge.selectors import chunk_search_hybrid
@@ -166,6 +167,12 @@ def _long_guide(sections: int) -> bytes:
     ).encode()
 
 
+def _worker_runs(job_id: str) -> bool:
+    """The worker is still running the job's task (asked of the worker itself)."""
+    active = celery_app.control.inspect(timeout=1).active() or {}
+    return any(job_id in str(task.get("args")) for tasks in active.values() for task in tasks)
+
+
 def test_a_running_job_is_cancelled_through_the_api_and_drops_the_file_in_progress(
     client: Client, auth: dict[str, str]
 ) -> None:
@@ -176,7 +183,9 @@ def test_a_running_job_is_cancelled_through_the_api_and_drops_the_file_in_progre
         time.sleep(0.05)
 
     cancelled = client.post(f"{url}/cancel", **auth)
-    time.sleep(1.5)  # the worker notices at its next embedding batch
+    while _worker_runs(url.rsplit("/", 1)[-1]):  # it notices at its next embedding batch
+        assert time.monotonic() < deadline, "the worker never stopped the cancelled job"
+        time.sleep(0.05)
     job = client.get(url, **auth).json()
     again = client.post(f"{url}/cancel", **auth)
 

@@ -17,7 +17,7 @@ from agents.models import TurnRun
 from agents.services import MessageRejected, customer_message_handle
 from agents.states import TERMINAL
 from conversations.models import Channel
-from conversations.services import conversation_start, customer_get_or_create
+from conversations.services import conversation_start, customer_upsert
 
 
 class Command(BaseCommand):
@@ -31,7 +31,7 @@ class Command(BaseCommand):
     def handle(self, *args: Any, customer: str, lang: str, timeout: float, **options: Any) -> None:
         worker = None if celery_app.control.ping(timeout=1.0, limit=1) else self._start_worker()
         try:
-            person = customer_get_or_create(external_id=customer, locale=lang)
+            person = customer_upsert(external_id=customer, locale=lang)
             conversation = conversation_start(customer=person, channel=Channel.TERMINAL, language=lang)
             self.stdout.write(f"conversation {conversation.pk} as {person.external_id}; Ctrl-D or /quit to leave.")
             while True:
