@@ -34,7 +34,9 @@ logger = logging.getLogger(__name__)
 # turn to MERGING (agents.services.subtask_record_result), and the terminal statuses run nothing.
 STEPS = {
     TurnStatus.RECEIVED: step_recognize,  # → RECOGNIZED
-    TurnStatus.RECOGNIZED: step_route,  # → FANNED_OUT, MERGING (a lone subtask), DONE (clarify), ESCALATED
+    # → FANNED_OUT, MERGING (a lone subtask), DONE (clarify, or a lone subtask answered in the route's own
+    # transaction, with the reply: nodes.route.fan_out), ESCALATED
+    TurnStatus.RECOGNIZED: step_route,
     TurnStatus.MERGING: step_reply,  # → DONE, ESCALATED
 }
 

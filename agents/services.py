@@ -215,7 +215,7 @@ def subtask_record_result(
     """
     if turn_id is None:
         turn_id = Subtask.objects.values_list("turn_id", flat=True).get(pk=subtask_id)
-    with transaction.atomic():
+    with transaction.atomic(savepoint=False):  # what it writes stands or falls with the caller's transaction
         turn = TurnRun.objects.select_for_update(no_key=True).only("status").get(pk=turn_id)
         if turn.status != TurnStatus.FANNED_OUT:
             return False

@@ -26,7 +26,7 @@ def step_reply(turn: TurnRun) -> bool:
         # A specialist found the request outside its policy (e.g. verification failed three times).
         return escalate(turn, from_=TurnStatus.MERGING, reason=asked)
     if failed >= settings.ESCALATE_FAILED_THRESHOLD:
-        with transaction.atomic():
+        with transaction.atomic(savepoint=False):
             conversation = conversation_lock(turn.conversation_id)
             conversation_failed_attempts_set(conversation_id=conversation.pk, count=failed)
             return escalate_locked(
@@ -46,7 +46,7 @@ def step_reply(turn: TurnRun) -> bool:
             customer_text=turn.message.text,
             on_delta=delta_sender(turn),
         )
-    with transaction.atomic():
+    with transaction.atomic(savepoint=False):  # also inside fan_out's, for a subtask answered there
         return send_reply(
             turn,
             reply,

@@ -12,13 +12,16 @@ from agents import dialog
 from agents.intents.catalogue import catalogue_get
 from agents.intents.emotion import is_offensive
 from agents.intents.entities import extract_entities
-from agents.models import RouteDecision, TurnRun
+from agents.llm.client import llm_enabled
+from agents.models import RouteDecision, Subtask, TurnRun
 from agents.nodes.escalate import callback_collect, escalate, escalate_locked
 from agents.nodes.recognize import workflow_intent
+from agents.nodes.reply import step_reply
 from agents.nodes.say import send_reply
 from agents.queue import subtask_queue_on_commit
 from agents.route import PRIVATE_QUERIES, PlannedPart, clarify_picked, requests_in_order, route_plan
 from agents.services import SubtaskPlan, subtasks_create, turn_entities_set, turn_move
+from agents.specialists import specialist_get
 from agents.states import TurnStatus
 from agents.subtasks import subtask_run_inline
 from agents.taxonomy import KNOWLEDGE_INTENTS, WORKFLOW_INTENTS, Intent, Specialist, specialists_for
@@ -161,6 +164,10 @@ def _digressions(turn: TurnRun, workflow: WorkflowState, parts: list[PlannedPart
     ]
 
 
+def _answers_in_transaction(subtask: Subtask) -> bool:
+    return not llm_enabled() and specialist_get(subtask.specialist).answers_in_transaction
+
+
 def fan_out(turn: TurnRun, *, parts: list[PlannedPart], workflow_intent: str = "", digression: bool = False) -> bool:
     """One subtask per (intent, specialist); each runs as its own Celery task.
 
@@ -196,6 +203,11 @@ def fan_out(turn: TurnRun, *, parts: list[PlannedPart], workflow_intent: str = "
         if len(created) > 1:
             for subtask in created:
                 subtask_queue_on_commit(subtask.pk)
+        elif _answers_in_transaction(created[0]):
+            # One transaction from the route to the stored reply: nothing of the turn is seen half done,
+            # and a worker dying midway leaves it RECOGNIZED for the sweep to run again.
+            subtask_run_inline(turn, created[0])
+            return step_reply(turn)
     if len(created) == 1:
         subtask_run_inline(turn, created[0])
         return turn.status == TurnStatus.MERGING  # carry on to the reply in this same run

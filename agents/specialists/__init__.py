@@ -15,6 +15,10 @@ from agents.answers import SpecialistContext, SpecialistResult, localized
 
 class Specialist(ABC):
     name: ClassVar[str]
+    # All it reads and writes is in the database, and offline it answers at once: its lone subtask runs in
+    # the transaction that stores the reply (agents.nodes.route.fan_out). Not for one that calls out (a
+    # remote API, mail) or holds the customer for several messages (a workflow).
+    answers_in_transaction: ClassVar[bool] = False
 
     @abstractmethod
     def run(self, ctx: SpecialistContext) -> SpecialistResult: ...

@@ -46,6 +46,7 @@ QUICK_REPLIES = {
 @register
 class Chitchat(Specialist):
     name = "chitchat"
+    answers_in_transaction = True
 
     def run(self, ctx: SpecialistContext) -> SpecialistResult:
         text = ctx.text

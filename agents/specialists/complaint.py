@@ -12,6 +12,7 @@ from tickets.services import ticket_create
 @register
 class Complaint(Specialist):
     name = "complaint"
+    answers_in_transaction = True
 
     def run(self, ctx: SpecialistContext) -> SpecialistResult:
         conversation = Conversation.objects.select_related("customer").get(pk=ctx.conversation_id)

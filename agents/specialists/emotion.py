@@ -24,6 +24,7 @@ def soothing_line(language: str, emotion_score: float) -> str:
 @register
 class Emotion(Specialist):
     name = "emotion"
+    answers_in_transaction = True
 
     def run(self, ctx: SpecialistContext) -> SpecialistResult:
         return SpecialistResult(text=soothing_line(ctx.language, ctx.emotion_score))

@@ -36,6 +36,7 @@ def callback_confirmed_line(language: str, contact: str, reference: str) -> str:
 @register
 class Human(Specialist):
     name = "human"
+    answers_in_transaction = True
 
     def run(self, ctx: SpecialistContext) -> SpecialistResult:
         online = staff_online_count() > 0

@@ -226,6 +226,7 @@ def knowledge_hits(texts: list[str], *, language: str) -> list[KnowledgeHit]:
 @register
 class Knowledge(Specialist):
     name = "knowledge_qa"
+    answers_in_transaction = True
 
     def run(self, ctx: SpecialistContext) -> SpecialistResult:
         results, miss = chunk_search_answering(query=ctx.text, k=SUPPORT_DEPTH, lang=ctx.language)
