@@ -32,7 +32,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from agents.intents.emotion import NEGATIVE_THRESHOLD, emotion_score  # noqa: E402
 from agents.intents.exemplars import exemplars_load  # noqa: E402
-from agents.intents.offline import RECOMMENDED_K, IntentScore, Neighbours, classify_offline, split_clauses  # noqa: E402
+from agents.intents.offline.classify import RECOMMENDED_K, IntentScore, Neighbours, classify_offline  # noqa: E402
+from agents.intents.offline.clauses import split_clauses  # noqa: E402
 from agents.taxonomy import Intent  # noqa: E402
 
 # Bitext intent -> ours (INTENT_MAP.md in the Bitext data folder; keep in step with it).

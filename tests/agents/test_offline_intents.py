@@ -17,15 +17,9 @@ from agents.intents.emotion import (
     is_offensive,
 )
 from agents.intents.exemplars import exemplars_load
-from agents.intents.offline import (
-    CONFIDENT,
-    UNSURE,
-    IntentScore,
-    classify_offline,
-    keyword_intents,
-    knn_vote,
-    split_clauses,
-)
+from agents.intents.offline.classify import CONFIDENT, UNSURE, IntentScore, classify_offline, knn_vote
+from agents.intents.offline.clauses import split_clauses
+from agents.intents.offline.keywords import keyword_intents
 from agents.taxonomy import Intent
 
 # --- a fake kNN -------------------------------------------------------------------------------------------
