@@ -21,7 +21,8 @@ from django.core.cache import cache
 
 from agents.intents import emotion, offline, rules
 from agents.intents.emotion import EMOTION_SENSITIVE_THRESHOLD, emotion_score, is_offensive
-from agents.intents.entities import Catalogue, extract_entities
+from agents.intents.entities.catalogue import Catalogue
+from agents.intents.entities.extract import extract_entities
 from agents.intents.exemplars import EXEMPLARS_FILE
 from agents.intents.offline.classify import IntentScore, Neighbours, classify_offline
 from agents.intents.rules import is_prompt_injection, normalise, rule_fast_path
