@@ -24,7 +24,7 @@ from agents.nodes.fail import fail
 from agents.nodes.recognize import step_recognize
 from agents.nodes.reply import step_reply
 from agents.nodes.route import step_route
-from agents.selectors import turn_earlier_unfinished
+from agents.selectors import turn_to_advance
 from agents.states import TurnStatus
 from conversations.outage import service_outage
 
@@ -41,13 +41,15 @@ STEPS = {
 
 def turn_advance(turn_id: int) -> str:
     """Run steps until the turn waits for subtasks or ends; return the status it stopped in."""
+    turn = turn_to_advance(turn_id)
+    if turn.status == TurnStatus.RECEIVED and turn.earlier_unfinished:
+        return turn.status  # the earlier turn starts this one when it ends (services.turn_transition)
+    # Each step moves the turn in hand along with its row (services.turn_move): it is read once.
     while True:
-        turn = TurnRun.objects.select_related("message", "conversation__customer").get(pk=turn_id)
         step = STEPS.get(TurnStatus(turn.status))
         if step is None:
             return turn.status
-        if turn.status == TurnStatus.RECEIVED and turn_earlier_unfinished(turn):
-            return turn.status  # the earlier turn starts this one when it ends (services.turn_transition)
+        status = turn.status
         try:
             moved = step(turn)
         except Exception as exc:  # noqa: BLE001 - any bug must end in an apology, never silence
@@ -58,3 +60,5 @@ def turn_advance(turn_id: int) -> str:
             return TurnStatus.FAILED
         if not moved:  # another run of this step won the race; it carries on from here
             return TurnRun.objects.values_list("status", flat=True).get(pk=turn_id)
+        if turn.status == status:  # moved by a path that left the turn in hand behind: read it again
+            turn = turn_to_advance(turn_id)

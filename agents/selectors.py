@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-import time
 from datetime import timedelta
 from typing import Any
 
+from django.db.models import Exists, OuterRef, Subquery
 from django.utils import timezone
+from django_redis import get_redis_connection
 
 from agents.models import TurnRun
 from agents.states import TERMINAL, TurnStatus
 
-POLL_S = 0.02
+TURN_ENDED_TTL_S = 120  # longer than any wait for a reply (API_REPLY_TIMEOUT_S)
 
 
 # An earlier turn unfinished for longer than this was abandoned (the sweep gives up on it after an hour
@@ -19,40 +20,63 @@ POLL_S = 0.02
 EARLIER_TURN_PATIENCE = timedelta(minutes=10)
 
 
-def turn_earlier_unfinished(turn: TurnRun) -> bool:
-    """Whether an earlier message of the same conversation is still being answered.
+def turn_to_advance(turn_id: int) -> TurnRun:
+    """The turn with all a step reads (message, conversation, customer), `earlier_unfinished`: whether an
+    earlier message of the same conversation is still being answered, and `previous_route`: how the
+    conversation's turn before it was routed (a clarifying question is answered by this one). One query.
 
     A conversation's turns run one at a time, in message order: each reads and moves the state the
     one before left (a workflow, its slots), and its reply is stored after the earlier reply."""
-    return (
-        TurnRun.objects.filter(conversation_id=turn.conversation_id, pk__lt=turn.pk)
+    earlier = (
+        TurnRun.objects.filter(conversation_id=OuterRef("conversation_id"), pk__lt=OuterRef("pk"))
         .exclude(status__in=TERMINAL)
         .filter(created_at__gt=timezone.now() - EARLIER_TURN_PATIENCE)
-        .exists()
+    )
+    previous = TurnRun.objects.filter(conversation_id=OuterRef("conversation_id"), pk__lt=OuterRef("pk")).order_by(
+        "-pk"
+    )
+    return (
+        TurnRun.objects.select_related("message", "conversation__customer")
+        .annotate(earlier_unfinished=Exists(earlier), previous_route=Subquery(previous.values("route")[:1]))
+        .get(pk=turn_id)
     )
 
 
 def turn_next_waiting(turn_id: int) -> int | None:
     """The conversation's next turn still waiting to start after this one, if any."""
-    conversation_id = TurnRun.objects.filter(pk=turn_id).values_list("conversation_id", flat=True).first()
+    conversation = TurnRun.objects.filter(pk=turn_id).values("conversation_id")
     return (
-        TurnRun.objects.filter(conversation_id=conversation_id, pk__gt=turn_id, status=TurnStatus.RECEIVED)
+        TurnRun.objects.filter(conversation_id=Subquery(conversation), pk__gt=turn_id, status=TurnStatus.RECEIVED)
         .order_by("pk")
         .values_list("pk", flat=True)
         .first()
     )
 
 
+def turn_ended_key(turn_id: int) -> str:
+    return f"cs:turn-ended:{turn_id}"
+
+
 def turn_wait(*, turn_id: int, timeout: float) -> TurnRun | None:
-    """The turn once it has finished, or None if it is still running after `timeout` seconds."""
-    deadline = time.monotonic() + timeout
-    while True:
-        turn = TurnRun.objects.select_related("conversation").get(pk=turn_id)
-        if turn.status in TERMINAL:
-            return turn
-        if time.monotonic() >= deadline:
-            return None
-        time.sleep(POLL_S)
+    """The turn once it has finished, or None if it is still running after `timeout` seconds.
+
+    Woken by the turn's end (agents.services.turn_ended_announce pushes to a Redis list once the end is
+    committed): a blocking pop, not a polling loop. The list outlives the pop (it is pushed back), so a
+    waiter that arrives late, or a second one for the same turn, is not left waiting."""
+    turn = _turn_with_conversation(turn_id)
+    if turn.status in TERMINAL:
+        return turn
+    redis = get_redis_connection("default")
+    key = turn_ended_key(turn_id)
+    if redis.blpop([key], timeout=timeout) is not None:
+        redis.rpush(key, 1)
+        redis.expire(key, TURN_ENDED_TTL_S)
+    turn = _turn_with_conversation(turn_id)
+    return turn if turn.status in TERMINAL else None
+
+
+def _turn_with_conversation(turn_id: int) -> TurnRun:
+    return TurnRun.objects.select_related("conversation").get(pk=turn_id)
 
 
 def turn_json(turn: TurnRun) -> dict[str, Any]:

@@ -7,17 +7,22 @@ and writes nothing.
 
 from __future__ import annotations
 
+import json
+import logging
 import time
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
+from django.core.serializers.json import DjangoJSONEncoder
+from django.db import models, transaction
 from django.utils import timezone
+from django_redis import get_redis_connection
+from redis.exceptions import RedisError
 
 from agents.models import Subtask, TurnEvent, TurnRun
 from agents.queue import turn_queue, turn_queue_on_commit
-from agents.selectors import turn_next_waiting
+from agents.selectors import TURN_ENDED_TTL_S, turn_ended_key, turn_next_waiting
 from agents.states import TERMINAL, SubtaskStatus, TurnStatus, transition_allowed
 from conversations.json_input import text_unreadable, text_unreadable_removed
 from conversations.language import detect_language
@@ -39,6 +44,8 @@ from conversations.services import (
     customer_upsert,
     message_create,
 )
+
+logger = logging.getLogger(__name__)
 
 
 class TurnTransitionError(Exception):
@@ -63,11 +70,37 @@ def turn_transition(*, turn_id: int, from_: str, to: str, reason: str = "", **fi
     return True
 
 
+def turn_move(turn: TurnRun, *, to: str, reason: str = "", from_: str = "", **fields: Any) -> bool:
+    """turn_transition for the turn in hand (from its status unless `from_` says otherwise), which is updated
+    to match the row, so the next step goes on from it without reading the row again."""
+    if not turn_transition(turn_id=turn.pk, from_=from_ or turn.status, to=to, reason=reason, **fields):
+        return False
+    turn.status = to
+    for name, value in fields.items():
+        if isinstance(TurnRun._meta.get_field(name), models.JSONField):
+            value = json.loads(json.dumps(value, cls=DjangoJSONEncoder))  # as it reads back from the row
+        setattr(turn, name, value)
+    return True
+
+
 def _turn_next_start(turn_id: int) -> None:
-    """A turn ended (run after its commit): the conversation's next message, waiting for it, is answered now."""
+    """A turn ended (run after its commit): whoever waits for it is woken, and the conversation's next
+    message, waiting for it, is answered now."""
+    turn_ended_announce(turn_id)
     waiting = turn_next_waiting(turn_id)
     if waiting is not None:
         turn_queue(waiting)
+
+
+def turn_ended_announce(turn_id: int) -> None:
+    """Wake the requests waiting for this turn's reply (agents.selectors.turn_wait). Redis being out only
+    makes them wait until their timeout, when they read the turn anyway."""
+    try:
+        redis = get_redis_connection("default")
+        with redis.pipeline() as pipe:
+            pipe.rpush(turn_ended_key(turn_id), 1).expire(turn_ended_key(turn_id), TURN_ENDED_TTL_S).execute()
+    except RedisError:
+        logger.warning("turn %s ended unannounced (Redis unavailable)", turn_id)
 
 
 def _rejection(text: str, language: str) -> MessageRejected | None:
@@ -169,6 +202,7 @@ def subtask_record_result(
     *,
     subtask_id: int,
     status: str,
+    turn_id: int | None = None,
     result: dict[str, Any] | None = None,
     error: str = "",
     started: float | None = None,
@@ -179,7 +213,8 @@ def subtask_record_result(
     Locks the turn row, so two subtasks finishing together agree on who was last. Returns False
     (writing nothing) when the subtask already has a result or the turn moved on.
     """
-    turn_id = Subtask.objects.values_list("turn_id", flat=True).get(pk=subtask_id)
+    if turn_id is None:
+        turn_id = Subtask.objects.values_list("turn_id", flat=True).get(pk=subtask_id)
     with transaction.atomic():
         turn = TurnRun.objects.select_for_update(no_key=True).only("status").get(pk=turn_id)
         if turn.status != TurnStatus.FANNED_OUT:
@@ -207,6 +242,7 @@ def bot_message_send(
     text: str,
     sources: list[dict[str, Any]] | None = None,
     metadata: dict[str, Any] | None = None,
+    conversation_changes: dict[str, Any] | None = None,
 ) -> Message | None:
     """Send a bot message unless a human took the chat meanwhile (checked under the row lock).
 
@@ -215,7 +251,14 @@ def bot_message_send(
     conversation = conversation_lock(conversation_id)
     if conversation.status == ConversationStatus.HUMAN:
         return None
-    return message_create(conversation=conversation, sender=Sender.BOT, text=text, sources=sources, metadata=metadata)
+    return message_create(
+        conversation=conversation,
+        sender=Sender.BOT,
+        text=text,
+        sources=sources,
+        metadata=metadata,
+        conversation_changes=conversation_changes,
+    )
 
 
 def conversation_start_for_integrator(*, customer: dict[str, Any], language: str, channel: str) -> Conversation:

@@ -32,6 +32,20 @@ def subtask_execute(*, subtask_id: int, advance: bool = True) -> bool:
     queueing the reply step to the caller (the agent node running a lone subtask itself).
     """
     subtask = Subtask.objects.select_related("turn__message", "turn__conversation").get(pk=subtask_id)
+    return _execute(subtask, advance=advance)
+
+
+def subtask_run_inline(turn: TurnRun, subtask: Subtask) -> None:
+    """The turn's lone subtask, run by the agent node itself (no queue hop); the turn in hand is MERGING after
+    it, unless another run of the node got there first (then it is as that one left it)."""
+    subtask.turn = turn
+    if _execute(subtask, advance=False):
+        turn.status = TurnStatus.MERGING
+    else:
+        turn.status = TurnRun.objects.values_list("status", flat=True).get(pk=turn.pk)
+
+
+def _execute(subtask: Subtask, *, advance: bool) -> bool:
     turn = subtask.turn
     if subtask.status != SubtaskStatus.PENDING or turn.status != TurnStatus.FANNED_OUT:
         return False
@@ -55,6 +69,7 @@ def subtask_execute(*, subtask_id: int, advance: bool = True) -> bool:
         # Raised inside the worker by the task's soft_time_limit (SUBTASK_TIMEOUT_S).
         return subtask_record_result(
             subtask_id=subtask.pk,
+            turn_id=turn.pk,
             status=SubtaskStatus.TIMED_OUT,
             error=f"no answer within {settings.SUBTASK_TIMEOUT_S} s",
             started=started,
@@ -63,19 +78,30 @@ def subtask_execute(*, subtask_id: int, advance: bool = True) -> bool:
     except SpecialistError as exc:  # the specialist said why it cannot answer: no traceback to log
         logger.warning("subtask %s (%s) failed: %s", subtask.pk, subtask.specialist, exc)
         return subtask_record_result(
-            subtask_id=subtask.pk, status=SubtaskStatus.FAILED, error=str(exc), started=started, advance=advance
+            subtask_id=subtask.pk,
+            turn_id=turn.pk,
+            status=SubtaskStatus.FAILED,
+            error=str(exc),
+            started=started,
+            advance=advance,
         )
     except Exception as exc:  # noqa: BLE001 - one broken specialist must not sink the turn
         logger.exception("subtask %s (%s) failed", subtask.pk, subtask.specialist)
         return subtask_record_result(
             subtask_id=subtask.pk,
+            turn_id=turn.pk,
             status=SubtaskStatus.FAILED,
             error=f"{type(exc).__name__}: {exc}",
             started=started,
             advance=advance,
         )
     return subtask_record_result(
-        subtask_id=subtask.pk, status=SubtaskStatus.DONE, result=result.as_json(), started=started, advance=advance
+        subtask_id=subtask.pk,
+        turn_id=turn.pk,
+        status=SubtaskStatus.DONE,
+        result=result.as_json(),
+        started=started,
+        advance=advance,
     )
 
 

@@ -10,6 +10,10 @@ answers (greetings, policy questions, zh and en), so every one of them must get 
     make run                                   # in another terminal
     .venv/bin/python bench/ws_load.py          # 200 clients × 5 messages at a person's pace
     .venv/bin/python bench/ws_load.py --think 1    # ten times faster: the system's capacity
+    .venv/bin/python bench/ws_load.py --burst --clients 100 --messages 3   # a busy evening's burst
+
+--burst: every client starts at once, session and socket included in the clock, and sends its messages
+back to back (each once the one before is answered); replies/s is over the whole burst.
 """
 
 from __future__ import annotations
@@ -27,7 +31,6 @@ from dataclasses import dataclass, field
 
 from harness import percentile
 
-MESSAGES_PER_CLIENT = 5
 MESSAGES = {
     "en": ["Hello!", "What payment methods do you accept?", "what is your return policy", "thanks a lot"],
     "zh": ["你好", "你们支持哪些支付方式？", "退货政策是怎样的", "谢谢"],
@@ -53,7 +56,7 @@ def _session(base: str, locale: str) -> dict[str, str]:
 
 
 async def _client(number: int, args: argparse.Namespace, tally: Tally, ready: list[int], go: asyncio.Event) -> None:
-    """One shopper: connect, wait for everyone, then send and time MESSAGES_PER_CLIENT messages."""
+    """One shopper: connect, wait for everyone (not in a burst), then send and time --messages messages."""
     import websockets
 
     locale = "zh" if number % 2 else "en"
@@ -67,7 +70,7 @@ async def _client(number: int, args: argparse.Namespace, tally: Tally, ready: li
                 raise RuntimeError(f"expected history first, got {history['type']}")
             ready.append(number)
             await go.wait()
-            for _ in range(MESSAGES_PER_CLIENT):
+            for _ in range(args.messages):
                 await asyncio.sleep(rng.uniform(0, 2 * args.think))  # reading, then typing
                 sent = time.perf_counter()
                 text = rng.choice(MESSAGES[locale])
@@ -93,7 +96,7 @@ async def _client(number: int, args: argparse.Namespace, tally: Tally, ready: li
                 pass
     except (OSError, urllib.error.URLError, RuntimeError, websockets.WebSocketException) as exc:
         tally.errors.append(f"client {number}: {type(exc).__name__}: {exc}")
-        tally.lost += MESSAGES_PER_CLIENT - settled
+        tally.lost += args.messages - settled
 
 
 async def _run(args: argparse.Namespace) -> None:
@@ -102,19 +105,20 @@ async def _run(args: argparse.Namespace) -> None:
     go = asyncio.Event()
     clients = [asyncio.create_task(_client(n, args, tally, ready, go)) for n in range(args.clients)]
     connecting = time.perf_counter()
+    if args.burst:
+        go.set()  # no waiting for the others: sessions and sockets are part of the burst
     # Everyone starts together once connected (or after a minute, with whoever made it).
     while len(ready) + sum(c.done() for c in clients) < args.clients and time.perf_counter() - connecting < 60:
         await asyncio.sleep(0.05)
     connected_s = time.perf_counter() - connecting
     go.set()
-    began = time.perf_counter()
+    began = connecting if args.burst else time.perf_counter()
     await asyncio.gather(*clients)
     wall = time.perf_counter() - began
-    sent = args.clients * MESSAGES_PER_CLIENT
+    sent = args.clients * args.messages
     delivered = len(tally.latencies_ms)
-    print(
-        f"{args.clients} clients × {MESSAGES_PER_CLIENT} messages against {args.url}, think {args.think} s on average:"
-    )
+    pace = "a burst, sessions included" if args.burst else f"think {args.think} s on average"
+    print(f"{args.clients} clients × {args.messages} messages against {args.url}, {pace}:")
     print(f"  {len(ready)} clients connected in {connected_s:.1f} s")
     print(f"  sent {sent}, replies delivered {delivered}, lost {tally.lost}, second replies {tally.extra_replies}")
     if tally.latencies_ms:
@@ -136,7 +140,11 @@ def main() -> None:
     # person. --think 1 or 0 finds the system's capacity instead (replies/s at saturation).
     parser.add_argument("--think", type=float, default=10.0, help="average seconds a client waits before a message")
     parser.add_argument("--timeout", type=float, default=30.0, help="seconds after which a reply counts as lost")
+    parser.add_argument("--messages", type=int, default=5, help="messages each client sends")
+    parser.add_argument("--burst", action="store_true", help="all at once, no thinking, sessions in the clock")
     args = parser.parse_args()
+    if args.burst:
+        args.think = 0.0
     try:
         urllib.request.urlopen(f"{args.url}/healthz", timeout=5).close()
     except (OSError, urllib.error.URLError) as exc:

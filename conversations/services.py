@@ -102,9 +102,11 @@ def message_create(
     client_id: str = "",
     internal: bool = False,
     language: str = "",
+    conversation_changes: dict[str, Any] | None = None,
 ) -> Message:
     """Store a message and announce it (internal notes only to staff) once the transaction commits. A
-    customer's message counts a turn and sets the conversation's language to the one it was written in."""
+    customer's message counts a turn and sets the conversation's language to the one it was written in;
+    `conversation_changes` are written to the conversation with it (one UPDATE)."""
     message = Message.objects.create(
         conversation=conversation,
         sender=sender,
@@ -115,7 +117,7 @@ def message_create(
         client_id=client_id,
         internal=internal,
     )
-    counted: dict[str, Any] = {}
+    counted: dict[str, Any] = dict(conversation_changes or {})
     if sender == Sender.CUSTOMER:
         counted = {"turn_count": F("turn_count") + 1, "updated_at": message.created_at}
         if language:

@@ -12,11 +12,20 @@
 
 `daphne_adjust()` makes these changes; cs_project.asgi calls it, so they hold however daphne is
 started (`manage.py web`, `python -m daphne`, runserver).
+
+One daphne process runs on one core. `web_servers_run` starts WEB_PROCESSES of them (as many as cores by
+default) on one listening socket that they all accept from, so one port is served by every core.
 """
 
 from __future__ import annotations
 
+import os
 import re
+import signal
+import socket
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import daphne.server
@@ -61,10 +70,43 @@ def daphne_adjust() -> None:
     WebRequest.__init__ = _request_init_without_form_parsing  # type: ignore[method-assign]
 
 
-def web_server_run(*, host: str, port: int, proxy_headers: bool = False) -> None:
-    """Serve cs_project.asgi until stopped (blocks). `proxy_headers`: take the client's address and
-    scheme from X-Forwarded-For / X-Forwarded-Proto, which only a trusted proxy in front may set."""
-    argv = ["-b", host, "-p", str(port)]
+def web_server_run(*, host: str, port: int, proxy_headers: bool = False, fd: int | None = None) -> None:
+    """Serve cs_project.asgi until stopped (blocks), on host:port or on the listening socket `fd` shared with
+    other processes. `proxy_headers`: take the client's address and scheme from X-Forwarded-For /
+    X-Forwarded-Proto, which only a trusted proxy in front may set."""
+    argv = ["--fd", str(fd)] if fd is not None else ["-b", host, "-p", str(port)]
     if proxy_headers:
         argv.append("--proxy-headers")
     CommandLineInterface().run([*argv, "cs_project.asgi:application"])
+
+
+def web_servers_run(*, host: str, port: int, processes: int, proxy_headers: bool = False) -> int:
+    """`processes` daphne processes accepting on one socket bound here; the kernel hands each connection to
+    one of them. Blocks until one of them ends (then the others are stopped too, so a supervisor restarts
+    them together) or SIGTERM/SIGINT arrives; returns the exit status."""
+    if processes <= 1:
+        web_server_run(host=host, port=port, proxy_headers=proxy_headers)
+        return 0
+    listener = socket.create_server((host, port), backlog=1024)
+    fd = listener.fileno()
+    command = [sys.executable, str(Path(__file__).resolve().parent.parent / "manage.py"), "web", "--fd", str(fd)]
+    if proxy_headers:
+        command.append("--proxy-headers")
+    children = [subprocess.Popen(command, pass_fds=[fd]) for _ in range(processes)]
+    listener.close()  # the children hold it open
+
+    def stop(signum: int, frame: Any) -> None:
+        raise SystemExit(128 + signum)
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    status = 0
+    try:
+        _, status = os.wait()
+    finally:
+        for child in children:
+            if child.poll() is None:
+                child.terminate()
+        for child in children:
+            child.wait()
+    return os.waitstatus_to_exitcode(status) if status else 0

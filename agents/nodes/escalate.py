@@ -10,9 +10,9 @@ from django.db import transaction
 from agents import dialog
 from agents.escalation import escalated_event, escalation_card_data
 from agents.models import RouteDecision, TurnRun
-from agents.nodes.say import reply_send, send_reply
+from agents.nodes.say import reply_announce, reply_send, send_reply
 from agents.pii import mask_pii
-from agents.services import turn_transition
+from agents.services import turn_move
 from agents.specialists.emotion import soothing_line
 from agents.specialists.human import callback_confirmed_line, handoff_line, nobody_online_line
 from agents.states import TurnStatus
@@ -48,7 +48,7 @@ def escalate(turn: TurnRun, *, from_: str, reason: str) -> bool:
 def escalate_locked(turn: TurnRun, conversation: Conversation, *, from_: str, reason: str) -> bool:
     """Card, queue, customer-facing line, and a callback when nobody is online (inside atomic())."""
     if conversation.status == ConversationStatus.HUMAN:
-        return turn_transition(turn_id=turn.pk, from_=from_, to=TurnStatus.SKIPPED, reason="a human owns the chat")
+        return turn_move(turn, from_=from_, to=TurnStatus.SKIPPED, reason="a human owns the chat")
     language = turn.language
     lines = [soothing_line(language, turn.emotion_score or 0.5)] if reason == EscalationReason.EMOTION else []
     awaiting = None
@@ -74,6 +74,7 @@ def escalate_locked(turn: TurnRun, conversation: Conversation, *, from_: str, re
         reason=reason,
         route=RouteDecision.ESCALATE,
         escalation_reason=reason,
+        announce=False,  # the status change reaches the customer before the reply is done
     )
     if moved != TurnStatus.ESCALATED:
         return moved is not None
@@ -89,6 +90,7 @@ def escalate_locked(turn: TurnRun, conversation: Conversation, *, from_: str, re
             expires_at=turn.created_at + CALLBACK_TIMEOUT,
         )
     send_staff_event_on_commit(escalated_event(card))
+    reply_announce(turn, reply)
     return True
 
 
@@ -115,9 +117,7 @@ def callback_collect(turn: TurnRun) -> bool:
             conversation_id=conversation.pk, kind=WorkflowKind.CALLBACK, status=WorkflowStatus.ACTIVE
         ).first()
         if workflow is None:
-            return turn_transition(
-                turn_id=turn.pk, from_=TurnStatus.RECOGNIZED, to=TurnStatus.SKIPPED, reason="waiting for a human"
-            )
+            return turn_move(turn, from_=TurnStatus.RECOGNIZED, to=TurnStatus.SKIPPED, reason="waiting for a human")
         if not contact:
             prompt = nobody_online_line(language)
             reply = dialog.Reply(text=prompt, awaiting={"slot": "contact", "prompt": prompt, "choices": []})

@@ -18,7 +18,7 @@ from agents.intents.recognize import Recognition, recognize
 from agents.intents.rules import rule_fast_path
 from agents.llm.client import LLMResult, llm_enabled
 from agents.models import TurnRun
-from agents.services import turn_transition
+from agents.services import turn_move
 from agents.specialists.knowledge import knowledge_hits
 from agents.states import TurnStatus
 from agents.store.models import Order
@@ -108,8 +108,8 @@ def step_recognize(turn: TurnRun) -> bool:
     with transaction.atomic():
         workflow = workflow_active(turn.conversation_id)
         switched = workflow is not None and _is_intent_switch(workflow, recognition)
-        if not turn_transition(
-            turn_id=turn.pk,
+        if not turn_move(
+            turn,
             from_=TurnStatus.RECEIVED,
             to=TurnStatus.RECOGNIZED,
             reason=f"{recognition.level}: {recognition.top.intent.value} {recognition.top.confidence:.2f}",
@@ -123,6 +123,7 @@ def step_recognize(turn: TurnRun) -> bool:
             **usage_fields(recognition.llm_usage),
         ):
             return False
+        turn.active_workflow = None if switched else workflow  # the route step's to read
         if switched:
             # The abandoned topic's slots are reset (and what was queued behind it); the rows stay as
             # history of what was collected.

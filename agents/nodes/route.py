@@ -18,9 +18,9 @@ from agents.nodes.recognize import workflow_intent
 from agents.nodes.say import send_reply
 from agents.queue import subtask_queue_on_commit
 from agents.route import PRIVATE_QUERIES, PlannedPart, clarify_picked, requests_in_order, route_plan
-from agents.services import SubtaskPlan, subtasks_create, turn_entities_set, turn_transition
+from agents.services import SubtaskPlan, subtasks_create, turn_entities_set, turn_move
 from agents.states import TurnStatus
-from agents.subtasks import subtask_execute
+from agents.subtasks import subtask_run_inline
 from agents.taxonomy import KNOWLEDGE_INTENTS, WORKFLOW_INTENTS, Intent, Specialist, specialists_for
 from agents.workflows.definitions import FREE_TEXT_SLOTS, WORKFLOW_FOR_INTENT
 from agents.workflows.runner import order_typo_fix, workflow_active
@@ -94,6 +94,8 @@ def _plan(turn: TurnRun) -> list[PlannedPart]:
 def _clarified(turn: TurnRun) -> list[PlannedPart]:
     """An answer to the clarifying question just asked ("Cancel an order", "the first one", "yes"):
     the intent it picks, applied to the unclear message, whose order ids and products it inherits."""
+    if getattr(turn, "previous_route", RouteDecision.CLARIFY) != RouteDecision.CLARIFY:
+        return []  # known from reading the turn (agents.selectors.turn_to_advance): nothing was asked
     before = (
         TurnRun.objects.filter(conversation_id=turn.conversation_id, pk__lt=turn.pk)
         .select_related("message")
@@ -115,7 +117,8 @@ def step_route(turn: TurnRun) -> bool:
     if conversation.status == ConversationStatus.WAITING_HUMAN:
         return callback_collect(turn)
     parts = _clarified(turn) or _plan(turn)
-    workflow = workflow_active(conversation.pk)
+    # the recognize step of this run has just read it
+    workflow = turn.active_workflow if hasattr(turn, "active_workflow") else workflow_active(conversation.pk)
     choice = route_decide(
         parts=parts,
         failed_attempts=conversation.failed_attempts,
@@ -170,9 +173,7 @@ def fan_out(turn: TurnRun, *, parts: list[PlannedPart], workflow_intent: str = "
         # an upset customer's request opens with the soothing line, wherever the feeling was said
         parts.sort(key=lambda part: part.intent != Intent.EMOTION_SENSITIVE)
     with transaction.atomic():
-        if not turn_transition(
-            turn_id=turn.pk, from_=TurnStatus.RECOGNIZED, to=TurnStatus.FANNED_OUT, route=RouteDecision.AGENT
-        ):
+        if not turn_move(turn, from_=TurnStatus.RECOGNIZED, to=TurnStatus.FANNED_OUT, route=RouteDecision.AGENT):
             return False
         if queued:
             _queue_requests(turn, queued)
@@ -196,8 +197,8 @@ def fan_out(turn: TurnRun, *, parts: list[PlannedPart], workflow_intent: str = "
             for subtask in created:
                 subtask_queue_on_commit(subtask.pk)
     if len(created) == 1:
-        subtask_execute(subtask_id=created[0].pk, advance=False)
-        return True  # MERGING now: carry on to the reply in this same run
+        subtask_run_inline(turn, created[0])
+        return turn.status == TurnStatus.MERGING  # carry on to the reply in this same run
     # Stays FANNED_OUT: the last subtask to finish moves the turn on.
     return False
 

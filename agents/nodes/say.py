@@ -10,7 +10,7 @@ from django.db import transaction
 
 from agents import dialog
 from agents.models import TurnRun
-from agents.services import bot_message_send, turn_transition
+from agents.services import bot_message_send, turn_move
 from agents.states import TurnStatus
 from conversations.realtime import (
     send_conversation_event_now,
@@ -18,43 +18,60 @@ from conversations.realtime import (
     send_conversation_events_now,
 )
 from conversations.selectors import conversation_is_human
-from conversations.services import conversation_failed_attempts_set
 
 TAKEOVER_CHECK_S = 0.25
 
 
-def reply_send(turn: TurnRun, reply: dialog.Reply, *, from_: str, to: str, reason: str, **fields: Any) -> str | None:
+def reply_send(
+    turn: TurnRun,
+    reply: dialog.Reply,
+    *,
+    from_: str,
+    to: str,
+    reason: str,
+    conversation_changes: dict[str, Any] | None = None,
+    announce: bool = True,
+    **fields: Any,
+) -> str | None:
     """The one way a bot reply is said (inside atomic()): write the message under the conversation's lock,
     stream it, move the turn to `to` with it and announce it once committed.
 
     Returns the status the turn moved to: `to`, or SKIPPED when a human has the chat (nothing is said); None
-    when another run of this step moved the turn first (what this one wrote is rolled back)."""
+    when another run of this step moved the turn first (what this one wrote is rolled back).
+    `conversation_changes` are written to the conversation with the message. `announce=False` leaves the
+    reply.done to the caller (reply_announce), whose own events of the turn must reach the customer first."""
     message = bot_message_send(
         conversation_id=turn.conversation_id,
         text=reply.text,
         sources=reply.sources,
         metadata={"turn_id": turn.pk, "awaiting": reply.awaiting, "quick_replies": reply.quick_replies},
+        conversation_changes=conversation_changes,
     )
     if message is None:
-        skipped = turn_transition(turn_id=turn.pk, from_=from_, to=TurnStatus.SKIPPED, reason="a human took over")
+        skipped = turn_move(turn, from_=from_, to=TurnStatus.SKIPPED, reason="a human took over")
         return TurnStatus.SKIPPED if skipped else None
     stream_reply(turn, reply)
-    if not turn_transition(
-        turn_id=turn.pk, from_=from_, to=to, reason=reason, reply=reply.as_json(), reply_message=message, **fields
-    ):
+    if not turn_move(turn, from_=from_, to=to, reason=reason, reply=reply.as_json(), reply_message=message, **fields):
         transaction.set_rollback(True)  # lost the race: the message above must not stay
         return None
-    send_conversation_event_on_commit(turn.conversation_id, reply_done(turn.pk, message.pk, reply))
+    if announce:
+        reply_announce(turn, reply)
     return to
+
+
+def reply_announce(turn: TurnRun, reply: dialog.Reply) -> None:
+    """The turn's reply.done, sent once its transaction commits."""
+    send_conversation_event_on_commit(turn.conversation_id, reply_done(turn.pk, turn.reply_message_id, reply))
 
 
 def send_reply(
     turn: TurnRun, reply: dialog.Reply, *, from_: str, route: str, failed_attempts: int, **fields: Any
 ) -> bool:
     """Answer and end the turn (inside atomic()); False if another run of this step ended it first."""
-    moved = reply_send(turn, reply, from_=from_, to=TurnStatus.DONE, reason=route, route=route, **fields)
-    if moved == TurnStatus.DONE:
-        conversation_failed_attempts_set(conversation_id=turn.conversation_id, count=failed_attempts)
+    changes = {"failed_attempts": failed_attempts}
+    moved = reply_send(
+        turn, reply, from_=from_, to=TurnStatus.DONE, reason=route, conversation_changes=changes, route=route, **fields
+    )
     return moved is not None
 
 

@@ -37,3 +37,37 @@ def test_messages_sent_at_once_are_answered_in_order_one_after_another(language:
     for before, after in zip(finished, finished[1:], strict=False):
         started = TurnEvent.objects.filter(turn=after, from_status=TurnStatus.RECEIVED).get().created_at
         assert started >= before.finished_at  # began once the one before had ended
+
+
+def test_a_request_waiting_for_a_reply_is_woken_by_the_turns_end_without_polling() -> None:
+    import threading
+
+    from django.db import connection, transaction
+    from django.test.utils import CaptureQueriesContext
+
+    from agents.selectors import turn_wait
+    from agents.services import turn_transition
+    from conversations.services import message_create
+
+    conversation = conversation_start(customer=customer_upsert(external_id="waiter"), channel="api")
+    turn = TurnRun.objects.create(
+        conversation=conversation, message=message_create(conversation=conversation, sender="customer", text="hi")
+    )
+    turn_id = turn.pk
+
+    def end_the_turn_in_a_while() -> None:
+        time.sleep(1.0)  # the waiter is blocked by then
+        with transaction.atomic():
+            turn_transition(turn_id=turn_id, from_=TurnStatus.RECEIVED, to=TurnStatus.SKIPPED, reason="test")
+
+    ender = threading.Thread(target=end_the_turn_in_a_while)
+    ender.start()
+    started = time.monotonic()
+    with CaptureQueriesContext(connection) as queries:
+        finished = turn_wait(turn_id=turn_id, timeout=30)
+    waited = time.monotonic() - started
+    ender.join()
+
+    assert finished is not None and finished.status == TurnStatus.SKIPPED
+    assert waited < 10  # woken, not timed out
+    assert len(queries) == 2  # the turn read before and after the wait: nothing in between
