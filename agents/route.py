@@ -20,7 +20,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from agents.intents.offline import CONFIDENT, OLD_METHOD_REFUNDED, ORDER_REQUEST_MIN, names_an_order, order_ids
+from agents.intents.offline.classify import CONFIDENT, ORDER_REQUEST_MIN
+from agents.intents.offline.keywords import OLD_METHOD_REFUNDED
+from agents.intents.offline.orders import names_an_order, order_ids
 from agents.taxonomy import KNOWLEDGE_INTENTS, QUERY_INTENTS, WORKFLOW_INTENTS, Intent
 from knowledge.chunking import query_words
 from knowledge.hits import KnowledgeHit

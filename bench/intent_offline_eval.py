@@ -31,9 +31,10 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from agents.intents.emotion import NEGATIVE_THRESHOLD, emotion_score  # noqa: E402
-from agents.intents.exemplars import EXEMPLARS  # noqa: E402
-from agents.intents.offline import RECOMMENDED_K, IntentScore, Neighbours, classify_offline, split_clauses  # noqa: E402
-from agents.intents.taxonomy import Intent  # noqa: E402
+from agents.intents.exemplars import exemplars_load  # noqa: E402
+from agents.intents.offline.classify import RECOMMENDED_K, IntentScore, Neighbours, classify_offline  # noqa: E402
+from agents.intents.offline.clauses import split_clauses  # noqa: E402
+from agents.taxonomy import Intent  # noqa: E402
 
 # Bitext intent -> ours (INTENT_MAP.md in the Bitext data folder; keep in step with it).
 BITEXT_MAP: dict[str, Intent] = {
@@ -111,11 +112,7 @@ class EmbeddingCache:
 
 
 def exemplar_items() -> list[tuple[str, str]]:
-    items = []
-    for intent, by_lang in EXEMPLARS.items():
-        for texts in by_lang.values():
-            items.extend((t, intent.value) for t in texts)
-    return items
+    return [(exemplar.text, exemplar.intent.value) for exemplar in exemplars_load()]
 
 
 def build_neighbours(cache: EmbeddingCache, k: int) -> Neighbours:
@@ -276,7 +273,8 @@ def main() -> None:
     cache = EmbeddingCache(args.cache)
     neighbours = build_neighbours(cache, args.k)
     n_ex = len(exemplar_items())
-    print(f"exemplars: {n_ex} ({len(EXEMPLARS)} intents, en + zh), k = {args.k}")
+    n_intents = len({exemplar.intent for exemplar in exemplars_load()})
+    print(f"exemplars: {n_ex} ({n_intents} intents, en + zh), k = {args.k}")
     limit = args.limit or None
     runs: dict[str, Callable[[], None]] = {
         "bitext": lambda: eval_bitext(args.data, cache, neighbours, limit, args.errors),

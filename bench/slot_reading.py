@@ -214,7 +214,7 @@ _KIND_READ = {
 def _request_read(text: str, language: str) -> tuple[str, str | None]:
     """The first planned part's intent, and for an order change what the message changes."""
     from agents.intents.catalogue import catalogue_get
-    from agents.intents.offline import split_clauses
+    from agents.intents.offline.clauses import split_clauses
     from agents.intents.recognize import recognize
     from agents.route import route_plan
     from agents.specialists.knowledge import knowledge_hits

@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 import time
 
-from agents.intents.entities import Catalogue, CatalogueProduct
+from agents.intents.entities.catalogue import Catalogue, CatalogueProduct
 from agents.store.models import Product
 
 _TTL_S = 60

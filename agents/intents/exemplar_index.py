@@ -16,6 +16,7 @@ from django.conf import settings
 from django.db import transaction
 from pgvector.django import CosineDistance
 
+from agents.intents.exemplars import exemplars_load
 from agents.models import ExemplarSource, IntentExemplar
 from agents.taxonomy import Intent
 from knowledge.embeddings import embedder_get, query_vectors
@@ -51,19 +52,15 @@ def _embed_cached(texts: list[str]) -> np.ndarray:
 
 
 def shipped_exemplars() -> list[tuple[str, str, str]]:
-    from agents.intents.exemplars import EXEMPLARS
-
     return [
-        (intent.value, language, text.strip()[:500])
-        for intent, by_language in EXEMPLARS.items()
-        for language, texts in by_language.items()
-        for text in texts
-        if text.strip()
+        (exemplar.intent.value, exemplar.language, exemplar.text.strip()[:500])
+        for exemplar in exemplars_load()
+        if exemplar.text.strip()
     ]
 
 
 def exemplars_sync() -> int:
-    """Make the shipped exemplars in the table match the code; return how many were added."""
+    """Make the shipped exemplars in the table match the shipped file; return how many were added."""
     shipped = shipped_exemplars()
     wanted = set(shipped)
     with _sync_lock, transaction.atomic():

@@ -10,16 +10,21 @@
 from __future__ import annotations
 
 import hashlib
+import inspect
 import logging
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from django.conf import settings
 from django.core.cache import cache
 
+from agents.intents import emotion, offline, rules
 from agents.intents.emotion import EMOTION_SENSITIVE_THRESHOLD, emotion_score, is_offensive
-from agents.intents.entities import Catalogue, extract_entities
-from agents.intents.offline import IntentScore, Neighbours, classify_offline
+from agents.intents.entities.catalogue import Catalogue
+from agents.intents.entities.extract import extract_entities
+from agents.intents.exemplars import EXEMPLARS_FILE
+from agents.intents.offline.classify import IntentScore, Neighbours, classify_offline
 from agents.intents.rules import is_prompt_injection, normalise, rule_fast_path
 from agents.llm.client import LLMResult, LLMUnavailable, llm_chat, llm_enabled
 from agents.llm.prompts import INTENT_SCHEMA, intent_classification_messages, parse_json_object
@@ -37,12 +42,13 @@ RULE_CONFIDENCE = 0.95
 def _classifier_version() -> str:
     """Changes whenever the shipped exemplars, the rules or the emotion words change, so cached intents never
     outlive them."""
-    import inspect
-
-    from agents.intents import emotion, exemplars, offline, rules
-
-    source = "".join(inspect.getsource(module) for module in (emotion, exemplars, offline, rules))
-    return hashlib.sha256(source.encode()).hexdigest()[:12]
+    sources = [
+        Path(inspect.getfile(emotion)),
+        Path(inspect.getfile(rules)),
+        *sorted(Path(inspect.getfile(offline)).parent.glob("*.py")),
+        EXEMPLARS_FILE,
+    ]
+    return hashlib.sha256(b"".join(path.read_bytes() for path in sources)).hexdigest()[:12]
 
 
 _CACHE_VERSION = _classifier_version()

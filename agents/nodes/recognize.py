@@ -13,7 +13,7 @@ from django.db import close_old_connections, connection, transaction
 from django.db.models import F
 
 from agents.intents.catalogue import catalogue_get
-from agents.intents.offline import split_clauses
+from agents.intents.offline.clauses import split_clauses
 from agents.intents.recognize import Recognition, recognize
 from agents.intents.rules import rule_fast_path
 from agents.llm.client import LLMResult, llm_enabled

@@ -11,7 +11,7 @@ from django.db import transaction
 from agents import dialog
 from agents.intents.catalogue import catalogue_get
 from agents.intents.emotion import is_offensive
-from agents.intents.entities import extract_entities
+from agents.intents.entities.extract import extract_entities
 from agents.llm.client import llm_enabled
 from agents.models import RouteDecision, Subtask, TurnRun
 from agents.nodes.escalate import callback_collect, escalate, escalate_locked

