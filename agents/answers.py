@@ -59,7 +59,3 @@ class SpecialistError(Exception):
     def __init__(self, message: str, *, permanent: bool = True) -> None:
         super().__init__(message)
         self.permanent = permanent
-
-
-def localized(language: str, *, en: str, zh: str) -> str:
-    return zh if language == "zh" else en

@@ -8,11 +8,14 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.utils.translation import gettext_noop
+
 from agents.llm.client import LLMResult, LLMUnavailable, llm_chat, llm_enabled
 from agents.llm.prompts import reply_polish_messages
 from agents.models import TurnRun
 from agents.pii import mask_pii
 from agents.taxonomy import Intent
+from conversations.language import InEachLanguage, say, say_in_context
 from conversations.models import Message, Sender
 
 logger = logging.getLogger(__name__)
@@ -22,26 +25,26 @@ _CJK = re.compile(r"[\u3400-\u9fff]")
 _WORD = re.compile(r"[A-Za-z0-9]+")
 _CITATION = re.compile(r"\[(\d{1,2})\]")
 
-INTENT_LABELS: dict[str, dict[str, str]] = {
-    Intent.ORDER_QUERY: {"en": "Check an order", "zh": "查询订单"},
-    Intent.LOGISTICS_QUERY: {"en": "Track a delivery", "zh": "查询物流"},
-    Intent.INVENTORY_CHECK: {"en": "Check stock", "zh": "查询库存"},
-    Intent.PRICE_QUERY: {"en": "Ask a price", "zh": "询问价格"},
-    Intent.PARAMS_QUERY: {"en": "Product specs", "zh": "产品参数"},
-    Intent.PRODUCT_COMPARE: {"en": "Compare products", "zh": "产品对比"},
-    Intent.PRODUCT_RECOMMEND: {"en": "Get a recommendation", "zh": "推荐产品"},
-    Intent.RETURN: {"en": "Return an item", "zh": "退货退款"},
-    Intent.EXCHANGE: {"en": "Exchange an item", "zh": "换货"},
-    Intent.REPAIR: {"en": "Repair a device", "zh": "维修"},
-    Intent.INVOICE: {"en": "Get an invoice", "zh": "开发票"},
-    Intent.CANCEL_ORDER: {"en": "Cancel an order", "zh": "取消订单"},
-    Intent.MODIFY_ORDER: {"en": "Change an order", "zh": "修改订单"},
-    Intent.USAGE_TUTORIAL: {"en": "How do I…", "zh": "使用教程"},
-    Intent.FAULT_DIAGNOSIS: {"en": "Something isn't working", "zh": "故障排查"},
-    Intent.POLICY_INQUIRY: {"en": "Store policies", "zh": "政策咨询"},
-    Intent.FAQ: {"en": "Common questions", "zh": "常见问题"},
-    Intent.COMPLAINT: {"en": "Make a complaint", "zh": "投诉"},
-    Intent.HUMAN_REQUEST: {"en": "Talk to a person", "zh": "转人工"},
+INTENT_LABELS: dict[str, InEachLanguage] = {
+    Intent.ORDER_QUERY: InEachLanguage(gettext_noop("Check an order")),
+    Intent.LOGISTICS_QUERY: InEachLanguage(gettext_noop("Track a delivery")),
+    Intent.INVENTORY_CHECK: InEachLanguage(gettext_noop("Check stock")),
+    Intent.PRICE_QUERY: InEachLanguage(gettext_noop("Ask a price")),
+    Intent.PARAMS_QUERY: InEachLanguage(gettext_noop("Product specs")),
+    Intent.PRODUCT_COMPARE: InEachLanguage(gettext_noop("Compare products")),
+    Intent.PRODUCT_RECOMMEND: InEachLanguage(gettext_noop("Get a recommendation")),
+    Intent.RETURN: InEachLanguage(gettext_noop("Return an item")),
+    Intent.EXCHANGE: InEachLanguage(gettext_noop("Exchange an item")),
+    Intent.REPAIR: InEachLanguage(gettext_noop("Repair a device")),
+    Intent.INVOICE: InEachLanguage(gettext_noop("Get an invoice")),
+    Intent.CANCEL_ORDER: InEachLanguage(gettext_noop("Cancel an order")),
+    Intent.MODIFY_ORDER: InEachLanguage(gettext_noop("Change an order")),
+    Intent.USAGE_TUTORIAL: InEachLanguage(gettext_noop("How do I…")),
+    Intent.FAULT_DIAGNOSIS: InEachLanguage(gettext_noop("Something isn't working")),
+    Intent.POLICY_INQUIRY: InEachLanguage(gettext_noop("Store policies")),
+    Intent.FAQ: InEachLanguage(gettext_noop("Common questions")),
+    Intent.COMPLAINT: InEachLanguage(gettext_noop("Make a complaint")),
+    Intent.HUMAN_REQUEST: InEachLanguage(gettext_noop("Talk to a person")),
 }
 DEFAULT_CHOICES = [Intent.ORDER_QUERY, Intent.LOGISTICS_QUERY, Intent.RETURN, Intent.HUMAN_REQUEST]
 
@@ -188,15 +191,13 @@ def clarify_reply(*, language: str, candidates: list[str], injection: bool) -> R
     choices = clarify_choices(candidates)
     labels = [INTENT_LABELS[c][language] for c in choices]
     if injection:
-        text = (
-            "我只能协助处理本店的商品、订单和售后问题。请问有什么可以帮您？"
-            if language == "zh"
-            else "I can only help with our products, your orders and after-sales service. What can I do for you?"
+        text = say(
+            language, "I can only help with our products, your orders and after-sales service. What can I do for you?"
         )
-    elif language == "zh":
-        listed = f"{'、'.join(labels[:-1])}，还是{labels[-1]}" if len(labels) > 1 else labels[0]
-        text = f"抱歉，我没有完全理解您的意思。您是想：{listed}？"
     else:
-        listed = f"{', '.join(labels[:-1])} or {labels[-1]}" if len(labels) > 1 else labels[0]
-        text = f"Sorry, I'm not sure I understood. Did you mean: {listed}?"
+        listed = labels[0]
+        if len(labels) > 1:
+            some = say_in_context("list separator", language, ", ").join(labels[:-1])
+            listed = say(language, "%(some)s or %(last)s", some=some, last=labels[-1])
+        text = say(language, "Sorry, I'm not sure I understood. Did you mean: %(choices)s?", choices=listed)
     return Reply(text=text, quick_replies=labels)

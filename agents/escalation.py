@@ -5,9 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.translation import gettext_noop
+
 from agents.dialog import INTENT_LABELS
 from agents.models import TurnRun
 from agents.pii import mask_pii
+from conversations.language import say
 from conversations.models import Conversation, Customer, Message, WorkflowState, WorkflowStatus
 from tickets.models import EscalationCard, EscalationReason
 
@@ -24,22 +27,26 @@ _REASON_LINES = {
 }
 
 
+# The reply suggested to the person taking over, in the customer's language, by escalation reason.
+_SUGGESTED_REPLIES = {
+    EscalationReason.EMOTION: gettext_noop(
+        "%(greeting)s, I'm so sorry about your experience. I'm a member of the support team and I'll handle this "
+        "personally. Let me take care of your %(topic)s right away."
+    ),
+    EscalationReason.REPEATED_FAILURE: gettext_noop(
+        "%(greeting)s, sorry the assistant couldn't help. I'm from the support team and I've read the conversation. "
+        "Let me take care of your %(topic)s right away."
+    ),
+}
+_SUGGESTED_REPLY = gettext_noop(
+    "%(greeting)s, I'm from the support team and I've read the conversation so far. Let me take care of your "
+    "%(topic)s right away."
+)
+
+
 def _suggested_reply(*, reason: str, language: str, name: str, topic: str) -> str:
-    greeting_zh = f"{name}您好" if name else "您好"
-    greeting_en = f"Hi {name}" if name else "Hi"
-    if language == "zh":
-        opening = {
-            EscalationReason.EMOTION: "，非常抱歉给您带来不好的体验，我是人工客服，接下来由我亲自为您处理",
-            EscalationReason.REPEATED_FAILURE: "，抱歉刚才没能帮到您，我是人工客服，已经看过您之前的对话",
-        }.get(reason, "，我是人工客服，已经看过您之前的对话")
-        return f"{greeting_zh}{opening}。关于{topic}，我马上为您处理。"
-    opening = {
-        EscalationReason.EMOTION: ", I'm so sorry about your experience. I'm a member of the support team and I'll "
-        "handle this personally",
-        EscalationReason.REPEATED_FAILURE: ", sorry the assistant couldn't help. I'm from the support team and I've "
-        "read the conversation",
-    }.get(reason, ", I'm from the support team and I've read the conversation so far")
-    return f"{greeting_en}{opening}. Let me take care of your {topic} right away."
+    greeting = say(language, "Hi %(name)s", name=name) if name else say(language, "Hi")
+    return say(language, _SUGGESTED_REPLIES.get(reason, _SUGGESTED_REPLY), greeting=greeting, topic=topic)
 
 
 def escalation_card_data(
@@ -73,9 +80,8 @@ def escalation_card_data(
     last_messages = [
         {"sender": m["sender"], "text": mask_pii(m["text"]), "at": m["created_at"].isoformat()} for m in messages
     ]
-    top = turn.top_intent
-    topic_en = INTENT_LABELS.get(top, {}).get("en", "request").lower()
-    topic_zh = INTENT_LABELS.get(top, {}).get("zh", "您的问题")
+    label = INTENT_LABELS.get(turn.top_intent)
+    topic = label[turn.language].lower() if label else say(turn.language, "request")
     name = customer.display_name if customer.name or customer.first_name else ""
     seen_intents = list(dict.fromkeys(i for entry in intents for i in entry["intents"]))
     summary = (
@@ -94,9 +100,7 @@ def escalation_card_data(
         "slots": slots,
         "order_ids": order_ids,
         "last_messages": last_messages,
-        "suggested_reply": _suggested_reply(
-            reason=reason, language=turn.language, name=name, topic=topic_zh if turn.language == "zh" else topic_en
-        ),
+        "suggested_reply": _suggested_reply(reason=reason, language=turn.language, name=name, topic=topic),
     }
 
 

@@ -17,9 +17,10 @@ from urllib.parse import parse_qs
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
+from django.utils.translation import gettext_noop
 
 from conversations.json_input import JsonInputError, json_input_read, text_unreadable, text_unreadable_removed
-from conversations.language import detect_language
+from conversations.language import detect_language, say
 from conversations.models import Language
 from conversations.outage import service_outage
 from conversations.realtime import conversation_group
@@ -40,14 +41,13 @@ TYPING_EVERY_S = 2.0  # a customer's typing is relayed at most this often
 _CLIENT_ID_MAX = 64
 
 _FRAME_ERRORS = {
-    "too_large": ("消息太大了，请精简后再发送。", "That message is too large to send. Please shorten it."),
-    "bad_frame": ("无法识别这条消息。", "That message could not be read."),
-    "unknown_type": ("不支持这种消息。", "That kind of message is not supported."),
-    "unavailable": (
-        "客服系统暂时连接不上，请几秒后再发送。",
-        "We can't take messages for a moment. Please send it again in a few seconds.",
-    ),
+    "too_large": gettext_noop("That message is too large to send. Please shorten it."),
+    "bad_frame": gettext_noop("That message could not be read."),
+    "unknown_type": gettext_noop("That kind of message is not supported."),
+    "unavailable": gettext_noop("We can't take messages for a moment. Please send it again in a few seconds."),
 }
+# Sent before the chat's language is known: said in both.
+_BAD_TOKEN = gettext_noop("This chat session is invalid or expired.")
 
 
 class WidgetConsumer(AsyncWebsocketConsumer):
@@ -82,7 +82,7 @@ class WidgetConsumer(AsyncWebsocketConsumer):
             if history is None:
                 await self.channel_layer.group_discard(conversation_group(ticket.conversation_id), self.channel_name)
         if ticket is None or history is None:
-            await self._error("bad_token", "会话已失效，请刷新页面。 / This chat session is invalid or expired.")
+            await self._error("bad_token", f"{say(Language.ZH, _BAD_TOKEN)} / {say(Language.EN, _BAD_TOKEN)}")
             await self.close(code=CLOSE_BAD_TOKEN)
             return
         self.ticket, self.language = ticket, history["language"]
@@ -135,8 +135,8 @@ class WidgetConsumer(AsyncWebsocketConsumer):
         except Exception as exc:
             if not service_outage(exc):
                 raise
-            zh, en = _FRAME_ERRORS["unavailable"]  # nothing was stored: the widget offers to resend it
-            reply = zh if self._language_of(text) == Language.ZH else en
+            # nothing was stored: the widget offers to resend it
+            reply = say(self._language_of(text), _FRAME_ERRORS["unavailable"])
             await self._error("unavailable", reply, client_id=client_id)
 
     def _language_of(self, text: str) -> str:
@@ -160,8 +160,7 @@ class WidgetConsumer(AsyncWebsocketConsumer):
         await self.send(text_data=json.dumps(event, ensure_ascii=False))
 
     async def _frame_error(self, code: str) -> None:
-        zh, en = _FRAME_ERRORS[code]
-        await self._error(code, zh if self.language == Language.ZH else en)
+        await self._error(code, say(self.language, _FRAME_ERRORS[code]))
 
     async def _error(self, code: str, message: str, **extra: Any) -> None:
         await self.send(text_data=json.dumps({"type": "error", "code": code, "message": message, **extra}))

@@ -1,8 +1,12 @@
-"""Which language a message is in: Chinese when it has enough Chinese characters, else English."""
+"""Which language a message is in (Chinese when it has enough Chinese characters, else English), and
+how the engine says a message in the customer's language."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator, Mapping
+
+from django.utils import translation
 
 from conversations.models import Language
 
@@ -18,3 +22,38 @@ def detect_language(text: str, *, default: str = Language.EN) -> str:
         return Language.EN if _LATIN_WORD.search(text) else default
     latin_words = len(_LATIN_WORD.findall(text))
     return Language.ZH if cjk >= 2 or cjk >= latin_words else Language.EN
+
+
+def say(language: str, message: str, /, **values: object) -> str:
+    """`message` (its English msgid) in `language` ("zh" or "en"), its %(name)s placeholders filled.
+
+    `manage.py makemessages` finds the literal messages passed here (cs_project's makemessages)."""
+    return say_in_context("", language, message, **values)
+
+
+def say_in_context(context: str, language: str, message: str, /, **values: object) -> str:
+    """say() for an English text that is said more than one way in Chinese: `context` is its msgctxt."""
+    # The widget's "zh" is Simplified Chinese, whose catalogue is locale/zh_Hans: asked for "zh", Django
+    # finds no catalogue and answers in English. Any other language gets the English msgid itself.
+    with translation.override("zh-hans" if language == Language.ZH else "en"):
+        text = translation.pgettext(context, message) if context else translation.gettext(message)
+    return text % values if values else text
+
+
+class InEachLanguage(Mapping[str, str]):
+    """A message said in each language the widget speaks, by language code: for code that reads every
+    language's wording at once (matching a customer's answer to the choices offered)."""
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+
+    def __getitem__(self, language: str) -> str:
+        if language not in Language.values:
+            raise KeyError(language)
+        return say(language, self.message)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(Language.values)
+
+    def __len__(self) -> int:
+        return len(Language.values)

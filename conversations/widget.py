@@ -22,6 +22,7 @@ from django.conf import settings
 from django.core import signing
 from django.db import transaction
 
+from conversations.language import say
 from conversations.models import Channel, Conversation, ConversationStatus, Customer, Language, Message, Sender
 from conversations.rate import customer_rate_allow
 from conversations.realtime import message_payload, staff_display_name
@@ -217,11 +218,7 @@ class RateLimited(Exception):
 
 
 def rate_limited_reply(language: str) -> str:
-    return (
-        "您发送得太快了，请稍等一分钟再继续。"
-        if language == Language.ZH
-        else "You're sending messages very quickly - please wait a minute and try again."
-    )
+    return say(language, "You're sending messages very quickly - please wait a minute and try again.")
 
 
 def widget_message_receive(ticket: WidgetTicket, *, text: str, client_id: str, handle: MessageHandler) -> Any:

@@ -10,7 +10,8 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import ClassVar
 
-from agents.answers import SpecialistContext, SpecialistResult, localized
+from agents.answers import SpecialistContext, SpecialistResult
+from conversations.language import say
 
 
 class Specialist(ABC):
@@ -37,11 +38,10 @@ class NotAvailable(Specialist):
 
     def run(self, ctx: SpecialistContext) -> SpecialistResult:
         return SpecialistResult(
-            text=localized(
+            text=say(
                 ctx.language,
-                en='I can\'t take care of that myself. A colleague from our team can - just say "human" '
+                'I can\'t take care of that myself. A colleague from our team can - just say "human" '
                 "and I'll bring one in.",
-                zh="这个问题我暂时无法直接处理，我们的人工客服可以帮您——回复“转人工”即可为您转接。",
             ),
             resolved=False,
             data={"not_available": True},

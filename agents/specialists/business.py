@@ -11,16 +11,19 @@ import json
 import re
 from typing import Any
 
-from agents.answers import SpecialistContext, SpecialistResult, localized
+from django.utils.translation import gettext_noop
+
+from agents.answers import SpecialistContext, SpecialistResult
 from agents.llm.client import LLMUnavailable, llm_chat, llm_enabled
 from agents.pii import mask_pii
 from agents.specialists import Specialist, register
 from agents.store.money import money
-from agents.store.selectors import product_examples, store_currency
+from agents.store.selectors import product_examples, products_to_compare, store_currency
 from agents.taxonomy import Intent
 from agents.tools import TOOLS, ToolContext, ToolError, tool_call
 from agents.verification import ProofStatus, chat_proof, verified_customer
 from agents.workflows.verify import identity_question, workflow_verify_start
+from conversations.language import say
 from conversations.models import Conversation
 from conversations.services import conversation_verified_customer_set
 
@@ -48,12 +51,33 @@ def _product_names(ctx: SpecialistContext) -> list[str]:
 
 
 def verification_prompt(language: str) -> str:
-    return localized(
+    return say(
         language,
-        en="To look at your orders I first need to confirm it's you. Please send the email on your account, or your "
+        "To look at your orders I first need to confirm it's you. Please send the email on your account, or your "
         "first and last name with your zip code, or an order id with the last 4 digits of your phone number.",
-        zh="为保护您的隐私，查询订单前需要先核实身份：请提供账户邮箱，或姓名加邮编，或订单号加手机尾号后四位。",
     )
+
+
+# A price line by (subsidised, sold at several prices, saying no subsidy applies because it was asked about).
+_PRICE_LINES = {
+    (True, True, False): gettext_noop(
+        "%(product)s from: %(price)s; with the national subsidy (−%(subsidy)s) you pay %(final)s."
+    ),
+    (True, False, False): gettext_noop(
+        "%(product)s: %(price)s; with the national subsidy (−%(subsidy)s) you pay %(final)s."
+    ),
+    (False, True, True): gettext_noop("%(product)s from: %(price)s (no national subsidy for this category)."),
+    (False, False, True): gettext_noop("%(product)s: %(price)s (no national subsidy for this category)."),
+    (False, True, False): gettext_noop("%(product)s from: %(price)s."),
+    (False, False, False): gettext_noop("%(product)s: %(price)s."),
+}
+
+_TOOL_ERRORS = {
+    "order_not_found": gettext_noop("I couldn't find that order on your account. Could you check the order id?"),
+    "tracking_not_found": gettext_noop("I couldn't find that tracking number on your account."),
+    "product_not_found": gettext_noop("We don't sell a product by that name."),
+    "variant_not_found": gettext_noop("That product isn't available with those options."),
+}
 
 
 # Seed 004's whitelist: the business agent reads; writes only happen in workflows, after a yes.
@@ -193,13 +217,17 @@ class Business(Specialist):
         names = _product_names(ctx)
         if not names:
             examples = product_examples()
-            listed = f" For example {' or '.join(examples[:2])}." if examples else ""
-            listed_zh = f"例如 {'、'.join(examples[:2])}。" if examples else ""
-            text = localized(
-                ctx.language,
-                en=f"Which product do you mean?{listed}",
-                zh=f"请问您想了解哪款商品？{listed_zh}",
-            )
+            if len(examples) > 1:
+                text = say(
+                    ctx.language,
+                    "Which product do you mean? For example %(first)s or %(second)s.",
+                    first=examples[0],
+                    second=examples[1],
+                )
+            elif examples:
+                text = say(ctx.language, "Which product do you mean? For example %(first)s.", first=examples[0])
+            else:
+                text = say(ctx.language, "Which product do you mean?")
             raise _Answer(SpecialistResult(text=text, quick_replies=tuple(examples)))
         return names
 
@@ -210,26 +238,19 @@ class Business(Specialist):
             cheapest = info["variants"][0]
             product = info["product"]["name_zh" if ctx.language == "zh" else "name"] or info["product"]["name"]
             spread = len({v["price"] for v in info["variants"]}) > 1
-            if cheapest["subsidy"]:
-                lines.append(
-                    localized(
-                        ctx.language,
-                        en=f"{product}{' from' if spread else ''}: {_money(cheapest['price'], info['product'].get('currency'))}; with the national "
-                        f"subsidy (−{_money(cheapest['subsidy'], info['product'].get('currency'))}) you pay {_money(cheapest['final_price'], info['product'].get('currency'))}.",
-                        zh=f"{product}{'起售价' if spread else '售价'} {_money(cheapest['price'], info['product'].get('currency'))}，"
-                        f"国补立减 {_money(cheapest['subsidy'], info['product'].get('currency'))}，到手价 {_money(cheapest['final_price'], info['product'].get('currency'))}。",
-                    )
+            currency = info["product"].get("currency")
+            subsidised = bool(cheapest["subsidy"])
+            line = _PRICE_LINES[subsidised, spread, not subsidised and bool(_SUBSIDY_WORDS.search(ctx.text))]
+            lines.append(
+                say(
+                    ctx.language,
+                    line,
+                    product=product,
+                    price=_money(cheapest["price"], currency),
+                    subsidy=_money(cheapest["subsidy"], currency),
+                    final=_money(cheapest["final_price"], currency),
                 )
-            else:
-                lines.append(
-                    localized(
-                        ctx.language,
-                        en=f"{product}{' from' if spread else ''}: {_money(cheapest['price'], info['product'].get('currency'))}"
-                        + (" (no national subsidy for this category)." if _SUBSIDY_WORDS.search(ctx.text) else "."),
-                        zh=f"{product}{'起售价' if spread else '售价'} {_money(cheapest['price'], info['product'].get('currency'))}"
-                        + ("（该品类不参与国补）。" if _SUBSIDY_WORDS.search(ctx.text) else "。"),
-                    )
-                )
+            )
         return SpecialistResult(text="\n".join(lines))
 
     def _stock(self, ctx: SpecialistContext, tools: ToolContext) -> SpecialistResult:
@@ -243,10 +264,12 @@ class Business(Specialist):
                     str(v) for k, v in variant["options"].items() if (k.endswith("_zh")) == (ctx.language == "zh")
                 ) or " / ".join(str(v) for v in variant["options"].values())
                 if variant["available"]:
-                    count = f" ({variant['stock']})" if variant["stock"] is not None else ""
-                    state = localized(ctx.language, en=f"in stock{count}", zh=f"有货{count}")
+                    if variant["stock"] is None:
+                        state = say(ctx.language, "in stock")
+                    else:
+                        state = say(ctx.language, "in stock (%(count)s)", count=variant["stock"])
                 else:
-                    state = localized(ctx.language, en="out of stock", zh="暂时缺货")
+                    state = say(ctx.language, "out of stock")
                 lines.append(f"{info['product']['name']} {label}: {state}")
         return SpecialistResult(text="\n".join(lines))
 
@@ -257,8 +280,11 @@ class Business(Specialist):
     def _compare(self, ctx: SpecialistContext, tools: ToolContext) -> SpecialistResult:
         names = self._need_product(ctx)
         if len(names) < 2:
-            text = localized(ctx.language, en="Which products should I compare?", zh="请问要对比哪几款商品？")
-            return SpecialistResult(text=text, quick_replies=("Find X8 vs Find X9",))
+            pair = products_to_compare()
+            return SpecialistResult(
+                text=say(ctx.language, "Which products should I compare?"),
+                quick_replies=(f"{pair[0]} vs {pair[1]}",) if pair else (),
+            )
         return SpecialistResult(text=self._table(ctx, tools, names))
 
     def _table(self, ctx: SpecialistContext, tools: ToolContext, names: list[str]) -> str:
@@ -269,7 +295,7 @@ class Business(Specialist):
         else:
             products = [self._one(tools, names[0])]
             keys = sorted(k for k in products[0]["specs"] if not k.endswith("_zh"))
-        price_label = localized(ctx.language, en="price from", zh="起售价")
+        price_label = say(ctx.language, "price from")
         rows = ["| | " + " | ".join(p["name"] for p in products) + " |", "|" + "---|" * (len(products) + 1)]
         rows.append(
             f"| {price_label} | " + " | ".join(_money(p["price_from"], p.get("currency")) for p in products) + " |"
@@ -311,13 +337,11 @@ class Business(Specialist):
             args["tags"] = tags
         picks = tool_call("product_recommend", tools, args)["recommendations"]
         if not picks:
-            text = localized(
-                ctx.language,
-                en="Nothing in stock fits that budget right now. Would a slightly higher budget work?",
-                zh="目前没有符合该预算的有货商品，可以适当提高预算吗？",
+            text = say(
+                ctx.language, "Nothing in stock fits that budget right now. Would a slightly higher budget work?"
             )
             return SpecialistResult(text=text, resolved=True)
-        lines = [localized(ctx.language, en="My suggestions:", zh="为您推荐：")]
+        lines = [say(ctx.language, "My suggestions:")]
         for pick in picks:
             name = (pick["name_zh"] or pick["name"]) if ctx.language == "zh" else pick["name"]
             tagline = ", ".join(pick["tags"][:3])
@@ -331,7 +355,7 @@ class Business(Specialist):
             "product_search", tools, {"query": " ".join(_product_names(ctx))} if _product_names(ctx) else {}
         )
         names = ", ".join(p["name"] for p in found["products"][:5])
-        return SpecialistResult(text=localized(ctx.language, en=f"We sell: {names}.", zh=f"在售商品：{names}。"))
+        return SpecialistResult(text=say(ctx.language, "We sell: %(products)s.", products=names))
 
     # --- orders -------------------------------------------------------------------------------
 
@@ -340,10 +364,8 @@ class Business(Specialist):
         if not order_ids:
             orders = tool_call("list_orders", tools, {})["orders"]
             if not orders:
-                return SpecialistResult(
-                    text=localized(ctx.language, en="There are no orders on your account.", zh="您的账户下暂无订单。")
-                )
-            lines = [localized(ctx.language, en="Your orders:", zh="您的订单：")]
+                return SpecialistResult(text=say(ctx.language, "There are no orders on your account."))
+            lines = [say(ctx.language, "Your orders:")]
             lines += [f"- {o['order_id']}: {o['status']} ({', '.join(o['items'])})" for o in orders[:5]]
             return SpecialistResult(text="\n".join(lines), quick_replies=tuple(o["order_id"] for o in orders[:4]))
         lines = []
@@ -351,11 +373,13 @@ class Business(Specialist):
             order = tool_call("get_order_info", tools, {"order_id": order_id})
             items = ", ".join(f"{i['name']} ({_money(i['price'], order['currency'])})" for i in order["items"])
             lines.append(
-                localized(
+                say(
                     ctx.language,
-                    en=f"Order {order['order_id']} is {order['status']}: {items}; total {_money(order['total'], order['currency'])}.",
-                    zh=f"订单 {order['order_id']} 状态：{order['status']}；商品：{items}；"
-                    f"合计 {_money(order['total'], order['currency'])}。",
+                    "Order %(order_id)s is %(status)s: %(items)s; total %(total)s.",
+                    order_id=order["order_id"],
+                    status=order["status"],
+                    items=items,
+                    total=_money(order["total"], order["currency"]),
                 )
             )
         return SpecialistResult(text="\n".join(lines))
@@ -369,10 +393,11 @@ class Business(Specialist):
         info = tool_call("get_logistics_info", tools, args)
         if not info["shipments"]:
             return SpecialistResult(
-                text=localized(
+                text=say(
                     ctx.language,
-                    en=f"Order {info['order_id']} is {info['order_status']} and has not shipped yet.",
-                    zh=f"订单 {info['order_id']} 当前状态为 {info['order_status']}，尚未发货。",
+                    "Order %(order_id)s is %(status)s and has not shipped yet.",
+                    order_id=info["order_id"],
+                    status=info["order_status"],
                 )
             )
         lines = []
@@ -382,33 +407,20 @@ class Business(Specialist):
                 f"{latest['description_zh' if ctx.language == 'zh' else 'description']} ({latest['location']}, "
                 f"{latest['at'][:16].replace('T', ' ')})"
                 if latest
-                else localized(ctx.language, en="no scan yet", zh="暂无物流信息")
+                else say(ctx.language, "no scan yet")
             )
+            values = {"carrier": shipment["carrier"], "tracking": ", ".join(shipment["tracking_ids"]), "where": where}
             eta = shipment["estimated_arrival"]
-            lines.append(
-                localized(
-                    ctx.language,
-                    en=f"{shipment['carrier']} {', '.join(shipment['tracking_ids'])}: {where}."
-                    + (f" Estimated arrival {eta}." if eta else ""),
-                    zh=f"{shipment['carrier']} {', '.join(shipment['tracking_ids'])}：{where}。"
-                    + (f"预计 {eta} 送达。" if eta else ""),
+            if eta:
+                line = say(
+                    ctx.language, "%(carrier)s %(tracking)s: %(where)s. Estimated arrival %(eta)s.", eta=eta, **values
                 )
-            )
+            else:
+                line = say(ctx.language, "%(carrier)s %(tracking)s: %(where)s.", **values)
+            lines.append(line)
         return SpecialistResult(text="\n".join(lines))
 
     @staticmethod
     def _tool_error(language: str, exc: ToolError) -> str:
-        messages = {
-            "order_not_found": (
-                "I couldn't find that order on your account. Could you check the order id?",
-                "没有在您的账户下找到该订单，请核对订单号。",
-            ),
-            "tracking_not_found": (
-                "I couldn't find that tracking number on your account.",
-                "没有在您的账户下找到该运单号。",
-            ),
-            "product_not_found": ("We don't sell a product by that name.", "本店没有这款商品。"),
-            "variant_not_found": ("That product isn't available with those options.", "该商品没有这个规格。"),
-        }
-        en, zh = messages.get(exc.code, (exc.message, exc.message))
-        return zh if language == "zh" else en
+        message = _TOOL_ERRORS.get(exc.code)
+        return say(language, message) if message else exc.message

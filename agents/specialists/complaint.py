@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from agents.answers import SpecialistContext, SpecialistResult, localized
+from agents.answers import SpecialistContext, SpecialistResult
 from agents.specialists import Specialist, register
+from conversations.language import say
 from conversations.models import Conversation
 from tickets.models import TicketKind, TicketPriority
 from tickets.services import ticket_create
@@ -28,10 +29,10 @@ class Complaint(Specialist):
             # One subtask, one ticket, however often the subtask is retried.
             source_key=f"subtask:{ctx.subtask_id}",
         )
-        text = localized(
+        text = say(
             ctx.language,
-            en=f"I'm sorry about this. I've filed your complaint as ticket {ticket.reference}; our customer care "
-            "team will get back to you within 4 hours.",
-            zh=f"非常抱歉给您带来不好的体验。已为您登记投诉工单 {ticket.reference}，客户关怀团队会在 4 小时内联系您。",
+            "I'm sorry about this. I've filed your complaint as ticket %(ticket)s; our customer care team will get "
+            "back to you within 4 hours.",
+            ticket=ticket.reference,
         )
         return SpecialistResult(text=text, data={"ticket_id": ticket.pk, "ticket": ticket.reference})

@@ -3,22 +3,18 @@ what the customer asked for when it can (agents.nodes.route.route_decide)."""
 
 from __future__ import annotations
 
-from agents.answers import SpecialistContext, SpecialistResult, localized
+from agents.answers import SpecialistContext, SpecialistResult
 from agents.specialists import Specialist, register
+from conversations.language import say
 
 
 def soothing_line(language: str, emotion_score: float) -> str:
     if emotion_score < 0.15:
-        return localized(
+        return say(
             language,
-            en="I'm really sorry - I can hear how frustrating this has been, and I want to get it fixed for you.",
-            zh="非常抱歉给您带来这么糟糕的体验，我完全理解您的心情，我们一定会尽力帮您解决。",
+            "I'm really sorry - I can hear how frustrating this has been, and I want to get it fixed for you.",
         )
-    return localized(
-        language,
-        en="I'm sorry about the trouble. Let's sort this out together.",
-        zh="很抱歉给您添麻烦了，我们一起把问题解决好。",
-    )
+    return say(language, "I'm sorry about the trouble. Let's sort this out together.")
 
 
 @register

@@ -13,11 +13,12 @@ from collections import Counter
 
 from django.urls import reverse
 
-from agents.answers import SpecialistContext, SpecialistResult, localized
+from agents.answers import SpecialistContext, SpecialistResult
 from agents.llm.client import LLMUnavailable, llm_chat, llm_enabled
 from agents.llm.prompts import knowledge_answer_messages
 from agents.specialists import Specialist, register
 from agents.store.selectors import product_names_by_category
+from conversations.language import say
 from knowledge.chunking import meaning_terms, sentences, word_stem
 from knowledge.hits import KnowledgeHit
 from knowledge.selectors import ScoredChunk, chunk_search_answering, chunk_sections
@@ -241,11 +242,10 @@ class Knowledge(Specialist):
     def _miss(self, ctx: SpecialistContext) -> SpecialistResult:
         missed_question_record(question=ctx.text, language=ctx.language, reference=f"subtask:{ctx.subtask_id}")
         return SpecialistResult(
-            text=localized(
+            # Never a dead end: say how to go on (a second miss in a row hands over by itself).
+            text=say(
                 ctx.language,
-                # Never a dead end: say how to go on (a second miss in a row hands over by itself).
-                en="I couldn't find that in our help articles. You can ask it another way, or ask for a colleague.",
-                zh="抱歉，帮助中心里没有找到相关内容。您可以换个说法再问，或者说“转人工”联系同事。",
+                "I couldn't find that in our help articles. You can ask it another way, or ask for a colleague.",
             ),
             resolved=False,
             data={"marker": KNOWLEDGE_MISS},

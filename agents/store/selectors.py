@@ -42,3 +42,14 @@ def product_examples(limit: int = 3) -> list[str]:
     """A few of the store's product names to suggest, those with the most versions first."""
     products = Product.objects.annotate(versions=Count("variants")).order_by("-versions", "name")
     return list(products.values_list("name", flat=True)[:limit])
+
+
+def products_to_compare() -> tuple[str, str] | None:
+    """Two of the store's products of one category to suggest comparing (most versions first), or None."""
+    seen: dict[str, str] = {}
+    products = Product.objects.annotate(versions=Count("variants")).order_by("-versions", "name")
+    for category, name in products.values_list("category", "name"):
+        if category in seen:
+            return seen[category], name
+        seen[category] = name
+    return None

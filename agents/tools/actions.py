@@ -6,6 +6,7 @@ import re
 from typing import Any
 
 from django.db import transaction
+from django.utils.translation import gettext_noop
 
 from agents.store.models import Order, OrderStatus
 from agents.store.services import (
@@ -22,6 +23,7 @@ from agents.store.services import (
 )
 from agents.tools.base import ToolContext, ToolError, tool
 from agents.tools.orders import ORDER_ID
+from conversations.language import say
 from tickets.models import Ticket, TicketKind
 from tickets.services import ticket_create
 
@@ -40,11 +42,10 @@ ADDRESS = {
     "country": {"type": "string", "minLength": 1, "maxLength": 100},
     "zip": {"type": "string", "minLength": 3, "maxLength": 20},
 }
-RETURN_INSTRUCTIONS = {
-    "en": "Pack the items with their accessories and send them within 3 days to: Returns Centre, 8 Keji Road, "
-    "Nanshan, Shenzhen 518057. A prepaid label is on its way by email.",
-    "zh": "请在 3 天内将商品连同配件寄回：深圳市南山区科技路 8 号 退货中心（518057），预付运单已发送至您的邮箱。",
-}
+RETURN_INSTRUCTIONS = gettext_noop(
+    "Pack the items with their accessories and send them within 3 days to: Returns Centre, 8 Keji Road, "
+    "Nanshan, Shenzhen 518057. A prepaid label is on its way by email."
+)
 _TAX_ID = re.compile(r"^[0-9A-Z]{15,20}$")
 
 
@@ -191,7 +192,7 @@ def create_return_order(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any
         "order_id": result.order_id,
         "status": result.status,
         "return_order_id": f"R-{ticket.pk:06d}",
-        "instructions": RETURN_INSTRUCTIONS["zh" if ctx.language == "zh" else "en"],
+        "instructions": say(ctx.language, RETURN_INSTRUCTIONS),
         "ticket": ticket.reference,
         **result.details,
     }

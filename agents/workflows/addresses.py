@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from conversations.language import say_in_context
+
 ADDRESS_FIELDS = ("address1", "address2", "city", "state", "country", "zip")
 _CJK = re.compile(r"[\u3400-\u9fff]")
 _STREET_PARTS = (
@@ -557,17 +559,13 @@ def address_fragment(text: str) -> dict[str, str]:
 
 def address_lines(address: dict[str, Any], language: str) -> str:
     """The address field by field, for the customer to check before anything is written."""
-    labels = (
-        {"address1": "街道", "address2": "门牌", "city": "城市", "state": "省份", "zip": "邮编", "country": "国家"}
-        if language == "zh"
-        else {
-            "address1": "street",
-            "address2": "apt/unit",
-            "city": "city",
-            "state": "state",
-            "zip": "zip",
-            "country": "country",
-        }
-    )
+    labels = {
+        "address1": say_in_context("address field", language, "street"),
+        "address2": say_in_context("address field", language, "apt/unit"),
+        "city": say_in_context("address field", language, "city"),
+        "state": say_in_context("address field", language, "state"),
+        "zip": say_in_context("address field", language, "zip"),
+        "country": say_in_context("address field", language, "country"),
+    }
     shown = [f"{labels[key]}: {address[key]}" for key in labels if address.get(key)]
-    return ("；" if language == "zh" else "; ").join(shown)
+    return say_in_context("list separator", language, "; ").join(shown)

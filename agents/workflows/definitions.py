@@ -4,11 +4,12 @@ confirms, and the one write that follows a yes."""
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
 from django.utils import timezone
+from django.utils.translation import gettext_noop
 
 from agents.llm.client import llm_enabled
 from agents.store.models import Address, Order, OrderStatus, PaymentKind, PaymentMethod, PaymentTransaction, Variant
@@ -20,6 +21,7 @@ from agents.workflows import slots as read
 from agents.workflows.addresses import address_fragment, address_lines, parse_address
 from agents.workflows.meaning import cancel_reason_meant
 from agents.workflows.variants import Clarify, llm_replacements, match_replacement, wanted_options
+from conversations.language import say, say_in_context
 from conversations.models import WorkflowKind
 
 RETURN_WINDOW = timedelta(days=7)
@@ -55,12 +57,10 @@ class OrderNotEligible(SlotInvalid):
 
 # What can still be done with an order in each status, for a customer whose request does not fit.
 ORDER_ACTIONS = {
-    OrderStatus.PENDING: ("it can still be cancelled, or its address, payment method or items changed",
-                          "它还可以取消，或修改地址、支付方式或商品规格"),
-    OrderStatus.PROCESSED: ("it is being prepared, so nothing can be changed now; you can track it here",
-                            "订单正在处理中，暂时无法修改，可以在这里查询进度"),
-    OrderStatus.DELIVERED: ("its items can be returned or exchanged", "其中的商品可以退货或换货"),
-}  # fmt: skip
+    OrderStatus.PENDING: gettext_noop("it can still be cancelled, or its address, payment method or items changed"),
+    OrderStatus.PROCESSED: gettext_noop("it is being prepared, so nothing can be changed now; you can track it here"),
+    OrderStatus.DELIVERED: gettext_noop("its items can be returned or exchanged"),
+}
 
 
 def _named_first(text: str, products: list[str]) -> bool:
@@ -119,9 +119,6 @@ class Ctx:
     tools: ToolContext
     language: str
 
-    def t(self, en: str, zh: str) -> str:
-        return zh if self.language == "zh" else en
-
     def orders(self, *statuses: str) -> list[Order]:
         return list(
             Order.objects.filter(customer=self.tools.customer, status__in=statuses).order_by("-placed_at", "id")
@@ -161,7 +158,8 @@ class Workflow(ABC):
     kind: str
     intent: Intent
     statuses: tuple[str, ...] = ()  # order statuses the order_id slot accepts
-    label: dict[str, str] = field(default_factory=dict)
+    # What a customer whose order is in another status hears (%(order_id)s, %(status)s).
+    not_eligible: str = ""
 
     @abstractmethod
     def needed(self, s: dict[str, Any]) -> list[str]:
@@ -209,17 +207,14 @@ class Workflow(ABC):
             order = ctx.order(order_id)
             if order is None:
                 raise SlotInvalid(
-                    ctx.t(f"I can't find order {order_id} on your account.", f"您的账户下没有订单 {order_id}。")
+                    say(ctx.language, "I can't find order %(order_id)s on your account.", order_id=order_id)
                 )
             if self.statuses and order.status not in self.statuses:
                 sibling = self.sibling(order.status, s or {}, ctx, text, entities)
                 if sibling is not None:
                     raise OtherWorkflow(sibling[0], {**sibling[1], "order_id": order_id})
                 raise OrderNotEligible(
-                    ctx.t(
-                        f"Order {order_id} is {order.status}, so it can't be {self.label['en']}.",
-                        f"订单 {order_id} 当前状态为 {order.status}，无法{self.label['zh']}。",
-                    ),
+                    say(ctx.language, self.not_eligible, order_id=order_id, status=order.status),
                     order_id=order_id,
                     status=order.status,
                 )
@@ -253,50 +248,22 @@ class Workflow(ABC):
         return [o.external_id for o in ctx.orders(*self.statuses)][:6] if self.statuses else []
 
 
-def _prompts() -> dict[str, tuple[str, str]]:
-    return {
-        "order_id": ("Which order is it? Please send the order id.", "请问是哪个订单？请提供订单号。"),
-        "item_ids": (
-            "Which items of the order? Name them, or say 'all items'.",
-            "请问是订单中的哪些商品？可回复商品名称或“全部”。",
-        ),
-        "new_item_ids": (
-            "What should each item become? Tell me the new options (e.g. colour, size, storage).",
-            "请告诉我要换成的新规格（如颜色、尺码、存储容量）。",
-        ),
-        "payment_method_id": ("Which payment method should be used?", "请选择使用的支付方式。"),
-        "reason": (
-            "What is the reason: 'no longer needed' or 'ordered by mistake'?",
-            "取消原因是“不需要了”还是“买错了”？",
-        ),
-        "address": (
-            "What is the new address? Please write: street, [apartment,] city, state, zip, country.",
-            "请提供新地址，格式：街道, [门牌,] 城市, 省份, 邮编, 国家。",
-        ),
-        "change": (
-            "What would you like to change: the address, the payment method, or items?",
-            "请问要修改：地址、支付方式，还是商品规格？",
-        ),
-        "imei": (
-            "What is the device's IMEI (15 digits, dial *#06# to see it)?",
-            "请提供设备的 IMEI 号（15 位，可拨 *#06# 查看）。",
-        ),
-        "issue_description": ("What is wrong with the device?", "请描述设备出现的问题。"),
-        "warranty_status": ("Is the device still under warranty?", "设备是否还在保修期内？"),
-        "repair_type": ("Would you like to bring it to a store or mail it in?", "您希望到店维修还是寄修？"),
-        "invoice_type": (
-            "Which invoice: personal, company, or special VAT invoice?",
-            "请问开具哪种发票：个人普票、企业普票还是企业专票？",
-        ),
-        "invoice_title": ("What title should the invoice carry?", "请提供发票抬头。"),
-        "tax_id": (
-            "A special VAT invoice needs the company's tax id. What is it?",
-            "开具企业专票需要提供税号，请问税号是多少？",
-        ),
-    }
-
-
-PROMPTS = _prompts()
+PROMPTS = {
+    "order_id": gettext_noop("Which order is it? Please send the order id."),
+    "item_ids": gettext_noop("Which items of the order? Name them, or say 'all items'."),
+    "new_item_ids": gettext_noop("What should each item become? Tell me the new options (e.g. colour, size, storage)."),
+    "payment_method_id": gettext_noop("Which payment method should be used?"),
+    "reason": gettext_noop("What is the reason: 'no longer needed' or 'ordered by mistake'?"),
+    "address": gettext_noop("What is the new address? Please write: street, [apartment,] city, state, zip, country."),
+    "change": gettext_noop("What would you like to change: the address, the payment method, or items?"),
+    "imei": gettext_noop("What is the device's IMEI (15 digits, dial *#06# to see it)?"),
+    "issue_description": gettext_noop("What is wrong with the device?"),
+    "warranty_status": gettext_noop("Is the device still under warranty?"),
+    "repair_type": gettext_noop("Would you like to bring it to a store or mail it in?"),
+    "invoice_type": gettext_noop("Which invoice: personal, company, or special VAT invoice?"),
+    "invoice_title": gettext_noop("What title should the invoice carry?"),
+    "tax_id": gettext_noop("A special VAT invoice needs the company's tax id. What is it?"),
+}
 FREE_TEXT_SLOTS = {"issue_description", "invoice_title"}
 
 
@@ -326,29 +293,36 @@ class CancelOrder(Workflow):
         return bool(named) and named < {i["item_id"] for i in items} and read.names_part_of_order(text)
 
     def summary(self, ctx: Ctx, s: dict[str, Any]) -> str:
-        items = ", ".join(i["name"] for i in ctx.items(s["order_id"]))
-        whole = (
-            ctx.t(
+        values = {
+            "order_id": s["order_id"],
+            "items": ", ".join(i["name"] for i in ctx.items(s["order_id"])),
+            "reason": s["reason"],
+        }
+        if s.get("_part_asked"):
+            return say(
+                ctx.language,
                 "Single items can't be taken out of an order before it ships, so this cancels the whole order "
-                "(I can change an item to another option instead). ",
-                "订单发货前不能单独去掉其中的商品，所以这会取消整个订单（也可以改为把商品换成其他款式）。",
+                "(I can change an item to another option instead). Cancel order %(order_id)s (%(items)s) because "
+                "it is '%(reason)s'. Every payment is refunded to the method it came from (a gift card at once, "
+                "cards in 5-7 business days).",
+                **values,
             )
-            if s.get("_part_asked")
-            else ""
-        )
-        return whole + ctx.t(
-            f"Cancel order {s['order_id']} ({items}) because it is '{s['reason']}'. Every payment is refunded to the "
+        return say(
+            ctx.language,
+            "Cancel order %(order_id)s (%(items)s) because it is '%(reason)s'. Every payment is refunded to the "
             "method it came from (a gift card at once, cards in 5-7 business days).",
-            f"取消订单 {s['order_id']}（{items}），原因：{s['reason']}。款项原路退回（礼品卡即时到账，银行卡 5-7 个工作日）。",
+            **values,
         )
 
     def perform(self, ctx: Ctx, s: dict[str, Any]) -> dict[str, Any]:
         return tool_call("cancel_pending_order", ctx.tools, {"order_id": s["order_id"], "reason": s["reason"]})
 
     def done(self, ctx: Ctx, s: dict[str, Any], result: dict[str, Any]) -> str:
-        return ctx.t(
-            f"Done: order {s['order_id']} is cancelled and the refund is on its way ({result['ticket']}).",
-            f"已为您取消订单 {s['order_id']}，退款已发起（{result['ticket']}）。",
+        return say(
+            ctx.language,
+            "Done: order %(order_id)s is cancelled and the refund is on its way (%(ticket)s).",
+            order_id=s["order_id"],
+            ticket=result["ticket"],
         )
 
 
@@ -428,7 +402,7 @@ class _ItemsWorkflow(Workflow):
             if isinstance(match, Clarify):
                 s["_replacements"] = resolved
                 s["_asked"] = {**asked, item["item_id"]: match.asked}
-                raise SlotInvalid(ctx.t(match.en, match.zh))
+                raise SlotInvalid(match.said(ctx.language))
             if match is not None:
                 resolved[item["item_id"]] = match
         if len(resolved) < len(old):
@@ -479,18 +453,19 @@ class Return(_ItemsWorkflow):
             # The no-reason window (seed 001) applies when the delivery date is known.
             if order and order.delivered_at and timezone.now() - order.delivered_at > RETURN_WINDOW:
                 raise SlotInvalid(
-                    ctx.t(
-                        f"Order {value} was delivered more than 7 days ago, outside the no-reason return window.",
-                        f"订单 {value} 签收已超过 7 天，超出七天无理由退货期限。",
+                    say(
+                        ctx.language,
+                        "Order %(order_id)s was delivered more than 7 days ago, outside the no-reason return window.",
+                        order_id=value,
                     )
                 )
         allowed = self.choices(slot, ctx, s) if slot == "payment_method_id" and value else [value]
         if value not in allowed:  # a refund goes only where the policy allows
             raise SlotInvalid(
-                ctx.t(
-                    f"A refund can only go back to the original payment method or to a gift card: "
-                    f"{', '.join(allowed)}.",
-                    f"退款只能退回原支付方式或礼品卡：{', '.join(allowed)}。",
+                say(
+                    ctx.language,
+                    "A refund can only go back to the original payment method or to a gift card: %(methods)s.",
+                    methods=", ".join(allowed),
                 ),
                 refused=str(value),
             )
@@ -504,9 +479,12 @@ class Return(_ItemsWorkflow):
         return [m["id"] for m in ctx.payment_methods() if m["id"] == original or m["kind"] == PaymentKind.GIFT_CARD]
 
     def summary(self, ctx: Ctx, s: dict[str, Any]) -> str:
-        return ctx.t(
-            f"Return from order {s['order_id']}: {self._item_names(ctx, s)}; refund to {s['payment_method_id']}.",
-            f"退货：订单 {s['order_id']} 中的 {self._item_names(ctx, s)}；退款至 {s['payment_method_id']}。",
+        return say(
+            ctx.language,
+            "Return from order %(order_id)s: %(items)s; refund to %(method)s.",
+            order_id=s["order_id"],
+            items=self._item_names(ctx, s),
+            method=s["payment_method_id"],
         )
 
     def perform(self, ctx: Ctx, s: dict[str, Any]) -> dict[str, Any]:
@@ -517,9 +495,11 @@ class Return(_ItemsWorkflow):
         )
 
     def done(self, ctx: Ctx, s: dict[str, Any], result: dict[str, Any]) -> str:
-        return ctx.t(
-            f"Your return {result['return_order_id']} is registered. {result['instructions']}",
-            f"退货单 {result['return_order_id']} 已生成。{result['instructions']}",
+        return say(
+            ctx.language,
+            "Your return %(return_id)s is registered. %(instructions)s",
+            return_id=result["return_order_id"],
+            instructions=result["instructions"],
         )
 
 
@@ -537,11 +517,13 @@ class Exchange(_ItemsWorkflow):
         return WorkflowKind.MODIFY_ORDER, {"change": said if said in ("address", "payment") else "items"}
 
     def summary(self, ctx: Ctx, s: dict[str, Any]) -> str:
-        return ctx.t(
-            f"Exchange in order {s['order_id']}: {self._item_names(ctx, s)} → {self._item_names(ctx, s, 'new_item_ids')}; "
-            f"any price difference via {s['payment_method_id']}.",
-            f"换货：订单 {s['order_id']} 中的 {self._item_names(ctx, s)} 换为 {self._item_names(ctx, s, 'new_item_ids')}；"
-            f"差价通过 {s['payment_method_id']} 结算。",
+        return say(
+            ctx.language,
+            "Exchange in order %(order_id)s: %(items)s → %(new_items)s; any price difference via %(method)s.",
+            order_id=s["order_id"],
+            items=self._item_names(ctx, s),
+            new_items=self._item_names(ctx, s, "new_item_ids"),
+            method=s["payment_method_id"],
         )
 
     def perform(self, ctx: Ctx, s: dict[str, Any]) -> dict[str, Any]:
@@ -549,9 +531,10 @@ class Exchange(_ItemsWorkflow):
         return tool_call("create_exchange_order", ctx.tools, args)
 
     def done(self, ctx: Ctx, s: dict[str, Any], result: dict[str, Any]) -> str:
-        return ctx.t(
-            f"Your exchange is registered ({result['ticket']}); we'll email you how to send the items back.",
-            f"换货申请已提交（{result['ticket']}），寄回方式将通过邮件发送给您。",
+        return say(
+            ctx.language,
+            "Your exchange is registered (%(ticket)s); we'll email you how to send the items back.",
+            ticket=result["ticket"],
         )
 
 
@@ -595,9 +578,11 @@ class ModifyOrder(_ItemsWorkflow):
         paid = self.first_payment(order_id)
         if paid is not None and method_id == paid.payment_method.external_id:
             raise SlotInvalid(
-                ctx.t(
-                    f"Order {order_id} is already paid with {method_id}.",
-                    f"订单 {order_id} 已经是用 {method_id} 支付的。",
+                say(
+                    ctx.language,
+                    "Order %(order_id)s is already paid with %(method)s.",
+                    order_id=order_id,
+                    method=method_id,
                 ),
                 refused=method_id,
             )
@@ -605,10 +590,12 @@ class ModifyOrder(_ItemsWorkflow):
         if method.kind == PaymentKind.GIFT_CARD and paid is not None and (method.balance or 0) < paid.amount:
             currency = store_currency()
             raise SlotInvalid(
-                ctx.t(
-                    f"The balance of {method_id} ({money(method.balance or 0, currency)}) does not cover "
-                    f"the order's {money(paid.amount, currency)}.",
-                    f"{method_id} 余额（{money(method.balance or 0, currency)}）不足以支付订单金额 {money(paid.amount, currency)}。",
+                say(
+                    ctx.language,
+                    "The balance of %(method)s (%(balance)s) does not cover the order's %(amount)s.",
+                    method=method_id,
+                    balance=money(method.balance or 0, currency),
+                    amount=money(paid.amount, currency),
                 ),
                 refused=method_id,
             )
@@ -666,13 +653,19 @@ class ModifyOrder(_ItemsWorkflow):
             if all(so_far.get(key) for key in ("address1", "city", "zip")):
                 s.pop("_draft", None)  # every field is there, only not in an order the parsers know
                 return {**dict.fromkeys(("address2", "state"), ""), **so_far, "country": country}
-        missing = [f for f in ("address1", "city", "zip") if f not in so_far]
-        names = {"address1": ("street", "街道门牌"), "city": ("city", "城市"), "zip": ("zip code", "邮编")}
+        parts = {
+            "address1": say_in_context("missing address part", ctx.language, "street"),
+            "city": say_in_context("missing address part", ctx.language, "city"),
+            "zip": say_in_context("missing address part", ctx.language, "zip code"),
+        }
+        missing = [parts[f] for f in parts if f not in so_far]
         raise SlotPartial(
-            ctx.t(
-                f"Got it so far: {address_lines(so_far, 'en')}. "
-                f"Please send the rest ({', '.join(names[f][0] for f in missing) or 'the full address'}).",
-                f"已记下：{address_lines(so_far, 'zh')}。请补充其余部分（{'、'.join(names[f][1] for f in missing) or '完整地址'}）。",
+            say(
+                ctx.language,
+                "Got it so far: %(address)s. Please send the rest (%(missing)s).",
+                address=address_lines(so_far, ctx.language),
+                missing=say_in_context("list separator", ctx.language, ", ").join(missing)
+                or say_in_context("missing address part", ctx.language, "the full address"),
             ),
             draft=f"{draft}, {text}" if draft else text,
         )
@@ -690,20 +683,28 @@ class ModifyOrder(_ItemsWorkflow):
         if s["change"] in ("default_address", "address"):
             what = address_lines(s["address"], ctx.language)
             if s["change"] == "default_address":
-                return ctx.t(f"Make this your default shipping address: {what}.", f"将默认收货地址改为：{what}。")
-            return ctx.t(
-                f"Ship order {s['order_id']} to this address: {what}.", f"订单 {s['order_id']} 改寄至：{what}。"
+                return say(ctx.language, "Make this your default shipping address: %(address)s.", address=what)
+            return say(
+                ctx.language,
+                "Ship order %(order_id)s to this address: %(address)s.",
+                order_id=s["order_id"],
+                address=what,
             )
         if s["change"] == "payment":
-            return ctx.t(
-                f"Pay order {s['order_id']} with {s['payment_method_id']}; the old payment is refunded.",
-                f"订单 {s['order_id']} 改用 {s['payment_method_id']} 支付，原支付款项退回。",
+            return say(
+                ctx.language,
+                "Pay order %(order_id)s with %(method)s; the old payment is refunded.",
+                order_id=s["order_id"],
+                method=s["payment_method_id"],
             )
-        return ctx.t(
-            f"Change in order {s['order_id']}: {self._item_names(ctx, s)} → {self._item_names(ctx, s, 'new_item_ids')}; "
-            f"price difference via {s['payment_method_id']}. Items can be changed only once.",
-            f"修改订单 {s['order_id']}：{self._item_names(ctx, s)} 改为 {self._item_names(ctx, s, 'new_item_ids')}；"
-            f"差价通过 {s['payment_method_id']} 结算。商品规格只能修改一次。",
+        return say(
+            ctx.language,
+            "Change in order %(order_id)s: %(items)s → %(new_items)s; price difference via %(method)s. Items can be "
+            "changed only once.",
+            order_id=s["order_id"],
+            items=self._item_names(ctx, s),
+            new_items=self._item_names(ctx, s, "new_item_ids"),
+            method=s["payment_method_id"],
         )
 
     def perform(self, ctx: Ctx, s: dict[str, Any]) -> dict[str, Any]:
@@ -717,11 +718,17 @@ class ModifyOrder(_ItemsWorkflow):
 
     def done(self, ctx: Ctx, s: dict[str, Any], result: dict[str, Any]) -> str:
         if s["change"] == "default_address":
-            return ctx.t("Done: your default address is updated.", "默认收货地址已更新。")
-        return ctx.t(
-            f"Done: order {s['order_id']} is updated ({result['ticket']}).",
-            f"订单 {s['order_id']} 已修改（{result['ticket']}）。",
+            return say(ctx.language, "Done: your default address is updated.")
+        return say(
+            ctx.language,
+            "Done: order %(order_id)s is updated (%(ticket)s).",
+            order_id=s["order_id"],
+            ticket=result["ticket"],
         )
+
+
+_WARRANTY_STATUSES = {"in_warranty": gettext_noop("in warranty"), "out_of_warranty": gettext_noop("out of warranty")}
+_REPAIR_TYPES = {"in_store": gettext_noop("in store"), "mail_in": gettext_noop("mail in")}
 
 
 class Repair(Workflow):
@@ -740,11 +747,13 @@ class Repair(Workflow):
         return None
 
     def summary(self, ctx: Ctx, s: dict[str, Any]) -> str:
-        return ctx.t(
-            f"Repair for IMEI {s['imei']}: {s['issue_description']} ({s['warranty_status'].replace('_', ' ')}, "
-            f"{s['repair_type'].replace('_', ' ')}).",
-            f"维修：IMEI {s['imei']}，问题：{s['issue_description']}（{'保内' if s['warranty_status'] == 'in_warranty' else '保外'}，"
-            f"{'到店' if s['repair_type'] == 'in_store' else '寄修'}）。",
+        return say(
+            ctx.language,
+            "Repair for IMEI %(imei)s: %(issue)s (%(warranty)s, %(repair_type)s).",
+            imei=s["imei"],
+            issue=s["issue_description"],
+            warranty=say(ctx.language, _WARRANTY_STATUSES[s["warranty_status"]]),
+            repair_type=say(ctx.language, _REPAIR_TYPES[s["repair_type"]]),
         )
 
     def perform(self, ctx: Ctx, s: dict[str, Any]) -> dict[str, Any]:
@@ -752,10 +761,11 @@ class Repair(Workflow):
 
     def done(self, ctx: Ctx, s: dict[str, Any], result: dict[str, Any]) -> str:
         cost = result["estimated_cost"]
-        price = money(cost, store_currency()) if cost else ""
-        return ctx.t(
-            f"Repair order {result['repair_order_id']} is open; estimated cost {price or 'free'}.",
-            f"维修单 {result['repair_order_id']} 已创建，预估费用 {price or '免费'}。",
+        return say(
+            ctx.language,
+            "Repair order %(repair_id)s is open; estimated cost %(cost)s.",
+            repair_id=result["repair_order_id"],
+            cost=money(cost, store_currency()) if cost else say_in_context("repair cost", ctx.language, "free"),
         )
 
 
@@ -778,44 +788,64 @@ class Invoice(Workflow):
         return None
 
     def summary(self, ctx: Ctx, s: dict[str, Any]) -> str:
-        tax = f", tax id {s['tax_id']}" if s.get("tax_id") else ""
-        return ctx.t(
-            f"{s['invoice_type'].title()} invoice for order {s['order_id']}, title '{s['invoice_title']}'{tax}.",
-            f"为订单 {s['order_id']} 开具发票（{s['invoice_type']}），抬头：{s['invoice_title']}"
-            + (f"，税号 {s['tax_id']}" if s.get("tax_id") else "")
-            + "。",
-        )
+        kinds = {
+            "personal": say_in_context("invoice type", ctx.language, "Personal"),
+            "company": say_in_context("invoice type", ctx.language, "Company"),
+            "special": say_in_context("invoice type", ctx.language, "Special"),
+        }
+        values = {"order_id": s["order_id"], "type": kinds[s["invoice_type"]], "title": s["invoice_title"]}
+        if s.get("tax_id"):
+            return say(
+                ctx.language,
+                "%(type)s invoice for order %(order_id)s, title '%(title)s', tax id %(tax_id)s.",
+                tax_id=s["tax_id"],
+                **values,
+            )
+        return say(ctx.language, "%(type)s invoice for order %(order_id)s, title '%(title)s'.", **values)
 
     def perform(self, ctx: Ctx, s: dict[str, Any]) -> dict[str, Any]:
         args = {k: s[k] for k in ("order_id", "invoice_type", "invoice_title", "tax_id") if k in s}
         return tool_call("generate_invoice", ctx.tools, args)
 
     def done(self, ctx: Ctx, s: dict[str, Any], result: dict[str, Any]) -> str:
-        return ctx.t(
-            f"Invoice {result['invoice_id']} will be emailed to you as an e-invoice.",
-            f"发票 {result['invoice_id']} 将以电子发票形式发送至您的邮箱。",
+        return say(
+            ctx.language,
+            "Invoice %(invoice_id)s will be emailed to you as an e-invoice.",
+            invoice_id=result["invoice_id"],
         )
 
 
 WORKFLOWS: dict[str, Workflow] = {
     WorkflowKind.CANCEL_ORDER: CancelOrder(
-        WorkflowKind.CANCEL_ORDER, Intent.CANCEL_ORDER, (OrderStatus.PENDING,), {"en": "cancelled", "zh": "取消"}
+        WorkflowKind.CANCEL_ORDER,
+        Intent.CANCEL_ORDER,
+        (OrderStatus.PENDING,),
+        gettext_noop("Order %(order_id)s is %(status)s, so it can't be cancelled."),
     ),
     WorkflowKind.RETURN: Return(
-        WorkflowKind.RETURN, Intent.RETURN, (OrderStatus.DELIVERED,), {"en": "returned", "zh": "退货"}
+        WorkflowKind.RETURN,
+        Intent.RETURN,
+        (OrderStatus.DELIVERED,),
+        gettext_noop("Order %(order_id)s is %(status)s, so it can't be returned."),
     ),
     WorkflowKind.EXCHANGE: Exchange(
-        WorkflowKind.EXCHANGE, Intent.EXCHANGE, (OrderStatus.DELIVERED,), {"en": "exchanged", "zh": "换货"}
+        WorkflowKind.EXCHANGE,
+        Intent.EXCHANGE,
+        (OrderStatus.DELIVERED,),
+        gettext_noop("Order %(order_id)s is %(status)s, so it can't be exchanged."),
     ),
     WorkflowKind.MODIFY_ORDER: ModifyOrder(
-        WorkflowKind.MODIFY_ORDER, Intent.MODIFY_ORDER, (OrderStatus.PENDING,), {"en": "changed", "zh": "修改"}
+        WorkflowKind.MODIFY_ORDER,
+        Intent.MODIFY_ORDER,
+        (OrderStatus.PENDING,),
+        gettext_noop("Order %(order_id)s is %(status)s, so it can't be changed."),
     ),
     WorkflowKind.REPAIR: Repair(WorkflowKind.REPAIR, Intent.REPAIR),
     WorkflowKind.INVOICE: Invoice(
         WorkflowKind.INVOICE,
         Intent.INVOICE,
         (OrderStatus.DELIVERED, OrderStatus.PROCESSED, OrderStatus.RETURN_REQUESTED, OrderStatus.EXCHANGE_REQUESTED),
-        {"en": "invoiced", "zh": "开票"},
+        gettext_noop("Order %(order_id)s is %(status)s, so it can't be invoiced."),
     ),
 }
 WORKFLOW_FOR_INTENT = {workflow.intent.value: kind for kind, workflow in WORKFLOWS.items()}

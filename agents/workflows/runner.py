@@ -16,8 +16,9 @@ from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext_noop
 
-from agents.answers import SpecialistContext, SpecialistResult, localized
+from agents.answers import SpecialistContext, SpecialistResult
 from agents.intents.catalogue import catalogue_get
 from agents.intents.entities.extract import extract_entities
 from agents.models import TurnRun
@@ -44,6 +45,7 @@ from agents.workflows.definitions import (
     Workflow,
 )
 from agents.workflows.verify import IDLE_TIMEOUT, identity_question
+from conversations.language import say, say_in_context
 from conversations.models import Conversation, WorkflowKind, WorkflowState, WorkflowStatus
 from conversations.services import (
     conversation_verified_customer_set,
@@ -59,12 +61,12 @@ from conversations.services import (
 OFFER_CHOICES_AFTER = 2
 ESCALATE_AFTER = 3
 _TITLES = {
-    WorkflowKind.RETURN: ("return", "退货"),
-    WorkflowKind.EXCHANGE: ("exchange", "换货"),
-    WorkflowKind.MODIFY_ORDER: ("order change", "修改订单"),
-    WorkflowKind.CANCEL_ORDER: ("cancellation", "取消订单"),
-    WorkflowKind.REPAIR: ("repair", "维修"),
-    WorkflowKind.INVOICE: ("invoice", "开票"),
+    WorkflowKind.RETURN: gettext_noop("return"),
+    WorkflowKind.EXCHANGE: gettext_noop("exchange"),
+    WorkflowKind.MODIFY_ORDER: gettext_noop("order change"),
+    WorkflowKind.CANCEL_ORDER: gettext_noop("cancellation"),
+    WorkflowKind.REPAIR: gettext_noop("repair"),
+    WorkflowKind.INVOICE: gettext_noop("invoice"),
 }
 
 
@@ -107,15 +109,15 @@ def _save(
 
 
 def _person(language: str) -> str:
-    return localized(language, en="Talk to a person", zh="转人工")
+    return say(language, "Talk to a person")
 
 
 def _stuck(language: str, slot: str, prompt: str, choices: list[str]) -> SpecialistResult:
     """The prompt that replaces a third identical one: what the bot can take, or a person."""
-    text = localized(
+    text = say(
         language,
-        en=f"Sorry, I still couldn't use that. {prompt} You can also say 'cancel' to stop, or ask for a person.",
-        zh=f"抱歉，还是没能识别。{prompt} 也可以回复“取消”结束办理，或选择转人工。",
+        "Sorry, I still couldn't use that. %(prompt)s You can also say 'cancel' to stop, or ask for a person.",
+        prompt=prompt,
     )
     offered = [*choices[:3], _person(language)]
     return SpecialistResult(
@@ -126,10 +128,7 @@ def _stuck(language: str, slot: str, prompt: str, choices: list[str]) -> Special
 def _give_up(ctx: Ctx, state: WorkflowState, s: dict[str, Any]) -> SpecialistResult:
     _save(state, step="", slots=s, status=WorkflowStatus.CANCELLED)
     return SpecialistResult(
-        text=ctx.t(
-            "I'm not getting this right, so I'm passing you to a colleague who can help.",
-            "抱歉没能帮您办好，正在为您转接人工客服。",
-        ),
+        text=say(ctx.language, "I'm not getting this right, so I'm passing you to a colleague who can help."),
         resolved=False,
         data={"escalate": "repeated_failure"},
     )
@@ -138,15 +137,14 @@ def _give_up(ctx: Ctx, state: WorkflowState, s: dict[str, Any]) -> SpecialistRes
 def _ask(
     ctx: Ctx, workflow: Any, slot: str, s: dict[str, Any], prefix: str = "", *, unusable: int = 0
 ) -> SpecialistResult:
-    en, zh = PROMPTS[slot]
-    prompt = ctx.t(en, zh)
+    prompt = say(ctx.language, PROMPTS[slot])
     choices = workflow.choices(slot, ctx, s)
     if slot == "payment_method_id" and choices:
         # Said in the text too, for channels without buttons: "mastercard ending 7287 (credit_card_1)";
         # a label that holds the id ("PayPal paypal_1") is enough alone.
         labels = {m["id"]: m["label"] for m in ctx.payment_methods()}
         shown = [labels.get(c, c) if c in labels.get(c, c) else f"{labels[c]} ({c})" for c in choices]
-        prompt = ctx.t(f"{prompt} ({'; '.join(shown)})", f"{prompt}（{'; '.join(shown)}）")
+        prompt = say(ctx.language, "%(prompt)s (%(methods)s)", prompt=prompt, methods="; ".join(shown))
     if unusable >= OFFER_CHOICES_AFTER:
         return _stuck(ctx.language, slot, f"{prefix} {prompt}".strip(), choices)
     text = f"{prefix} {prompt}".strip()
@@ -156,9 +154,9 @@ def _ask(
 
 
 def _confirm(ctx: Ctx, workflow: Any, s: dict[str, Any], prefix: str = "") -> SpecialistResult:
-    question = ctx.t("Shall I go ahead? (yes/no)", "确认办理吗？（是/否）")
+    question = say(ctx.language, "Shall I go ahead? (yes/no)")
     text = f"{prefix} {workflow.summary(ctx, s)} {question}".strip()
-    choices = [ctx.t("yes", "是"), ctx.t("no", "否")]
+    choices = [say_in_context("customer", ctx.language, "yes"), say_in_context("customer", ctx.language, "no")]
     return SpecialistResult(
         text=text, awaiting={"slot": "confirm", "prompt": question, "choices": choices}, quick_replies=tuple(choices)
     )
@@ -176,13 +174,7 @@ def workflow_handle(sctx: SpecialistContext) -> SpecialistResult:
         if state is not None and read.is_cancel(sctx.text or sctx.message_text):
             _save(state, step="", slots=state.slots, status=WorkflowStatus.CANCELLED)
             workflows_queued_cancel(conversation.pk)
-            return SpecialistResult(
-                text=localized(
-                    sctx.language,
-                    en="Cancelled. Anything else I can help with?",
-                    zh="已取消当前操作，有什么可以帮您的吗？",
-                )
-            )
+            return SpecialistResult(text=say(sctx.language, "Cancelled. Anything else I can help with?"))
         if state is None:
             kind = WORKFLOW_FOR_INTENT.get(sctx.intent)
             if kind is None:
@@ -227,7 +219,7 @@ def _resume_question(sctx: SpecialistContext, state: WorkflowState) -> Specialis
             },
         }
     )
-    thanks = localized(sctx.language, en="Thank you, you're verified.", zh="身份已核实，谢谢。")
+    thanks = say(sctx.language, "Thank you, you're verified.")
     return SpecialistResult(text=thanks, resume=question)
 
 
@@ -253,13 +245,17 @@ def _then_next(sctx: SpecialistContext, conversation: Conversation, ended: Speci
     quiet = SpecialistContext(**{**sctx.__dict__, "text": "", "message_text": "", "entities": {}, "digression": False})
     follow = _advance(quiet, conversation, queued)
     now = WorkflowState.objects.get(pk=queued.pk)
-    en, zh = _TITLES.get(now.kind, (now.kind, now.kind))
+    request = say(sctx.language, _TITLES.get(now.kind, now.kind))
     order_id = now.slots.get("order_id", "")
-    lead = localized(
-        sctx.language,
-        en=f"Now your other request ({en}{f', order {order_id}' if order_id else ''}):",
-        zh=f"接下来办理您的另一项请求（{zh}{f'，订单 {order_id}' if order_id else ''}）：",
-    )
+    if order_id:
+        lead = say(
+            sctx.language,
+            "Now your other request (%(request)s, order %(order_id)s):",
+            request=request,
+            order_id=order_id,
+        )
+    else:
+        lead = say(sctx.language, "Now your other request (%(request)s):", request=request)
     return SpecialistResult(
         text=f"{ended.text}\n\n{lead} {follow.text}",
         resolved=ended.resolved and follow.resolved,
@@ -318,7 +314,7 @@ def _advance(sctx: SpecialistContext, conversation: Conversation, state: Workflo
             except ToolError as exc:
                 _save(state, step="", slots=s, status=WorkflowStatus.CANCELLED)
                 failed = SpecialistResult(
-                    text=ctx.t(f"I couldn't do that: {exc.message}", f"无法办理：{exc.message}"),
+                    text=say(ctx.language, "I couldn't do that: %(reason)s", reason=exc.message),
                     resolved=True,
                     data={"tool_error": exc.code},
                 )
@@ -328,7 +324,7 @@ def _advance(sctx: SpecialistContext, conversation: Conversation, state: Workflo
             return _then_next(sctx, conversation, done)
         if answer is False:
             _save(state, step="", slots=s, status=WorkflowStatus.CANCELLED)
-            declined = SpecialistResult(text=ctx.t("OK, I haven't changed anything.", "好的，未做任何更改。"))
+            declined = SpecialistResult(text=say(ctx.language, "OK, I haven't changed anything."))
             return _then_next(sctx, conversation, declined)
 
     if fix is not None:
@@ -366,10 +362,10 @@ def _advance(sctx: SpecialistContext, conversation: Conversation, state: Workflo
         if slot != state.step:
             s.pop("_unusable", None)
             unusable = 0
-        prefix = error or ("" if filled or not state.step else ctx.t("To continue:", "继续办理："))
+        prefix = error or ("" if filled or not state.step else say(ctx.language, "To continue:"))
         _save(state, step=slot, slots=s, kind=kind)
         return _ask(ctx, workflow, slot, s, prefix, unusable=unusable)
-    prefix = "" if filled or state.step != "confirm" else ctx.t("Please answer yes or no.", "请回复“是”或“否”。")
+    prefix = "" if filled or state.step != "confirm" else say(ctx.language, "Please answer yes or no.")
     _save(state, step="confirm", slots=s, kind=kind)
     return _confirm(ctx, workflow, s, prefix or error)
 
@@ -378,11 +374,16 @@ def _not_for_this_value(ctx: Ctx, state: WorkflowState, s: dict[str, Any], refus
     """End a request that cannot be done with the order (or card) the customer keeps naming, saying
     what can be done with the order."""
     _save(state, step="", slots=s, status=WorkflowStatus.CANCELLED)
-    en, zh = ORDER_ACTIONS.get(s.get("_refused_status", ""), ("", ""))
-    text = ctx.t(
-        f"{refusal} I've stopped this request" + (f"; {en}." if en else ".") + " What would you like to do?",
-        f"{refusal}已为您停止办理" + (f"；{zh}。" if zh else "。") + "请问您想怎么处理？",
-    )
+    actions = ORDER_ACTIONS.get(s.get("_refused_status", ""))
+    if actions:
+        text = say(
+            ctx.language,
+            "%(refusal)s I've stopped this request; %(actions)s. What would you like to do?",
+            refusal=refusal,
+            actions=say(ctx.language, actions),
+        )
+    else:
+        text = say(ctx.language, "%(refusal)s I've stopped this request. What would you like to do?", refusal=refusal)
     return SpecialistResult(text=text, data={"refused": s.get("_refused")})
 
 
@@ -425,10 +426,8 @@ def _verification_needed(
     if failures >= MAX_FAILED_ATTEMPTS:
         _save(state, step="", slots=s, status=WorkflowStatus.CANCELLED)
         return SpecialistResult(
-            text=localized(
-                sctx.language,
-                en="I couldn't confirm your identity, so I'm passing you to a colleague who can help.",
-                zh="暂时无法核实您的身份，正在为您转接人工客服。",
+            text=say(
+                sctx.language, "I couldn't confirm your identity, so I'm passing you to a colleague who can help."
             ),
             resolved=False,
             data={"escalate": "policy"},
@@ -442,23 +441,18 @@ def _verification_needed(
     _save(state, step=slot, slots=s)
     awaiting = {"slot": slot, "prompt": prompt, "choices": []}
     if sctx.digression:  # the question was answered beside this; then the workflow's prompt again
-        text = localized(sctx.language, en=f"To continue: {prompt}", zh=f"继续办理：{prompt}")
+        text = say(sctx.language, "To continue: %(prompt)s", prompt=prompt)
         return SpecialistResult(text=text, awaiting=awaiting)
     if put_right:
         meant, mistaken = put_right
-        noted = localized(
-            sctx.language, en=f"Noted: {meant}, not {mistaken}.", zh=f"好的，是 {meant}，不是 {mistaken}。"
-        )
+        noted = say(sctx.language, "Noted: %(meant)s, not %(mistaken)s.", meant=meant, mistaken=mistaken)
         return SpecialistResult(text=f"{noted} {prompt}", awaiting=awaiting)
     if slot == "email" and failures >= OFFER_CHOICES_AFTER:
-        lead = (
-            localized(sctx.language, en="That doesn't match an account. ", zh="没有匹配到账户。")
-            if proof.failed
-            else ""
-        )
-        return _stuck(sctx.language, "email", f"{lead}{prompt}".strip(), [])
+        if proof.failed:
+            prompt = say(sctx.language, "That doesn't match an account. %(prompt)s", prompt=prompt)
+        return _stuck(sctx.language, "email", prompt.strip(), [])
     if proof.status == ProofStatus.NO_MATCH:
-        prompt = localized(sctx.language, en="That doesn't match an account. ", zh="没有匹配到账户。") + prompt
+        prompt = say(sctx.language, "That doesn't match an account. %(prompt)s", prompt=prompt)
     return SpecialistResult(text=prompt, awaiting=awaiting)
 
 

@@ -18,6 +18,10 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.utils.translation import gettext_noop
+
+from conversations.language import say, say_in_context
+
 # "a brand-new one with exactly the same options", "同款同配置".
 SAME_OPTIONS = re.compile(
     r"\bexact(?:ly)?\s+(?:the\s+)?same\b|\bidentical\b|"
@@ -38,10 +42,14 @@ _NEEDS_NAME = {"yes", "no", "none", "true", "false", "on", "off", "s", "m", "l"}
 class Clarify:
     """No single replacement: what to tell the customer, with the variants they could pick."""
 
-    en: str
-    zh: str
+    message: str  # its %(versions)s are the choices, the other placeholders are filled from `values`
+    values: dict[str, str]
     choices: tuple[str, ...] = ()
     asked: dict[str, str] = field(default_factory=dict)  # the options asked for that no variant fits
+
+    def said(self, language: str) -> str:
+        versions = say_in_context("list separator", language, "; ").join(self.choices)
+        return say(language, self.message, versions=versions, **self.values)
 
 
 def _norm(text: str) -> str:
@@ -262,12 +270,14 @@ def match_replacement(
         if same is None or same["available"]:
             return item["item_id"]
         others = tuple(_label(v["options"]) for v in variants if v["available"])[:6]
-        return Clarify(
-            en=f"The {item['name']} with exactly these options is not available right now."
-            + (f" Available versions: {'; '.join(others)}." if others else ""),
-            zh=f"{item['name']}同款同配置目前没有货。" + (f"可选的规格：{'；'.join(others)}。" if others else ""),
-            choices=others,
-        )
+        if others:
+            message = gettext_noop(
+                "The %(product)s with exactly these options is not available right now. Available versions: "
+                "%(versions)s."
+            )
+        else:
+            message = gettext_noop("The %(product)s with exactly these options is not available right now.")
+        return Clarify(message, {"product": item["name"]}, choices=others)
 
     def options_of(variant: dict[str, Any]) -> dict[str, str]:
         return {key: _norm(value) for key, value in variant["options"].items() if not key.endswith("_zh")}
@@ -290,22 +300,24 @@ def match_replacement(
         return str(fitting[0]["item_id"])
     if fitting:
         # An unavailable exact match, or several ways to fit: the customer picks.
-        lead_en = f"The {item['name']} with {asked} " + ("is not available as it is now;" if exact else "comes in")
-        lead_zh = f"{item['name']}（{asked}）" + ("目前没有货；" if exact else "有")
+        if exact:
+            message = gettext_noop(
+                "The %(product)s with %(asked)s is not available as it is now; these available versions: "
+                "%(versions)s. Which one would you like?"
+            )
+        else:
+            message = gettext_noop(
+                "The %(product)s with %(asked)s comes in these available versions: %(versions)s. Which one would "
+                "you like?"
+            )
         choices = tuple(_label(v["options"]) for v in fitting[:6])
-        return Clarify(
-            en=f"{lead_en} these available versions: {'; '.join(choices)}. Which one would you like?",
-            zh=f"{lead_zh}以下可选的规格：{'；'.join(choices)}。请问要哪一个？",
-            choices=choices,
-            asked=changed,
-        )
+        return Clarify(message, {"product": item["name"], "asked": asked}, choices=choices, asked=changed)
     existing = sorted(
         {_label({k: v["options"].get(k)}) for v in variants if v["available"] for k in changed if v["options"].get(k)}
     )
-    shown = "; ".join(existing) or "-"
     return Clarify(
-        en=f"The {item['name']} is not available with {asked}. Available options: {shown}.",
-        zh=f"{item['name']}没有{asked}的可选规格。可选的有：{shown}。",
+        gettext_noop("The %(product)s is not available with %(asked)s. Available options: %(options)s."),
+        {"product": item["name"], "asked": asked, "options": "; ".join(existing) or "-"},
         choices=tuple(existing[:6]),
         asked=changed,
     )

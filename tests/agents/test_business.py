@@ -150,6 +150,29 @@ def test_prices_show_in_the_store_currency(visitor: Conversation, language: str,
     assert "$3,999" in turn.reply["text"] and "¥" not in turn.reply["text"]
 
 
+def test_a_comparison_of_one_product_suggests_a_pair_of_this_store(visitor: Conversation) -> None:
+    from agents.store.models import Product
+
+    turn = run_turn(visitor, "compare the Find X9")
+
+    assert "Which products should I compare?" in turn.reply["text"]
+    first, second = turn.reply["quick_replies"][0].split(" vs ")
+    categories = {Product.objects.get(name=first).category, Product.objects.get(name=second).category}
+    assert first != second and len(categories) == 1
+
+
+def test_a_greeting_suggests_asking_the_price_of_a_product_of_this_store(visitor: Conversation) -> None:
+    from agents.store.models import Product
+
+    Product.objects.filter(name="Find X9").update(name="Nova 12")  # not the demo's name any more
+
+    turn = run_turn(visitor, "Hello!")
+
+    prices = [reply for reply in turn.reply["quick_replies"] if reply.startswith("Price of ")]
+    assert prices and prices[0].removeprefix("Price of ") in Product.objects.values_list("name", flat=True)
+    assert "Price of Find X9" not in turn.reply["quick_replies"]
+
+
 def test_a_price_without_a_product_suggests_products_of_this_store(visitor: Conversation) -> None:
     from agents.store.models import Product
 

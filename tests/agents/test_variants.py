@@ -76,7 +76,7 @@ def test_an_unavailable_exact_match_offers_only_available_versions() -> None:
         "color black, brightness 75W equivalent, connectivity Wi-Fi",
         "color white, brightness 75W equivalent, connectivity Wi-Fi",
     )
-    assert "not available" in match.en and "目前没有货" in match.zh
+    assert "not available" in match.said("en") and "目前没有货" in match.said("zh")
 
 
 def test_values_that_exist_are_named_when_nothing_available_fits() -> None:
@@ -149,7 +149,7 @@ def test_exactly_the_same_options_out_of_stock_is_said_before_anything_is_confir
     answer = match_replacement("swap it for an identical new one", item, variants)
 
     assert isinstance(answer, Clarify)
-    assert "not available" in answer.en and "color gold" in answer.en and "没有货" in answer.zh
+    assert "not available" in answer.said("en") and "color gold" in answer.said("en") and "没有货" in answer.said("zh")
 
 
 def test_an_option_named_after_its_values_is_not_a_value() -> None:
