@@ -12,6 +12,7 @@ import pytest
 from agents.models import TurnRun
 from conversations.api_keys import api_key_create
 from conversations.services import conversation_take_over
+from tests.agents.engine import sse_events
 from tests.conftest import AsgiServer
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("celery_worker", "exemplars")]
@@ -43,17 +44,9 @@ class Api:
     ) -> list[tuple[str, dict[str, Any]]]:
         """The (event, data) pairs of one streamed POST, read as they arrive until the server ends it."""
         request = self.request(f"/conversations/{conversation_id}/messages{query}", {"text": text}, headers)
-        events: list[tuple[str, dict[str, Any]]] = []
         with urllib.request.urlopen(request, timeout=60) as response:
             assert response.headers["Content-Type"].startswith("text/event-stream")
-            name = ""
-            for raw in response:
-                line = raw.decode().rstrip("\n")
-                if line.startswith("event: "):
-                    name = line.removeprefix("event: ")
-                elif line.startswith("data: "):
-                    events.append((name, json.loads(line.removeprefix("data: "))))
-        return events
+            return sse_events(response)
 
 
 @pytest.fixture

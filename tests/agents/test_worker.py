@@ -12,9 +12,10 @@ from agents.models import Subtask, TurnRun
 from agents.services import customer_message_handle
 from agents.states import TERMINAL, TurnStatus
 from agents.tasks import subtask_execute_task
-from conversations.models import Conversation, Customer, Message
+from conversations.models import Conversation, Customer
 from conversations.realtime import conversation_group
 from conversations.services import conversation_start
+from tests.agents.engine import turn_fanned_out_by_hand
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("celery_worker")]
 
@@ -60,17 +61,7 @@ def _fan_out_by_hand(chat: Conversation, specialists: list[str], **task_options:
     """A turn with the given subtasks, queued the way the agent node queues them (`task_options`: Celery's,
     for each task)."""
     with transaction.atomic():
-        message = Message.objects.create(conversation=chat, sender="customer", text="three questions")
-        turn = TurnRun.objects.create(
-            conversation=chat,
-            message=message,
-            status=TurnStatus.FANNED_OUT,
-            intents=[{"name": "faq", "confidence": 0.9, "text": "three questions"}],
-        )
-        subtasks = Subtask.objects.bulk_create(
-            Subtask(turn=turn, position=i, specialist=name, intent="faq", text=f"q{i}")
-            for i, name in enumerate(specialists)
-        )
+        turn, subtasks = turn_fanned_out_by_hand(chat, specialists)
         for subtask in subtasks:
             transaction.on_commit(lambda pk=subtask.pk: subtask_execute_task.apply_async((pk,), **task_options))
     return turn

@@ -36,6 +36,7 @@ from conversations.models import Conversation, Customer, Message
 from conversations.realtime import conversation_group
 from conversations.services import conversation_start
 from cs_project.celery import app as celery_app
+from tests.agents.engine import sse_events, turn_fanned_out_by_hand
 from tests.conftest import BASE_DIR, _free_port, database_url_for_tests, process_group_stop, subprocess_env
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -134,18 +135,10 @@ def _event_stream(url: str, body: Any, headers: dict[str, str]) -> list[tuple[st
         data=json.dumps(body).encode(),
         headers={"Content-Type": "application/json", "Accept": "text/event-stream", **headers},
     )
-    events: list[tuple[str, dict[str, Any]]] = []
     with urllib.request.urlopen(request, timeout=60) as response:
         assert response.headers["Content-Type"].startswith("text/event-stream")
         assert response.headers["X-Accel-Buffering"] == "no"  # what lets nginx pass each event on at once
-        name = ""
-        for raw in response:
-            line = raw.decode().rstrip("\n")
-            if line.startswith("event: "):
-                name = line.removeprefix("event: ")
-            elif line.startswith("data: "):
-                events.append((name, json.loads(line.removeprefix("data: "))))
-    return events
+        return sse_events(response)
 
 
 @contextmanager
@@ -224,17 +217,7 @@ def _fan_out_to_our_workers(chat: Conversation, specialists: list[str]) -> tuple
     """A turn with these subtasks, queued as the agent node queues them but on our workers' own queue;
     returns the turn and each specialist's Celery task id."""
     with transaction.atomic():
-        message = Message.objects.create(conversation=chat, sender="customer", text="two questions")
-        turn = TurnRun.objects.create(
-            conversation=chat,
-            message=message,
-            status=TurnStatus.FANNED_OUT,
-            intents=[{"name": "faq", "confidence": 0.9, "text": "two questions"}],
-        )
-        subtasks = Subtask.objects.bulk_create(
-            Subtask(turn=turn, position=i, specialist=name, intent="faq", text=f"q{i}")
-            for i, name in enumerate(specialists)
-        )
+        turn, subtasks = turn_fanned_out_by_hand(chat, specialists)
         task_ids = {subtask.specialist: f"scale-out-subtask-{subtask.pk}" for subtask in subtasks}
         for subtask in subtasks:
             transaction.on_commit(
