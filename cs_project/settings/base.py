@@ -49,8 +49,10 @@ if not SECRET_KEY:
 # is sent, and the client's address is read from the proxy's header (login throttling, logs).
 # Only with such a proxy in front: otherwise anyone could claim to be on HTTPS or at any address.
 HTTPS_PROXY = env_bool("HTTPS_PROXY", False)
-# Web server processes sharing the port (manage.py web): one per core makes every core serve requests.
-WEB_PROCESSES = env_int("WEB_PROCESSES", os.cpu_count() or 1)
+# Web server processes sharing the port (manage.py web): one per core makes every core serve requests. One
+# by default until a process that dies is restarted on its own: today one dying stops them all (and the
+# supervisor of `serve` restarts them together).
+WEB_PROCESSES = env_int("WEB_PROCESSES", 1)
 if HTTPS_PROXY:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = True

@@ -18,7 +18,7 @@ class Command(BaseCommand):
             "--processes",
             type=int,
             default=settings.WEB_PROCESSES,
-            help="Server processes sharing the port (WEB_PROCESSES; default: one per core).",
+            help="Server processes sharing the port (WEB_PROCESSES; one per core serves the most).",
         )
         parser.add_argument(
             "--proxy-headers",
