@@ -13,8 +13,8 @@
 `daphne_adjust()` makes these changes; cs_project.asgi calls it, so they hold however daphne is
 started (`manage.py web`, `python -m daphne`, runserver).
 
-One daphne process runs on one core. `web_servers_run` starts WEB_PROCESSES of them (as many as cores by
-default) on one listening socket that they all accept from, so one port is served by every core.
+One daphne process runs on one core. `web_servers_run` starts WEB_PROCESSES of them (one per core serves the
+most) on one listening socket that they all accept from, so one port is served by every core.
 """
 
 from __future__ import annotations
