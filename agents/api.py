@@ -22,10 +22,11 @@ from rest_framework.views import APIView
 from agents.intents.catalogue import catalogue_get
 from agents.intents.recognize import recognize
 from agents.models import TurnRun
-from agents.selectors import turn_json, turn_wait
+from agents.selectors import turn_json
 from agents.services import MessageRejected, conversation_start_for_integrator, customer_message_handle
 from agents.states import TERMINAL
 from agents.streaming import sse, turn_events
+from agents.turn_wait import turn_wait
 from conversations.api_errors import error_response
 from conversations.api_keys import ApiKeyRateThrottle, CustomerMessageThrottle
 from conversations.models import Conversation, Message, ResolutionReason

@@ -7,14 +7,9 @@ from typing import Any
 
 from django.db.models import Exists, OuterRef, Subquery
 from django.utils import timezone
-from django_redis import get_redis_connection
-from redis.exceptions import RedisError
 
 from agents.models import TurnRun
 from agents.states import TERMINAL, TurnStatus
-
-TURN_ENDED_TTL_S = 120  # longer than any wait for a reply (API_REPLY_TIMEOUT_S)
-
 
 # An earlier turn unfinished for longer than this was abandoned (the sweep gives up on it after an hour
 # too); the turns after it go on without it.
@@ -52,36 +47,6 @@ def turn_next_waiting(turn_id: int) -> int | None:
         .values_list("pk", flat=True)
         .first()
     )
-
-
-def turn_ended_key(turn_id: int) -> str:
-    return f"cs:turn-ended:{turn_id}"
-
-
-def turn_wait(*, turn_id: int, timeout: float) -> TurnRun | None:
-    """The turn once it has finished, or None if it is still running after `timeout` seconds.
-
-    Woken by the turn's end (agents.services.turn_ended_announce pushes to a Redis list once the end is
-    committed): a blocking pop, not a polling loop. The list outlives the pop (it is pushed back), so a
-    waiter that arrives late, or a second one for the same turn, is not left waiting. With Redis out it does
-    not wait: the turn is answered once the queue is back, and the caller says so (202)."""
-    turn = _turn_with_conversation(turn_id)
-    if turn.status in TERMINAL:
-        return turn
-    key = turn_ended_key(turn_id)
-    try:
-        redis = get_redis_connection("default")
-        if redis.blpop([key], timeout=timeout) is not None:
-            redis.rpush(key, 1)
-            redis.expire(key, TURN_ENDED_TTL_S)
-    except RedisError:
-        pass  # no waiting without Redis (nor any progress: the queue is there too); the turn is as it is
-    turn = _turn_with_conversation(turn_id)
-    return turn if turn.status in TERMINAL else None
-
-
-def _turn_with_conversation(turn_id: int) -> TurnRun:
-    return TurnRun.objects.select_related("conversation").get(pk=turn_id)
 
 
 def turn_json(turn: TurnRun) -> dict[str, Any]:

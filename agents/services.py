@@ -17,13 +17,12 @@ from django.conf import settings
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import models, transaction
 from django.utils import timezone
-from django_redis import get_redis_connection
-from redis.exceptions import RedisError
 
 from agents.models import Subtask, TurnEvent, TurnRun
 from agents.queue import turn_queue, turn_queue_on_commit
-from agents.selectors import TURN_ENDED_TTL_S, turn_ended_key, turn_next_waiting
+from agents.selectors import turn_next_waiting
 from agents.states import TERMINAL, SubtaskStatus, TurnStatus, transition_allowed
+from agents.turn_wait import turn_ended_announce
 from conversations.json_input import text_unreadable, text_unreadable_removed
 from conversations.language import detect_language
 from conversations.models import (
@@ -90,17 +89,6 @@ def _turn_next_start(turn_id: int) -> None:
     waiting = turn_next_waiting(turn_id)
     if waiting is not None:
         turn_queue(waiting)
-
-
-def turn_ended_announce(turn_id: int) -> None:
-    """Wake the requests waiting for this turn's reply (agents.selectors.turn_wait). Redis being out only
-    makes them wait until their timeout, when they read the turn anyway."""
-    try:
-        redis = get_redis_connection("default")
-        with redis.pipeline() as pipe:
-            pipe.rpush(turn_ended_key(turn_id), 1).expire(turn_ended_key(turn_id), TURN_ENDED_TTL_S).execute()
-    except RedisError:
-        logger.warning("turn %s ended unannounced (Redis unavailable)", turn_id)
 
 
 def _rejection(text: str, language: str) -> MessageRejected | None:

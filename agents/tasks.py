@@ -7,8 +7,8 @@ from django.conf import settings
 
 from agents.pipeline import turn_advance
 from agents.subtasks import subtask_execute, turn_sweep
-from agents.workflows.runner import workflows_expire
 from conversations.outage import service_outage
+from conversations.services import workflows_expire_idle
 
 # Postgres or Redis out mid-turn: try again every few seconds for about two minutes, then leave the
 # turn to turn_sweep. The turn is not failed: nothing is wrong with the customer's message.
@@ -44,4 +44,4 @@ def turn_sweep_task() -> dict[str, int]:
 
 @shared_task
 def workflows_expire_task() -> int:
-    return workflows_expire()
+    return workflows_expire_idle()

@@ -25,7 +25,6 @@ import signal
 import socket
 import subprocess
 import sys
-from pathlib import Path
 from typing import Any
 
 import daphne.server
@@ -33,6 +32,7 @@ import twisted.web.http
 from daphne.cli import CommandLineInterface
 from daphne.http_protocol import WebRequest
 from daphne.ws_protocol import WebSocketFactory
+from django.conf import settings
 
 _NON_ASCII = re.compile(rb"[\x80-\xff]")
 
@@ -89,7 +89,7 @@ def web_servers_run(*, host: str, port: int, processes: int, proxy_headers: bool
         return 0
     listener = socket.create_server((host, port), backlog=1024)
     fd = listener.fileno()
-    command = [sys.executable, str(Path(__file__).resolve().parent.parent / "manage.py"), "web", "--fd", str(fd)]
+    command = [sys.executable, str(settings.BASE_DIR / "manage.py"), "web", "--fd", str(fd)]
     if proxy_headers:
         command.append("--proxy-headers")
     children = [subprocess.Popen(command, pass_fds=[fd]) for _ in range(processes)]

@@ -203,16 +203,14 @@ def fan_out(turn: TurnRun, *, parts: list[PlannedPart], workflow_intent: str = "
         if len(created) > 1:
             for subtask in created:
                 subtask_queue_on_commit(subtask.pk)
-        elif _answers_in_transaction(created[0]):
+            return False  # stays FANNED_OUT: the last subtask to finish moves the turn on
+        if _answers_in_transaction(created[0]):
             # One transaction from the route to the stored reply: nothing of the turn is seen half done,
             # and a worker dying midway leaves it RECOGNIZED for the sweep to run again.
             subtask_run_inline(turn, created[0])
             return step_reply(turn)
-    if len(created) == 1:
-        subtask_run_inline(turn, created[0])
-        return turn.status == TurnStatus.MERGING  # carry on to the reply in this same run
-    # Stays FANNED_OUT: the last subtask to finish moves the turn on.
-    return False
+    subtask_run_inline(turn, created[0])
+    return turn.status == TurnStatus.MERGING  # carry on to the reply in this same run
 
 
 # Queued requests wait for the ones before them, each of which may take several messages.

@@ -52,7 +52,6 @@ from conversations.services import (
     workflow_open,
     workflow_save,
     workflows_end,
-    workflows_expire_idle,
 )
 
 # Answers in a row the bot could not use for the slot it asked: after the second, it offers choices
@@ -86,12 +85,6 @@ def workflow_active(conversation_id: int) -> WorkflowState | None:
 def workflows_queued_cancel(conversation_id: int) -> None:
     """Drop the requests queued behind the active workflow (it was cancelled or replaced)."""
     workflows_end(conversation_id=conversation_id, status=WorkflowStatus.QUEUED, to=WorkflowStatus.CANCELLED)
-
-
-def workflows_expire() -> int:
-    """Close workflows idle for longer than IDLE_TIMEOUT, and the requests queued behind them (Celery
-    beat); return how many."""
-    return workflows_expire_idle()
 
 
 def _save(

@@ -45,8 +45,8 @@ def test_a_request_waiting_for_a_reply_is_woken_by_the_turns_end_without_polling
     from django.db import connection, transaction
     from django.test.utils import CaptureQueriesContext
 
-    from agents.selectors import turn_wait
     from agents.services import turn_transition
+    from agents.turn_wait import turn_wait
     from conversations.services import message_create
 
     conversation = conversation_start(customer=customer_upsert(external_id="waiter"), channel="api")

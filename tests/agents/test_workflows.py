@@ -9,9 +9,8 @@ from django.core.management import call_command
 from django.utils import timezone
 
 from agents.store.models import Order, PaymentMethod
-from agents.workflows.runner import workflows_expire
 from conversations.models import Conversation, Customer, WorkflowState
-from conversations.services import conversation_start
+from conversations.services import conversation_start, workflows_expire_idle
 from tests.agents.engine import run_turn
 from tickets.models import Ticket
 
@@ -197,7 +196,7 @@ def test_an_idle_workflow_expires_and_the_next_message_starts_fresh(li: Conversa
     run_turn(li, "I need an invoice for order #D1003")
     WorkflowState.objects.filter(conversation=li).update(expires_at=timezone.now() - timedelta(minutes=1))
 
-    assert workflows_expire() == 1
+    assert workflows_expire_idle() == 1
     turn = run_turn(li, "company")
 
     assert WorkflowState.objects.get(conversation=li, kind="invoice").status == "expired"
