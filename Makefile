@@ -12,9 +12,7 @@ INSTALLED := $(VENV)/.installed
 run: $(INSTALLED)
 	DEMO_MODE=$${DEMO_MODE:-1} $(PY) manage.py serve
 
-test: $(INSTALLED) browser-deps
-	$(PY) -m ruff check .
-	$(VENV)/bin/lint-imports --no-cache
+test: $(INSTALLED) browser-deps lint
 	$(PY) -m pytest $(PYTEST_ARGS)
 
 install: $(INSTALLED)
@@ -33,9 +31,11 @@ $(INSTALLED): pyproject.toml
 browser-deps:
 	@scripts/ensure_browser
 
+# Style, the layers between packages, and types (django-stubs): all three before any test runs.
 lint: $(INSTALLED)
 	$(PY) -m ruff check .
 	$(VENV)/bin/lint-imports --no-cache
+	$(PY) -m mypy .
 
 # Stop the embedded Postgres and Redis (make run stops the ones it started by itself).
 stop: $(INSTALLED)

@@ -12,14 +12,12 @@ from conversations.admin import ReadOnlyAdmin, ReadOnlyInline
 
 class TurnEventInline(ReadOnlyInline):
     model = TurnEvent
-    fields = ["created_at", "from_status", "to_status", "reason"]
-    readonly_fields = fields
+    fields = readonly_fields = ("created_at", "from_status", "to_status", "reason")
 
 
 class SubtaskInline(ReadOnlyInline):
     model = Subtask
-    fields = ["position", "specialist", "intent", "status", "latency_ms", "result_text", "error"]
-    readonly_fields = fields
+    fields = readonly_fields = ("position", "specialist", "intent", "status", "latency_ms", "result_text", "error")
 
     @admin.display(description="result")
     def result_text(self, obj: Subtask) -> str:

@@ -107,9 +107,15 @@ class Reply:
         }
 
 
+def _renumbered(text: str, numbers: dict[int, int]) -> str:
+    return _CITATION.sub(lambda m: f"[{numbers.get(int(m.group(1)), int(m.group(1)))}]", text)
+
+
 def reply_merge(results: list[dict[str, Any]]) -> Reply:
     """One reply from the subtasks' results, in subtask order, citations de-duplicated."""
-    texts, sources, quick = [], [], []
+    texts: list[str] = []
+    sources: list[dict[str, Any]] = []
+    quick: list[str] = []
     awaiting = None
     seen_sources: dict[tuple[Any, ...], int] = {}
     for result in results:
@@ -124,7 +130,7 @@ def reply_merge(results: list[dict[str, Any]]) -> Reply:
         if result.get("text"):
             text = result["text"].strip()
             if numbers:
-                text = _CITATION.sub(lambda m, to=numbers: f"[{to.get(int(m.group(1)), int(m.group(1)))}]", text)
+                text = _renumbered(text, numbers)
             texts.append(text)
         awaiting = awaiting or result.get("awaiting")
         quick.extend(q for q in result.get("quick_replies") or [] if q not in quick)

@@ -28,7 +28,7 @@ _REASON_LINES = {
 
 
 # The reply suggested to the person taking over, in the customer's language, by escalation reason.
-_SUGGESTED_REPLIES = {
+_SUGGESTED_REPLIES: dict[str, str] = {
     EscalationReason.EMOTION: gettext_noop(
         "%(greeting)s, I'm so sorry about your experience. I'm a member of the support team and I'll handle this "
         "personally. Let me take care of your %(topic)s right away."
@@ -83,7 +83,7 @@ def escalation_card_data(
     label = INTENT_LABELS.get(turn.top_intent)
     topic = label[turn.language].lower() if label else say(turn.language, "request")
     name = customer.display_name if customer.name or customer.first_name else ""
-    seen_intents = list(dict.fromkeys(i for entry in intents for i in entry["intents"]))
+    seen_intents = list(dict.fromkeys(i["name"] for t in turns for i in t["intents"]))
     summary = (
         f"{customer.display_name} ({customer.external_id}{', verified' if customer.verified else ''}) "
         f"{_REASON_LINES[EscalationReason(reason)]}. "

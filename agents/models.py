@@ -7,7 +7,7 @@ from pgvector.django import HnswIndex, VectorField
 
 from agents.states import SubtaskStatus, TurnStatus
 from agents.taxonomy import Intent, Specialist
-from conversations.models import Conversation, Customer, IntentLevel, Language, Message
+from conversations.models import Conversation, Customer, IntentLevel, Language, Message, WorkflowState
 
 
 class RouteDecision(models.TextChoices):
@@ -49,6 +49,9 @@ class TurnRun(models.Model):
     error = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+
+    # Not a column: the workflow the recognize step found, kept for the route step while the turn is in hand.
+    active_workflow: WorkflowState | None
 
     class Meta:
         ordering = ["-created_at"]

@@ -254,9 +254,11 @@ def route_plan(
             parts.append(PlannedPart(intent, text, confidence, "intent"))
             continue
         hit = hits.get(text)
-        knowledge_answers = hit is not None and (hit.matched or _unknown_but_public(intent, text, message, entities))
-        if knowledge_answers and _knowledge_takes(
-            intent, confidence, text, entities, hit, message or text, alone=len(intents) == 1
+        knowledge_answers = hit.matched or _unknown_but_public(intent, text, message, entities) if hit else False
+        if (
+            hit
+            and knowledge_answers
+            and _knowledge_takes(intent, confidence, text, entities, hit, message or text, alone=len(intents) == 1)
         ):
             parts.append(PlannedPart(_knowledge_intent(intent), text, round(hit.similarity, 4), "knowledge"))
         elif intent not in (Intent.OUT_OF_SCOPE, Intent.HUMAN_REQUEST) and confidence >= CLARIFY_BELOW:
@@ -676,8 +678,8 @@ def requests_in_order(text: str, parts: list[PlannedPart]) -> tuple[list[Planned
                 # Two clauses after one announcement ("Second: before #W1 goes out, can you switch…")
                 # are one request: the one that asks the store ("…#W2 isn't what I hoped, can it be
                 # exchanged?"), else the surer reading of the two.
-                asks, asked = _asks_the_store(part.text), _asks_the_store(requests[-1].text)
-                if (asks and not asked) or (asks == asked and part.confidence > requests[-1].confidence):
+                asks, earlier_asks = _asks_the_store(part.text), _asks_the_store(requests[-1].text)
+                if (asks and not earlier_asks) or (asks == earlier_asks and part.confidence > requests[-1].confidence):
                     requests[-1] = part
             else:
                 requests.append(part)
@@ -697,14 +699,14 @@ def requests_in_order(text: str, parts: list[PlannedPart]) -> tuple[list[Planned
         previous = here
     if len(requests) <= 1:
         return others + [PlannedPart(r.intent, text, r.confidence, r.via) for r in requests], []
-    starts = sorted(zip(begins, range(len(requests)), strict=True))
+    begun = sorted(zip(begins, range(len(requests)), strict=True))
     segments: dict[int, str] = {}
-    for position, (start, i) in enumerate(starts):
-        end = starts[position + 1][0] if position + 1 < len(starts) else len(text)
+    for position, (start, i) in enumerate(begun):
+        end = begun[position + 1][0] if position + 1 < len(begun) else len(text)
         segments[i] = text[0 if position == 0 else start : end].strip()
     # In the order asked, except that an item change waits for the other changes of its order: items
     # can be changed (or exchanged) once, and then the order can no longer be modified.
-    ordered = [i for _, i in starts]
+    ordered = [i for _, i in begun]
     for i in list(ordered):
         changes_items = requests[i].intent == Intent.EXCHANGE or (
             requests[i].intent == Intent.MODIFY_ORDER and _changes_items(segments[i])

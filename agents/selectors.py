@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from django.db.models import Exists, OuterRef, Subquery
 from django.utils import timezone
@@ -11,12 +11,20 @@ from django.utils import timezone
 from agents.models import TurnRun
 from agents.states import TERMINAL, TurnStatus
 
+if TYPE_CHECKING:
+    from django_stubs_ext import WithAnnotations
+
 # An earlier turn unfinished for longer than this was abandoned (the sweep gives up on it after an hour
 # too); the turns after it go on without it.
 EARLIER_TURN_PATIENCE = timedelta(minutes=10)
 
 
-def turn_to_advance(turn_id: int) -> TurnRun:
+class _TurnContext(TypedDict):
+    earlier_unfinished: bool
+    previous_route: str | None
+
+
+def turn_to_advance(turn_id: int) -> WithAnnotations[TurnRun, _TurnContext]:
     """The turn with all a step reads (message, conversation, customer), `earlier_unfinished`: whether an
     earlier message of the same conversation is still being answered, and `previous_route`: how the
     conversation's turn before it was routed (a clarifying question is answered by this one). One query.

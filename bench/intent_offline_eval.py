@@ -25,6 +25,7 @@ import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -79,7 +80,7 @@ class EmbeddingCache:
             data = np.load(path, allow_pickle=False)
             self.vectors = data["vectors"]
             self.index = {k: i for i, k in enumerate(data["keys"].tolist())}
-        self._model = None
+        self._model: Any = None
 
     @staticmethod
     def key(text: str) -> str:
@@ -173,7 +174,7 @@ def eval_bitext(data: Path, cache: EmbeddingCache, neighbours: Neighbours, limit
     print(f"    macro-F1                    {macro_f1(gold, first):.2%}")
     print(f"    false OOS (oos or conf<0.5) {oos:.2%}")
     print(f"    confident (>=0.7)           {sum(sure) / len(rows):.2%} of utterances, {sure_acc:.2%} correct")
-    per = defaultdict(lambda: [0, 0])
+    per: defaultdict[str, list[int]] = defaultdict(lambda: [0, 0])
     for r, g, f in zip(rows, gold, first, strict=True):
         per[r["intent"]][0] += g == f
         per[r["intent"]][1] += 1

@@ -304,6 +304,7 @@ def _latency(texts: list[str], *, kb: str, lang: str) -> dict[str, dict[str, lis
     """Milliseconds per search of each mode: in all, in the query embedding and in SQL. The modes
     take turns on each query (in a rotating order), so a noisy moment of the machine falls on all
     of them alike."""
+    import numpy as np
     from django.core.cache import cache
     from django.db import connection
 
@@ -314,7 +315,7 @@ def _latency(texts: list[str], *, kb: str, lang: str) -> dict[str, dict[str, lis
     embedder = embedder_get()
     embed = embedder.queries
 
-    def timed_embed(queries: list[str]) -> Any:
+    def timed_embed(queries: list[str]) -> np.ndarray:
         started = time.perf_counter()
         try:
             return embed(queries)
@@ -331,12 +332,12 @@ def _latency(texts: list[str], *, kb: str, lang: str) -> dict[str, dict[str, lis
     values: dict[str, dict[str, list[float]]] = {mode: {"all": [], "embedding": [], "sql": []} for mode in MODES}
     from knowledge.embeddings import _query_cache as query_cache
 
-    embedder.queries = timed_embed  # type: ignore[method-assign]
+    embedder.queries = timed_embed  # type: ignore[method-assign,assignment]
     try:
         with connection.execute_wrapper(timed_sql):
             for i, text in enumerate(texts):
                 for mode in MODES[i % len(MODES) :] + MODES[: i % len(MODES)]:
-                    cache.delete_pattern("kbsearch:*")  # the results only: the knowledge version stays
+                    cache.delete_pattern("kbsearch:*")  # type: ignore[attr-defined]  # django-redis  # the results only: the knowledge version stays
                     query_cache.clear()  # the query embedding is part of an uncached search
                     spent.update(embedding=0.0, sql=0.0)
                     started = time.perf_counter()

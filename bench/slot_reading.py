@@ -199,8 +199,8 @@ def confirmations_measure(half: str, show: bool) -> None:
 # values ("can you make it the 64GB one?") is read as an item change by the options of the order's items;
 # the bench has no orders, so an order change that says nothing else counts as one.
 _ACTS = {"cancel_order", "return", "exchange", "modify_order", "order_query", "logistics_query"}
-_ITEM_CHANGE = {("exchange", None), ("modify_order", "items"), ("modify_order", None)}
-_KIND_READ = {
+_ITEM_CHANGE: set[tuple[str, str | None]] = {("exchange", None), ("modify_order", "items"), ("modify_order", None)}
+_KIND_READ: dict[str, set[tuple[str, str | None]]] = {
     "cancel": {("cancel_order", None)},
     "return": {("return", None)},
     "exchange": _ITEM_CHANGE,

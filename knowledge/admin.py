@@ -33,7 +33,7 @@ class MultipleFileField(forms.FileField):
 
 
 class UploadForm(forms.Form):
-    files = MultipleFileField(
+    files = MultipleFileField(  # type: ignore[assignment]  # the upload's field; the bound form's .files is request.FILES
         widget=MultipleFileInput(attrs={"accept": ",".join(sorted(SUPPORTED_TYPES))}),
         help_text="Markdown, text, HTML, PDF, DOCX, or FAQ .csv (question,answer) / .json; several at once.",
     )
@@ -107,9 +107,6 @@ class ReadOnlyInline(admin.TabularInline):
     extra = 0
     can_delete = False
 
-    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
-        return list(self.fields or [])
-
     def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
 
@@ -118,7 +115,7 @@ class ChunkInline(ReadOnlyInline):
     """The chunk browser of a document: what was indexed, in order, with its heading path."""
 
     model = Chunk
-    fields = ["position", "heading", "text"]
+    fields = readonly_fields = ("position", "heading", "text")
     show_change_link = True
 
 
@@ -173,7 +170,7 @@ class ChunkAdmin(admin.ModelAdmin):
 
 class IngestFileInline(ReadOnlyInline):
     model = IngestFile
-    fields = ["name", "size", "outcome", "chunks", "error"]
+    fields = readonly_fields = ("name", "size", "outcome", "chunks", "error")
 
 
 @admin.register(IngestFile)
@@ -317,7 +314,7 @@ class MissedQuestionAdmin(admin.ModelAdmin):
         prefix = request.POST.get("prefix", "")
         form = GapAnswerForm(request.POST, prefix=prefix)
         if not form.is_valid():
-            errors = "; ".join(f"{field}: {' '.join(e)}" for field, e in form.errors.items())
+            errors = "; ".join(f"{field}: {' '.join(map(str, e))}" for field, e in form.errors.items())
             messages.error(request, f"The FAQ entry was not created ({errors}).")
         else:
             data = form.cleaned_data

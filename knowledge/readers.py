@@ -253,7 +253,7 @@ def _read_pdf(raw: bytes, name: str) -> ReadDocument:
         if len(reader.pages) > limit:
             raise IngestError(f"{name}: {len(reader.pages)} pages; at most {limit} (KNOWLEDGE_MAX_PDF_PAGES)")
         pages = [page.extract_text() or "" for page in reader.pages]
-        title = str((reader.metadata or {}).get("/Title") or "").strip()
+        title = str(reader.metadata.get("/Title") or "").strip() if reader.metadata else ""
     except IngestError:
         raise
     except (PdfReadError, ValueError, KeyError, TypeError, OSError) as exc:

@@ -249,14 +249,14 @@ def _arm_rows(
         return [_Row(*row) for row in cursor.fetchall()]
 
 
-def _similarity(row: _Row) -> float:
+def _similarity(distance: float, english_distance: float | None) -> float:
     """The e5 cosine, averaged for an English question and passage with the English companion's
     cosine put on e5's scale, so the miss bands and margins read both alike."""
-    cosine = 1.0 - row.distance
-    if row.english_distance is None:
+    cosine = 1.0 - distance
+    if english_distance is None:
         return cosine
     offset, slope = ENGLISH_ON_E5_SCALE
-    return (1.0 - ENGLISH_WEIGHT) * cosine + ENGLISH_WEIGHT * (offset + slope * (1.0 - row.english_distance))
+    return (1.0 - ENGLISH_WEIGHT) * cosine + ENGLISH_WEIGHT * (offset + slope * (1.0 - english_distance))
 
 
 def _words(text: str) -> str:
@@ -405,7 +405,7 @@ def chunk_search_hybrid(
     keywords = _keyword_query(terms, shares, rows_total) if shares else None
     rows = _arm_rows(vector, english, keywords, _document_ids(version, kb, lang), exact=exact)
     # Every candidate carries both cosines (and its English one when it has one), whichever arm found it.
-    similarity = {r.pk: _similarity(r) for r in rows if r.distance is not None}
+    similarity = {r.pk: _similarity(r.distance, r.english_distance) for r in rows if r.distance is not None}
     nearest = {r.pk for r in rows if r.arm in (_VECTOR_ARM, _ENGLISH_ARM)}
     matches = [r for r in rows if r.arm == _KEYWORD_ARM]
     counts = _term_counts(terms, rows) if shares else {}

@@ -8,12 +8,12 @@ import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
 
 import numpy as np
 from celery import current_app
 from django.conf import settings
 from django.core.cache import cache
+from django.core.files.uploadedfile import UploadedFile
 from django.db import connection, transaction
 from django.db.models import Q
 from django.utils import timezone
@@ -216,22 +216,13 @@ def kb_prune(*, kb_name: str, keep_sources: set[str], under: list[str]) -> int:
 # --- upload jobs ------------------------------------------------------------------------------
 
 
-class Upload(Protocol):
-    """An uploaded file as Django hands it over: in memory, or in a temporary file when large."""
-
-    name: str
-    size: int
-
-    def read(self) -> bytes: ...
-
-
 MAX_FILES_PER_JOB = 50
 INGEST_JOB_RUN = "knowledge.tasks.ingest_job_run_task"
 _PROGRESS_EVERY_S = 0.3
 
 
 def ingest_job_create(
-    *, kb_name: str, files: Sequence[Upload], language: str = "auto", requested_by: str = ""
+    *, kb_name: str, files: Sequence[UploadedFile], language: str = "auto", requested_by: str = ""
 ) -> IngestJob:
     """Check what can be checked at once (type, size, emptiness), store the files, queue the job.
     Type and size are checked before any file is read, so an oversized upload is never loaded into
@@ -243,14 +234,15 @@ def ingest_job_create(
         raise IngestError(f"{len(files)} files: at most {MAX_FILES_PER_JOB} per upload")
     if language not in [*Language.values, "auto"]:
         raise IngestError(f"language must be zh, en or auto, not {language!r}")
+    # In memory, or in a temporary file when large: sizes are known before anything is read.
     for file in files:
-        document_check_unread(file.name, file.size, max_bytes=settings.KNOWLEDGE_MAX_FILE_BYTES)
-    total, limit = sum(file.size for file in files), settings.KNOWLEDGE_MAX_JOB_BYTES
+        document_check_unread(file.name or "", file.size or 0, max_bytes=settings.KNOWLEDGE_MAX_FILE_BYTES)
+    total, limit = sum(file.size or 0 for file in files), settings.KNOWLEDGE_MAX_JOB_BYTES
     if total > limit:
         raise IngestError(
             f"{total / 1048576:.1f} MB in all; at most {limit // 1048576} MB per upload (KNOWLEDGE_MAX_JOB_BYTES)"
         )
-    contents = [(file.name, file.read()) for file in files]
+    contents = [(file.name or "", file.read()) for file in files]
     for name, content in contents:
         document_read_precheck(name, content, max_bytes=settings.KNOWLEDGE_MAX_FILE_BYTES)
     with transaction.atomic():
@@ -394,7 +386,7 @@ def missed_question_record(*, question: str, language: str, reference: str) -> M
 
 
 def gap_answer(
-    *, question: str, answer: str, kb_name: str, language: str = "auto", missed_ids: list[int] = ()
+    *, question: str, answer: str, kb_name: str, language: str = "auto", missed_ids: Sequence[int] = ()
 ) -> Document:
     """Answer a knowledge gap with one FAQ entry, searchable at once; the grouped questions are marked answered."""
     question, answer = question.strip(), answer.strip()

@@ -14,7 +14,7 @@ from knowledge.models import Document, KnowledgeBase
 from tickets.models import Ticket
 
 
-class CustomerFactory(factory.django.DjangoModelFactory):
+class CustomerFactory(factory.django.DjangoModelFactory[Customer]):
     class Meta:
         model = Customer
 
@@ -23,14 +23,14 @@ class CustomerFactory(factory.django.DjangoModelFactory):
     email = factory.LazyAttribute(lambda c: f"{c.external_id}@example.com")
 
 
-class ConversationFactory(factory.django.DjangoModelFactory):
+class ConversationFactory(factory.django.DjangoModelFactory[Conversation]):
     class Meta:
         model = Conversation
 
     customer = factory.SubFactory(CustomerFactory)
 
 
-class MessageFactory(factory.django.DjangoModelFactory):
+class MessageFactory(factory.django.DjangoModelFactory[Message]):
     class Meta:
         model = Message
 
@@ -39,7 +39,7 @@ class MessageFactory(factory.django.DjangoModelFactory):
     text = "Where is my order?"
 
 
-class ProductFactory(factory.django.DjangoModelFactory):
+class ProductFactory(factory.django.DjangoModelFactory[Product]):
     class Meta:
         model = Product
 
@@ -48,7 +48,7 @@ class ProductFactory(factory.django.DjangoModelFactory):
     category = "phone"
 
 
-class VariantFactory(factory.django.DjangoModelFactory):
+class VariantFactory(factory.django.DjangoModelFactory[Variant]):
     class Meta:
         model = Variant
 
@@ -59,7 +59,7 @@ class VariantFactory(factory.django.DjangoModelFactory):
     stock = 10
 
 
-class PaymentMethodFactory(factory.django.DjangoModelFactory):
+class PaymentMethodFactory(factory.django.DjangoModelFactory[PaymentMethod]):
     class Meta:
         model = PaymentMethod
 
@@ -68,7 +68,7 @@ class PaymentMethodFactory(factory.django.DjangoModelFactory):
     kind = "paypal"
 
 
-class OrderFactory(factory.django.DjangoModelFactory):
+class OrderFactory(factory.django.DjangoModelFactory[Order]):
     class Meta:
         model = Order
 
@@ -86,7 +86,7 @@ class OrderFactory(factory.django.DjangoModelFactory):
     placed_at = factory.LazyFunction(lambda: timezone.now() - timedelta(days=1))
 
 
-class TicketFactory(factory.django.DjangoModelFactory):
+class TicketFactory(factory.django.DjangoModelFactory[Ticket]):
     class Meta:
         model = Ticket
 
@@ -94,14 +94,14 @@ class TicketFactory(factory.django.DjangoModelFactory):
     subject = "Help needed"
 
 
-class KnowledgeBaseFactory(factory.django.DjangoModelFactory):
+class KnowledgeBaseFactory(factory.django.DjangoModelFactory[KnowledgeBase]):
     class Meta:
         model = KnowledgeBase
 
     name = factory.Sequence(lambda n: f"kb-{n}")
 
 
-class DocumentFactory(factory.django.DjangoModelFactory):
+class DocumentFactory(factory.django.DjangoModelFactory[Document]):
     class Meta:
         model = Document
 

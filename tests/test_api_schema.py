@@ -42,7 +42,7 @@ OPERATIONS = [result.ok() for result in schemathesis.openapi.from_dict(_schema()
 
 
 @pytest.fixture
-def bearer() -> dict[str, str]:
+def bearer() -> dict[str, Any]:
     _, key = api_key_create(name="schemathesis", scopes=["chat", "kb", "tickets", "admin"])
     return {"Authorization": f"Bearer {key}"}
 

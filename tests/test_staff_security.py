@@ -16,7 +16,7 @@ from tickets.staff import SUPPORT_GROUP, support_group_ensure
 pytestmark = pytest.mark.django_db
 
 
-def log_in(client: Client, password: str, username: str = "lin", **headers: str) -> Any:
+def log_in(client: Client, password: str, username: str = "lin", **headers: Any) -> Any:
     return client.post(reverse("admin:login"), {"username": username, "password": password}, **headers)
 
 

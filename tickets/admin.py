@@ -10,8 +10,7 @@ from tickets.states import TicketStatus, transition_allowed
 
 class TicketEventInline(ReadOnlyInline):
     model = TicketEvent
-    fields = ["created_at", "kind", "from_status", "to_status", "actor", "note"]
-    readonly_fields = fields
+    fields = readonly_fields = ("created_at", "kind", "from_status", "to_status", "actor", "note")
 
 
 def _transition_action(to: TicketStatus):  # type: ignore[no-untyped-def]

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from django.contrib import admin, messages
+from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
@@ -32,11 +33,17 @@ from tickets.selectors import console_allowed, console_chat, console_queue
 from tickets.services import escalation_take_over
 
 
+class StaffRequest(HttpRequest):
+    """A request that passed the console's guard: its user is a signed-in staff account."""
+
+    user: User
+
+
 def _console_view(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
     """The admin's login and staff check, then the console permission."""
 
     def guarded(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        if not console_allowed(request.user):  # type: ignore[arg-type]
+        if not console_allowed(request.user):
             raise PermissionDenied
         return view(request, *args, **kwargs)
 
@@ -63,7 +70,7 @@ def _strings() -> dict[str, str]:
 
 
 @require_GET
-def queue_page(request: HttpRequest) -> HttpResponse:
+def queue_page(request: StaffRequest) -> HttpResponse:
     context = {
         **admin.site.each_context(request),
         "title": _("Live console"),
@@ -74,12 +81,12 @@ def queue_page(request: HttpRequest) -> HttpResponse:
 
 
 @require_GET
-def queue_fragment(request: HttpRequest) -> HttpResponse:
+def queue_fragment(request: StaffRequest) -> HttpResponse:
     return render(request, "admin/console/_queue.html", {"queue": console_queue(staff=request.user)})
 
 
 @require_GET
-def chat_page(request: HttpRequest, conversation_id: int) -> HttpResponse:
+def chat_page(request: StaffRequest, conversation_id: int) -> HttpResponse:
     chat = console_chat(conversation_id=conversation_id, staff=request.user)
     if chat is None:
         raise Http404("no such conversation")
@@ -94,7 +101,7 @@ def chat_page(request: HttpRequest, conversation_id: int) -> HttpResponse:
     return render(request, "admin/console/chat.html", context)
 
 
-def _action(request: HttpRequest, conversation_id: int, act: Callable[[], Any], done: str) -> HttpResponse:
+def _action(request: StaffRequest, conversation_id: int, act: Callable[[], Any], done: str) -> HttpResponse:
     try:
         act()
     except ConversationTaken as exc:
@@ -109,7 +116,7 @@ def _action(request: HttpRequest, conversation_id: int, act: Callable[[], Any], 
     return redirect(reverse("console-chat", args=[conversation_id]))
 
 
-def _refused(request: HttpRequest, conversation_id: int, code: str, message: str, *, status: int) -> HttpResponse:
+def _refused(request: StaffRequest, conversation_id: int, code: str, message: str, *, status: int) -> HttpResponse:
     if _wants_json(request):
         return JsonResponse(error_body(code, message), status=status)
     messages.error(request, message)
@@ -117,7 +124,7 @@ def _refused(request: HttpRequest, conversation_id: int, code: str, message: str
 
 
 @require_POST
-def take_over(request: HttpRequest, conversation_id: int) -> HttpResponse:
+def take_over(request: StaffRequest, conversation_id: int) -> HttpResponse:
     return _action(
         request,
         conversation_id,
@@ -127,7 +134,7 @@ def take_over(request: HttpRequest, conversation_id: int) -> HttpResponse:
 
 
 @require_POST
-def send(request: HttpRequest, conversation_id: int) -> HttpResponse:
+def send(request: StaffRequest, conversation_id: int) -> HttpResponse:
     internal = request.POST.get("internal") in ("1", "on", "true")
     return _action(
         request,
@@ -140,7 +147,7 @@ def send(request: HttpRequest, conversation_id: int) -> HttpResponse:
 
 
 @require_POST
-def hand_back(request: HttpRequest, conversation_id: int) -> HttpResponse:
+def hand_back(request: StaffRequest, conversation_id: int) -> HttpResponse:
     return _action(
         request,
         conversation_id,
@@ -150,7 +157,7 @@ def hand_back(request: HttpRequest, conversation_id: int) -> HttpResponse:
 
 
 @require_POST
-def resolve(request: HttpRequest, conversation_id: int) -> HttpResponse:
+def resolve(request: StaffRequest, conversation_id: int) -> HttpResponse:
     return _action(
         request,
         conversation_id,

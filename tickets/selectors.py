@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, User
 from django.db.models import Prefetch, Q, QuerySet
 
 from conversations.models import Conversation, ConversationStatus, Message
@@ -15,8 +15,8 @@ from tickets.models import CannedResponse, EscalationCard
 STAFF_PERMISSION = "conversations.take_over_conversation"
 
 
-def console_allowed(user: AbstractBaseUser) -> bool:
-    return bool(user.is_active and user.is_staff and user.has_perm(STAFF_PERMISSION))  # type: ignore[attr-defined]
+def console_allowed(user: User | AnonymousUser) -> bool:
+    return bool(user.is_active and user.is_staff and user.has_perm(STAFF_PERMISSION))
 
 
 def _with_latest_card(conversations: QuerySet[Conversation]) -> QuerySet[Conversation]:

@@ -64,7 +64,7 @@ class WebhookSubscriptionAdmin(admin.ModelAdmin):
 
 class AttemptInline(admin.TabularInline):
     model = WebhookAttempt
-    fields = readonly_fields = ["number", "status_code", "latency_ms", "error", "at"]
+    fields = readonly_fields = ("number", "status_code", "latency_ms", "error", "at")
     extra = 0
     can_delete = False
 

@@ -93,7 +93,7 @@ def webhook_url_check(url: str) -> list[str]:
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise ValidationError("Give an http or https URL.")
     try:
-        addresses = list(dict.fromkeys(info[4][0] for info in socket.getaddrinfo(parts.hostname, port)))
+        addresses = list(dict.fromkeys(str(info[4][0]) for info in socket.getaddrinfo(parts.hostname, port)))
     except (OSError, UnicodeError):
         raise ValidationError(f"The host {parts.hostname} cannot be resolved.") from None
     if not settings.WEBHOOK_ALLOW_PRIVATE_URLS and not all(address_public(address) for address in addresses):
@@ -232,12 +232,13 @@ class _PinnedHTTPSConnection(http.client.HTTPSConnection):
     """The same over TLS; the certificate is still checked against the host's name (SNI)."""
 
     def __init__(self, host: str, port: int, *, address: str, timeout: float) -> None:
-        super().__init__(host, port, timeout=timeout, context=ssl.create_default_context())
+        self.tls = ssl.create_default_context()
+        super().__init__(host, port, timeout=timeout, context=self.tls)
         self.address = address
 
     def connect(self) -> None:
         sock = socket.create_connection((self.address, self.port), self.timeout)
-        self.sock = self._context.wrap_socket(sock, server_hostname=self.host)
+        self.sock = self.tls.wrap_socket(sock, server_hostname=self.host)
 
 
 def _post(url: str, body: bytes, headers: dict[str, str]) -> tuple[int | None, str]:

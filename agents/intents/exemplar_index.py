@@ -46,7 +46,7 @@ def _embed_cached(texts: list[str]) -> np.ndarray:
         cached.update({_key(t): v for t, v in zip(missing, vectors, strict=True)})
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(".tmp.npz")
-        np.savez(tmp, **cached)
+        np.savez(tmp, allow_pickle=False, **cached)
         tmp.replace(path)
     return np.stack([cached[_key(t)] for t in texts])
 

@@ -152,10 +152,10 @@ def recognize(
 
     ruled = rule_fast_path(text)
     if ruled is not None:
-        intents = [IntentScore(intent=ruled, confidence=RULE_CONFIDENCE, text=text)]
+        ruled_intents = [IntentScore(intent=ruled, confidence=RULE_CONFIDENCE, text=text)]
         if ruled != Intent.HUMAN_REQUEST:
-            intents = _with_emotion(intents, text, score)
-        return Recognition(intents, entities, score, IntentLevel.RULE, flags=flags)
+            ruled_intents = _with_emotion(ruled_intents, text, score)
+        return Recognition(ruled_intents, entities, score, IntentLevel.RULE, flags=flags)
 
     cached = intent_cache_get(text)
     if cached is not None:

@@ -124,7 +124,7 @@ def step_recognize(turn: TurnRun) -> bool:
         ):
             return False
         turn.active_workflow = None if switched else workflow  # the route step's to read
-        if switched:
+        if switched and workflow is not None:
             # The abandoned topic's slots are reset (and what was queued behind it); the rows stay as
             # history of what was collected.
             workflow_save(workflow.pk, only_if=WorkflowStatus.ACTIVE, status=WorkflowStatus.CANCELLED, step="")

@@ -169,7 +169,7 @@ class Business(Specialist):
             return SpecialistResult(text="")
         if customer is None and Intent(ctx.intent) in PRIVATE:
             proof = chat_proof(conversation, ctx.entities, ctx.message_text)
-            if proof.status == ProofStatus.VERIFIED:
+            if proof.status == ProofStatus.VERIFIED and proof.customer is not None:
                 conversation_verified_customer_set(conversation_id=conversation.pk, customer=proof.customer)
                 customer = proof.customer
             else:

@@ -57,14 +57,13 @@ def _write(
     The ticket needs no idempotency key: it commits with the write, and a repeated write fails the
     store's status check before reaching it (an address may change twice: two changes, two tickets).
     """
-    assert ctx.customer is not None
     try:
         with transaction.atomic():
             result = write()
             ticket = ticket_create(
                 kind=kind,
                 subject=subject,
-                customer=ctx.customer,
+                customer=ctx.verified_customer,
                 conversation_id=ctx.conversation_id,
                 order_ref=order_id,
                 payload={**payload, **result.details, "status": result.status},
@@ -90,7 +89,7 @@ def cancel_pending_order(ctx: ToolContext, args: dict[str, Any]) -> dict[str, An
         kind=TicketKind.CANCEL,
         order_id=args["order_id"],
         subject=f"Cancelled {args['order_id']}",
-        write=lambda: order_cancel(customer=ctx.customer, order_id=args["order_id"], reason=args["reason"]),
+        write=lambda: order_cancel(customer=ctx.verified_customer, order_id=args["order_id"], reason=args["reason"]),
         payload={"reason": args["reason"]},
     )
     return {"order_id": result.order_id, "status": result.status, "ticket": ticket.reference}
@@ -130,12 +129,14 @@ def modify_pending_order(ctx: ToolContext, args: dict[str, Any]) -> dict[str, An
     if missing:
         raise ToolError("bad_arguments", f"Changing {change} needs {', '.join(missing)}.")
     writes = {
-        "address": lambda: order_modify_address(customer=ctx.customer, order_id=order_id, address=args["address"]),
+        "address": lambda: order_modify_address(
+            customer=ctx.verified_customer, order_id=order_id, address=args["address"]
+        ),
         "payment": lambda: order_modify_payment(
-            customer=ctx.customer, order_id=order_id, payment_method_id=args["payment_method_id"]
+            customer=ctx.verified_customer, order_id=order_id, payment_method_id=args["payment_method_id"]
         ),
         "items": lambda: order_modify_items(
-            customer=ctx.customer,
+            customer=ctx.verified_customer,
             order_id=order_id,
             item_ids=args["item_ids"],
             new_item_ids=args["new_item_ids"],
@@ -181,7 +182,7 @@ def create_return_order(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any
         order_id=args["order_id"],
         subject=f"Return from {args['order_id']}",
         write=lambda: order_return(
-            customer=ctx.customer,
+            customer=ctx.verified_customer,
             order_id=args["order_id"],
             item_ids=args["item_ids"],
             payment_method_id=args["payment_method_id"],
@@ -220,7 +221,7 @@ def create_exchange_order(ctx: ToolContext, args: dict[str, Any]) -> dict[str, A
         order_id=args["order_id"],
         subject=f"Exchange from {args['order_id']}",
         write=lambda: order_exchange(
-            customer=ctx.customer,
+            customer=ctx.verified_customer,
             order_id=args["order_id"],
             item_ids=args["item_ids"],
             new_item_ids=args["new_item_ids"],
@@ -263,11 +264,11 @@ def create_repair_order(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any
     ticket = ticket_create(
         kind=TicketKind.REPAIR,
         subject=f"Repair {args['imei']}: {args['issue_description'][:120]}",
-        customer=ctx.customer,
+        customer=ctx.verified_customer,
         conversation_id=ctx.conversation_id,
         order_ref=args.get("order_id", ""),
         payload={**args, "estimated_cost": estimate},
-        source_key=f"repair:{ctx.customer.pk if ctx.customer else 0}:{args['imei']}:{args['issue_description'][:60]}",
+        source_key=f"repair:{ctx.verified_customer.pk}:{args['imei']}:{args['issue_description'][:60]}",
     )
     return {
         "repair_order_id": f"RP-{ticket.pk:06d}",
@@ -296,7 +297,7 @@ def generate_invoice(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     tax_id = (args.get("tax_id") or "").strip().upper()
     if args["invoice_type"] == "special" and not _TAX_ID.match(tax_id):
         raise ToolError("tax_id_required", "A special VAT invoice needs the company's 15-20 character tax id.")
-    order = Order.objects.filter(external_id=args["order_id"], customer=ctx.customer).first()
+    order = Order.objects.filter(external_id=args["order_id"], customer=ctx.verified_customer).first()
     if order is None:
         raise ToolError("order_not_found", f"No order {args['order_id']} was found on this account.")
     if order.status in (OrderStatus.CANCELLED, OrderStatus.PENDING):
@@ -306,7 +307,7 @@ def generate_invoice(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     ticket = ticket_create(
         kind=TicketKind.INVOICE,
         subject=f"{args['invoice_type'].title()} invoice for {order.external_id}",
-        customer=ctx.customer,
+        customer=ctx.verified_customer,
         conversation_id=ctx.conversation_id,
         order_ref=order.external_id,
         payload={**args, "tax_id": tax_id},
@@ -330,7 +331,7 @@ def generate_invoice(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
 )
 def modify_default_address(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     try:
-        address = customer_modify_default_address(customer=ctx.customer, address=args)
+        address = customer_modify_default_address(customer=ctx.verified_customer, address=args)
     except StoreError as exc:
         raise ToolError(exc.code, str(exc)) from None
     return {"address": address}

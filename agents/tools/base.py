@@ -49,6 +49,13 @@ class ToolContext:
     def verified(self) -> bool:
         return self.customer is not None
 
+    @property
+    def verified_customer(self) -> Customer:
+        """The customer a private tool acts for: `tool_call` runs private tools only for one."""
+        if self.customer is None:
+            raise ToolError("verification_required", "The customer must be verified before this.")
+        return self.customer
+
 
 ToolFunc = Callable[[ToolContext, dict[str, Any]], dict[str, Any]]
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from decimal import Decimal
 from typing import Any
 
@@ -69,16 +70,15 @@ def _summary(product: Product) -> dict[str, Any]:
     private=False,
 )
 def product_search(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
-    products = Product.objects.prefetch_related("variants").order_by("name")
+    listed = Product.objects.prefetch_related("variants").order_by("name")
     if args.get("category"):
-        products = products.filter(category__iexact=args["category"])
+        listed = listed.filter(category__iexact=args["category"])
     if args.get("tags"):
-        products = products.filter(tags__overlap=args["tags"])
+        listed = listed.filter(tags__overlap=args["tags"])
+    products: Iterable[Product] = listed
     if args.get("query"):
         words = args["query"].lower().split()
-        products = [
-            p for p in products if all(w in f"{p.name} {p.name_zh} {' '.join(p.aliases)}".lower() for w in words)
-        ]
+        products = [p for p in listed if all(w in f"{p.name} {p.name_zh} {' '.join(p.aliases)}".lower() for w in words)]
     found = []
     for product in products:
         summary = _summary(product)

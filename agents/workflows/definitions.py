@@ -804,7 +804,7 @@ class Invoice(Workflow):
         return say(ctx.language, "%(type)s invoice for order %(order_id)s, title '%(title)s'.", **values)
 
     def perform(self, ctx: Ctx, s: dict[str, Any]) -> dict[str, Any]:
-        args = {k: s[k] for k in ("order_id", "invoice_type", "invoice_title", "tax_id") if k in s}
+        args: dict[str, Any] = {k: s[k] for k in ("order_id", "invoice_type", "invoice_title", "tax_id") if k in s}
         return tool_call("generate_invoice", ctx.tools, args)
 
     def done(self, ctx: Ctx, s: dict[str, Any], result: dict[str, Any]) -> str:

@@ -59,7 +59,7 @@ from conversations.services import (
 # attempts), so the customer is never stuck in a loop.
 OFFER_CHOICES_AFTER = 2
 ESCALATE_AFTER = 3
-_TITLES = {
+_TITLES: dict[str, str] = {
     WorkflowKind.RETURN: gettext_noop("return"),
     WorkflowKind.EXCHANGE: gettext_noop("exchange"),
     WorkflowKind.MODIFY_ORDER: gettext_noop("order change"),
@@ -278,7 +278,7 @@ def _advance(sctx: SpecialistContext, conversation: Conversation, state: Workflo
         if fix is not None and fix[1] and _says(s, fix[1]):
             return _verification_needed(sctx, state, s, Proof(ProofStatus.NOTHING), said=said, put_right=fix)
         proof = chat_proof(conversation, entities, text, awaiting=state.step)
-        if proof.status != ProofStatus.VERIFIED:
+        if proof.status != ProofStatus.VERIFIED or proof.customer is None:
             return _verification_needed(sctx, state, s, proof, said=said)
         conversation_verified_customer_set(conversation_id=conversation.pk, customer=proof.customer)
         customer = proof.customer

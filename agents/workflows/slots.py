@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 # An answer to "Shall I go ahead?": short, and affirmative or negative anywhere in it ("Sounds good,
@@ -127,7 +127,7 @@ _NOT_MEANT = re.compile(
 )
 
 
-def read_choice(text: str, choices: dict[str, Iterable[str]], *, typos: bool = False) -> str | None:
+def read_choice(text: str, choices: Mapping[str, Iterable[str]], *, typos: bool = False) -> str | None:
     """The choice one of whose words appears in the text (first listed wins), leaving out what the
     text says is not meant when something else is left; with `typos`, also a word of 6 letters or
     more typed with one slip (for answers to the question itself: a product's "charger" must not

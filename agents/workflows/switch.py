@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from agents.workflows import slots as read
@@ -31,7 +32,7 @@ def is_slot_answer(slot: str, text: str, entities: dict[str, Any], *, other_inte
         return True
     if slot == "confirm":
         return read.yes_no(text) is not None
-    choices = {
+    choices: dict[str, Mapping[str, Iterable[str]]] = {
         "change": read.CHANGE_WORDS,
         "warranty_status": read.WARRANTY_WORDS,
         "repair_type": read.REPAIR_TYPE_WORDS,

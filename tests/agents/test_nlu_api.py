@@ -22,7 +22,7 @@ def api(client: Client) -> Any:
     _, raw = api_key_create(name="shop-backend")
 
     def post(body: Any, *, key: str | None = raw, content_type: str = "application/json") -> Any:
-        headers = {"HTTP_AUTHORIZATION": f"Bearer {key}"} if key else {}
+        headers: dict[str, Any] = {"HTTP_AUTHORIZATION": f"Bearer {key}"} if key else {}
         data = body if isinstance(body, str) else __import__("json").dumps(body)
         return client.post(URL, data=data, content_type=content_type, **headers)
 

@@ -795,7 +795,7 @@ def test_a_bare_order_id_asks_about_that_order() -> None:
     assert _routes(plan) == [("order_query", "intent")]
 
 
-OFFERED = [
+OFFERED: list[tuple[str, tuple[str, ...]]] = [
     ("cancel_order", ("Cancel an order", "取消订单")),
     ("modify_order", ("Change an order", "修改订单")),
     ("human_request", ("Talk to a person", "转人工")),

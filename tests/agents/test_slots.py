@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from agents.workflows.slots import CANCEL_REASON_WORDS, read_choice, typing_slip, yes_no, zip_put_right
@@ -453,7 +455,7 @@ def test_a_value_meant_replaces_what_its_option_said_last() -> None:
     from agents.workflows.slots import corrected
     from agents.workflows.variants import wanted_options
 
-    kits = [
+    kits: list[dict[str, Any]] = [
         {"item_id": "k1", "options": {"skin tone": "light", "brand": "Brand A"}, "available": True},
         {"item_id": "k2", "options": {"skin tone": "dark", "brand": "Brand C"}, "available": True},
         {"item_id": "k3", "options": {"skin tone": "medium", "brand": "Brand C"}, "available": True},

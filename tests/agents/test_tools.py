@@ -360,7 +360,7 @@ def test_transfer_to_human_is_a_tool_anyone_can_call(anonymous: ToolContext) -> 
     assert tool_call("transfer_to_human", anonymous, {"summary": "wants a discount"})["transfer"] is True
 
 
-VALID_ARGS = {
+VALID_ARGS: dict[str, dict[str, Any]] = {
     "get_order_info": {"order_id": "#D1002"},
     "list_orders": {},
     "get_logistics_info": {"order_id": "#D1002"},

@@ -171,7 +171,11 @@ HELMETS = [
     for size in "SML"
     for color in ("red", "blue")
 ]
-HELMET = {"item_id": "HLb", "name": "Cycling Helmet", "options": {"size": "L", "color": "blue", "ventilation": "high"}}
+HELMET: dict[str, Any] = {
+    "item_id": "HLb",
+    "name": "Cycling Helmet",
+    "options": {"size": "L", "color": "blue", "ventilation": "high"},
+}
 
 
 @pytest.mark.parametrize(

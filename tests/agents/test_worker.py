@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from functools import partial
 from typing import Any
 
 import pytest
@@ -63,7 +64,7 @@ def _fan_out_by_hand(chat: Conversation, specialists: list[str], **task_options:
     with transaction.atomic():
         turn, subtasks = turn_fanned_out_by_hand(chat, specialists)
         for subtask in subtasks:
-            transaction.on_commit(lambda pk=subtask.pk: subtask_execute_task.apply_async((pk,), **task_options))
+            transaction.on_commit(partial(subtask_execute_task.apply_async, (subtask.pk,), **task_options))
     return turn
 
 
@@ -74,7 +75,7 @@ def test_subtasks_run_in_parallel_and_the_last_one_advances_the_turn(chat: Conve
 
     assert done.status == TurnStatus.DONE
     spans = [
-        (s.finished_at.timestamp() - s.latency_ms / 1000, s.finished_at.timestamp())
+        (s.finished_at.timestamp() - (s.latency_ms or 0) / 1000, s.finished_at.timestamp())
         for s in Subtask.objects.filter(turn=turn)
     ]
     # all three were running at the same moment: no task waited for another

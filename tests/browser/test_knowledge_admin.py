@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Page, Route, expect
+from playwright.sync_api import FilePayload, Page, Route, expect
 
 from knowledge.models import Document, IngestJob, IngestJobStatus, KnowledgeBase, MissedQuestion
 from knowledge.selectors import chunk_search_hybrid
@@ -36,13 +36,11 @@ def test_an_upload_is_followed_live_to_succeeded_with_each_files_outcome(
     staff_login(page)
     page.goto(f"/admin/knowledge/knowledgebase/{kb.pk}/upload/")
     expect(page.get_by_test_id("kb-upload-form")).to_be_visible()
-    page.set_input_files(
-        'input[name="files"]',
-        [
-            {"name": "invoices.md", "mimeType": "text/markdown", "buffer": INVOICES_MD.encode()},
-            {"name": "shipping-faq.csv", "mimeType": "text/csv", "buffer": SHIPPING_FAQ_CSV.encode()},
-        ],
-    )
+    files: list[FilePayload] = [
+        {"name": "invoices.md", "mimeType": "text/markdown", "buffer": INVOICES_MD.encode()},
+        {"name": "shipping-faq.csv", "mimeType": "text/csv", "buffer": SHIPPING_FAQ_CSV.encode()},
+    ]
+    page.set_input_files('input[name="files"]', files)
 
     # The worker is held until the job page shows, so the page's own polling has to bring the result.
     os.killpg(celery_worker.pid, signal.SIGSTOP)

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from django.core.management import call_command
-from playwright.sync_api import Page, WebSocket, expect
+from playwright.sync_api import Dialog, Page, WebSocket, expect
 
 from agents.intents.exemplar_index import exemplars_sync
 from conversations.models import Conversation, Customer, Message
@@ -175,7 +175,12 @@ def test_a_reload_keeps_the_history(demo: None, widget_pages: Any) -> None:
 def test_html_in_a_message_is_shown_as_literal_text(demo: None, widget_pages: Any) -> None:
     page = widget_pages()
     dialogs: list[str] = []
-    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+
+    def dismissed(dialog: Dialog) -> None:
+        dialogs.append(dialog.message)
+        dialog.dismiss()
+
+    page.on("dialog", dismissed)
     _open(page, "/?lang=en")
     hostile = "<script>alert(1)</script><b>x</b> **bold** `code`"
 
@@ -298,7 +303,9 @@ def test_the_store_page_signs_only_demo_customers_and_only_in_demo_mode(demo: No
     settings.DEMO_MODE = True
     page = client.get("/?lang=zh&customer=demo_li_wei").content.decode()
     assert 'src="/static/cs_widget/widget.js" data-site-key="demo" data-locale="zh"' in page
-    token = re.search(r'data-identity-token="([^"]+)"', page).group(1)
+    signed_in = re.search(r'data-identity-token="([^"]+)"', page)
+    assert signed_in
+    token = signed_in[1]
     claims = jwt.decode(token, settings.WIDGET_SITE_SECRET, algorithms=["HS256"])
     assert claims["sub"] == "demo_li_wei" and claims["name"] == "李伟" and claims["email"] == "li.wei@example.com"
 

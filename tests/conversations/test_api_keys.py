@@ -26,7 +26,7 @@ CALLS = [
 
 
 def call(client: Client, raw: str, method: str, path: str, body: dict[str, Any] | None) -> Any:
-    headers = {"HTTP_AUTHORIZATION": f"Bearer {raw}"}
+    headers: dict[str, Any] = {"HTTP_AUTHORIZATION": f"Bearer {raw}"}
     if method == "post":
         return client.post(path, body, content_type="application/json", **headers)
     return client.get(path, **headers)

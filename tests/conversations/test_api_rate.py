@@ -55,18 +55,16 @@ def test_a_shoppers_messages_are_limited_across_the_api_and_the_widget(client: C
             path, json.dumps({"text": text}), content_type="application/json", HTTP_AUTHORIZATION=f"Bearer {key}"
         )
 
+    ticket = widget_token_read(session.token)
+    assert ticket
     first = post("hello")
-    widget_message_receive(
-        widget_token_read(session.token), text="from the widget", client_id="w1", handle=customer_message_handle
-    )
+    widget_message_receive(ticket, text="from the widget", client_id="w1", handle=customer_message_handle)
     refused = post("third")
 
     assert first.status_code == 202
     assert refused.status_code == 429 and refused.json()["error"]["code"] == "throttled" and refused["Retry-After"]
     with pytest.raises(RateLimited):
-        widget_message_receive(
-            widget_token_read(session.token), text="fourth", client_id="w2", handle=customer_message_handle
-        )
+        widget_message_receive(ticket, text="fourth", client_id="w2", handle=customer_message_handle)
     assert list(Message.objects.order_by("pk").values_list("text", flat=True)) == ["hello", "from the widget"]
 
 

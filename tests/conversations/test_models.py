@@ -12,18 +12,18 @@ pytestmark = pytest.mark.django_db
 
 
 def test_customer_external_id_is_unique_and_not_empty() -> None:
-    CustomerFactory(external_id="ada")
+    CustomerFactory.create(external_id="ada")
 
     assert_rejected(lambda: Customer.objects.create(external_id="ada"), "external_id")
     assert_rejected(lambda: Customer.objects.create(external_id=""), "customer_external_id_not_empty")
 
 
 def test_customer_locale_must_be_zh_or_en() -> None:
-    assert_rejected(lambda: CustomerFactory(locale="fr"), "customer_locale_valid")
+    assert_rejected(lambda: CustomerFactory.create(locale="fr"), "customer_locale_valid")
 
 
 def test_conversation_rejects_unknown_status_and_negative_counters() -> None:
-    customer = CustomerFactory()
+    customer = CustomerFactory.create()
 
     assert_rejected(
         lambda: Conversation.objects.create(customer=customer, status="snoozed"), "conversation_status_valid"
@@ -40,7 +40,7 @@ def test_conversation_rejects_unknown_status_and_negative_counters() -> None:
 
 
 def test_conversation_channel_and_language_must_be_known() -> None:
-    customer = CustomerFactory()
+    customer = CustomerFactory.create()
 
     assert_rejected(lambda: Conversation.objects.create(customer=customer, channel="fax"), "conversation_channel_valid")
     assert_rejected(
@@ -49,7 +49,7 @@ def test_conversation_channel_and_language_must_be_known() -> None:
 
 
 def test_human_owned_conversation_needs_staff_and_closed_one_a_close_time() -> None:
-    customer = CustomerFactory()
+    customer = CustomerFactory.create()
     staff = User.objects.create_user("bob", is_staff=True)
 
     assert_rejected(
@@ -62,7 +62,7 @@ def test_human_owned_conversation_needs_staff_and_closed_one_a_close_time() -> N
 
 
 def test_message_sender_must_be_known_and_agent_messages_need_an_author() -> None:
-    conversation = ConversationFactory()
+    conversation = ConversationFactory.create()
 
     assert_rejected(
         lambda: Message.objects.create(conversation=conversation, sender="robot", text="hi"), "message_sender_valid"
@@ -73,11 +73,11 @@ def test_message_sender_must_be_known_and_agent_messages_need_an_author() -> Non
 
 
 def test_message_client_id_is_unique_per_conversation_only_when_set() -> None:
-    conversation = ConversationFactory()
+    conversation = ConversationFactory.create()
     Message.objects.create(conversation=conversation, sender="customer", text="hi", client_id="c-1")
     Message.objects.create(conversation=conversation, sender="customer", text="one")
     Message.objects.create(conversation=conversation, sender="customer", text="two")
-    Message.objects.create(conversation=ConversationFactory(), sender="customer", text="hi", client_id="c-1")
+    Message.objects.create(conversation=ConversationFactory.create(), sender="customer", text="hi", client_id="c-1")
 
     assert_rejected(
         lambda: Message.objects.create(conversation=conversation, sender="customer", text="hi", client_id="c-1"),
@@ -86,7 +86,7 @@ def test_message_client_id_is_unique_per_conversation_only_when_set() -> None:
 
 
 def test_intent_record_confidence_and_emotion_are_within_0_and_1() -> None:
-    conversation = ConversationFactory()
+    conversation = ConversationFactory.create()
 
     assert_rejected(
         lambda: IntentRecord.objects.create(conversation=conversation, name="faq", confidence=1.2, level="rule"),
@@ -105,7 +105,7 @@ def test_intent_record_confidence_and_emotion_are_within_0_and_1() -> None:
 
 
 def test_only_one_active_workflow_per_conversation() -> None:
-    conversation = ConversationFactory()
+    conversation = ConversationFactory.create()
     expires = timezone.now() + timedelta(minutes=10)
     WorkflowState.objects.create(conversation=conversation, kind="return", expires_at=expires)
     WorkflowState.objects.create(conversation=conversation, kind="invoice", expires_at=expires, status="cancelled")

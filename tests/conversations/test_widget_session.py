@@ -17,7 +17,7 @@ from conversations.widget import identity_token_issue, widget_token_read
 pytestmark = pytest.mark.django_db
 
 
-def session(client: Client, body: Any, **headers: str) -> Any:
+def session(client: Client, body: Any, **headers: Any) -> Any:
     raw = body if isinstance(body, (str, bytes)) else json.dumps(body)
     return client.post("/widget/session", raw, content_type="application/json", **headers)
 
@@ -45,7 +45,7 @@ def test_the_token_resumes_the_same_conversation(client: Client) -> None:
 
 
 def signed(claims: dict[str, Any], secret: str = "", algorithm: str = "HS256") -> str:
-    key = None if algorithm == "none" else secret or settings.WIDGET_SITE_SECRET
+    key = "" if algorithm == "none" else secret or settings.WIDGET_SITE_SECRET
     return jwt.encode(claims, key, algorithm=algorithm)
 
 

@@ -248,7 +248,7 @@ async def test_the_rate_limit_is_per_customer_and_polite(
 
     for i in range(3):
         await send(socket, f"hello {i}", client_id=f"r{i}")
-    events = []
+    events: list[dict[str, Any]] = []
     # Until the refusal and both answers are in: a turn still running would outlive the test.
     while [e["type"] for e in events].count("reply.done") < 2 or not any(e["type"] == "error" for e in events):
         events.append(await socket.receive_json_from(timeout=30))

@@ -15,7 +15,7 @@ from tests.conftest import AsgiServer
 
 
 @pytest.fixture
-def auth(db: None) -> dict[str, str]:
+def auth(db: None) -> dict[str, Any]:
     _, key = api_key_create(name="shop")
     return {"HTTP_AUTHORIZATION": f"Bearer {key}"}
 
@@ -46,7 +46,7 @@ def auth(db: None) -> dict[str, str]:
     ],
 )
 def test_routing_method_and_media_type_errors_have_the_error_shape(
-    client: Client, auth: dict[str, str], method: str, path: str, kwargs: dict[str, Any], status: int, code: str
+    client: Client, auth: dict[str, Any], method: str, path: str, kwargs: dict[str, Any], status: int, code: str
 ) -> None:
     response = getattr(client, method)(path, **kwargs, **auth)
 
@@ -72,7 +72,7 @@ def test_pages_outside_the_api_keep_their_html_404(client: Client, db: None) -> 
     ],
 )
 def test_bodies_too_deep_unreadable_or_too_large_get_the_error_shape_and_store_nothing(
-    client: Client, auth: dict[str, str], body: str, status: int, code: str
+    client: Client, auth: dict[str, Any], body: str, status: int, code: str
 ) -> None:
     from conversations.models import Conversation, Customer
 
@@ -84,7 +84,7 @@ def test_bodies_too_deep_unreadable_or_too_large_get_the_error_shape_and_store_n
 
 
 def test_an_upload_may_be_larger_than_a_json_body_but_not_than_its_own_limit(
-    client: Client, auth: dict[str, str], settings: Any
+    client: Client, auth: dict[str, Any], settings: Any
 ) -> None:
     settings.KNOWLEDGE_MAX_FILE_BYTES = 10
     response = client.post(

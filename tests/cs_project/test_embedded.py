@@ -207,6 +207,7 @@ def test_redis_has_a_generated_password_kept_from_other_users(private_var: Path)
     password_file = private_var / "redis" / "password"
 
     assert address.password and address.password == password_file.read_text().strip()
+    assert address.hostname and address.port
     assert stat.S_IMODE(password_file.stat().st_mode) == 0o600
     assert stat.S_IMODE((private_var / "redis" / "redis.conf").stat().st_mode) == 0o600
     with pytest.raises(redis.AuthenticationError):

@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import timedelta
+from functools import partial
 from typing import Any, TypeVar
 
 import pytest
@@ -221,8 +222,11 @@ def _fan_out_to_our_workers(chat: Conversation, specialists: list[str]) -> tuple
         task_ids = {subtask.specialist: f"scale-out-subtask-{subtask.pk}" for subtask in subtasks}
         for subtask in subtasks:
             transaction.on_commit(
-                lambda pk=subtask.pk, task_id=task_ids[subtask.specialist]: subtask_execute_task.apply_async(
-                    (pk,), queue=PRIVATE_QUEUE, task_id=task_id
+                partial(
+                    subtask_execute_task.apply_async,
+                    (subtask.pk,),
+                    queue=PRIVATE_QUEUE,
+                    task_id=task_ids[subtask.specialist],
                 )
             )
     return turn, task_ids

@@ -10,7 +10,7 @@ import sys
 import time
 import urllib.request
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -55,7 +55,7 @@ def _get_json(url: str) -> tuple[int, dict[str, Any]]:
         return error.code, json.loads(error.read())
 
 
-def _serve_until_healthy(env: dict[str, str], port: int) -> tuple[subprocess.Popen[str], dict[str, object]]:
+def _serve_until_healthy(env: dict[str, str], port: int) -> tuple[subprocess.Popen[str], dict[str, Any]]:
     process = subprocess.Popen(
         [sys.executable, "manage.py", "serve", "--port", str(port)],
         cwd=BASE_DIR,
@@ -85,7 +85,7 @@ def _interrupt(process: subprocess.Popen[str]) -> str:
     return output
 
 
-def _until_health(port: int, condition: Any, timeout: float = 60) -> dict[str, Any]:
+def _until_health(port: int, condition: Callable[[Any], bool], timeout: float = 60) -> dict[str, Any]:
     """Poll /healthz until `condition(body)`; every poll must get an answer (the site stays up)."""
     deadline = time.monotonic() + timeout
     seen: list[Any] = []

@@ -358,7 +358,7 @@ def test_a_selective_filter_still_finds_its_passages_through_the_hnsw_index() ->
 
     question = embedder_get().queries(["how long is the warranty"])[0]
     noise = np.random.default_rng(7).normal(scale=0.01, size=(500, len(question)))
-    crowd = DocumentFactory(knowledge_base__name="crowd", status="ready")
+    crowd = DocumentFactory.create(knowledge_base__name="crowd", status="ready")
     Chunk.objects.bulk_create(
         Chunk(document=crowd, position=i, text=f"near {i}", search_text=f"near {i}", embedding=v / np.linalg.norm(v))
         for i, v in enumerate(question + noise)

@@ -9,21 +9,21 @@ pytestmark = pytest.mark.django_db
 
 
 def test_document_checksum_is_unique_per_knowledge_base() -> None:
-    document = DocumentFactory(checksum="a" * 64)
-    DocumentFactory(checksum="a" * 64)  # another knowledge base may hold the same content
+    document = DocumentFactory.create(checksum="a" * 64)
+    DocumentFactory.create(checksum="a" * 64)  # another knowledge base may hold the same content
 
     assert_rejected(
-        lambda: DocumentFactory(knowledge_base=document.knowledge_base, checksum="a" * 64),
+        lambda: DocumentFactory.create(knowledge_base=document.knowledge_base, checksum="a" * 64),
         "document_checksum_unique_per_kb",
     )
 
 
 def test_document_rejects_unknown_status_language_and_version_zero() -> None:
-    kb = KnowledgeBaseFactory()
+    kb = KnowledgeBaseFactory.create()
 
-    assert_rejected(lambda: DocumentFactory(knowledge_base=kb, status="lost"), "document_status_valid")
-    assert_rejected(lambda: DocumentFactory(knowledge_base=kb, language="fr"), "document_language_valid")
-    assert_rejected(lambda: DocumentFactory(knowledge_base=kb, version=0), "document_version_gte_1")
+    assert_rejected(lambda: DocumentFactory.create(knowledge_base=kb, status="lost"), "document_status_valid")
+    assert_rejected(lambda: DocumentFactory.create(knowledge_base=kb, language="fr"), "document_language_valid")
+    assert_rejected(lambda: DocumentFactory.create(knowledge_base=kb, version=0), "document_version_gte_1")
     Document.objects.create(knowledge_base=kb, source="a.md", title="A", checksum="1", version=1)
     assert_rejected(
         lambda: Document.objects.create(knowledge_base=kb, source="a.md", title="A", checksum="2", version=1),
@@ -32,7 +32,7 @@ def test_document_rejects_unknown_status_language_and_version_zero() -> None:
 
 
 def test_chunk_search_vector_is_generated_from_segmented_text() -> None:
-    document = DocumentFactory()
+    document = DocumentFactory.create()
     chunk = Chunk.objects.create(document=document, position=0, text="退货政策", search_text="退货 政策")
 
     found = Chunk.objects.filter(search_vector="退货").values_list("pk", flat=True)
@@ -41,7 +41,7 @@ def test_chunk_search_vector_is_generated_from_segmented_text() -> None:
 
 
 def test_chunk_position_is_unique_per_document() -> None:
-    document = DocumentFactory()
+    document = DocumentFactory.create()
     Chunk.objects.create(document=document, position=0, text="a", search_text="a")
 
     assert_rejected(
@@ -60,7 +60,7 @@ def test_chunk_indexes_are_gin_and_hnsw_cosine() -> None:
 
 
 def test_chunk_embedding_has_384_dimensions() -> None:
-    document = DocumentFactory()
+    document = DocumentFactory.create()
 
     with pytest.raises(DataError, match="expected 384 dimensions"), transaction.atomic():
         Chunk.objects.create(document=document, position=0, text="x", search_text="x", embedding=[0.1] * 3)
@@ -68,7 +68,7 @@ def test_chunk_embedding_has_384_dimensions() -> None:
 
 
 def test_ingest_job_rejects_unknown_status_language_and_progress_outside_0_1() -> None:
-    kb = KnowledgeBaseFactory()
+    kb = KnowledgeBaseFactory.create()
 
     assert_rejected(lambda: IngestJob.objects.create(knowledge_base=kb, status="lost"), "ingest_job_status_valid")
     assert_rejected(lambda: IngestJob.objects.create(knowledge_base=kb, language="fr"), "ingest_job_lang_valid")

@@ -24,17 +24,17 @@ WARRANTY_EN = b"# Warranty\n\n## Period\nPhones have a one-year warranty.\n"
 
 
 @pytest.fixture
-def auth() -> dict[str, str]:
+def auth() -> dict[str, Any]:
     _, key = api_key_create(name="uploader")
     return {"HTTP_AUTHORIZATION": f"Bearer {key}"}
 
 
-def upload(client: Client, auth: dict[str, str], files: list[tuple[str, bytes]], **fields: str) -> Any:
+def upload(client: Client, auth: dict[str, Any], files: list[tuple[str, bytes]], **fields: str) -> Any:
     data: dict[str, Any] = {"file": [SimpleUploadedFile(name, content) for name, content in files], **fields}
     return client.post("/api/v1/kb/documents", data, **auth)
 
 
-def job_finished(client: Client, auth: dict[str, str], url: str, timeout: float = 60) -> dict[str, Any]:
+def job_finished(client: Client, auth: dict[str, Any], url: str, timeout: float = 60) -> dict[str, Any]:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         body = client.get(url, **auth).json()
@@ -44,7 +44,7 @@ def job_finished(client: Client, auth: dict[str, str], url: str, timeout: float 
     raise AssertionError(f"job still {body['status']} after {timeout} s")
 
 
-def test_an_upload_is_ingested_in_the_background_and_searchable(client: Client, auth: dict[str, str]) -> None:
+def test_an_upload_is_ingested_in_the_background_and_searchable(client: Client, auth: dict[str, Any]) -> None:
     response = upload(client, auth, [("warranty_zh.md", WARRANTY_ZH), ("warranty_en.md", WARRANTY_EN)], kb="help")
 
     assert response.status_code == 202
@@ -63,7 +63,7 @@ def test_an_upload_is_ingested_in_the_background_and_searchable(client: Client, 
     assert not IngestJob.objects.get().files.exclude(content=b"").exists()  # bytes are dropped once ingested
 
 
-def test_a_bad_file_in_an_upload_is_reported_and_the_rest_ingested(client: Client, auth: dict[str, str]) -> None:
+def test_a_bad_file_in_an_upload_is_reported_and_the_rest_ingested(client: Client, auth: dict[str, Any]) -> None:
     response = upload(client, auth, [("ok.md", WARRANTY_EN), ("photo.txt", b"\x89PNG\r\n\x1a\n\x00\x00")])
 
     job = job_finished(client, auth, response.json()["url"])
@@ -74,7 +74,7 @@ def test_a_bad_file_in_an_upload_is_reported_and_the_rest_ingested(client: Clien
     assert Document.objects.count() == 1
 
 
-def test_the_same_upload_twice_changes_nothing(client: Client, auth: dict[str, str]) -> None:
+def test_the_same_upload_twice_changes_nothing(client: Client, auth: dict[str, Any]) -> None:
     first = job_finished(client, auth, upload(client, auth, [("w.md", WARRANTY_EN)]).json()["url"])
     second = job_finished(client, auth, upload(client, auth, [("w.md", WARRANTY_EN)]).json()["url"])
 
@@ -95,7 +95,7 @@ def test_the_same_upload_twice_changes_nothing(client: Client, auth: dict[str, s
 )
 def test_bad_uploads_are_refused_at_once_and_nothing_is_queued(
     client: Client,
-    auth: dict[str, str],
+    auth: dict[str, Any],
     files: list[tuple[str, bytes]],
     fields: dict[str, str],
     field: str,
@@ -109,7 +109,7 @@ def test_bad_uploads_are_refused_at_once_and_nothing_is_queued(
     assert not IngestJob.objects.exists()
 
 
-def test_a_too_large_file_is_refused(client: Client, auth: dict[str, str], settings: Any) -> None:
+def test_a_too_large_file_is_refused(client: Client, auth: dict[str, Any], settings: Any) -> None:
     settings.KNOWLEDGE_MAX_FILE_BYTES = 1024 * 1024
 
     response = upload(client, auth, [("big.md", b"# Big\n" + b"x" * (1024 * 1024))])
@@ -135,7 +135,7 @@ def test_an_oversized_upload_is_refused_before_any_file_is_read(settings: Any) -
     assert not IngestJob.objects.exists()
 
 
-def test_files_with_the_same_name_are_each_kept(client: Client, auth: dict[str, str]) -> None:
+def test_files_with_the_same_name_are_each_kept(client: Client, auth: dict[str, Any]) -> None:
     response = upload(client, auth, [("notes.md", WARRANTY_ZH), ("notes.md", WARRANTY_EN)])
 
     assert response.status_code == 202
@@ -147,7 +147,7 @@ def test_files_with_the_same_name_are_each_kept(client: Client, auth: dict[str, 
     assert finished["status"] == "succeeded" and [f["outcome"] for f in finished["files"]] == ["added", "changed"]
 
 
-def test_json_body_unknown_jobs_and_missing_keys_get_the_error_shape(client: Client, auth: dict[str, str]) -> None:
+def test_json_body_unknown_jobs_and_missing_keys_get_the_error_shape(client: Client, auth: dict[str, Any]) -> None:
     as_json = client.post("/api/v1/kb/documents", {"file": "x"}, content_type="application/json", **auth)
     unknown = client.get(f"/api/v1/kb/jobs/{uuid.uuid4()}", **auth)
     malformed = client.get("/api/v1/kb/jobs/not-a-uuid", **auth)
@@ -174,7 +174,7 @@ def _worker_runs(job_id: str) -> bool:
 
 
 def test_a_running_job_is_cancelled_through_the_api_and_drops_the_file_in_progress(
-    client: Client, auth: dict[str, str]
+    client: Client, auth: dict[str, Any]
 ) -> None:
     url = upload(client, auth, [("long_guide.md", _long_guide(1500)), ("later.md", WARRANTY_EN)]).json()["url"]
     deadline = time.monotonic() + 60
@@ -196,6 +196,6 @@ def test_a_running_job_is_cancelled_through_the_api_and_drops_the_file_in_progre
     assert again.status_code == 409 and again.json()["error"]["code"] == "conflict"
 
 
-def test_cancelling_an_unknown_job_is_404(client: Client, auth: dict[str, str]) -> None:
+def test_cancelling_an_unknown_job_is_404(client: Client, auth: dict[str, Any]) -> None:
     assert client.post(f"/api/v1/kb/jobs/{uuid.uuid4()}/cancel", **auth).status_code == 404
     assert client.post("/api/v1/kb/jobs/not-a-job/cancel", **auth).json()["error"]["code"] == "not_found"

@@ -15,7 +15,7 @@ from tickets.models import EscalationCard, EscalationReason
 
 pytestmark = pytest.mark.django_db
 
-JSON = {"HTTP_ACCEPT": "application/json"}
+JSON: dict[str, Any] = {"HTTP_ACCEPT": "application/json"}
 
 
 def staff_client(django_user_model: Any, username: str, *, allowed: bool = True) -> tuple[Client, Any]:
@@ -107,6 +107,7 @@ def test_replies_need_the_chat_notes_do_not_and_stay_internal(lin: tuple[Client,
     assert early.status_code == 409 and "Take the conversation over" in early.json()["error"]["message"]
     assert note.status_code == 200 and reply.status_code == 200 and empty.status_code == 409
     history = widget_history(WidgetTicket(conversation_id=waiting.pk, customer_id=waiting.customer_id))
+    assert history
     texts = [m["text"] for m in history["messages"]]
     assert "VIP, be gentle" not in texts and "您好，我是 Lin，马上帮您处理。" in texts
     agent = next(m for m in history["messages"] if m["sender"] == "agent")

@@ -18,7 +18,7 @@ def test_ticket_event_kind_and_card_reason_must_be_known() -> None:
 
     assert_rejected(lambda: TicketEvent.objects.create(ticket=ticket, kind="poked"), "ticket_event_kind_valid")
     assert_rejected(
-        lambda: EscalationCard.objects.create(conversation=ConversationFactory(), reason="bored", summary="s"),
+        lambda: EscalationCard.objects.create(conversation=ConversationFactory.create(), reason="bored", summary="s"),
         "card_reason_valid",
     )
 

@@ -24,7 +24,7 @@ def test_ticket_create_sets_sla_by_priority_and_writes_a_created_event() -> None
     ticket = ticket_create(kind="complaint", subject="Rude courier", priority="high")
 
     assert ticket.status == TicketStatus.OPEN
-    assert before + timedelta(hours=4) <= ticket.sla_due_at <= timezone.now() + timedelta(hours=4)
+    assert ticket.sla_due_at and before + timedelta(hours=4) <= ticket.sla_due_at <= timezone.now() + timedelta(hours=4)
     assert list(ticket.events.values_list("kind", "to_status")) == [("created", "open")]
 
 

@@ -152,7 +152,7 @@ def extract_order_ids(scan: Scan) -> None:
         _take_order(scan, m)
     for m in _ORDER_AFTER_RE.finditer(text):
         if scan.take(m.start("letter"), m.end("digits")):  # the id, not the word before it
-            scan.order_ids.append((m.start("letter"), _order_id(m)))
+            scan.order_ids.append((m.start("letter"), f"#{m['letter'].upper()}{m['digits']}"))
 
 
 def extract_bare_imei(scan: Scan) -> None:

@@ -35,11 +35,11 @@ def _write(tmp_path: Path, data: Any, name: str = "store.json") -> Path:
 
 
 def _counts() -> dict[str, int]:
-    return {model.__name__: model.objects.count() for model in STORE_MODELS}
+    return {model.__name__: model._default_manager.count() for model in STORE_MODELS}
 
 
 def _snapshot() -> dict[str, list[dict[str, Any]]]:
-    return {model.__name__: list(model.objects.order_by("pk").values()) for model in STORE_MODELS}
+    return {model.__name__: list(model._default_manager.order_by("pk").values()) for model in STORE_MODELS}
 
 
 @pytest.fixture

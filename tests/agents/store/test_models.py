@@ -10,32 +10,32 @@ pytestmark = pytest.mark.django_db
 
 
 def test_external_ids_are_unique() -> None:
-    variant = VariantFactory(external_id="V1", product__external_id="P1")
-    order = OrderFactory(external_id="#W1")
-    PaymentMethodFactory(external_id="paypal_1")
+    variant = VariantFactory.create(external_id="V1", product__external_id="P1")
+    order = OrderFactory.create(external_id="#W1")
+    PaymentMethodFactory.create(external_id="paypal_1")
 
-    assert_rejected(lambda: ProductFactory(external_id="P1"), "external_id")
-    assert_rejected(lambda: VariantFactory(external_id="V1", product=variant.product), "external_id")
-    assert_rejected(lambda: OrderFactory(external_id="#W1", customer=order.customer), "external_id")
-    assert_rejected(lambda: PaymentMethodFactory(external_id="paypal_1"), "external_id")
+    assert_rejected(lambda: ProductFactory.create(external_id="P1"), "external_id")
+    assert_rejected(lambda: VariantFactory.create(external_id="V1", product=variant.product), "external_id")
+    assert_rejected(lambda: OrderFactory.create(external_id="#W1", customer=order.customer), "external_id")
+    assert_rejected(lambda: PaymentMethodFactory.create(external_id="paypal_1"), "external_id")
 
 
 def test_variant_price_and_stock_cannot_be_negative() -> None:
-    product = ProductFactory()
+    product = ProductFactory.create()
 
-    assert_rejected(lambda: VariantFactory(product=product, price=Decimal("-1.00")), "variant_price_gte_0")
-    assert_rejected(lambda: VariantFactory(product=product, stock=-1), "variant_stock_gte_0")
+    assert_rejected(lambda: VariantFactory.create(product=product, price=Decimal("-1.00")), "variant_price_gte_0")
+    assert_rejected(lambda: VariantFactory.create(product=product, stock=-1), "variant_stock_gte_0")
     assert Variant.objects.create(external_id="untracked", product=product, price=Decimal("5"), stock=None).pk
 
 
 def test_order_status_must_be_a_store_status() -> None:
-    assert_rejected(lambda: OrderFactory(status="lost"), "order_status_valid")
+    assert_rejected(lambda: OrderFactory.create(status="lost"), "order_status_valid")
 
 
 def test_order_item_and_transaction_amounts_cannot_be_negative() -> None:
-    order = OrderFactory()
-    variant = VariantFactory()
-    method = PaymentMethodFactory(customer=order.customer)
+    order = OrderFactory.create()
+    variant = VariantFactory.create()
+    method = PaymentMethodFactory.create(customer=order.customer)
 
     assert_rejected(
         lambda: OrderItem.objects.create(
@@ -58,7 +58,7 @@ def test_order_item_and_transaction_amounts_cannot_be_negative() -> None:
 
 
 def test_gift_cards_and_only_gift_cards_carry_a_non_negative_balance() -> None:
-    customer = CustomerFactory()
+    customer = CustomerFactory.create()
 
     assert_rejected(
         lambda: PaymentMethod.objects.create(external_id="g1", customer=customer, kind="gift_card"),
@@ -81,7 +81,7 @@ def test_gift_cards_and_only_gift_cards_carry_a_non_negative_balance() -> None:
 
 
 def test_a_customer_has_at_most_one_default_address() -> None:
-    customer = CustomerFactory()
+    customer = CustomerFactory.create()
     fields = {"address1": "1 Main St", "city": "Austin", "country": "USA", "zip": "78701"}
     Address.objects.create(customer=customer, is_default=True, **fields)
     Address.objects.create(customer=customer, is_default=False, **fields)
@@ -121,9 +121,9 @@ def test_subsidy_is_fifteen_percent_capped_and_only_below_the_price_limit() -> N
 
 
 def test_order_total_sums_its_items() -> None:
-    order = OrderFactory()
+    order = OrderFactory.create()
     for price in ("10.50", "4.25"):
-        variant = VariantFactory(price=Decimal(price))
+        variant = VariantFactory.create(price=Decimal(price))
         OrderItem.objects.create(order=order, variant=variant, product=variant.product, name="x", price=variant.price)
 
     assert Order.objects.get(pk=order.pk).total == Decimal("14.75")
