@@ -10,6 +10,7 @@ from django.utils import timezone
 
 from agents.models import TurnRun
 from agents.states import TERMINAL, TurnStatus
+from conversations.models import WorkflowKind, WorkflowState, WorkflowStatus
 
 if TYPE_CHECKING:
     from django_stubs_ext import WithAnnotations
@@ -22,12 +23,15 @@ EARLIER_TURN_PATIENCE = timedelta(minutes=10)
 class _TurnContext(TypedDict):
     earlier_unfinished: bool
     previous_route: str | None
+    workflow_open: bool
 
 
 def turn_to_advance(turn_id: int) -> WithAnnotations[TurnRun, _TurnContext]:
     """The turn with all a step reads (message, conversation, customer), `earlier_unfinished`: whether an
-    earlier message of the same conversation is still being answered, and `previous_route`: how the
-    conversation's turn before it was routed (a clarifying question is answered by this one). One query.
+    earlier message of the same conversation is still being answered, `previous_route`: how the
+    conversation's turn before it was routed (a clarifying question is answered by this one), and
+    `workflow_open`: whether a workflow is active (none can start but by this conversation's turns, which
+    run one at a time, so without one the recognize step need not look). One query.
 
     A conversation's turns run one at a time, in message order: each reads and moves the state the
     one before left (a workflow, its slots), and its reply is stored after the earlier reply."""
@@ -41,7 +45,15 @@ def turn_to_advance(turn_id: int) -> WithAnnotations[TurnRun, _TurnContext]:
     )
     return (
         TurnRun.objects.select_related("message", "conversation__customer")
-        .annotate(earlier_unfinished=Exists(earlier), previous_route=Subquery(previous.values("route")[:1]))
+        .annotate(
+            earlier_unfinished=Exists(earlier),
+            previous_route=Subquery(previous.values("route")[:1]),
+            workflow_open=Exists(
+                WorkflowState.objects.filter(
+                    conversation_id=OuterRef("conversation_id"), status=WorkflowStatus.ACTIVE
+                ).exclude(kind=WorkflowKind.CALLBACK)
+            ),
+        )
         .get(pk=turn_id)
     )
 

@@ -11,11 +11,13 @@ import json
 import logging
 import time
 from dataclasses import asdict, dataclass
+from datetime import datetime
 from typing import Any
 
 from django.conf import settings
 from django.core.serializers.json import DjangoJSONEncoder
-from django.db import models, transaction
+from django.db import connection, models, transaction
+from django.db.models import Q, sql
 from django.utils import timezone
 
 from agents.models import Subtask, TurnEvent, TurnRun
@@ -58,15 +60,34 @@ def turn_transition(*, turn_id: int, from_: str, to: str, reason: str = "", **fi
     """
     if not transition_allowed(from_, to):
         raise TurnTransitionError(f"a turn cannot go from {from_} to {to}")
+    now = timezone.now()
     if to in TERMINAL:
-        fields["finished_at"] = timezone.now()
-    num_updated = TurnRun.objects.filter(id=turn_id, status=from_).update(status=to, **fields)
-    if num_updated != 1:
+        fields["finished_at"] = now
+    if not _turn_update_with_event(turn_id, from_=from_, to=to, reason=reason[:200], at=now, fields=fields):
         return False
-    TurnEvent.objects.create(turn_id=turn_id, from_status=from_, to_status=to, reason=reason[:200])
     if to in TERMINAL:
         transaction.on_commit(lambda: _turn_next_start(turn_id))
     return True
+
+
+def _turn_update_with_event(
+    turn_id: int, *, from_: str, to: str, reason: str, at: datetime, fields: dict[str, Any]
+) -> bool:
+    """The compare-and-set and its TurnEvent in one statement (a turn's hottest write: one round trip, not two)."""
+    update = sql.UpdateQuery(TurnRun)
+    update.add_update_values({"status": to, **fields})
+    update.add_q(Q(id=turn_id, status=from_))
+    update_sql, update_params = update.get_compiler(connection=connection).as_sql()
+    quote = connection.ops.quote_name
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"WITH moved AS ({update_sql} RETURNING {quote(TurnRun._meta.db_table)}.{quote('id')}) "
+            f"INSERT INTO {quote(TurnEvent._meta.db_table)} "
+            f"({', '.join(map(quote, ('turn_id', 'from_status', 'to_status', 'reason', 'created_at')))}) "
+            "SELECT moved.id, %s, %s, %s, %s FROM moved",
+            [*update_params, from_, to, reason, at],
+        )
+        return cursor.rowcount == 1
 
 
 def turn_move(turn: TurnRun, *, to: str, reason: str = "", from_: str = "", **fields: Any) -> bool:
@@ -195,32 +216,36 @@ def subtask_record_result(
     error: str = "",
     started: float | None = None,
     advance: bool = True,
+    alone: bool = False,
 ) -> bool:
     """Store a subtask's outcome; the last one to finish moves the turn to MERGING.
 
     Locks the turn row, so two subtasks finishing together agree on who was last. Returns False
-    (writing nothing) when the subtask already has a result or the turn moved on.
+    (writing nothing) when the subtask already has a result or the turn moved on. `alone`: the turn's
+    only subtask, run in the transaction that fanned the turn out, which holds the turn's row lock and
+    knows there is no other subtask to wait for.
     """
     if turn_id is None:
         turn_id = Subtask.objects.values_list("turn_id", flat=True).get(pk=subtask_id)
     with transaction.atomic(savepoint=False):  # what it writes stands or falls with the caller's transaction
-        turn = TurnRun.objects.select_for_update(no_key=True).only("status").get(pk=turn_id)
-        if turn.status != TurnStatus.FANNED_OUT:
-            return False
+        if not alone:
+            turn = TurnRun.objects.select_for_update(no_key=True).only("status").get(pk=turn_id)
+            if turn.status != TurnStatus.FANNED_OUT:
+                return False
         latency = (time.perf_counter() - started) * 1000 if started is not None else None
         updated = Subtask.objects.filter(pk=subtask_id, status=SubtaskStatus.PENDING).update(
             status=status, result=result or {}, error=error[:2000], finished_at=timezone.now(), latency_ms=latency
         )
         if updated != 1:
             return False
-        if not Subtask.objects.filter(turn_id=turn.pk, status=SubtaskStatus.PENDING).exists():
+        if alone or not Subtask.objects.filter(turn_id=turn_id, status=SubtaskStatus.PENDING).exists():
             if (
                 turn_transition(
-                    turn_id=turn.pk, from_=TurnStatus.FANNED_OUT, to=TurnStatus.MERGING, reason="all subtasks finished"
+                    turn_id=turn_id, from_=TurnStatus.FANNED_OUT, to=TurnStatus.MERGING, reason="all subtasks finished"
                 )
                 and advance
             ):
-                turn_queue_on_commit(turn.pk)
+                turn_queue_on_commit(turn_id)
     return True
 
 

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 from datetime import timedelta
+from typing import Any
 
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
+from django.core.serializers.json import DjangoJSONEncoder
 from django.db.models import Q
 from django.utils import timezone
 
@@ -35,17 +38,18 @@ def subtask_execute(*, subtask_id: int, advance: bool = True) -> bool:
     return _execute(subtask, advance=advance)
 
 
-def subtask_run_inline(turn: TurnRun, subtask: Subtask) -> None:
+def subtask_run_inline(turn: TurnRun, subtask: Subtask, *, in_fan_out: bool = False) -> None:
     """The turn's lone subtask, run by the agent node itself (no queue hop); the turn in hand is MERGING after
-    it, unless another run of the node got there first (then it is as that one left it)."""
+    it, unless another run of the node got there first (then it is as that one left it). `in_fan_out`: run in
+    the transaction that fanned the turn out (it holds the turn's lock). The subtask in hand gets its outcome."""
     subtask.turn = turn
-    if _execute(subtask, advance=False):
+    if _execute(subtask, advance=False, alone=in_fan_out):
         turn.status = TurnStatus.MERGING
     else:
         turn.status = TurnRun.objects.values_list("status", flat=True).get(pk=turn.pk)
 
 
-def _execute(subtask: Subtask, *, advance: bool) -> bool:
+def _execute(subtask: Subtask, *, advance: bool, alone: bool = False) -> bool:
     turn = subtask.turn
     if subtask.status != SubtaskStatus.PENDING or turn.status != TurnStatus.FANNED_OUT:
         return False
@@ -67,42 +71,52 @@ def _execute(subtask: Subtask, *, advance: bool) -> bool:
         result = _answer(specialist_get(subtask.specialist), ctx)
     except SoftTimeLimitExceeded:
         # Raised inside the worker by the task's soft_time_limit (SUBTASK_TIMEOUT_S).
-        return subtask_record_result(
-            subtask_id=subtask.pk,
-            turn_id=turn.pk,
+        return _record(
+            subtask,
             status=SubtaskStatus.TIMED_OUT,
             error=f"no answer within {settings.SUBTASK_TIMEOUT_S} s",
             started=started,
             advance=advance,
+            alone=alone,
         )
     except SpecialistError as exc:  # the specialist said why it cannot answer: no traceback to log
         logger.warning("subtask %s (%s) failed: %s", subtask.pk, subtask.specialist, exc)
-        return subtask_record_result(
-            subtask_id=subtask.pk,
-            turn_id=turn.pk,
+        return _record(
+            subtask,
             status=SubtaskStatus.FAILED,
             error=str(exc),
             started=started,
             advance=advance,
+            alone=alone,
         )
     except Exception as exc:  # noqa: BLE001 - one broken specialist must not sink the turn
         logger.exception("subtask %s (%s) failed", subtask.pk, subtask.specialist)
-        return subtask_record_result(
-            subtask_id=subtask.pk,
-            turn_id=turn.pk,
+        return _record(
+            subtask,
             status=SubtaskStatus.FAILED,
             error=f"{type(exc).__name__}: {exc}",
             started=started,
             advance=advance,
+            alone=alone,
         )
-    return subtask_record_result(
-        subtask_id=subtask.pk,
-        turn_id=turn.pk,
+    return _record(
+        subtask,
         status=SubtaskStatus.DONE,
         result=result.as_json(),
         started=started,
         advance=advance,
+        alone=alone,
     )
+
+
+def _record(subtask: Subtask, *, status: str, result: dict[str, Any] | None = None, **outcome: Any) -> bool:
+    """subtask_record_result for the subtask in hand, which is updated to match its row."""
+    if not subtask_record_result(
+        subtask_id=subtask.pk, turn_id=subtask.turn_id, status=status, result=result, **outcome
+    ):
+        return False
+    subtask.status, subtask.result = status, json.loads(json.dumps(result or {}, cls=DjangoJSONEncoder))
+    return True
 
 
 def _answer(specialist: Specialist, ctx: SpecialistContext) -> SpecialistResult:

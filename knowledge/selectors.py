@@ -475,13 +475,18 @@ def chunk_sections(chunk_ids: list[int]) -> dict[int, str]:
     """The whole section each chunk was cut from: the run of chunks next to it under the same heading,
     joined without their overlap. A reply quotes from the section, not from wherever the chunker cut it:
     the sentence that answers is often the one just across a cut."""
-    chunks = {c.pk: c for c in Chunk.objects.filter(pk__in=chunk_ids).only("document_id", "position", "heading")}
+    # One query: every chunk under a heading of a cited chunk's document (the cited chunks among them).
+    wanted = set(chunk_ids)
+    cited = Chunk.objects.filter(pk__in=wanted)
     siblings = Chunk.objects.filter(
-        document_id__in={c.document_id for c in chunks.values()}, heading__in={c.heading for c in chunks.values()}
+        document_id__in=cited.values("document_id"), heading__in=cited.values("heading")
     ).order_by("document_id", "position")
     by_heading: dict[tuple[int, str], list[Chunk]] = {}
+    chunks: dict[int, Chunk] = {}
     for sibling in siblings.only("document_id", "position", "heading", "text"):
         by_heading.setdefault((sibling.document_id, sibling.heading), []).append(sibling)
+        if sibling.pk in wanted:
+            chunks[sibling.pk] = sibling
     sections = {}
     for chunk_id, chunk in chunks.items():
         run = by_heading[chunk.document_id, chunk.heading]

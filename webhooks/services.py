@@ -23,6 +23,7 @@ import hmac
 import http.client
 import ipaddress
 import json
+import logging
 import secrets
 import socket
 import ssl
@@ -34,12 +35,15 @@ from urllib.parse import urlsplit
 
 from celery import current_app
 from django.conf import settings
+from django.core.cache import cache
 from django.core.exceptions import ValidationError
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import transaction
 from django.utils import timezone
 
 from webhooks.models import DeliveryStatus, WebhookAttempt, WebhookDelivery, WebhookEventType, WebhookSubscription
+
+logger = logging.getLogger(__name__)
 
 SIGNATURE_TOLERANCE_S = 300
 WEBHOOK_DELIVER = "webhooks.tasks.webhook_deliver_task"
@@ -155,13 +159,57 @@ def webhook_unsubscribe(*, subscription_id: int) -> None:
 
 # --- events ------------------------------------------------------------------------------------
 
+# Every message emits an event and subscriptions rarely change, so who subscribes to what is read from
+# a table in the cache, valid for the version it was read under; a change bumps the version at once and
+# again once committed (a table read from the database in between is never used after the second).
+_SUBSCRIBERS_KEY = "webhooks:subscribers"
+_SUBSCRIBERS_VERSION_KEY = "webhooks:subscribers:version"
+
+
+def webhook_subscribers_changed(**_signal: object) -> None:
+    """A subscription was added, changed or deleted (the receiver of its model's post_save and
+    post_delete, so a delete in the admin counts too)."""
+    _subscribers_version_bump()
+    transaction.on_commit(_subscribers_version_bump)
+
+
+def _subscribers_version_bump() -> None:
+    try:
+        cache.add(_SUBSCRIBERS_VERSION_KEY, 0, timeout=None)
+        cache.incr(_SUBSCRIBERS_VERSION_KEY)
+    except Exception:  # noqa: BLE001 - the cache out: the next read after it is back reloads
+        logger.warning("webhook subscribers' version not bumped (cache unavailable)")
+
+
+def _subscribers(event_type: str) -> list[int]:
+    """The active subscriptions to `event_type`; with the cache out, read from the database."""
+    try:
+        cached = cache.get_many([_SUBSCRIBERS_KEY, _SUBSCRIBERS_VERSION_KEY])
+    except Exception:  # noqa: BLE001 - an event is still recorded while the cache is out
+        return list(
+            WebhookSubscription.objects.filter(is_active=True, events__contains=[event_type]).values_list(
+                "pk", flat=True
+            )
+        )
+    version = cached.get(_SUBSCRIBERS_VERSION_KEY, 0)
+    table = cached.get(_SUBSCRIBERS_KEY)
+    if table is None or table["version"] != version:
+        by_event: dict[str, list[int]] = {}
+        for pk, events in WebhookSubscription.objects.filter(is_active=True).order_by("pk").values_list("pk", "events"):
+            for subscribed in events:
+                by_event.setdefault(subscribed, []).append(pk)
+        table = {"version": version, "by_event": by_event}
+        try:
+            cache.set(_SUBSCRIBERS_KEY, table, timeout=None)
+        except Exception:  # noqa: BLE001 - read again next time
+            logger.warning("webhook subscribers not cached (cache unavailable)")
+    return list(table["by_event"].get(event_type, []))
+
 
 def webhook_event_emit(event_type: str, data: dict[str, Any]) -> None:
     """Record the event for every active subscription to it, in the caller's transaction (so it
     exists exactly when the change does), and hand the deliveries to the worker after the commit."""
-    subscriptions = list(
-        WebhookSubscription.objects.filter(is_active=True, events__contains=[event_type]).values_list("pk", flat=True)
-    )
+    subscriptions = _subscribers(event_type)
     if not subscriptions:
         return
     event_id = uuid.uuid4()

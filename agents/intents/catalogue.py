@@ -19,7 +19,7 @@ def catalogue_get() -> Catalogue:
         if _cached is not None and time.monotonic() - _cached[0] < _TTL_S:
             return _cached[1]
     products = []
-    for product in Product.objects.prefetch_related("variants").only("name", "name_zh", "aliases"):
+    for product in Product.objects.prefetch_related("variants").only("name", "name_zh", "aliases", "category"):
         values = {str(v) for variant in product.variants.all() for v in variant.options.values()}
         products.append(
             CatalogueProduct(
@@ -27,6 +27,7 @@ def catalogue_get() -> Catalogue:
                 aliases=tuple(product.aliases),
                 name_zh=product.name_zh,
                 option_values=tuple(sorted(values)),
+                category=product.category,
             )
         )
     catalogue = Catalogue(products=tuple(products))

@@ -106,7 +106,7 @@ def step_recognize(turn: TurnRun) -> bool:
     hits = lookup([score.text for score in recognition.intents])
     flags = list(recognition.flags)
     with transaction.atomic():
-        workflow = workflow_active(turn.conversation_id)
+        workflow = workflow_active(turn.conversation_id) if getattr(turn, "workflow_open", True) else None
         switched = workflow is not None and _is_intent_switch(workflow, recognition)
         if not turn_move(
             turn,

@@ -6,7 +6,7 @@ from django.conf import settings
 from django.db import transaction
 
 from agents import dialog
-from agents.models import RouteDecision, TurnRun
+from agents.models import RouteDecision, Subtask, TurnRun
 from agents.nodes.escalate import escalate, escalate_locked
 from agents.nodes.recognize import usage_fields
 from agents.nodes.say import apology, delta_sender, send_reply
@@ -15,8 +15,10 @@ from conversations.services import conversation_failed_attempts_set, conversatio
 from tickets.models import EscalationReason
 
 
-def step_reply(turn: TurnRun) -> bool:
-    subtasks = list(turn.subtasks.order_by("position"))
+def step_reply(turn: TurnRun, *, subtasks: list[Subtask] | None = None) -> bool:
+    """`subtasks`: the turn's, in hand with their outcomes (a lone subtask answered in the fan-out's transaction)."""
+    if subtasks is None:
+        subtasks = list(turn.subtasks.order_by("position"))
     results = [s.result if s.status == SubtaskStatus.DONE else {} for s in subtasks]
     # Unresolved: a placeholder or knowledge-miss result, a failure or a timeout (seed 000).
     unresolved = any(s.status != SubtaskStatus.DONE or not s.result.get("resolved", False) for s in subtasks)

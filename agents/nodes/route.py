@@ -207,8 +207,8 @@ def fan_out(turn: TurnRun, *, parts: list[PlannedPart], workflow_intent: str = "
         if _answers_in_transaction(created[0]):
             # One transaction from the route to the stored reply: nothing of the turn is seen half done,
             # and a worker dying midway leaves it RECOGNIZED for the sweep to run again.
-            subtask_run_inline(turn, created[0])
-            return step_reply(turn)
+            subtask_run_inline(turn, created[0], in_fan_out=True)
+            return step_reply(turn, subtasks=created)
     subtask_run_inline(turn, created[0])
     return turn.status == TurnStatus.MERGING  # carry on to the reply in this same run
 

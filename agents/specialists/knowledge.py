@@ -14,10 +14,10 @@ from collections import Counter
 from django.urls import reverse
 
 from agents.answers import SpecialistContext, SpecialistResult
+from agents.intents.catalogue import catalogue_get
 from agents.llm.client import LLMUnavailable, llm_chat, llm_enabled
 from agents.llm.prompts import knowledge_answer_messages
 from agents.specialists import Specialist, register
-from agents.store.selectors import product_names_by_category
 from conversations.language import say
 from knowledge.chunking import meaning_terms, sentences, word_stem
 from knowledge.hits import KnowledgeHit
@@ -117,7 +117,7 @@ def _products_meant(question: str) -> frozenset[str]:
     Pad 3 in this store, so a passage that names the Pad 3 answers it."""
     asked = meaning_terms(question)
     meant: set[str] = set()
-    for category, names in product_names_by_category().items():
+    for category, names in catalogue_get().names_by_category().items():
         if word_stem(category) in asked or category in asked:
             for name in names:
                 meant |= meaning_terms(name)

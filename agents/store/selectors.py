@@ -30,14 +30,6 @@ def store_currency() -> str:
     return StoreProfile.objects.filter(pk=1).values_list("currency", flat=True).first() or "CNY"
 
 
-def product_names_by_category() -> dict[str, list[str]]:
-    """Each catalogue category with the names its products go by (English and Chinese)."""
-    names: dict[str, list[str]] = {}
-    for category, name, name_zh in Product.objects.exclude(category="").values_list("category", "name", "name_zh"):
-        names.setdefault(category.lower(), []).extend(n for n in (name, name_zh) if n)
-    return names
-
-
 def product_examples(limit: int = 3) -> list[str]:
     """A few of the store's product names to suggest, those with the most versions first."""
     products = Product.objects.annotate(versions=Count("variants")).order_by("-versions", "name")

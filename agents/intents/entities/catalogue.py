@@ -21,11 +21,20 @@ class CatalogueProduct:
     aliases: tuple[str, ...]  # ("X9", "FindX9", "Find-X9")
     name_zh: str = ""  # "Find X9" or "Pad 3 平板"
     option_values: tuple[str, ...] = ()  # every variant option value, e.g. ("Star Black", "星野黑", "12GB+256GB")
+    category: str = ""  # "phone"
 
 
 @dataclass(frozen=True)
 class Catalogue:
     products: tuple[CatalogueProduct, ...] = ()
+
+    def names_by_category(self) -> dict[str, list[str]]:
+        """Each category (lower case) with the names its products go by, English and Chinese."""
+        names: dict[str, list[str]] = {}
+        for product in self.products:
+            if product.category:
+                names.setdefault(product.category.lower(), []).extend(n for n in (product.name, product.name_zh) if n)
+        return names
 
 
 EMPTY_CATALOGUE = Catalogue()
