@@ -29,6 +29,7 @@ from webhooks.services import (
     webhook_signature,
     webhook_signature_verify,
     webhook_subscribe,
+    webhook_update,
 )
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("celery_worker")]
@@ -247,6 +248,28 @@ def test_only_subscribed_event_types_are_delivered(receiver: Receiver) -> None:
     receiver.wait(_settled(2))
     assert {e["data"]["ticket"]["subject"] for e in receiver.events()} == {"Broken kettle", "Call me"}
     assert set(WebhookDelivery.objects.values_list("event_type", flat=True)) == {"ticket.created"}
+
+
+def test_who_subscribes_is_read_again_as_soon_as_a_subscription_changes(receiver: Receiver) -> None:
+    # Subscribers are cached (every message emits an event); each change must show in the very next event.
+    def created(subject: str) -> set[int]:
+        """The subscriptions the ticket.created event of a new ticket was recorded for."""
+        ticket_create(kind=TicketKind.COMPLAINT, subject=subject)
+        recorded = WebhookDelivery.objects.filter(event_type="ticket.created", body__contains=f'"subject": "{subject}"')
+        return set(recorded.values_list("subscription_id", flat=True))
+
+    assert created("Nobody listens") == set()
+    first = webhook_subscribe(url=receiver.url, events=["ticket.created"])
+    assert created("One listens") == {first.pk}
+    second = webhook_subscribe(url=receiver.url, events=["ticket.created", "message.created"])
+    assert created("Two listen") == {first.pk, second.pk}
+    webhook_update(subscription_id=first.pk, is_active=False)
+    assert created("One is off") == {second.pk}
+    receiver.wait(_settled(4))  # delivered: a delivery being sent holds its subscription's rows
+    WebhookSubscription.objects.filter(pk=second.pk).delete()  # as the admin's delete does: no service
+    assert created("The other is gone") == set()
+    webhook_update(subscription_id=first.pk, is_active=True)
+    assert created("Back on") == {first.pk}
 
 
 def test_ticket_and_conversation_events_carry_what_changed(api: Any, receiver: Receiver) -> None:
