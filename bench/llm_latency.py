@@ -97,13 +97,13 @@ async def _turn(fake: object) -> dict[str, float]:
     started = time.perf_counter()
     first_delta = None
     await sync_to_async(customer_message_handle)(conversation_id=conversation.pk, text=TEXT)
-    while True:
-        event = (await asyncio.wait_for(layer.receive(channel), 30))["event"]
-        if event["type"] == "reply.delta" and first_delta is None:
-            first_delta = time.perf_counter()
-        if event["type"] == "reply.done":
-            break
-    done = time.perf_counter()
+    done = None
+    while done is None:
+        for event in (await asyncio.wait_for(layer.receive(channel), 30))["events"]:
+            if event["type"] == "reply.delta" and first_delta is None:
+                first_delta = time.perf_counter()
+            if event["type"] == "reply.done":
+                done = time.perf_counter()
     await layer.group_discard(conversation_group(conversation.pk), channel)
     calls = len(fake.chat_requests) - calls_before  # type: ignore[attr-defined]
     return {

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import json
 import time
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
 from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
@@ -23,7 +24,7 @@ from conversations.json_input import JsonInputError, json_input_read, text_unrea
 from conversations.language import detect_language, say
 from conversations.models import Language
 from conversations.outage import service_outage
-from conversations.realtime import conversation_group
+from conversations.realtime import conversation_group, layer_message
 from conversations.services import MessageRejected
 from conversations.widget import (
     MessageHandler,
@@ -50,6 +51,16 @@ _FRAME_ERRORS = {
 _BAD_TOKEN = gettext_noop("This chat session is invalid or expired.")
 
 
+T = TypeVar("T")
+
+
+def database_call(function: Callable[..., T]) -> Callable[..., Awaitable[T]]:
+    """`function` on the event loop's pool of threads, each with its own database connection. A socket's
+    calls still run one after another (its consumer awaits each), while different sockets' run side by
+    side: channels' default, one thread per process for every consumer, queued them all behind each other."""
+    return database_sync_to_async(function, thread_sensitive=False)
+
+
 class WidgetConsumer(AsyncWebsocketConsumer):
     """The widget's socket. `message_handle` is the engine, which sits above conversations: the project's
     routing passes it in (cs_project.routing)."""
@@ -72,7 +83,7 @@ class WidgetConsumer(AsyncWebsocketConsumer):
                 # Joined before the transcript is read: an event in between may arrive twice (the
                 # widget keys messages by id), never not at all.
                 await self.channel_layer.group_add(conversation_group(ticket.conversation_id), self.channel_name)
-                history = await database_sync_to_async(widget_history)(ticket)
+                history = await database_call(widget_history)(ticket)
             except Exception as exc:
                 if not service_outage(exc):
                     raise
@@ -125,7 +136,7 @@ class WidgetConsumer(AsyncWebsocketConsumer):
             await self._frame_error("bad_frame")
             return
         try:
-            await database_sync_to_async(widget_message_receive)(
+            await database_call(widget_message_receive)(
                 self.ticket, text=text, client_id=client_id, handle=self.message_handle
             )
         except MessageRejected as rejected:
@@ -149,15 +160,13 @@ class WidgetConsumer(AsyncWebsocketConsumer):
             return
         self._typing_at = now
         event = {"type": "typing", "sender": "customer", "conversation_id": self.ticket.conversation_id}
-        await self.channel_layer.group_send(
-            conversation_group(self.ticket.conversation_id), {"type": "conversation.event", "event": event}
-        )
+        await self.channel_layer.group_send(conversation_group(self.ticket.conversation_id), layer_message([event]))
 
-    async def conversation_event(self, message: dict[str, Any]) -> None:
-        event = message["event"]
-        if event.get("type") == "typing" and event.get("sender") == "customer":
-            return  # its own typing, echoed by the group
-        await self.send(text_data=json.dumps(event, ensure_ascii=False))
+    async def conversation_events(self, message: dict[str, Any]) -> None:
+        for event in message["events"]:
+            if event.get("type") == "typing" and event.get("sender") == "customer":
+                continue  # its own typing, echoed by the group
+            await self.send(text_data=json.dumps(event, ensure_ascii=False))
 
     async def _frame_error(self, code: str) -> None:
         await self._error(code, say(self.language, _FRAME_ERRORS[code]))

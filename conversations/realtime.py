@@ -2,6 +2,10 @@
 
 Events that describe rows are sent after the transaction that wrote them commits, so a client
 never hears of a message it cannot load. Streamed deltas describe no row and go out at once.
+
+On the layer, one message carries the events a publish has for one group, in order:
+`{"type": "conversation.events", "events": [...]}` (a reply's message, deltas and end are one Redis
+trip and one wake-up of each listening consumer, not one per event).
 """
 
 from __future__ import annotations
@@ -28,6 +32,12 @@ STAFF_GROUP = "staff"
 
 def conversation_group(conversation_id: int) -> str:
     return f"conversation.{conversation_id}"
+
+
+def layer_message(events: list[dict[str, Any]]) -> dict[str, Any]:
+    """What goes on the channel layer for `events` to one group (handled by consumers'
+    `conversation_events`)."""
+    return {"type": "conversation.events", "events": events}
 
 
 class _LayerLoop:
@@ -62,17 +72,20 @@ def _publish(batch: list[tuple[str, dict[str, Any]]]) -> None:
     if layer is None or not batch:
         return
     # Round-trip through JSON so that a payload that would not survive the wire fails here, loudly.
-    payloads = [(group, json.loads(json.dumps(event, ensure_ascii=False))) for group, event in batch]
+    # Each group's events in one layer message, the groups in the order they were first named.
+    by_group: dict[str, list[dict[str, Any]]] = {}
+    for group, event in batch:
+        by_group.setdefault(group, []).append(json.loads(json.dumps(event, ensure_ascii=False)))
 
     async def send_all() -> None:
-        for group, payload in payloads:
-            await layer.group_send(group, {"type": "conversation.event", "event": payload})
+        for group, events in by_group.items():
+            await layer.group_send(group, layer_message(events))
 
     try:
         # Waiting for the result keeps events in order and lets a failure be logged here.
         asyncio.run_coroutine_threadsafe(send_all(), _layer_loop.get()).result(timeout=PUBLISH_TIMEOUT_S)
     except Exception:  # noqa: BLE001 - a lost live event must never fail the turn; clients reload history
-        logger.exception("could not publish %d event(s)", len(payloads))
+        logger.exception("could not publish %d event(s)", len(batch))
 
 
 def _send_on_commit(group: str, event: Event | dict[str, Any]) -> None:
@@ -144,7 +157,8 @@ class ConversationListener:
     async def _read(self) -> None:
         while True:
             message = await self.layer.receive(self.channel)
-            self._events.put_nowait(message["event"])
+            for event in message["events"]:
+                self._events.put_nowait(event)
 
     async def next(self, *, timeout: float) -> dict[str, Any] | None:
         """The next event, or None after `timeout` seconds without one."""

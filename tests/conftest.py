@@ -182,8 +182,8 @@ class EventListener:
                     message = await asyncio.wait_for(self._layer.receive(self.channel), timeout)
                 except TimeoutError:
                     return found
-                found.append(message["event"])
-                if until is not None and message["event"].get("type") == until:
+                found.extend(message["events"])
+                if until is not None and any(event.get("type") == until for event in message["events"]):
                     return found
 
         return self._sync(collect)()

@@ -11,9 +11,9 @@ import json
 import time
 from typing import Any
 
-from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 
+from conversations.consumers import database_call
 from conversations.models import Conversation, ConversationStatus
 from conversations.realtime import STAFF_GROUP, conversation_group
 from conversations.services import staff_typing
@@ -30,7 +30,7 @@ class StaffConsumer(AsyncWebsocketConsumer):
     async def connect(self) -> None:
         self.watched = set()
         user = self.scope.get("user")
-        if user is None or not await database_sync_to_async(console_allowed)(user):
+        if user is None or not await database_call(console_allowed)(user):
             await self.close(code=CLOSE_FORBIDDEN)
             return
         await self.channel_layer.group_add(STAFF_GROUP, self.channel_name)
@@ -49,7 +49,7 @@ class StaffConsumer(AsyncWebsocketConsumer):
             await self._send({"type": "error", "code": "bad_frame", "message": "expected {type, conversation_id}"})
             return
         if kind == "watch":
-            if not await database_sync_to_async(Conversation.objects.filter(pk=conversation_id).exists)():
+            if not await database_call(Conversation.objects.filter(pk=conversation_id).exists)():
                 await self._send({"type": "error", "code": "not_found", "message": "no such conversation"})
                 return
             self.watched.add(conversation_id)
@@ -65,16 +65,17 @@ class StaffConsumer(AsyncWebsocketConsumer):
             return
         self._typing_at = now
         user = self.scope["user"]
-        owns = await database_sync_to_async(
+        owns = await database_call(
             Conversation.objects.filter(
                 pk=conversation_id, status=ConversationStatus.HUMAN, assigned_staff_id=user.pk
             ).exists
         )()
         if owns:
-            await database_sync_to_async(staff_typing)(conversation_id=conversation_id, staff=user)
+            await database_call(staff_typing)(conversation_id=conversation_id, staff=user)
 
-    async def conversation_event(self, message: dict[str, Any]) -> None:
-        await self._send(message["event"])
+    async def conversation_events(self, message: dict[str, Any]) -> None:
+        for event in message["events"]:
+            await self._send(event)
 
     async def _send(self, event: dict[str, Any]) -> None:
         await self.send(text_data=json.dumps(event, ensure_ascii=False))
