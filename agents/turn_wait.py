@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 
+from django.db import connection
 from django_redis import get_redis_connection
 from redis.exceptions import RedisError
 
@@ -33,6 +34,8 @@ def turn_wait(*, turn_id: int, timeout: float) -> TurnRun | None:
     turn = _turn_with_conversation(turn_id)
     if turn.status in TERMINAL:
         return turn
+    if not connection.in_atomic_block:
+        connection.close()  # back to the pool while this request waits, not held for the whole wait
     try:
         if get_redis_connection("default").blpop([_ended_key(turn_id)], timeout=timeout) is not None:
             _ended_mark(turn_id)  # for whoever else waits

@@ -48,12 +48,14 @@ def scratch_database() -> Iterator[str]:
     with psycopg.connect(config.url(name="postgres"), autocommit=True) as conn:
         conn.execute(f'CREATE DATABASE "{name}"')
     connections.close_all()
+    connections["default"].close_pool()  # type: ignore[attr-defined]  # Django 5.1+; the pool is of the database before
     settings.DATABASES["default"]["NAME"] = name
     try:
         call_command("migrate", verbosity=0)
         yield config.url(name=name)
     finally:
         connections.close_all()
+        connections["default"].close_pool()  # type: ignore[attr-defined]  # not in django-stubs yet
         with psycopg.connect(config.url(name="postgres"), autocommit=True) as conn:
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 

@@ -40,13 +40,15 @@ def main() -> None:
     scratch = f"cs_bench_{uuid.uuid4().hex[:8]}"
     with psycopg.connect(config.url(name="postgres"), autocommit=True) as conn:
         conn.execute(f'CREATE DATABASE "{scratch}"')
+    from django.db import connections
+
+    connections["default"].close_pool()  # type: ignore[attr-defined]  # Django 5.1+; the pool is of the database before
     settings.DATABASES["default"]["NAME"] = scratch
     try:
         _run(data, args.repeat)
     finally:
-        from django.db import connections
-
         connections.close_all()
+        connections["default"].close_pool()  # type: ignore[attr-defined]  # not in django-stubs yet
         with psycopg.connect(config.url(name="postgres"), autocommit=True) as conn:
             conn.execute(f'DROP DATABASE IF EXISTS "{scratch}" WITH (FORCE)')
 

@@ -26,7 +26,7 @@ class DatabaseConfig:
     port: str
     options: Mapping[str, str]
 
-    def as_django(self) -> dict[str, Any]:
+    def as_django(self, *, pool_max_size: int = 40) -> dict[str, Any]:
         return {
             "ENGINE": "django.db.backends.postgresql",
             "NAME": self.name,
@@ -34,11 +34,16 @@ class DatabaseConfig:
             "PASSWORD": self.password,
             "HOST": self.host,
             "PORT": self.port,
-            "OPTIONS": {"connect_timeout": 5, **self.options},
-            # Workers and ASGI threads keep their connection instead of paying for a new one per
-            # task or request; the health check replaces one the server dropped.
-            "CONN_MAX_AGE": 300,
-            "CONN_HEALTH_CHECKS": True,
+            "OPTIONS": {
+                "connect_timeout": 5,
+                # A pool per process (Django's, psycopg_pool): under ASGI every HTTP request runs in a
+                # thread of its own, so a connection kept per thread was a new connection per request.
+                # A request waits at most `timeout` for one before it is answered 503.
+                "pool": {"min_size": 1, "max_size": pool_max_size, "timeout": 5},
+                **self.options,
+            },
+            "CONN_MAX_AGE": 0,  # pooled: a closed connection goes back to the pool
+            "CONN_HEALTH_CHECKS": True,  # the pool checks a connection before handing it out
         }
 
     def url(self, *, name: str | None = None) -> str:

@@ -69,7 +69,7 @@ if os.environ.get("DATABASE_URL", "").strip():
 else:
     _database = embedded.postgres_ensure(VAR_DIR)
     DATABASE_SOURCE = "embedded"
-DATABASES = {"default": _database.as_django()}
+DATABASES = {"default": _database.as_django(pool_max_size=env_int("DB_POOL_MAX_SIZE", 40))}
 DATABASE_URL = _database.url()
 
 if os.environ.get("REDIS_URL", "").strip():

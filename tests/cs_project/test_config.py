@@ -20,7 +20,11 @@ def test_parse_database_url_reads_every_part() -> None:
 
     assert (config.name, config.user, config.password) == ("shopdb", "shop", "s@cret")
     assert (config.host, config.port) == ("db.internal", "6543")
-    assert config.as_django()["OPTIONS"] == {"connect_timeout": 5, "sslmode": "require"}
+    assert config.as_django(pool_max_size=12)["OPTIONS"] == {
+        "connect_timeout": 5,
+        "pool": {"min_size": 1, "max_size": 12, "timeout": 5},
+        "sslmode": "require",
+    }
 
 
 def test_parse_database_url_takes_a_socket_directory_from_host_parameter() -> None:
