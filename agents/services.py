@@ -26,7 +26,7 @@ from agents.selectors import turn_next_waiting
 from agents.states import TERMINAL, SubtaskStatus, TurnStatus, transition_allowed
 from agents.turn_wait import turn_ended_announce
 from conversations.json_input import text_unreadable, text_unreadable_removed
-from conversations.language import detect_language
+from conversations.language import detect_language, say
 from conversations.models import (
     Conversation,
     ConversationStatus,
@@ -115,26 +115,19 @@ def _turn_next_start(turn_id: int) -> None:
 def _rejection(text: str, language: str) -> MessageRejected | None:
     if text_unreadable(text):
         return MessageRejected(
-            "unreadable",
-            "消息里有无法识别的字符，请重新输入后再发送。"
-            if language == Language.ZH
-            else "That message has characters we can't read. Could you type it again?",
+            "unreadable", say(language, "That message has characters we can't read. Could you type it again?")
         )
     stripped = text.strip()
     if not stripped:
-        return MessageRejected(
-            "empty",
-            "请输入您的问题，我随时为您服务。"
-            if language == Language.ZH
-            else "Please type a message - I'm here to help.",
-        )
+        return MessageRejected("empty", say(language, "Please type a message - I'm here to help."))
     if len(stripped) > settings.MAX_MESSAGE_CHARS:
-        limit = settings.MAX_MESSAGE_CHARS
         return MessageRejected(
             "too_long",
-            f"消息太长了（最多 {limit} 个字），请精简后再发送。"
-            if language == Language.ZH
-            else f"That message is too long (at most {limit} characters). Could you shorten it?",
+            say(
+                language,
+                "That message is too long (at most %(limit)s characters). Could you shorten it?",
+                limit=settings.MAX_MESSAGE_CHARS,
+            ),
         )
     return None
 

@@ -29,6 +29,7 @@ from django.utils import timezone
 
 from agents.models import VerificationCode
 from agents.store.models import Address, Order
+from conversations.language import say
 from conversations.models import Conversation, Customer
 
 logger = logging.getLogger(__name__)
@@ -224,17 +225,13 @@ def _code_send(conversation: Conversation, customer: Customer) -> Proof:
             expires_at=timezone.now() + CODE_TTL,
         )
     minutes = int(CODE_TTL.total_seconds() // 60)
-    subject, body = (
-        (
-            f"您的验证码：{code}",
-            f"您好，\n\n您在客服对话中的验证码是 {code}，{minutes} 分钟内有效。\n如非本人操作，请忽略本邮件。",
-        )
-        if conversation.language == "zh"
-        else (
-            f"Your verification code: {code}",
-            f"Hello,\n\nYour code for the chat with our support is {code}. It is valid for {minutes} minutes.\n"
-            "If you did not ask for it, you can ignore this email.",
-        )
+    subject = say(conversation.language, "Your verification code: %(code)s", code=code)
+    body = say(
+        conversation.language,
+        "Hello,\n\nYour code for the chat with our support is %(code)s. It is valid for %(minutes)s minutes.\n"
+        "If you did not ask for it, you can ignore this email.",
+        code=code,
+        minutes=minutes,
     )
     try:
         send_mail(subject, body, None, [customer.email])

@@ -15,6 +15,7 @@ from django.db.models import F
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from conversations.language import say
 from conversations.models import (
     Channel,
     Conversation,
@@ -152,10 +153,6 @@ def conversation_wait_for_human(*, conversation: Conversation) -> None:
         _status_change(conversation, ConversationStatus.WAITING_HUMAN, closed_at=None)
 
 
-def _system_line(conversation: Conversation, zh: str, en: str) -> str:
-    return zh if conversation.language == Language.ZH else en
-
-
 def conversation_reopen(*, conversation: Conversation) -> None:
     """A closed chat the customer writes to again goes back to the bot (inside atomic(), row locked)."""
     if conversation.status == ConversationStatus.CLOSED:
@@ -180,7 +177,7 @@ def conversation_take_over(*, conversation_id: int, staff: AbstractBaseUser) -> 
         message_create(
             conversation=conversation,
             sender=Sender.SYSTEM,
-            text=_system_line(conversation, f"客服 {name} 已加入对话。", f"{name} joined the conversation."),
+            text=say(conversation.language, "%(name)s joined the conversation.", name=name),
             metadata={"event": "taken_over", "staff_id": staff.pk, "agent_name": name},
         )
     return conversation
@@ -196,9 +193,7 @@ def conversation_hand_back(*, conversation_id: int, staff: AbstractBaseUser) -> 
         message_create(
             conversation=conversation,
             sender=Sender.SYSTEM,
-            text=_system_line(
-                conversation, "智能助手回来了，继续为您服务。", "The assistant is back in the conversation."
-            ),
+            text=say(conversation.language, "The assistant is back in the conversation."),
             metadata={"event": "handed_back", "staff_id": staff.pk},
         )
     return conversation
@@ -262,9 +257,8 @@ def conversation_resolve(
         message_create(
             conversation=conversation,
             sender=Sender.SYSTEM,
-            text=_system_line(
-                conversation,
-                "本次会话已结束。如还有问题，随时给我们留言。",
+            text=say(
+                conversation.language,
                 "This conversation has been closed. Write again any time if you need more help.",
             ),
             metadata={"event": "resolved", "staff_id": staff.pk if staff else None, "reason": reason},

@@ -12,6 +12,7 @@ from agents import dialog
 from agents.models import TurnRun
 from agents.services import bot_message_send, turn_move
 from agents.states import TurnStatus
+from conversations.language import say
 from conversations.realtime import (
     send_conversation_event_now,
     send_conversation_event_on_commit,
@@ -111,9 +112,8 @@ def reply_done(turn_id: int, message_id: int | None, reply: dialog.Reply) -> dic
 
 
 def apology(language: str) -> str:
-    return (
-        "抱歉，系统出了点问题，没能处理您的消息。请稍后再试，或回复“转人工”。"
-        if language == "zh"
-        else "Sorry, something went wrong on our side and I couldn't handle that. Please try again, or say "
-        '"human" to reach a person.'
+    return say(
+        language,
+        'Sorry, something went wrong on our side and I couldn\'t handle that. Please try again, or say "human" '
+        "to reach a person.",
     )
