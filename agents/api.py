@@ -33,7 +33,6 @@ from conversations.models import Conversation, Message, ResolutionReason
 from conversations.realtime import ConversationListener, message_payload
 from conversations.selectors import conversation_json
 from conversations.services import ConversationStateError, conversation_resolve
-from knowledge.selectors import chunk_search_hybrid
 
 # --- what the endpoints answer (the OpenAPI schema; the bodies come from the selectors) -------
 
@@ -106,19 +105,6 @@ class MessageSerializer(serializers.Serializer):
     metadata = serializers.DictField()
     internal = serializers.BooleanField()
     created_at = serializers.DateTimeField(allow_null=True)
-
-
-class KbSearchResultSerializer(serializers.Serializer):
-    class ResultSerializer(serializers.Serializer):
-        chunk_id = serializers.IntegerField()
-        document = serializers.CharField()
-        title = serializers.CharField(allow_blank=True)
-        heading = serializers.CharField(allow_blank=True)
-        text = serializers.CharField()
-        score = serializers.FloatField()
-
-    results = ResultSerializer(many=True)
-    miss = serializers.BooleanField(help_text="True when the knowledge base does not know.")
 
 
 class NluIntentSerializer(serializers.Serializer):
@@ -420,42 +406,3 @@ class MessagesApi(MessageCreateApi, MessageListApi):
     def get_renderers(self) -> list[Any]:
         # Only the POST streams; the transcript is JSON.
         return [JSONRenderer()] if self.request.method == "GET" else super().get_renderers()
-
-
-class KbSearchApi(APIView):
-    required_scope = "kb"
-
-    class KbSearchQuerySerializer(serializers.Serializer):
-        q = serializers.CharField(max_length=500)
-        k = serializers.IntegerField(min_value=1, max_value=50, required=False, default=5)
-        kb = serializers.SlugField(max_length=64, required=False)
-        lang = serializers.ChoiceField(choices=["zh", "en"], required=False)
-
-    @extend_schema(
-        parameters=[KbSearchQuerySerializer],
-        responses=KbSearchResultSerializer,
-        summary="Hybrid search of the knowledge base",
-    )
-    def get(self, request: Request) -> Response:
-        data = self.KbSearchQuerySerializer(data=request.query_params)
-        data.is_valid(raise_exception=True)
-        params = data.validated_data
-        results, miss = chunk_search_hybrid(
-            query=params["q"], k=params["k"], kb=params.get("kb"), lang=params.get("lang")
-        )
-        return Response(
-            {
-                "results": [
-                    {
-                        "chunk_id": r.chunk_id,
-                        "document": r.document,
-                        "title": r.title,
-                        "heading": r.heading,
-                        "text": r.text,
-                        "score": r.score,
-                    }
-                    for r in results
-                ],
-                "miss": miss,
-            }
-        )

@@ -2,11 +2,11 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from agents.api import ConversationCloseApi, ConversationCreateApi, KbSearchApi, MessagesApi, NluParseApi, TurnDetailApi
+from agents.api import ConversationCloseApi, ConversationCreateApi, MessagesApi, NluParseApi, TurnDetailApi
 from agents.store.views import storefront
 from conversations.views import widget_session
 from cs_project.views import healthz, not_found, server_error
-from knowledge.api import IngestJobApi, IngestJobCancelApi, KbDocumentUploadApi
+from knowledge.api import IngestJobApi, IngestJobCancelApi, KbDocumentUploadApi, KbSearchApi
 from knowledge.views import kb_source
 from tickets.api import TicketDetailApi, TicketListApi
 from webhooks.api import WebhookDeliveryListApi, WebhookDetailApi, WebhookListApi

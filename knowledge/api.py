@@ -15,7 +15,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from knowledge.models import IngestJob
-from knowledge.selectors import ingest_job_json
+from knowledge.selectors import chunk_search_hybrid, ingest_job_json
 from knowledge.services import IngestError, ingest_job_cancel, ingest_job_create
 
 
@@ -116,3 +116,55 @@ class IngestJobCancelApi(APIView):
         except IngestError as exc:
             raise JobEnded(str(exc)) from None
         return Response(ingest_job_json(job))
+
+
+class KbSearchResultSerializer(serializers.Serializer):
+    class ResultSerializer(serializers.Serializer):
+        chunk_id = serializers.IntegerField()
+        document = serializers.CharField()
+        title = serializers.CharField(allow_blank=True)
+        heading = serializers.CharField(allow_blank=True)
+        text = serializers.CharField()
+        score = serializers.FloatField()
+
+    results = ResultSerializer(many=True)
+    miss = serializers.BooleanField(help_text="True when the knowledge base does not know.")
+
+
+class KbSearchApi(APIView):
+    required_scope = "kb"
+
+    class KbSearchQuerySerializer(serializers.Serializer):
+        q = serializers.CharField(max_length=500)
+        k = serializers.IntegerField(min_value=1, max_value=50, required=False, default=5)
+        kb = serializers.SlugField(max_length=64, required=False)
+        lang = serializers.ChoiceField(choices=["zh", "en"], required=False)
+
+    @extend_schema(
+        parameters=[KbSearchQuerySerializer],
+        responses=KbSearchResultSerializer,
+        summary="Hybrid search of the knowledge base",
+    )
+    def get(self, request: Request) -> Response:
+        data = self.KbSearchQuerySerializer(data=request.query_params)
+        data.is_valid(raise_exception=True)
+        params = data.validated_data
+        results, miss = chunk_search_hybrid(
+            query=params["q"], k=params["k"], kb=params.get("kb"), lang=params.get("lang")
+        )
+        return Response(
+            {
+                "results": [
+                    {
+                        "chunk_id": r.chunk_id,
+                        "document": r.document,
+                        "title": r.title,
+                        "heading": r.heading,
+                        "text": r.text,
+                        "score": r.score,
+                    }
+                    for r in results
+                ],
+                "miss": miss,
+            }
+        )
