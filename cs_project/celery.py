@@ -3,7 +3,7 @@
 import os
 
 from celery import Celery
-from celery.signals import worker_process_init
+from celery.signals import task_prerun, worker_process_init
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cs_project.settings.base")
 
@@ -19,3 +19,12 @@ def _database_pool_not_inherited(**_: object) -> None:
     from django.db.backends.postgresql.base import DatabaseWrapper
 
     DatabaseWrapper._connection_pools.clear()  # type: ignore[attr-defined]  # Django 5.1+, not in django-stubs
+
+
+@task_prerun.connect
+def _database_connection_checked(**_: object) -> None:
+    """Each task starts with a connection from the process's pool, checked on the way out of it (one the
+    server dropped, in an outage, is replaced), as each web request does."""
+    from django.db import close_old_connections
+
+    close_old_connections()

@@ -91,6 +91,10 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
 CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_QUEUE", "") or "cs"
+# Celery's Django fixup otherwise closes the database connections around every task, and in a prefork
+# child the whole pool with them: a new pool and a new connection per task. Reused instead, and checked
+# at each task's start as a request's are (cs_project.celery).
+CELERY_DB_REUSE_MAX = 1_000_000
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 CELERY_TIMEZONE = "UTC"
 
