@@ -6,7 +6,7 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from django.db.models import Exists, OuterRef, Subquery
-from django.utils import timezone
+from django.db.models.functions import Now
 
 from agents.models import TurnRun
 from agents.states import TERMINAL, TurnStatus
@@ -35,27 +35,28 @@ def turn_to_advance(turn_id: int) -> WithAnnotations[TurnRun, _TurnContext]:
 
     A conversation's turns run one at a time, in message order: each reads and moves the state the
     one before left (a workflow, its slots), and its reply is stored after the earlier reply."""
-    earlier = (
+    return _TURNS_TO_ADVANCE.get(pk=turn_id)
+
+
+# Built once (every turn reads it, and building it cost as much as running it); the patience is counted
+# from the database's clock.
+_TURNS_TO_ADVANCE = TurnRun.objects.select_related("message", "conversation__customer").annotate(
+    earlier_unfinished=Exists(
         TurnRun.objects.filter(conversation_id=OuterRef("conversation_id"), pk__lt=OuterRef("pk"))
         .exclude(status__in=TERMINAL)
-        .filter(created_at__gt=timezone.now() - EARLIER_TURN_PATIENCE)
-    )
-    previous = TurnRun.objects.filter(conversation_id=OuterRef("conversation_id"), pk__lt=OuterRef("pk")).order_by(
-        "-pk"
-    )
-    return (
-        TurnRun.objects.select_related("message", "conversation__customer")
-        .annotate(
-            earlier_unfinished=Exists(earlier),
-            previous_route=Subquery(previous.values("route")[:1]),
-            workflow_open=Exists(
-                WorkflowState.objects.filter(
-                    conversation_id=OuterRef("conversation_id"), status=WorkflowStatus.ACTIVE
-                ).exclude(kind=WorkflowKind.CALLBACK)
-            ),
+        .filter(created_at__gt=Now() - EARLIER_TURN_PATIENCE)
+    ),
+    previous_route=Subquery(
+        TurnRun.objects.filter(conversation_id=OuterRef("conversation_id"), pk__lt=OuterRef("pk"))
+        .order_by("-pk")
+        .values("route")[:1]
+    ),
+    workflow_open=Exists(
+        WorkflowState.objects.filter(conversation_id=OuterRef("conversation_id"), status=WorkflowStatus.ACTIVE).exclude(
+            kind=WorkflowKind.CALLBACK
         )
-        .get(pk=turn_id)
-    )
+    ),
+)
 
 
 def turn_next_waiting(turn_id: int) -> int | None:

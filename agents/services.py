@@ -31,7 +31,6 @@ from conversations.models import (
     Conversation,
     ConversationStatus,
     Language,
-    Message,
     Sender,
     WorkflowKind,
     WorkflowState,
@@ -240,31 +239,6 @@ def subtask_record_result(
             ):
                 turn_queue_on_commit(turn_id)
     return True
-
-
-def bot_message_send(
-    *,
-    conversation_id: int,
-    text: str,
-    sources: list[dict[str, Any]] | None = None,
-    metadata: dict[str, Any] | None = None,
-    conversation_changes: dict[str, Any] | None = None,
-) -> Message | None:
-    """Send a bot message unless a human took the chat meanwhile (checked under the row lock).
-
-    Must be called inside atomic(); returns None when the bot must stay silent.
-    """
-    conversation = conversation_lock(conversation_id)
-    if conversation.status == ConversationStatus.HUMAN:
-        return None
-    return message_create(
-        conversation=conversation,
-        sender=Sender.BOT,
-        text=text,
-        sources=sources,
-        metadata=metadata,
-        conversation_changes=conversation_changes,
-    )
 
 
 def conversation_start_for_integrator(*, customer: dict[str, Any], language: str, channel: str) -> Conversation:

@@ -124,12 +124,44 @@ def message_create(
         if language:
             counted["language"] = language
     Conversation.objects.filter(pk=conversation.pk).update(last_message_at=message.created_at, **counted)
+    _message_announce(message)
+    return message
+
+
+def bot_message_create(
+    *,
+    conversation_id: int,
+    text: str,
+    sources: list[dict[str, Any]] | None = None,
+    metadata: dict[str, Any] | None = None,
+    conversation_changes: dict[str, Any] | None = None,
+) -> Message | None:
+    """A bot message, unless a person has the chat: None then, and nothing written. Inside atomic(): the
+    UPDATE that checks it also writes the conversation's changes and holds its row until the commit, so a
+    take-over waits for this message or comes first (one statement where a lock, a read and an update were)."""
+    now = timezone.now()
+    changed = (
+        Conversation.objects.filter(pk=conversation_id)
+        .exclude(status=ConversationStatus.HUMAN)
+        .update(last_message_at=now, **(conversation_changes or {}))
+    )
+    if not changed:
+        return None
+    message = Message.objects.create(
+        conversation_id=conversation_id, sender=Sender.BOT, text=text, sources=sources or [], metadata=metadata or {}
+    )
+    _message_announce(message)
+    return message
+
+
+def _message_announce(message: Message) -> None:
+    """message.created once committed: to the conversation and to webhooks, and to staff (internal notes
+    only to staff)."""
     event = {"type": "message.created", "message": message_payload(message)}
-    if not internal:
-        send_conversation_event_on_commit(conversation.pk, event)
+    if not message.internal:
+        send_conversation_event_on_commit(message.conversation_id, event)
         webhook_event_emit(WebhookEventType.MESSAGE_CREATED, {"message": event["message"]})
     send_staff_event_on_commit(event)
-    return message
 
 
 def _status_change(conversation: Conversation, status: str, **fields: Any) -> None:

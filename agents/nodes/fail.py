@@ -7,11 +7,12 @@ from django.db import transaction
 from agents import dialog
 from agents.models import TurnRun
 from agents.nodes.say import apology, reply_done, stream_reply
-from agents.services import bot_message_send, turn_transition
+from agents.services import turn_transition
 from agents.states import TurnStatus
 from conversations.realtime import (
     send_conversation_event_on_commit,
 )
+from conversations.services import bot_message_create
 
 
 def fail(turn: TurnRun, exc: Exception) -> None:
@@ -21,7 +22,7 @@ def fail(turn: TurnRun, exc: Exception) -> None:
         return
     reply = dialog.Reply(text=apology(turn.language))
     with transaction.atomic():
-        message = bot_message_send(
+        message = bot_message_create(
             conversation_id=turn.conversation_id, text=reply.text, metadata={"turn_id": turn.pk, "error": True}
         )
         if message is not None:

@@ -10,7 +10,7 @@ from django.db import transaction
 
 from agents import dialog
 from agents.models import TurnRun
-from agents.services import bot_message_send, turn_move
+from agents.services import turn_move
 from agents.states import TurnStatus
 from conversations.language import say
 from conversations.realtime import (
@@ -19,6 +19,7 @@ from conversations.realtime import (
     send_conversation_events_now,
 )
 from conversations.selectors import conversation_is_human
+from conversations.services import bot_message_create
 
 TAKEOVER_CHECK_S = 0.25
 
@@ -41,7 +42,7 @@ def reply_send(
     when another run of this step moved the turn first (what this one wrote is rolled back).
     `conversation_changes` are written to the conversation with the message. `announce=False` leaves the
     reply.done to the caller (reply_announce), whose own events of the turn must reach the customer first."""
-    message = bot_message_send(
+    message = bot_message_create(
         conversation_id=turn.conversation_id,
         text=reply.text,
         sources=reply.sources,
