@@ -38,8 +38,11 @@ class DatabaseConfig:
                 "connect_timeout": 5,
                 # A pool per process (Django's, psycopg_pool): under ASGI every HTTP request runs in a
                 # thread of its own, so a connection kept per thread was a new connection per request.
-                # A request waits at most `timeout` for one before it is answered 503.
-                "pool": {"min_size": 1, "max_size": pool_max_size, "timeout": 5},
+                # A request waits at most `timeout` for one before it is answered 503. A connection that
+                # cannot be made is not retried in the background with growing waits
+                # (`reconnect_timeout` 0): the next request tries at once, so the site is back as soon
+                # as Postgres is.
+                "pool": {"min_size": 1, "max_size": pool_max_size, "timeout": 5, "reconnect_timeout": 0},
                 **self.options,
             },
             "CONN_MAX_AGE": 0,  # pooled: a closed connection goes back to the pool

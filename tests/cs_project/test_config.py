@@ -22,7 +22,7 @@ def test_parse_database_url_reads_every_part() -> None:
     assert (config.host, config.port) == ("db.internal", "6543")
     assert config.as_django(pool_max_size=12)["OPTIONS"] == {
         "connect_timeout": 5,
-        "pool": {"min_size": 1, "max_size": 12, "timeout": 5},
+        "pool": {"min_size": 1, "max_size": 12, "timeout": 5, "reconnect_timeout": 0},
         "sslmode": "require",
     }
 
