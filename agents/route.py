@@ -21,8 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agents.intents.offline.classify import CONFIDENT, ORDER_REQUEST_MIN
-from agents.intents.offline.keywords import OLD_METHOD_REFUNDED
-from agents.intents.offline.orders import names_an_order, order_ids
+from agents.intents.offline.orders import names_an_order
 from agents.taxonomy import KNOWLEDGE_INTENTS, QUERY_INTENTS, WORKFLOW_INTENTS, Intent
 from knowledge.chunking import query_words
 from knowledge.hits import KnowledgeHit
@@ -357,8 +356,8 @@ def _sure_requests(parts: list[PlannedPart]) -> list[PlannedPart]:
             p.via == "intent"
             and p.intent in WORKFLOW_INTENTS
             and p.confidence < CONFIDENT
-            and not any(_one_kind(p.intent, kind) for kind in sure)
-            and not _asks_the_store(p.text)
+            and not any(one_kind(p.intent, kind) for kind in sure)
+            and not asks_the_store(p.text)
             and not _QUESTION.search(p.text)
         )
     ]
@@ -480,13 +479,13 @@ _ASKS_LEAVE = re.compile(
 )
 
 
-def _asks_the_store(clause: str) -> bool:
+def asks_the_store(clause: str) -> bool:
     """The clause asks the store to do something ("can you change…", "please swap…", "can I exchange?"),
     rather than telling what happened ("I made a mistake on #W1"). An ask that names nothing of its own
     ("can you fix it?") acts on what the clause before it told, which then says what the request is."""
     if _REFERS_BACK.search(clause):
         return False
-    return bool(_REQUEST.search(clause) or _OPENS_A_REQUEST.search(clause) or _ASKS_LEAVE.search(clause))
+    return bool(_REQUEST.search(clause) or OPENS_A_REQUEST.search(clause) or _ASKS_LEAVE.search(clause))
 
 
 # "Can you fix it?", "please sort that out", "能帮我处理一下吗": after "The address on my order is wrong"
@@ -500,21 +499,7 @@ _REFERS_BACK = re.compile(
 )
 
 
-_OWN_REQUEST = (
-    r"another thing|one more thing|one other thing|something else|second(?:ly)?|besides|separately|"
-    r"separate (?:thing|matter|request|question|issue)|on top of that|while you'?re (?:at it|in there|on it|there)|"
-    r"while i'?m (?:here|at it)|while i have you|"
-    r"apart from that|aside from that|other than that|next one|the other thing|\bp\.?s\.?(?=[:\s,])|另外|其次|"
-    # the second or a later point of a numbered list: "(1) … (2) …", "1) … 2) …", "1. … 2. …", "1、… 2、…"
-    r"(?<![\w.])\(?[2-9]\)(?=\s)|(?:^|(?<=[.;!?。；]\s)|(?<=\n))[2-9]\.\s|(?<![\w.])[2-9二三四]、"
-)
-_ANOTHER_REQUEST = re.compile(
-    rf"\b(?:also|additionally|plus|as well|by the way|btw)\b|{_OWN_REQUEST}|还有|还要|再帮|顺便",
-    re.IGNORECASE,
-)
-# Announces a request of its own, not more of the one before ("also", "plus" may be either).
-_NEW_REQUEST = re.compile(_OWN_REQUEST, re.IGNORECASE)
-_OPENS_A_REQUEST = re.compile(
+OPENS_A_REQUEST = re.compile(
     r"^\W*(?:(?:and|also|oh|hi|hello|hey|ok|okay)\W+)*(?:please|pls|kindly|could you|can you|would you|will you|"
     r"i'?d like|i would like|i want|i need|need to|help me|let'?s|i have to|帮我|我要|我想|麻烦|请|"
     # an imperative: "return #W7293142 Wireless Earbuds …"
@@ -523,215 +508,12 @@ _OPENS_A_REQUEST = re.compile(
 )
 
 
-def _changes_items(text: str) -> bool:
-    """A modification that is not of the address or the payment method changes items."""
-    from agents.workflows.addresses import parse_address
-    from agents.workflows.slots import CHANGE_WORDS, read_choice, without_product_cards
-
-    if parse_address(text):
-        return False
-    text = without_product_cards(text)
-    return read_choice(text, {k: v for k, v in CHANGE_WORDS.items() if k != "items"}) is None or bool(
-        read_choice(text, {"items": CHANGE_WORDS["items"]})
-    )
+ITEM_CHANGES = frozenset({Intent.MODIFY_ORDER, Intent.EXCHANGE})
 
 
-# An item turned into another version of itself ("the helmet -> one in high", "the 75W one"). The
-# words say less than the arrows: "the correct one is 377 River Road…" gives an address.
-_ITEM_CHANGE = re.compile(r"->|[→⇒➔➜➡⟶⇨]|=>|[换改]成.{0,12}的")
-# Not "the other one", nor a stored payment method: "my PayPal, the one saved as paypal_1", "the one ending in 4242",
-# nor "one of my orders".
-_ITEM_CHANGE_WORDS = re.compile(
-    r"(?<!\bother )\b(?:one|version|variant|model)\b"
-    r"(?!\s+(?:of\b|saved|stored|on file|ending|that ends|registered|linked|on (?:my|the) (?:account|profile)))",
-    re.IGNORECASE,
-)
-
-
-_ADDRESS_NAMED = re.compile(r"\baddress\b|地址", re.IGNORECASE)
-
-_ITEM_CHANGES = frozenset({Intent.MODIFY_ORDER, Intent.EXCHANGE})
-
-
-def _one_kind(one: Intent, other: Intent) -> bool:
+def one_kind(one: Intent, other: Intent) -> bool:
     """The same request, or an exchange and an item change: which one an order gets depends on its status."""
-    return one == other or {one, other} <= _ITEM_CHANGES
-
-
-_PAYMENT_CHANGE = re.compile(r"\bpay(?:s|ment|ing)?\b|\bpaid\b|\bbill|\bcharg|支付|付款|换卡", re.IGNORECASE)
-# What pays the difference of an item change: "use my card for the difference", "charge or refund my gift card".
-_DIFFERENCE = re.compile(
-    r"\bdifference\b|\bdiff\b|\bprice\s+gap\b|\bcharge or refund\b|\brefund or charge\b|差价|补差|多退少补",
-    re.IGNORECASE,
-)
-
-
-# How far an order has got, which asks for no change: "my delivered order", "my order #W1 was delivered".
-_ORDER_STATE = re.compile(
-    r"\b(?:delivered|shipped|pending|processed|paid)\s+order\b|"
-    r"\b(?:was|were|been|got|is|are|already)\s+(?:already\s+|just\s+)?(?:delivered|shipped)\b",
-    re.IGNORECASE,
-)
-
-
-def _change_kind(text: str) -> str | None:
-    """What a modification changes: "items", "address", "payment", or None when it does not say."""
-    from agents.workflows.addresses import parse_address
-    from agents.workflows.slots import CHANGE_WORDS, read_choice, without_product_cards
-
-    others = {k: v for k, v in CHANGE_WORDS.items() if k != "items"}
-    # "exchange for delivered order #W1" changes no delivery, and an SD card pays for nothing
-    text = without_product_cards(_ORDER_STATE.sub("order", text))
-    if arrow := _ITEM_CHANGE.search(text):
-        # "payment for #W1 -> credit_card_2" points the payment, not an item, somewhere else
-        return read_choice(re.split(r"[.;!?]", text[: arrow.start()])[-1], others) or "items"
-    if parse_address(text):
-        return "address"
-    if _ITEM_CHANGE_WORDS.search(text) and not _ADDRESS_NAMED.search(text):
-        return "items"  # "the 75W one"; but "the address on #W1 is my old one" is about the address
-    kind = read_choice(text, others) or read_choice(text, {"items": CHANGE_WORDS["items"]})
-    # What pays a price difference belongs to an item change, it changes no payment of its own; so
-    # does a method only named, for no order ("…, rest unchanged; use my gift card").
-    if kind == "payment" and _DIFFERENCE.search(text):
-        return "items"  # only a change of items has a price difference to pay
-    if kind == "payment" and not (_PAYMENT_CHANGE.search(text) or order_ids(text)):
-        return read_choice(text, {"items": CHANGE_WORDS["items"]})
-    return kind
-
-
-def requests_in_order(text: str, parts: list[PlannedPart]) -> tuple[list[PlannedPart], list[PlannedPart]]:
-    """The parts to answer now and the requests to carry out after the first one, one at a time.
-
-    Several requests in one message ("change the address of #W1, and swap the mouse in it for the
-    wireless one") are carried out in the order they were asked, except that an item change comes
-    after other changes: once its items are changed, a pending order can no longer be modified.
-    Each request reads the part of the message from where it is asked to where the next one is.
-    The first request of a message with one request reads the whole message.
-    """
-    requested = [part for part in parts if part.intent in WORKFLOW_INTENTS and part.via == "intent"]
-    others = [part for part in parts if part not in requested]
-    # A clause the classifier is unsure of that does not ask, beside a sure request of another kind, only
-    # describes something ("the thermostat, the one I ordered with white as its color; … Returning them")
-    # or lists more of it ("return the Dumbbell Set; and also Makeup Kit from #W1"): no request of its own.
-    # So is a guess too unsure to act on alone (kept only because it names an order) said after a request,
-    # however unsure that one is: "I want to modify the Garden Hose. Also Hiking Boots on my order #W1
-    # while it's not sent yet" lists one more item; "not sent yet" says why it can still change.
-    sure = [part.intent for part in requested if part.confidence >= CONFIDENT]
-    first = min((max(text.find(part.text), 0) for part in requested), default=0)
-    asked = [
-        part
-        for part in requested
-        if (
-            part.confidence >= CONFIDENT
-            or not sure
-            or any(_one_kind(part.intent, intent) for intent in sure)
-            or _asks_the_store(part.text)
-        )
-        and not (part.confidence < CLARIFY_BELOW and text.find(part.text) > first and not _asks_the_store(part.text))
-        and not (part.intent == Intent.RETURN and _refunds_the_method_moved_off(part, requested))
-    ]
-    # A later request is one of its own when the one before it has named its order and this one is
-    # announced ("Also, …", "另外…") or opens as a request naming its own order ("I'd like to change an
-    # item in order #W1…"); otherwise it is more of the one before ("cancel my order and refund me").
-    asked.sort(key=lambda part: max(text.find(part.text), 0))
-    starts = [max(text.find(part.text), 0) for part in asked]  # where each clause is said
-    requests = asked[:1]
-    begins = [0]  # where each request's words start: at its announcement ("And one more thing: …")
-    previous = starts[0] if asked else 0
-    ends = [*starts[1:], len(text)]  # where each clause's words end: where the next one is said
-    for part, here, following in zip(asked[1:], starts[1:], ends[1:], strict=True):
-        announcement = _ANOTHER_REQUEST.search(text, previous, here + min(len(part.text), 30))
-        opens = names_an_order(part.text) and _OPENS_A_REQUEST.search(part.text)
-        # A change of the items beside a change of the payment or the address is a request of its
-        # own, order named or not: they are carried out one after the other, the items last.
-        # An announcement ("Second: …") ends the words of the request before.
-        cut = min(announcement.start(), here) if announcement else here
-        kinds = {_change_kind(text[begins[-1] : cut]), _change_kind(text[cut:following])}
-        # An exchange changes only items: two exchange clauses are never two kinds of change.
-        pair = {part.intent, requests[-1].intent}
-        other_change = Intent.MODIFY_ORDER in pair and pair <= _ITEM_CHANGES and None not in kinds and len(kinds) == 2
-        # Announced ("Another thing: …") and of another kind, it is its own request even before the
-        # first one has named its order: "exchange the perfume … Another thing: how do I return …".
-        same_kind = _one_kind(part.intent, requests[-1].intent)
-        announced_other = announcement and not same_kind
-        # "… and also the Garden Hose → green", "return the grill plus the bottle": more items of the same
-        # change or return (an order takes one change of items), unless a new request is announced
-        # outright ("Another thing: …") or names another order than the one before ("…; also the
-        # keyboard -> linear? Order #W1." names the order of both).
-        earlier_orders, own_orders = set(order_ids(text[begins[-1] : here])), set(order_ids(part.text))
-        more_items = (
-            same_kind
-            and (part.intent == Intent.RETURN or (part.intent in _ITEM_CHANGES and kinds <= {"items", None}))
-            and (own_orders <= earlier_orders or not earlier_orders)
-            and not (announcement and _NEW_REQUEST.match(announcement.group()))
-        )
-        # The request before is whole when its order was named before this one is announced: in "return
-        # the backpack plus the camera plus …, order is #W1" each "plus" still belongs to the first.
-        announced = names_an_order(text[begins[-1] : cut]) and (announcement or opens)
-        # Of another kind and for another order, named before the next request: "…change the mouse in #W1.
-        # Sending back the shoes and the puzzle from #W2, refund to my gift card."
-        ahead = set(order_ids(text[here:following]))
-        other_order = not same_kind and bool(earlier_orders) and bool(ahead) and not ahead & earlier_orders
-        if not more_items and (other_change or announced_other or announced or other_order):
-            begin = cut
-            if begin <= begins[-1]:
-                # Two clauses after one announcement ("Second: before #W1 goes out, can you switch…")
-                # are one request: the one that asks the store ("…#W2 isn't what I hoped, can it be
-                # exchanged?"), else the surer reading of the two.
-                asks, earlier_asks = _asks_the_store(part.text), _asks_the_store(requests[-1].text)
-                if (asks and not earlier_asks) or (asks == earlier_asks and part.confidence > requests[-1].confidence):
-                    requests[-1] = part
-            else:
-                requests.append(part)
-                begins.append(begin)
-        elif (
-            part.intent != requests[-1].intent and _asks_the_store(part.text) and not _asks_the_store(requests[-1].text)
-        ):
-            # One request told, then asked: in "I made a mistake on #W1, can you change the address?" the
-            # first clause only says what happened; the clause that asks says what to do.
-            requests[-1] = part
-        elif (requests[-1].intent, part.intent) == (Intent.CANCEL_ORDER, Intent.MODIFY_ORDER) and _change_kind(
-            text[begins[-1] :]
-        ) == "address":
-            # "I don't want #W1 going to my old place. New address: …": a new address is given to send
-            # the order there, not to cancel it.
-            requests[-1] = part
-        previous = here
-    if len(requests) <= 1:
-        return others + [PlannedPart(r.intent, text, r.confidence, r.via) for r in requests], []
-    begun = sorted(zip(begins, range(len(requests)), strict=True))
-    segments: dict[int, str] = {}
-    for position, (start, i) in enumerate(begun):
-        end = begun[position + 1][0] if position + 1 < len(begun) else len(text)
-        segments[i] = text[0 if position == 0 else start : end].strip()
-    # In the order asked, except that an item change waits for the other changes of its order: items
-    # can be changed (or exchanged) once, and then the order can no longer be modified.
-    ordered = [i for _, i in begun]
-    for i in list(ordered):
-        changes_items = requests[i].intent == Intent.EXCHANGE or (
-            requests[i].intent == Intent.MODIFY_ORDER and _changes_items(segments[i])
-        )
-        mine = set(order_ids(segments[i]))
-        # a request that names no order may be for this one ("change how I pay for one of my orders")
-        same_order = [
-            j for j in ordered if j != i and (set(order_ids(segments[j])) & mine or not order_ids(segments[j]))
-        ]
-        if changes_items and same_order:
-            ordered.remove(i)
-            ordered.insert(max(ordered.index(j) for j in same_order) + 1, i)
-    planned = [PlannedPart(requests[i].intent, segments[i], requests[i].confidence, "intent") for i in ordered]
-    return others + planned[:1], planned[1:]
-
-
-_OLD_METHOD_REFUNDED = re.compile(OLD_METHOD_REFUNDED, re.IGNORECASE)
-
-
-def _refunds_the_method_moved_off(part: PlannedPart, requested: list[PlannedPart]) -> bool:
-    """ "订单 #W1 改用礼品卡支付，原来的卡退款": the refund of the old payment, beside a payment change, is
-    part of that change."""
-    return bool(_OLD_METHOD_REFUNDED.search(part.text)) and any(
-        other.intent == Intent.MODIFY_ORDER and _change_kind(other.text) == "payment" for other in requested
-    )
+    return one == other or {one, other} <= ITEM_CHANGES
 
 
 def _knowledge_intent(intent: Intent) -> Intent:

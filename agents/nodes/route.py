@@ -19,7 +19,8 @@ from agents.nodes.recognize import workflow_intent
 from agents.nodes.reply import step_reply
 from agents.nodes.say import send_reply
 from agents.queue import subtask_queue_on_commit
-from agents.route import PRIVATE_QUERIES, PlannedPart, clarify_picked, requests_in_order, route_plan
+from agents.requests import requests_in_order
+from agents.route import PRIVATE_QUERIES, PlannedPart, clarify_picked, route_plan
 from agents.services import SubtaskPlan, subtasks_create, turn_entities_set, turn_move
 from agents.specialists import specialist_get
 from agents.states import TurnStatus

@@ -370,7 +370,7 @@ def _request(name: str, text: str) -> Any:
 
 
 def test_requests_in_one_message_are_split_where_another_is_announced() -> None:
-    from agents.route import requests_in_order
+    from agents.requests import requests_in_order
 
     message = (
         "Return the kettle from order #W1234567 please. Also, could I exchange the skateboard for the plastic one? "
@@ -399,7 +399,7 @@ def test_requests_in_one_message_are_split_where_another_is_announced() -> None:
     ],
 )
 def test_a_message_with_one_request_or_none_is_answered_whole(message: str, parts: list[tuple[str, str]]) -> None:
-    from agents.route import requests_in_order
+    from agents.requests import requests_in_order
 
     now, queued = requests_in_order(message, [_request(*part) for part in parts])
 
@@ -407,7 +407,7 @@ def test_a_message_with_one_request_or_none_is_answered_whole(message: str, part
 
 
 def test_a_clause_that_only_continues_a_request_is_not_another_one() -> None:
-    from agents.route import requests_in_order
+    from agents.requests import requests_in_order
 
     message = "我要退货，订单 #D1003 里的 Enco X3 耳机，退到礼品卡"
     parts = [_request("return", "我要退货"), _request("return", "退到礼品卡")]
@@ -461,7 +461,7 @@ def test_a_clause_that_only_continues_a_request_is_not_another_one() -> None:
 def test_a_clause_that_tells_what_happened_yields_to_the_clause_that_asks(
     message: str, told: tuple[str, str], asked: tuple[str, str], wanted: str
 ) -> None:
-    from agents.route import requests_in_order
+    from agents.requests import requests_in_order
 
     now, queued = requests_in_order(message, [_request(*told), _request(*asked)])
 
@@ -469,7 +469,7 @@ def test_a_clause_that_tells_what_happened_yields_to_the_clause_that_asks(
 
 
 def test_a_new_address_beside_a_clause_that_sounds_like_a_cancellation_changes_the_address() -> None:
-    from agents.route import requests_in_order
+    from agents.requests import requests_in_order
 
     message = "I'm moving, so I don't want #W1234567 going to my old flat. New address: 12 Oak Street, Austin, TX 78701"
     parts = [
@@ -483,7 +483,7 @@ def test_a_new_address_beside_a_clause_that_sounds_like_a_cancellation_changes_t
 
 
 def test_an_item_change_paid_by_a_card_is_its_own_request_after_an_address_change() -> None:
-    from agents.route import requests_in_order
+    from agents.requests import requests_in_order
 
     message = (
         "I need to change where #W1234567 goes: 12 Oak Street, Austin, TX 78701. Still time to change #W1234567? "
@@ -501,7 +501,7 @@ def test_an_item_change_paid_by_a_card_is_its_own_request_after_an_address_chang
 
 
 def test_a_request_of_another_kind_for_another_order_is_its_own_even_unannounced() -> None:
-    from agents.route import requests_in_order
+    from agents.requests import requests_in_order
 
     message = (
         "Order #W1234567 hasn't shipped, I need to change the kettle to the 2L one. "
@@ -519,7 +519,7 @@ def test_a_request_of_another_kind_for_another_order_is_its_own_even_unannounced
 
 
 def test_a_payment_change_then_an_item_change_said_by_the_way_are_two_requests() -> None:
-    from agents.route import requests_in_order
+    from agents.requests import requests_in_order
 
     message = (
         "Payment update for #W1234567: use my PayPal, the one saved as paypal_1234 please. By the way, can I "
@@ -537,7 +537,7 @@ def test_a_payment_change_then_an_item_change_said_by_the_way_are_two_requests()
 
 
 def test_an_exchange_for_a_delivered_order_changes_no_delivery() -> None:
-    from agents.route import requests_in_order
+    from agents.requests import requests_in_order
 
     message = "Exchange for delivered order #W1234567: the Vacuum Cleaner, I want the bagless one."
     parts = [
@@ -551,7 +551,8 @@ def test_an_exchange_for_a_delivered_order_changes_no_delivery() -> None:
 
 
 def test_two_clauses_after_one_announcement_are_one_request_never_an_empty_one() -> None:
-    from agents.route import PlannedPart, requests_in_order
+    from agents.requests import requests_in_order
+    from agents.route import PlannedPart
 
     message = (
         "First: cancel order #W3260419, I no longer need it. Second: Before #W6883544 goes out, can you switch the "
@@ -570,7 +571,8 @@ def test_two_clauses_after_one_announcement_are_one_request_never_an_empty_one()
 
 
 def test_after_one_announcement_the_clause_that_asks_the_store_is_the_request() -> None:
-    from agents.route import PlannedPart, requests_in_order
+    from agents.requests import requests_in_order
+    from agents.route import PlannedPart
 
     message = (
         "Please return the Tea Kettle from #W1748126 to my gift card. Then, second thing, the Tablet I got in "
@@ -596,7 +598,7 @@ def test_after_one_announcement_the_clause_that_asks_the_store_is_the_request() 
     ],
 )
 def test_an_address_called_the_old_one_and_then_given_is_one_request(message: str) -> None:
-    from agents.route import requests_in_order
+    from agents.requests import requests_in_order
 
     told, given = re.split(r"(?<=[.。])\s*", message, maxsplit=1)
     parts = [_request("modify_order", told.rstrip(".。")), _request("modify_order", given.rstrip(".。"))]
@@ -607,7 +609,7 @@ def test_an_address_called_the_old_one_and_then_given_is_one_request(message: st
 
 
 def test_a_payment_change_announced_before_an_exchange_worded_item_change_is_its_own_request() -> None:
-    from agents.route import requests_in_order
+    from agents.requests import requests_in_order
 
     message = (
         "First: for my pending order I'd like credit_card_7898168 to be the payment method. Second: Order "
@@ -686,7 +688,7 @@ def test_a_payment_change_announced_before_an_exchange_worded_item_change_is_its
     ],
 )
 def test_clauses_that_continue_a_request_make_one_request(message: str, clauses: list[tuple[str, str]]) -> None:
-    from agents.route import requests_in_order
+    from agents.requests import requests_in_order
 
     now, queued = requests_in_order(message, [_request(name, text) for name, text in clauses])
 
@@ -694,7 +696,7 @@ def test_clauses_that_continue_a_request_make_one_request(message: str, clauses:
 
 
 def test_an_item_change_waits_for_the_other_changes_of_its_order() -> None:
-    from agents.route import requests_in_order
+    from agents.requests import requests_in_order
 
     message = "Please change the mouse in order #W1234567 to the wireless one. Also ship order #W1234567 to 1 Main St, Austin TX 78701"
     parts = [
@@ -715,7 +717,7 @@ def test_an_item_change_waits_for_the_other_changes_of_its_order() -> None:
     ],
 )
 def test_the_address_that_follows_an_address_change_belongs_to_it(message: str) -> None:
-    from agents.route import requests_in_order
+    from agents.requests import requests_in_order
 
     first, second = re.split(r"(?<=[.;]) ", message, maxsplit=1)
     parts = [_request("modify_order", first.rstrip(".;")), _request("modify_order", second)]
@@ -752,7 +754,7 @@ def test_the_address_that_follows_an_address_change_belongs_to_it(message: str) 
 def test_a_payment_change_beside_an_item_change_is_its_own_request_and_goes_first(
     message: str, payment: str, items: str
 ) -> None:
-    from agents.route import requests_in_order
+    from agents.requests import requests_in_order
 
     parts = [_request("modify_order", items), _request("modify_order", payment)]
     now, queued = requests_in_order(message, sorted(parts, key=lambda p: message.find(p.text)))
@@ -1033,7 +1035,7 @@ def test_two_questions_of_their_own_keep_their_own_answers_beside_a_request() ->
 
 
 def test_what_pays_the_difference_of_an_item_change_is_no_payment_change_of_its_own() -> None:
-    from agents.route import requests_in_order
+    from agents.requests import requests_in_order
 
     message = "Change the helmet in #W1234567 to the L one. Charge the difference to my PayPal paypal_1"
     parts = [
@@ -1047,7 +1049,7 @@ def test_what_pays_the_difference_of_an_item_change_is_no_payment_change_of_its_
 
 
 def test_a_request_that_says_what_it_changes_after_its_clause_is_read_to_the_end() -> None:
-    from agents.route import requests_in_order
+    from agents.requests import requests_in_order
 
     message = (
         "put #W2273069 on my PayPal instead please. And hi! Still time to edit #W2273069? "
@@ -1065,7 +1067,7 @@ def test_a_request_that_says_what_it_changes_after_its_clause_is_read_to_the_end
 
 
 def test_an_announced_request_of_another_kind_is_its_own_before_any_order_is_named() -> None:
-    from agents.route import requests_in_order
+    from agents.requests import requests_in_order
 
     message = (
         "Exchange please: the Perfume so it's the 100ml woody one. Another thing: how do I return something? "
@@ -1082,7 +1084,7 @@ def test_an_announced_request_of_another_kind_is_its_own_before_any_order_is_nam
 
 
 def test_a_request_and_what_follows_from_it_stay_one() -> None:
-    from agents.route import requests_in_order
+    from agents.requests import requests_in_order
 
     message = "cancel my order and refund me"
     parts = [_request("cancel_order", "cancel my order"), _request("return", "refund me")]
@@ -1093,7 +1095,7 @@ def test_a_request_and_what_follows_from_it_stay_one() -> None:
 
 
 def test_more_items_of_the_same_change_stay_one_request() -> None:
-    from agents.route import requests_in_order
+    from agents.requests import requests_in_order
 
     message = (
         "Order #W2575533 (still pending): change the E-Reader → the 32GB one and also the Portable Charger "
@@ -1120,7 +1122,7 @@ def test_more_items_of_the_same_change_stay_one_request() -> None:
     ],
 )
 def test_clauses_of_one_exchange_stay_one_request(message: str) -> None:
-    from agents.route import requests_in_order
+    from agents.requests import requests_in_order
 
     cut = message.index("=> one") if "=>" in message else message.index("瑜伽垫")
     parts = [_request("exchange", message[:cut].rstrip("，, ")), _request("exchange", message[cut:])]
@@ -1208,7 +1210,7 @@ def test_a_store_query_beside_an_item_change_counts_only_when_it_asks_itself(que
 def test_a_second_request_is_told_by_how_customers_announce_it(
     message: str, clauses: list[tuple[str, str]], second: str
 ) -> None:
-    from agents.route import requests_in_order
+    from agents.requests import requests_in_order
 
     now, queued = requests_in_order(message, [_request(name, text) for name, text in clauses])
 
@@ -1219,7 +1221,7 @@ def test_a_second_request_is_told_by_how_customers_announce_it(
     "announcement", ["Separate thing:", "While I'm here:", "One other thing -", "While you're in there,"]
 )
 def test_a_request_announced_as_a_separate_thing_is_its_own(announcement: str) -> None:
-    from agents.route import requests_in_order
+    from agents.requests import requests_in_order
 
     message = (
         f"Can we move #W1234567 onto paypal_1234567? {announcement} on my unshipped order #W1234567 I'd like "
@@ -1236,7 +1238,7 @@ def test_a_request_announced_as_a_separate_thing_is_its_own(announcement: str) -
 
 
 def test_what_pays_for_an_exchange_stays_with_it_when_another_request_follows() -> None:
-    from agents.route import requests_in_order
+    from agents.requests import requests_in_order
 
     message = (
         "First: please exchange the keyboard from #W1234567 for the linear one, I'll settle up with paypal_1234567. "
@@ -1268,7 +1270,7 @@ def test_what_pays_for_an_exchange_stays_with_it_when_another_request_follows() 
 def test_asking_leave_to_exchange_after_telling_what_went_wrong_is_an_exchange(
     message: str, told: str, asked: str
 ) -> None:
-    from agents.route import requests_in_order
+    from agents.requests import requests_in_order
 
     now, queued = requests_in_order(message, [_request("return", told), _request("exchange", asked)])
 
@@ -1283,7 +1285,7 @@ def test_asking_leave_to_exchange_after_telling_what_went_wrong_is_an_exchange(
     ],
 )
 def test_a_memory_card_among_an_items_options_is_no_payment(change: str, more: str) -> None:
-    from agents.route import requests_in_order
+    from agents.requests import requests_in_order
 
     message = (
         f"Please pay #W1234567 with credit_card_1234567 instead. Also, {change}, {more}. Difference to paypal_7654321."
@@ -1301,7 +1303,7 @@ def test_a_memory_card_among_an_items_options_is_no_payment(change: str, more: s
 
 
 def test_a_payment_change_for_one_of_the_orders_then_an_item_change_are_two_requests() -> None:
-    from agents.route import requests_in_order
+    from agents.requests import requests_in_order
 
     message = (
         "I'd like to change how I'm paying for one of my orders. While I'm here: on my unshipped order #W1234567 "
@@ -1319,7 +1321,7 @@ def test_a_payment_change_for_one_of_the_orders_then_an_item_change_are_two_requ
 
 
 def test_an_item_change_waits_for_a_change_that_names_no_order() -> None:
-    from agents.route import requests_in_order
+    from agents.requests import requests_in_order
 
     message = (
         "Please swap the Backpack on #W1234567 for the green one. Also, I'd like to change how I pay for one of "
@@ -1354,7 +1356,8 @@ def test_an_item_change_waits_for_a_change_that_names_no_order() -> None:
 def test_an_unsure_clause_that_only_describes_an_item_is_no_request_of_its_own(
     message: str, described: str, asked: str
 ) -> None:
-    from agents.route import PlannedPart, requests_in_order
+    from agents.requests import requests_in_order
+    from agents.route import PlannedPart
 
     parts = [PlannedPart(Intent.EXCHANGE, described, 0.54, "intent"), PlannedPart(Intent.RETURN, asked, 0.98, "intent")]
 
@@ -1420,7 +1423,8 @@ def test_a_clause_that_tells_of_an_order_beside_a_request_is_no_question(told: s
 def test_a_later_clause_that_belongs_to_the_first_request_is_no_request_of_its_own(
     message: str, first: tuple[str, str, float], later: tuple[str, str, float]
 ) -> None:
-    from agents.route import PlannedPart, requests_in_order
+    from agents.requests import requests_in_order
+    from agents.route import PlannedPart
 
     parts = [PlannedPart(Intent(name), text, confidence, "intent") for name, text, confidence in (first, later)]
 
@@ -1430,7 +1434,8 @@ def test_a_later_clause_that_belongs_to_the_first_request_is_no_request_of_its_o
 
 
 def test_an_unsure_request_that_asks_after_another_stays_its_own() -> None:
-    from agents.route import PlannedPart, requests_in_order
+    from agents.requests import requests_in_order
+    from agents.route import PlannedPart
 
     message = "I want to modify the Garden Hose in #W1234567. Also, could you cancel #W7654321?"
     parts = [

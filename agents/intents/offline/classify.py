@@ -212,7 +212,7 @@ def classify_offline(text: str, neighbours: Neighbours) -> list[IntentScore]:
     for s in kept:
         # the order may be named later in the clause's sentence: "modify the Thermostat in black, … in #W1"
         # A change of an order is kept per clause too: "change the payment … and change an item" are
-        # two changes, which the route tells apart by what each changes (route.requests_in_order).
+        # two changes, which the route tells apart by what each changes (agents.requests).
         separate = s.intent in WORKFLOW_INTENTS and (
             names_an_order(sentence_of(text, s.text)) or s.intent == Intent.MODIFY_ORDER
         )
