@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 from django.utils.translation import gettext_noop
 
@@ -24,6 +25,7 @@ from agents.store.services import (
 from agents.tools.base import ToolContext, ToolError, tool
 from agents.tools.orders import ORDER_ID
 from conversations.language import say
+from conversations.models import Language
 from tickets.models import Ticket, TicketKind
 from tickets.services import ticket_create
 
@@ -43,8 +45,8 @@ ADDRESS = {
     "zip": {"type": "string", "minLength": 3, "maxLength": 20},
 }
 RETURN_INSTRUCTIONS = gettext_noop(
-    "Pack the items with their accessories and send them within 3 days to: Returns Centre, 8 Keji Road, "
-    "Nanshan, Shenzhen 518057. A prepaid label is on its way by email."
+    "Pack the items with their accessories and send them within 3 days to: %(address)s. A prepaid label is on "
+    "its way by email."
 )
 _TAX_ID = re.compile(r"^[0-9A-Z]{15,20}$")
 
@@ -193,7 +195,11 @@ def create_return_order(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any
         "order_id": result.order_id,
         "status": result.status,
         "return_order_id": f"R-{ticket.pk:06d}",
-        "instructions": say(ctx.language, RETURN_INSTRUCTIONS),
+        "instructions": say(
+            ctx.language,
+            RETURN_INSTRUCTIONS,
+            address=settings.RETURN_ADDRESS_ZH if ctx.language == Language.ZH else settings.RETURN_ADDRESS,
+        ),
         "ticket": ticket.reference,
         **result.details,
     }

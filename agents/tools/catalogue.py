@@ -10,7 +10,12 @@ from agents.store.models import Product, Variant
 from agents.store.selectors import product_resolve, subsidy_rules_active
 from agents.tools.base import ToolContext, ToolError, tool
 
-PRODUCT = {"type": "string", "minLength": 1, "maxLength": 100, "description": "Product name or model, e.g. Find X9"}
+PRODUCT = {
+    "type": "string",
+    "minLength": 1,
+    "maxLength": 100,
+    "description": "Product name or model, as the customer said it",
+}
 
 
 def _product(name: str) -> Product:

@@ -121,6 +121,9 @@ KNOWLEDGE_MAX_CHUNKS_PER_FILE = env_int("KNOWLEDGE_MAX_CHUNKS_PER_FILE", 3000)
 KNOWLEDGE_JOB_TIME_LIMIT_S = env_int("KNOWLEDGE_JOB_TIME_LIMIT_S", 900)
 
 ESCALATE_FAILED_THRESHOLD = env_int("ESCALATE_FAILED_THRESHOLD", 2)
+# Where customers send returns, as told in each language (the return tool's instructions).
+RETURN_ADDRESS = os.environ.get("RETURN_ADDRESS", "") or "Returns Centre, 8 Keji Road, Nanshan, Shenzhen 518057"
+RETURN_ADDRESS_ZH = os.environ.get("RETURN_ADDRESS_ZH", "") or "深圳市南山区科技路 8 号 退货中心（518057）"
 
 # --- Django ----------------------------------------------------------------------------------
 

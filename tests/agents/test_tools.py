@@ -238,7 +238,7 @@ def test_return_goes_to_the_original_method_or_a_gift_card(li: ToolContext) -> N
     order = Order.objects.get(external_id="#D1003")
     assert order.status == "return requested"
     assert order.action_details == {"return_items": ["V-ENCO-WHT"], "return_payment_method_id": "gift_card_demo_li"}
-    assert "退货中心" in result["instructions"]
+    assert "深圳市南山区科技路 8 号 退货中心（518057）" in result["instructions"]  # RETURN_ADDRESS_ZH
 
 
 def test_exchange_keeps_the_product_and_records_the_price_difference(emma: ToolContext) -> None:
