@@ -96,10 +96,16 @@ def turn_move(turn: TurnRun, *, to: str, reason: str = "", from_: str = "", **fi
         return False
     turn.status = to
     for name, value in fields.items():
-        if isinstance(TurnRun._meta.get_field(name), models.JSONField):
-            value = json.loads(json.dumps(value, cls=DjangoJSONEncoder))  # as it reads back from the row
-        setattr(turn, name, value)
+        setattr(
+            turn, name, as_read_back(value) if isinstance(TurnRun._meta.get_field(name), models.JSONField) else value
+        )
     return True
+
+
+def as_read_back(value: Any) -> Any:
+    """A value written to a JSON column as it reads back from the row (tuples become lists, dates strings), for a
+    row kept in hand after its write."""
+    return json.loads(json.dumps(value, cls=DjangoJSONEncoder))
 
 
 def _turn_next_start(turn_id: int) -> None:

@@ -2,22 +2,21 @@
 
 from __future__ import annotations
 
-import json
 import logging
 import time
 from datetime import timedelta
+from functools import partial
 from typing import Any
 
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
-from django.core.serializers.json import DjangoJSONEncoder
 from django.db.models import Q
 from django.utils import timezone
 
 from agents.answers import SpecialistContext, SpecialistError, SpecialistResult
 from agents.models import Subtask, TurnRun
 from agents.queue import turn_queue
-from agents.services import subtask_record_result
+from agents.services import as_read_back, subtask_record_result
 from agents.specialists import Specialist, specialist_get
 from agents.states import SubtaskStatus, TurnStatus
 
@@ -67,46 +66,19 @@ def _execute(subtask: Subtask, *, advance: bool, alone: bool = False) -> bool:
         digression=subtask.digression,
     )
     started = time.perf_counter()
+    record = partial(_record, subtask, started=started, advance=advance, alone=alone)
     try:
         result = _answer(specialist_get(subtask.specialist), ctx)
     except SoftTimeLimitExceeded:
         # Raised inside the worker by the task's soft_time_limit (SUBTASK_TIMEOUT_S).
-        return _record(
-            subtask,
-            status=SubtaskStatus.TIMED_OUT,
-            error=f"no answer within {settings.SUBTASK_TIMEOUT_S} s",
-            started=started,
-            advance=advance,
-            alone=alone,
-        )
+        return record(status=SubtaskStatus.TIMED_OUT, error=f"no answer within {settings.SUBTASK_TIMEOUT_S} s")
     except SpecialistError as exc:  # the specialist said why it cannot answer: no traceback to log
         logger.warning("subtask %s (%s) failed: %s", subtask.pk, subtask.specialist, exc)
-        return _record(
-            subtask,
-            status=SubtaskStatus.FAILED,
-            error=str(exc),
-            started=started,
-            advance=advance,
-            alone=alone,
-        )
+        return record(status=SubtaskStatus.FAILED, error=str(exc))
     except Exception as exc:  # noqa: BLE001 - one broken specialist must not sink the turn
         logger.exception("subtask %s (%s) failed", subtask.pk, subtask.specialist)
-        return _record(
-            subtask,
-            status=SubtaskStatus.FAILED,
-            error=f"{type(exc).__name__}: {exc}",
-            started=started,
-            advance=advance,
-            alone=alone,
-        )
-    return _record(
-        subtask,
-        status=SubtaskStatus.DONE,
-        result=result.as_json(),
-        started=started,
-        advance=advance,
-        alone=alone,
-    )
+        return record(status=SubtaskStatus.FAILED, error=f"{type(exc).__name__}: {exc}")
+    return record(status=SubtaskStatus.DONE, result=result.as_json())
 
 
 def _record(subtask: Subtask, *, status: str, result: dict[str, Any] | None = None, **outcome: Any) -> bool:
@@ -115,7 +87,7 @@ def _record(subtask: Subtask, *, status: str, result: dict[str, Any] | None = No
         subtask_id=subtask.pk, turn_id=subtask.turn_id, status=status, result=result, **outcome
     ):
         return False
-    subtask.status, subtask.result = status, json.loads(json.dumps(result or {}, cls=DjangoJSONEncoder))
+    subtask.status, subtask.result = status, as_read_back(result or {})
     return True
 
 

@@ -186,24 +186,24 @@ def _subscribers(event_type: str) -> list[int]:
     try:
         cached = cache.get_many([_SUBSCRIBERS_KEY, _SUBSCRIBERS_VERSION_KEY])
     except Exception:  # noqa: BLE001 - an event is still recorded while the cache is out
-        return list(
-            WebhookSubscription.objects.filter(is_active=True, events__contains=[event_type]).values_list(
-                "pk", flat=True
-            )
-        )
+        return _subscribers_by_event().get(event_type, [])
     version = cached.get(_SUBSCRIBERS_VERSION_KEY, 0)
     table = cached.get(_SUBSCRIBERS_KEY)
     if table is None or table["version"] != version:
-        by_event: dict[str, list[int]] = {}
-        for pk, events in WebhookSubscription.objects.filter(is_active=True).order_by("pk").values_list("pk", "events"):
-            for subscribed in events:
-                by_event.setdefault(subscribed, []).append(pk)
-        table = {"version": version, "by_event": by_event}
+        table = {"version": version, "by_event": _subscribers_by_event()}
         try:
             cache.set(_SUBSCRIBERS_KEY, table, timeout=None)
         except Exception:  # noqa: BLE001 - read again next time
             logger.warning("webhook subscribers not cached (cache unavailable)")
     return list(table["by_event"].get(event_type, []))
+
+
+def _subscribers_by_event() -> dict[str, list[int]]:
+    by_event: dict[str, list[int]] = {}
+    for pk, events in WebhookSubscription.objects.filter(is_active=True).order_by("pk").values_list("pk", "events"):
+        for subscribed in events:
+            by_event.setdefault(subscribed, []).append(pk)
+    return by_event
 
 
 def webhook_event_emit(event_type: str, data: dict[str, Any]) -> None:
