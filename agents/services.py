@@ -11,13 +11,11 @@ import json
 import logging
 import time
 from dataclasses import asdict, dataclass
-from datetime import datetime
 from typing import Any
 
 from django.conf import settings
 from django.core.serializers.json import DjangoJSONEncoder
-from django.db import connection, models, transaction
-from django.db.models import Q, sql
+from django.db import models, transaction
 from django.utils import timezone
 
 from agents.models import Subtask, TurnEvent, TurnRun
@@ -44,6 +42,7 @@ from conversations.services import (
     customer_upsert,
     message_create,
 )
+from conversations.writes import Write, insert, update, writes_run, written
 
 logger = logging.getLogger(__name__)
 
@@ -52,47 +51,61 @@ class TurnTransitionError(Exception):
     """The move is not in ALLOWED_TRANSITIONS."""
 
 
-def turn_transition(*, turn_id: int, from_: str, to: str, reason: str = "", **fields: Any) -> bool:
+# The name of the turn's compare-and-set among the writes of a transition: other writes go `only_if` it.
+TURN_MOVED = "turn_moved"
+
+
+def turn_transition(
+    *,
+    turn_id: int,
+    from_: str,
+    to: str,
+    reason: str = "",
+    along: dict[str, Write] | None = None,
+    only_if: str = "",
+    **fields: Any,
+) -> bool:
     """Move a turn from `from_` to `to`, writing a TurnEvent; False if it was no longer in `from_`.
 
-    Must run inside the transaction of the step whose rows it commits with.
+    Must run inside the transaction of the step whose rows it commits with. One statement
+    (conversations.writes): `along` are the step's rows, which go `only_if=TURN_MOVED` when they must not be
+    written by a run that lost the race; `only_if` names one of them without which the turn does not move.
     """
     if not transition_allowed(from_, to):
         raise TurnTransitionError(f"a turn cannot go from {from_} to {to}")
-    now = timezone.now()
     if to in TERMINAL:
-        fields["finished_at"] = now
-    if not _turn_update_with_event(turn_id, from_=from_, to=to, reason=reason[:200], at=now, fields=fields):
+        fields["finished_at"] = timezone.now()
+    event = TurnEvent(turn_id=turn_id, from_status=from_, to_status=to, reason=reason[:200])
+    written = writes_run(
+        **{
+            TURN_MOVED: update(TurnRun.objects.filter(id=turn_id, status=from_), only_if=only_if, status=to, **fields),
+            "turn_event": insert(event, only_if=TURN_MOVED),
+        },
+        **(along or {}),
+    )
+    if not written[TURN_MOVED]:
         return False
     if to in TERMINAL:
         transaction.on_commit(lambda: _turn_next_start(turn_id))
     return True
 
 
-def _turn_update_with_event(
-    turn_id: int, *, from_: str, to: str, reason: str, at: datetime, fields: dict[str, Any]
+def turn_move(
+    turn: TurnRun,
+    *,
+    to: str,
+    reason: str = "",
+    from_: str = "",
+    along: dict[str, Write] | None = None,
+    only_if: str = "",
+    **fields: Any,
 ) -> bool:
-    """The compare-and-set and its TurnEvent in one statement (a turn's hottest write: one round trip, not two)."""
-    update = sql.UpdateQuery(TurnRun)
-    update.add_update_values({"status": to, **fields})
-    update.add_q(Q(id=turn_id, status=from_))
-    update_sql, update_params = update.get_compiler(connection=connection).as_sql()
-    quote = connection.ops.quote_name
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"WITH moved AS ({update_sql} RETURNING {quote(TurnRun._meta.db_table)}.{quote('id')}) "
-            f"INSERT INTO {quote(TurnEvent._meta.db_table)} "
-            f"({', '.join(map(quote, ('turn_id', 'from_status', 'to_status', 'reason', 'created_at')))}) "
-            "SELECT moved.id, %s, %s, %s, %s FROM moved",
-            [*update_params, from_, to, reason, at],
-        )
-        return cursor.rowcount == 1
-
-
-def turn_move(turn: TurnRun, *, to: str, reason: str = "", from_: str = "", **fields: Any) -> bool:
     """turn_transition for the turn in hand (from its status unless `from_` says otherwise), which is updated
     to match the row, so the next step goes on from it without reading the row again."""
-    if not turn_transition(turn_id=turn.pk, from_=from_ or turn.status, to=to, reason=reason, **fields):
+    moved = turn_transition(
+        turn_id=turn.pk, from_=from_ or turn.status, to=to, reason=reason, along=along, only_if=only_if, **fields
+    )
+    if not moved:
         return False
     turn.status = to
     for name, value in fields.items():
@@ -170,10 +183,15 @@ def customer_message_handle(*, conversation_id: int, text: str, client_id: str =
         if conversation.status == ConversationStatus.CLOSED:
             conversation_reopen(conversation=conversation)
         language = detect_language(text, default=conversation.language)
-        message = message_create(
-            conversation=conversation, sender=Sender.CUSTOMER, text=text.strip(), client_id=client_id, language=language
+        turn = TurnRun(conversation=conversation, message_id=written("message"), language=language)
+        turn.message = message_create(
+            conversation=conversation,
+            sender=Sender.CUSTOMER,
+            text=text.strip(),
+            client_id=client_id,
+            language=language,
+            along={"turn": insert(turn)},  # the message, the conversation's counters and the turn: one statement
         )
-        turn = TurnRun.objects.create(conversation=conversation, message=message, language=language)
         if not _bot_listens(conversation):
             turn_transition(
                 turn_id=turn.pk, from_=TurnStatus.RECEIVED, to=TurnStatus.SKIPPED, reason="a human owns the chat"
@@ -198,11 +216,11 @@ class SubtaskPlan:
     digression: bool = False
 
 
-def subtasks_create(turn: TurnRun, plans: list[SubtaskPlan]) -> list[Subtask]:
-    """The turn's subtasks, in the order their answers are merged (inside the fan-out's transaction)."""
-    return Subtask.objects.bulk_create(
-        Subtask(turn=turn, position=position, **asdict(plan)) for position, plan in enumerate(plans)
-    )
+def subtasks_writes(turn: TurnRun, plans: list[SubtaskPlan]) -> tuple[list[Subtask], dict[str, Write]]:
+    """The turn's subtasks, in the order their answers are merged, as writes to run with the fan-out's move
+    (only if the turn moved); they have their ids once run."""
+    subtasks = [Subtask(turn=turn, position=position, **asdict(plan)) for position, plan in enumerate(plans)]
+    return subtasks, {f"subtask_{s.position}": insert(s, only_if=TURN_MOVED) for s in subtasks}
 
 
 def subtask_record_result(
@@ -225,18 +243,34 @@ def subtask_record_result(
     """
     if turn_id is None:
         turn_id = Subtask.objects.values_list("turn_id", flat=True).get(pk=subtask_id)
-    with transaction.atomic(savepoint=False):  # what it writes stands or falls with the caller's transaction
-        if not alone:
-            turn = TurnRun.objects.select_for_update(no_key=True).only("status").get(pk=turn_id)
-            if turn.status != TurnStatus.FANNED_OUT:
-                return False
-        latency = (time.perf_counter() - started) * 1000 if started is not None else None
-        updated = Subtask.objects.filter(pk=subtask_id, status=SubtaskStatus.PENDING).update(
-            status=status, result=result or {}, error=error[:2000], finished_at=timezone.now(), latency_ms=latency
+    latency = (time.perf_counter() - started) * 1000 if started is not None else None
+    outcome: dict[str, Any] = {
+        "status": status,
+        "result": result or {},
+        "error": error[:2000],
+        "finished_at": timezone.now(),
+        "latency_ms": latency,
+    }
+    pending = Subtask.objects.filter(pk=subtask_id, status=SubtaskStatus.PENDING)
+    if alone:  # the outcome and the move in one statement, the move only if the outcome was written
+        moved = turn_transition(
+            turn_id=turn_id,
+            from_=TurnStatus.FANNED_OUT,
+            to=TurnStatus.MERGING,
+            reason="all subtasks finished",
+            along={"subtask": update(pending, **outcome)},
+            only_if="subtask",
         )
-        if updated != 1:
+        if moved and advance:
+            turn_queue_on_commit(turn_id)
+        return moved
+    with transaction.atomic(savepoint=False):  # what it writes stands or falls with the caller's transaction
+        turn = TurnRun.objects.select_for_update(no_key=True).only("status").get(pk=turn_id)
+        if turn.status != TurnStatus.FANNED_OUT:
             return False
-        if alone or not Subtask.objects.filter(turn_id=turn_id, status=SubtaskStatus.PENDING).exists():
+        if pending.update(**outcome) != 1:
+            return False
+        if not Subtask.objects.filter(turn_id=turn_id, status=SubtaskStatus.PENDING).exists():
             if (
                 turn_transition(
                     turn_id=turn_id, from_=TurnStatus.FANNED_OUT, to=TurnStatus.MERGING, reason="all subtasks finished"

@@ -37,6 +37,7 @@ from conversations.realtime import (
     staff_display_name,
 )
 from conversations.selectors import conversation_json
+from conversations.writes import Write, insert, update, writes_run
 from webhooks.models import WebhookEventType
 from webhooks.services import webhook_event_emit
 
@@ -104,11 +105,13 @@ def message_create(
     internal: bool = False,
     language: str = "",
     conversation_changes: dict[str, Any] | None = None,
+    along: dict[str, Write] | None = None,
 ) -> Message:
     """Store a message and announce it (internal notes only to staff) once the transaction commits. A
     customer's message counts a turn and sets the conversation's language to the one it was written in;
-    `conversation_changes` are written to the conversation with it (one UPDATE)."""
-    message = Message.objects.create(
+    `conversation_changes` are written to the conversation with it. One statement: `along` are the caller's
+    writes that go with it (its turn, whose message is `written("message")`)."""
+    message = Message(
         conversation=conversation,
         sender=sender,
         text=text,
@@ -118,43 +121,63 @@ def message_create(
         client_id=client_id,
         internal=internal,
     )
+    stored = insert(message)  # sets created_at
     counted: dict[str, Any] = dict(conversation_changes or {})
     if sender == Sender.CUSTOMER:
         counted = {"turn_count": F("turn_count") + 1, "updated_at": message.created_at}
         if language:
             counted["language"] = language
-    Conversation.objects.filter(pk=conversation.pk).update(last_message_at=message.created_at, **counted)
-    _message_announce(message)
+    writes_run(
+        message=stored,
+        conversation=update(
+            Conversation.objects.filter(pk=conversation.pk), last_message_at=message.created_at, **counted
+        ),
+        **(along or {}),
+    )
+    message_announce(message)
     return message
 
 
-def bot_message_create(
+def bot_message_writes(
     *,
     conversation_id: int,
     text: str,
     sources: list[dict[str, Any]] | None = None,
     metadata: dict[str, Any] | None = None,
     conversation_changes: dict[str, Any] | None = None,
-) -> Message | None:
-    """A bot message, unless a person has the chat: None then, and nothing written. Inside atomic(): the
-    UPDATE that checks it also writes the conversation's changes and holds its row until the commit, so a
-    take-over waits for this message or comes first (one statement where a lock, a read and an update were)."""
-    now = timezone.now()
-    changed = (
-        Conversation.objects.filter(pk=conversation_id)
-        .exclude(status=ConversationStatus.HUMAN)
-        .update(last_message_at=now, **(conversation_changes or {}))
-    )
-    if not changed:
-        return None
-    message = Message.objects.create(
+) -> tuple[Message, dict[str, Write]]:
+    """A bot message as the writes of a statement the caller runs with its own (conversations.writes), unless
+    a person has the chat: the conversation's UPDATE checks that and writes the conversation's changes, and
+    the message (named "message") is inserted only if it did. Inside atomic(): the UPDATE holds the
+    conversation's row until the commit, so a take-over waits for this message or comes first. Once run, the
+    message has an id if it was written; message_announce it then."""
+    message = Message(
         conversation_id=conversation_id, sender=Sender.BOT, text=text, sources=sources or [], metadata=metadata or {}
     )
-    _message_announce(message)
+    stored = insert(message, only_if="conversation")  # sets created_at
+    bots = Conversation.objects.filter(pk=conversation_id).exclude(status=ConversationStatus.HUMAN)
+    return message, {
+        "conversation": update(bots, last_message_at=message.created_at, **(conversation_changes or {})),
+        "message": stored,
+    }
+
+
+def bot_message_create(
+    *,
+    conversation_id: int,
+    text: str,
+    metadata: dict[str, Any] | None = None,
+) -> Message | None:
+    """A bot message, unless a person has the chat: None then, and nothing written (inside atomic())."""
+    message, writes = bot_message_writes(conversation_id=conversation_id, text=text, metadata=metadata)
+    writes_run(**writes)
+    if message.pk is None:
+        return None
+    message_announce(message)
     return message
 
 
-def _message_announce(message: Message) -> None:
+def message_announce(message: Message) -> None:
     """message.created once committed: to the conversation and to webhooks, and to staff (internal notes
     only to staff)."""
     event = {"type": "message.created", "message": message_payload(message)}
@@ -326,7 +349,7 @@ class RecognisedIntent:
     confidence: float
 
 
-def intents_record(
+def intents_record_writes(
     *,
     conversation_id: int,
     message_id: int,
@@ -334,22 +357,30 @@ def intents_record(
     level: str,
     entities: dict[str, Any],
     emotion_score: float,
-) -> None:
-    """What a customer's message was recognised as; the first intent becomes the conversation's current one."""
-    IntentRecord.objects.bulk_create(
-        IntentRecord(
-            conversation_id=conversation_id,
-            message_id=message_id,
-            name=intent.name,
-            confidence=round(min(max(intent.confidence, 0.0), 1.0), 4),
-            level=level,
-            entities=entities,
-            emotion_score=min(max(emotion_score, 0.0), 1.0),
+    only_if: str = "",
+) -> dict[str, Write]:
+    """What a customer's message was recognised as, as writes (conversations.writes) to run with the turn's
+    move (`only_if` it moved); the first intent becomes the conversation's current one."""
+    writes = {
+        f"intent_{position}": insert(
+            IntentRecord(
+                conversation_id=conversation_id,
+                message_id=message_id,
+                name=intent.name,
+                confidence=round(min(max(intent.confidence, 0.0), 1.0), 4),
+                level=level,
+                entities=entities,
+                emotion_score=min(max(emotion_score, 0.0), 1.0),
+            ),
+            only_if=only_if,
         )
-        for intent in intents
-    )
+        for position, intent in enumerate(intents)
+    }
     if intents:
-        Conversation.objects.filter(pk=conversation_id).update(current_intent=intents[0].name)
+        writes["current_intent"] = update(
+            Conversation.objects.filter(pk=conversation_id), only_if=only_if, current_intent=intents[0].name
+        )
+    return writes
 
 
 # --- workflows' state, kept with the conversation (the engine's agents.workflows drives it) ---------------

@@ -18,7 +18,7 @@ from agents.intents.recognize import Recognition, recognize
 from agents.intents.rules import rule_fast_path
 from agents.llm.client import LLMResult, llm_enabled
 from agents.models import TurnRun
-from agents.services import turn_move
+from agents.services import TURN_MOVED, turn_move
 from agents.specialists.knowledge import knowledge_hits
 from agents.states import TurnStatus
 from agents.store.models import Order
@@ -32,7 +32,7 @@ from conversations.models import (
     WorkflowState,
     WorkflowStatus,
 )
-from conversations.services import RecognisedIntent, intents_record, workflow_save
+from conversations.services import RecognisedIntent, intents_record_writes, workflow_save
 from knowledge.embeddings import EmbeddingsUnavailable, query_vectors
 from knowledge.hits import KnowledgeHit
 
@@ -120,6 +120,15 @@ def step_recognize(turn: TurnRun) -> bool:
             intent_cache_hit=recognition.cache_hit,
             flags=[*flags, "intent_switch"] if switched else flags,
             knowledge=[hit.as_json() for hit in hits],
+            along=intents_record_writes(
+                conversation_id=turn.conversation_id,
+                message_id=turn.message_id,
+                intents=[RecognisedIntent(score.intent.value, score.confidence) for score in recognition.intents],
+                level=recognition.level,
+                entities=recognition.entities,
+                emotion_score=recognition.emotion_score,
+                only_if=TURN_MOVED,
+            ),
             **usage_fields(recognition.llm_usage),
         ):
             return False
@@ -129,14 +138,6 @@ def step_recognize(turn: TurnRun) -> bool:
             # history of what was collected.
             workflow_save(workflow.pk, only_if=WorkflowStatus.ACTIVE, status=WorkflowStatus.CANCELLED, step="")
             workflows_queued_cancel(turn.conversation_id)
-        intents_record(
-            conversation_id=turn.conversation_id,
-            message_id=turn.message_id,
-            intents=[RecognisedIntent(score.intent.value, score.confidence) for score in recognition.intents],
-            level=recognition.level,
-            entities=recognition.entities,
-            emotion_score=recognition.emotion_score,
-        )
     return True
 
 

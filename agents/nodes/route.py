@@ -21,7 +21,7 @@ from agents.nodes.say import send_reply
 from agents.queue import subtask_queue_on_commit
 from agents.requests import requests_in_order
 from agents.route import PRIVATE_QUERIES, PlannedPart, clarify_picked, route_plan
-from agents.services import SubtaskPlan, subtasks_create, turn_entities_set, turn_move
+from agents.services import SubtaskPlan, subtasks_writes, turn_entities_set, turn_move
 from agents.specialists import specialist_get
 from agents.states import TurnStatus
 from agents.subtasks import subtask_run_inline
@@ -180,27 +180,29 @@ def fan_out(turn: TurnRun, *, parts: list[PlannedPart], workflow_intent: str = "
         parts, queued = requests_in_order(turn.message.text, parts)
         # an upset customer's request opens with the soothing line, wherever the feeling was said
         parts.sort(key=lambda part: part.intent != Intent.EMOTION_SENSITIVE)
+    plan = [(part.intent.value, part.text, specialists_for(part.intent)) for part in parts]
+    if workflow_intent:  # the paused workflow gets the message last, so its prompt ends the reply
+        plan.append((workflow_intent, turn.message.text, [Specialist.TICKET]))
+    created, subtask_writes = subtasks_writes(
+        turn,
+        [
+            SubtaskPlan(
+                specialist=specialist.value,
+                intent=intent,
+                text=text or turn.message.text,
+                digression=digression and intent == workflow_intent and specialist == Specialist.TICKET,
+            )
+            for intent, text, specialists in plan
+            for specialist in specialists
+        ],
+    )
     with transaction.atomic():
-        if not turn_move(turn, from_=TurnStatus.RECOGNIZED, to=TurnStatus.FANNED_OUT, route=RouteDecision.AGENT):
+        if not turn_move(
+            turn, from_=TurnStatus.RECOGNIZED, to=TurnStatus.FANNED_OUT, route=RouteDecision.AGENT, along=subtask_writes
+        ):
             return False
         if queued:
             _queue_requests(turn, queued)
-        plan = [(part.intent.value, part.text, specialists_for(part.intent)) for part in parts]
-        if workflow_intent:  # the paused workflow gets the message last, so its prompt ends the reply
-            plan.append((workflow_intent, turn.message.text, [Specialist.TICKET]))
-        created = subtasks_create(
-            turn,
-            [
-                SubtaskPlan(
-                    specialist=specialist.value,
-                    intent=intent,
-                    text=text or turn.message.text,
-                    digression=digression and intent == workflow_intent and specialist == Specialist.TICKET,
-                )
-                for intent, text, specialists in plan
-                for specialist in specialists
-            ],
-        )
         if len(created) > 1:
             for subtask in created:
                 subtask_queue_on_commit(subtask.pk)

@@ -19,7 +19,8 @@ from conversations.realtime import (
     send_conversation_events_now,
 )
 from conversations.selectors import conversation_is_human
-from conversations.services import bot_message_create
+from conversations.services import bot_message_writes, message_announce
+from conversations.writes import written
 
 TAKEOVER_CHECK_S = 0.25
 
@@ -42,20 +43,35 @@ def reply_send(
     when another run of this step moved the turn first (what this one wrote is rolled back).
     `conversation_changes` are written to the conversation with the message. `announce=False` leaves the
     reply.done to the caller (reply_announce), whose own events of the turn must reach the customer first."""
-    message = bot_message_create(
+    message, message_writes = bot_message_writes(
         conversation_id=turn.conversation_id,
         text=reply.text,
         sources=reply.sources,
         metadata={"turn_id": turn.pk, "awaiting": reply.awaiting, "quick_replies": reply.quick_replies},
         conversation_changes=conversation_changes,
     )
-    if message is None:
+    # The message, the conversation's changes and the turn's move: one statement, the move only if the
+    # message was written.
+    moved = turn_move(
+        turn,
+        from_=from_,
+        to=to,
+        reason=reason,
+        reply=reply.as_json(),
+        reply_message_id=written("message"),
+        along=message_writes,
+        only_if="message",
+        **fields,
+    )
+    if message.pk is None:
         skipped = turn_move(turn, from_=from_, to=TurnStatus.SKIPPED, reason="a human took over")
         return TurnStatus.SKIPPED if skipped else None
-    stream_reply(turn, reply)
-    if not turn_move(turn, from_=from_, to=to, reason=reason, reply=reply.as_json(), reply_message=message, **fields):
+    if not moved:
         transaction.set_rollback(True)  # lost the race: the message above must not stay
         return None
+    turn.reply_message = message
+    message_announce(message)
+    stream_reply(turn, reply)
     if announce:
         reply_announce(turn, reply)
     return to

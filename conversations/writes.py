@@ -1,0 +1,94 @@
+"""Several writes in one round trip: data-modifying statements, each compiled by Django from a queryset or a
+model instance, sent to Postgres as the parts of one `WITH`.
+
+A turn's hottest moments write to several tables at once (the customer's message, the conversation's counters
+and the turn; a bot reply, the conversation and the turn's move). Each write is still made by the service that
+owns its table, which hands it over as a `Write` instead of running it; the caller runs them together.
+
+The parts run on one snapshot and see none of each other's rows, with two exceptions the parts ask for:
+`written(name)` is the id the part `name` wrote, as a value of another part, and `only_if=name` makes a part
+write only when the part `name` wrote a row (a bot message only when the conversation, still the bot's, was
+updated). Two parts must not update the same row.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db import connection, models
+from django.db.models import sql
+from django.db.models.expressions import RawSQL
+
+
+@dataclass(frozen=True)
+class Write:
+    """One INSERT or UPDATE … RETURNING the ids it wrote; `instance`: the unsaved row an INSERT writes."""
+
+    sql: str
+    params: tuple[Any, ...]
+    instance: models.Model | None = field(default=None, compare=False)
+
+
+def written(name: str) -> RawSQL:
+    """The id the part `name` wrote, as a value (an INSERT's column or an UPDATE's new value) of another part."""
+    return RawSQL(f"(SELECT id FROM {connection.ops.quote_name(name)} LIMIT 1)", ())
+
+
+def _wrote(name: str) -> str:
+    return f"EXISTS (SELECT 1 FROM {connection.ops.quote_name(name)})"
+
+
+def update(queryset: models.QuerySet[Any], *, only_if: str = "", **values: Any) -> Write:
+    """`queryset.update(**values)` as a part; `only_if`: a part that must have written a row."""
+    if only_if:
+        queryset = queryset.filter(RawSQL(_wrote(only_if), (), output_field=models.BooleanField()))
+    query = queryset.query.chain(sql.UpdateQuery)
+    assert isinstance(query, sql.UpdateQuery)
+    query.add_update_values(values)
+    compiler = query.get_compiler(connection=connection)
+    compiler.pre_sql_setup()
+    statement, params = compiler.as_sql()
+    pk = connection.ops.quote_name(queryset.model._meta.pk.column)  # type: ignore[union-attr]
+    return Write(f"{statement} RETURNING {_table(queryset.model)}.{pk}", tuple(params))
+
+
+def insert(instance: models.Model, *, only_if: str = "") -> Write:
+    """An unsaved row as a part (its auto_now fields are set as save() would); `only_if`: a part that must
+    have written a row, else nothing is inserted. The row gets its id when the parts have run."""
+    model = type(instance)
+    fields = [f for f in model._meta.concrete_fields if not (f.primary_key and getattr(instance, f.attname) is None)]
+    query = sql.InsertQuery(model)
+    query.insert_values(fields, [instance])
+    compiler = query.get_compiler(connection=connection)
+    values = [[compiler.prepare_value(f, compiler.pre_save_val(f, instance)) for f in fields]]
+    (placeholders,), (params,) = compiler.assemble_as_sql(fields, values)
+    columns = ", ".join(connection.ops.quote_name(f.column) for f in fields)
+    pk = connection.ops.quote_name(model._meta.pk.column)  # type: ignore[union-attr]
+    # INSERT … SELECT, not VALUES: the SELECT's NULLs and strings take the columns' types.
+    guard = f" WHERE {_wrote(only_if)}" if only_if else ""
+    statement = f"INSERT INTO {_table(model)} ({columns}) SELECT {', '.join(placeholders)}{guard} RETURNING {pk}"
+    return Write(statement, tuple(params), instance)
+
+
+def writes_run(**parts: Write) -> dict[str, list[int]]:
+    """Run the parts as one statement; returns the ids each part wrote (none: it matched or inserted nothing).
+    Inserted rows get their ids and count as saved."""
+    quote = connection.ops.quote_name
+    names = list(parts)
+    with_clause = ", ".join(f"{quote(name)} AS ({parts[name].sql})" for name in names)
+    ids = ", ".join(f"ARRAY(SELECT id FROM {quote(name)})" for name in names)
+    with connection.cursor() as cursor:
+        cursor.execute(f"WITH RECURSIVE {with_clause} SELECT {ids}", [p for name in names for p in parts[name].params])
+        row = cursor.fetchone()
+    result = {name: list(ids_written) for name, ids_written in zip(names, row, strict=True)}
+    for name, part in parts.items():
+        if part.instance is not None and result[name]:
+            part.instance.pk = result[name][0]
+            part.instance._state.adding = False
+            part.instance._state.db = connection.alias
+    return result
+
+
+def _table(model: type[models.Model]) -> str:
+    return connection.ops.quote_name(model._meta.db_table)
