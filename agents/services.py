@@ -165,9 +165,10 @@ def customer_message_handle(*, conversation_id: int, text: str, client_id: str =
     """Store the customer's message first, then start a turn for it (or stay silent for a human).
 
     1. Reject empty and over-long text with a polite MessageRejected (nothing stored).
-    2. Under the conversation lock: a `client_id` seen before returns that message's turn (a resend).
-    3. Store the message, count the turn, reopen a closed conversation.
-    4. Create the turn; SKIPPED at once when a human owns the chat, else queue it after commit.
+    2. Under the conversation lock: reopen a closed conversation; store the message, count the turn and
+       create it (one statement). A `client_id` seen before stores nothing and returns that message's turn
+       (a resend; looked for first when the conversation is closed, which a resend does not reopen).
+    3. The turn is SKIPPED at once when a human owns the chat, else queued after commit.
     """
     if _rejection(text, Language.EN) is not None:
         # Said in the customer's language: the text's when it has words, else the conversation's.
@@ -176,11 +177,9 @@ def customer_message_handle(*, conversation_id: int, text: str, client_id: str =
         raise _rejection(text, detect_language(readable, default=usual or Language.EN))  # type: ignore[misc]
     with transaction.atomic():
         conversation = conversation_lock(conversation_id)
-        if client_id:
-            existing = TurnRun.objects.filter(message__conversation=conversation, message__client_id=client_id).first()
-            if existing is not None:
-                return existing
         if conversation.status == ConversationStatus.CLOSED:
+            if client_id and (resent := _turns_of_client_id(conversation_id, client_id).first()) is not None:
+                return resent
             conversation_reopen(conversation=conversation)
         language = detect_language(text, default=conversation.language)
         turn = TurnRun(conversation=conversation, message_id=written("message"), language=language)
@@ -190,8 +189,10 @@ def customer_message_handle(*, conversation_id: int, text: str, client_id: str =
             text=text.strip(),
             client_id=client_id,
             language=language,
-            along={"turn": insert(turn)},  # the message, the conversation's counters and the turn: one statement
+            along={"turn": insert(turn, only_if="message")},
         )
+        if turn.pk is None:  # the client sent it before
+            return _turns_of_client_id(conversation_id, client_id).get()
         if not _bot_listens(conversation):
             turn_transition(
                 turn_id=turn.pk, from_=TurnStatus.RECEIVED, to=TurnStatus.SKIPPED, reason="a human owns the chat"
@@ -200,6 +201,10 @@ def customer_message_handle(*, conversation_id: int, text: str, client_id: str =
         else:
             turn_queue_on_commit(turn.pk)
     return turn
+
+
+def _turns_of_client_id(conversation_id: int, client_id: str) -> models.QuerySet[TurnRun]:
+    return TurnRun.objects.filter(message__conversation_id=conversation_id, message__client_id=client_id)
 
 
 def turn_entities_set(turn: TurnRun, entities: dict[str, Any]) -> None:

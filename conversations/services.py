@@ -110,7 +110,10 @@ def message_create(
     """Store a message and announce it (internal notes only to staff) once the transaction commits. A
     customer's message counts a turn and sets the conversation's language to the one it was written in;
     `conversation_changes` are written to the conversation with it. One statement: `along` are the caller's
-    writes that go with it (its turn, whose message is `written("message")`)."""
+    writes that go with it (its turn, whose message is `written("message")`, only_if="message").
+
+    A `client_id` the conversation already has (a client sending again) stores nothing: the message comes
+    back without an id."""
     message = Message(
         conversation=conversation,
         sender=sender,
@@ -121,7 +124,7 @@ def message_create(
         client_id=client_id,
         internal=internal,
     )
-    stored = insert(message)  # sets created_at
+    stored = insert(message, unless_duplicate=bool(client_id))  # sets created_at
     counted: dict[str, Any] = dict(conversation_changes or {})
     if sender == Sender.CUSTOMER:
         counted = {"turn_count": F("turn_count") + 1, "updated_at": message.created_at}
@@ -130,11 +133,15 @@ def message_create(
     writes_run(
         message=stored,
         conversation=update(
-            Conversation.objects.filter(pk=conversation.pk), last_message_at=message.created_at, **counted
+            Conversation.objects.filter(pk=conversation.pk),
+            only_if="message",
+            last_message_at=message.created_at,
+            **counted,
         ),
         **(along or {}),
     )
-    message_announce(message)
+    if message.pk is not None:
+        message_announce(message)
     return message
 
 

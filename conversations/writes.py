@@ -53,9 +53,10 @@ def update(queryset: models.QuerySet[Any], *, only_if: str = "", **values: Any) 
     return Write(f"{statement} RETURNING {_table(queryset.model)}.{pk}", tuple(params))
 
 
-def insert(instance: models.Model, *, only_if: str = "") -> Write:
+def insert(instance: models.Model, *, only_if: str = "", unless_duplicate: bool = False) -> Write:
     """An unsaved row as a part (its auto_now fields are set as save() would); `only_if`: a part that must
-    have written a row, else nothing is inserted. The row gets its id when the parts have run."""
+    have written a row, else nothing is inserted; `unless_duplicate`: a row that would break a unique
+    constraint is not inserted either (ON CONFLICT DO NOTHING). The row gets its id when it was inserted."""
     model = type(instance)
     fields = [f for f in model._meta.concrete_fields if not (f.primary_key and getattr(instance, f.attname) is None)]
     query = sql.InsertQuery(model)
@@ -67,7 +68,8 @@ def insert(instance: models.Model, *, only_if: str = "") -> Write:
     pk = connection.ops.quote_name(model._meta.pk.column)  # type: ignore[union-attr]
     # INSERT … SELECT, not VALUES: the SELECT's NULLs and strings take the columns' types.
     guard = f" WHERE {_wrote(only_if)}" if only_if else ""
-    statement = f"INSERT INTO {_table(model)} ({columns}) SELECT {', '.join(placeholders)}{guard} RETURNING {pk}"
+    skip = " ON CONFLICT DO NOTHING" if unless_duplicate else ""
+    statement = f"INSERT INTO {_table(model)} ({columns}) SELECT {', '.join(placeholders)}{guard}{skip} RETURNING {pk}"
     return Write(statement, tuple(params), instance)
 
 

@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 from django.test import override_settings
+from django.utils import timezone
 
 from agents.models import RouteDecision, Subtask, TurnEvent, TurnRun
 from agents.nodes.route import route_decide
@@ -131,6 +132,21 @@ def test_a_resent_client_id_returns_the_same_turn(chat: Conversation) -> None:
 
     assert first.pk == second.pk
     assert Message.objects.filter(conversation=chat).count() == 1
+    chat.refresh_from_db()
+    assert chat.turn_count == 1  # the resend counted nothing
+
+
+def test_a_resend_to_a_closed_chat_returns_its_turn_and_does_not_reopen_it(chat: Conversation) -> None:
+    first = customer_message_handle(conversation_id=chat.pk, text="hi", client_id="c-1")
+    Conversation.objects.filter(pk=chat.pk).update(status=ConversationStatus.CLOSED, closed_at=timezone.now())
+
+    again = customer_message_handle(conversation_id=chat.pk, text="hi", client_id="c-1")
+    assert Conversation.objects.get(pk=chat.pk).status == ConversationStatus.CLOSED
+    other = customer_message_handle(conversation_id=chat.pk, text="one more thing", client_id="c-2")
+
+    assert again.pk == first.pk and other.pk != first.pk
+    assert list(Message.objects.filter(conversation=chat).values_list("client_id", flat=True)) == ["c-1", "c-2"]
+    assert Conversation.objects.get(pk=chat.pk).status == ConversationStatus.BOT  # reopened by the new message
 
 
 def test_turn_transition_is_compare_and_set(chat: Conversation) -> None:
