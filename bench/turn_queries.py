@@ -2,8 +2,8 @@
 
 Each message starts a fresh conversation; the turn is advanced in this process (what
 `turn_advance_task` and `subtask_execute_task` run), with the Celery queue pointed at a queue no
-worker reads, so every statement is counted and none runs elsewhere. Counts include BEGIN-less
-savepoints, not the transaction commands psycopg sends on its own.
+worker reads, so every statement is counted and none runs elsewhere. Statements are counted without
+BEGIN and COMMIT, whose number is shown as the turn's transactions.
 
     .venv/bin/python bench/turn_queries.py            # counts per kind of message
     .venv/bin/python bench/turn_queries.py --show     # and the statements of each step
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import uuid
 from collections import Counter
 
 from harness import django_setup, scratch_database
@@ -65,7 +66,9 @@ def _measure(show: bool) -> None:
                 conversation = conversation_start(customer=customer)
                 steps: dict[str, list[str]] = {}
                 with CaptureQueriesContext(connection) as stored:
-                    turn = customer_message_handle(conversation_id=conversation.pk, text=text)
+                    turn = customer_message_handle(
+                        conversation_id=conversation.pk, text=text, client_id=uuid.uuid4().hex
+                    )  # as the widget and most API clients send it
                 steps["message"] = [q["sql"] for q in stored.captured_queries]
                 with CaptureQueriesContext(connection) as advanced:
                     turn_advance(turn.pk)
@@ -80,16 +83,20 @@ def _measure(show: bool) -> None:
                 status = TurnRun.objects.filter(pk=turn.pk).values_list("status", flat=True).get()
                 if warm:
                     continue
-                counts = {step: len(sql) for step, sql in steps.items()}
+                counts = {step: len([q for q in sql if q not in _TRANSACTION]) for step, sql in steps.items()}
+                transactions = sum(sql.count("BEGIN") for sql in steps.values())
                 print(
                     f"  {kind:24s} {text[:36]:36s} {sum(counts.values()):3d} "
-                    f"({', '.join(f'{s} {n}' for s, n in counts.items())}; {status})"
+                    f"({', '.join(f'{s} {n}' for s, n in counts.items())}; {transactions} transactions; {status})"
                 )
                 if show:
                     for step, statements in steps.items():
                         print(f"    -- {step}")
                         for sql, n in Counter(_shape(s) for s in statements).items():
                             print(f"      {n}× {sql[:150]}")
+
+
+_TRANSACTION = ("BEGIN", "COMMIT")
 
 
 def _shape(sql: str) -> str:
