@@ -76,14 +76,14 @@ def turn_transition(
     if to in TERMINAL:
         fields["finished_at"] = timezone.now()
     event = TurnEvent(turn_id=turn_id, from_status=from_, to_status=to, reason=reason[:200])
-    written = writes_run(
+    wrote = writes_run(
         **{
             TURN_MOVED: update(TurnRun.objects.filter(id=turn_id, status=from_), only_if=only_if, status=to, **fields),
             "turn_event": insert(event, only_if=TURN_MOVED),
         },
         **(along or {}),
     )
-    if not written[TURN_MOVED]:
+    if not wrote[TURN_MOVED]:
         return False
     if to in TERMINAL:
         transaction.on_commit(lambda: _turn_next_start(turn_id))
