@@ -27,26 +27,40 @@ _REASON_LINES = {
 }
 
 
-# The reply suggested to the person taking over, in the customer's language, by escalation reason.
+# The first reply suggested to the person taking over, written for the reason, in the customer's language.
 _SUGGESTED_REPLIES: dict[str, str] = {
+    EscalationReason.REQUESTED: gettext_noop(
+        "%(greeting)s, I'm from the support team and I've read our conversation so far, so you won't need to "
+        "repeat anything. How can I help?"
+    ),
     EscalationReason.EMOTION: gettext_noop(
-        "%(greeting)s, I'm so sorry about your experience. I'm a member of the support team and I'll handle this "
-        "personally. Let me take care of your %(topic)s right away."
+        "%(greeting)s, I'm really sorry about this. I'm from the support team, I've read what happened and I'll "
+        "sort it out with you personally."
     ),
     EscalationReason.REPEATED_FAILURE: gettext_noop(
-        "%(greeting)s, sorry the assistant couldn't help. I'm from the support team and I've read the conversation. "
-        "Let me take care of your %(topic)s right away."
+        "%(greeting)s, sorry the assistant couldn't help. I'm from the support team and I've read the conversation; "
+        "I'll take it from here."
+    ),
+    EscalationReason.LOW_CONFIDENCE: gettext_noop(
+        "%(greeting)s, I'm from the support team. I want to be sure I get this right: could you tell me in a few "
+        "words what you need?"
+    ),
+    EscalationReason.POLICY: gettext_noop(
+        "%(greeting)s, I'm from the support team. This needs a decision from a person, so I'm looking into it now."
+    ),
+    EscalationReason.ERROR: gettext_noop(
+        "%(greeting)s, sorry, something went wrong on our side. I'm from the support team and I'll help you from here."
     ),
 }
-_SUGGESTED_REPLY = gettext_noop(
-    "%(greeting)s, I'm from the support team and I've read the conversation so far. Let me take care of your "
-    "%(topic)s right away."
-)
+_ABOUT_ORDER = gettext_noop("I'm looking at order %(order_id)s now.")
 
 
-def _suggested_reply(*, reason: str, language: str, name: str, topic: str) -> str:
+def _suggested_reply(*, reason: str, language: str, name: str, order_id: str) -> str:
     greeting = say(language, "Hi %(name)s", name=name) if name else say(language, "Hi")
-    return say(language, _SUGGESTED_REPLIES.get(reason, _SUGGESTED_REPLY), greeting=greeting, topic=topic)
+    reply = say(language, _SUGGESTED_REPLIES[reason], greeting=greeting)
+    if order_id and reason != EscalationReason.LOW_CONFIDENCE:
+        reply += (" " if language == "en" else "") + say(language, _ABOUT_ORDER, order_id=order_id)
+    return reply
 
 
 def escalation_card_data(
@@ -59,7 +73,14 @@ def escalation_card_data(
         .values("id", "intents", "entities", "emotion_score", "created_at")[:TRAJECTORY_TURNS]
     )[::-1]
     intents = [
-        {"turn_id": t["id"], "intents": [i["name"] for i in t["intents"]], "at": t["created_at"].isoformat()}
+        {
+            "turn_id": t["id"],
+            "intents": [i["name"] for i in t["intents"]],
+            "labels": {  # for the console, in either language
+                language: [_intent_label(i["name"], language) for i in t["intents"]] for language in ("en", "zh")
+            },
+            "at": t["created_at"].isoformat(),
+        }
         for t in turns
     ]
     emotion_trajectory = [round(t["emotion_score"], 3) for t in turns if t["emotion_score"] is not None]
@@ -80,9 +101,7 @@ def escalation_card_data(
     last_messages = [
         {"sender": m["sender"], "text": mask_pii(m["text"]), "at": m["created_at"].isoformat()} for m in messages
     ]
-    label = INTENT_LABELS.get(turn.top_intent)
-    topic = label[turn.language].lower() if label else say(turn.language, "request")
-    name = customer.display_name if customer.name or customer.first_name else ""
+    name = (customer.first_name or customer.display_name) if customer.name or customer.first_name else ""
     seen_intents = list(dict.fromkeys(i["name"] for t in turns for i in t["intents"]))
     summary = (
         f"{customer.display_name} ({customer.external_id}{', verified' if customer.verified else ''}) "
@@ -100,8 +119,15 @@ def escalation_card_data(
         "slots": slots,
         "order_ids": order_ids,
         "last_messages": last_messages,
-        "suggested_reply": _suggested_reply(reason=reason, language=turn.language, name=name, topic=topic),
+        "suggested_reply": _suggested_reply(
+            reason=reason, language=turn.language, name=name, order_id=order_ids[-1] if order_ids else ""
+        ),
     }
+
+
+def _intent_label(name: str, language: str) -> str:
+    label = INTENT_LABELS.get(name)
+    return label[language] if label else name.replace("_", " ").capitalize()
 
 
 def escalated_event(card: EscalationCard) -> dict[str, Any]:

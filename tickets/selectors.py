@@ -10,6 +10,7 @@ from django.db.models import Prefetch, Q, QuerySet
 
 from conversations.models import Conversation, ConversationStatus, Message
 from conversations.realtime import staff_display_name
+from tickets.cards import CardView, card_view
 from tickets.models import CannedResponse, EscalationCard
 
 STAFF_PERMISSION = "conversations.take_over_conversation"
@@ -25,9 +26,20 @@ def _with_latest_card(conversations: QuerySet[Conversation]) -> QuerySet[Convers
     )
 
 
+def _latest_card(conversation: Conversation) -> CardView | None:
+    cards = conversation.cards  # type: ignore[attr-defined]
+    return card_view(cards[0]) if cards else None
+
+
+@dataclass(frozen=True)
+class Waiting:
+    conversation: Conversation
+    card: CardView | None
+
+
 @dataclass(frozen=True)
 class ConsoleQueue:
-    waiting: list[Conversation]  # escalated, nobody took them yet: oldest first
+    waiting: list[Waiting]  # escalated, nobody took them yet: oldest first
     mine: list[Conversation]
     others: list[Conversation]  # owned by colleagues
 
@@ -38,7 +50,7 @@ def console_queue(*, staff: AbstractBaseUser) -> ConsoleQueue:
     ).order_by("updated_at")
     rows = list(live)
     return ConsoleQueue(
-        waiting=[c for c in rows if c.status == ConversationStatus.WAITING_HUMAN],
+        waiting=[Waiting(c, _latest_card(c)) for c in rows if c.status == ConversationStatus.WAITING_HUMAN],
         mine=[c for c in rows if c.status == ConversationStatus.HUMAN and c.assigned_staff_id == staff.pk],
         others=[c for c in rows if c.status == ConversationStatus.HUMAN and c.assigned_staff_id != staff.pk],
     )
@@ -47,7 +59,7 @@ def console_queue(*, staff: AbstractBaseUser) -> ConsoleQueue:
 @dataclass(frozen=True)
 class ConsoleChat:
     conversation: Conversation
-    card: EscalationCard | None
+    card: CardView | None
     messages: list[Message]
     canned: list[tuple[str, str]]  # (title, text with the staff member's name filled in)
     owner_name: str | None
@@ -63,10 +75,13 @@ def console_chat(*, conversation_id: int, staff: AbstractBaseUser) -> ConsoleCha
         (response.title, response.text.replace("{agent}", name))
         for response in CannedResponse.objects.filter(active=True, language=conversation.language)
     ]
-    cards = conversation.cards  # type: ignore[attr-defined]
     owner = staff_display_name(conversation.assigned_staff) if conversation.assigned_staff else None
     return ConsoleChat(
-        conversation=conversation, card=cards[0] if cards else None, messages=messages, canned=canned, owner_name=owner
+        conversation=conversation,
+        card=_latest_card(conversation),
+        messages=messages,
+        canned=canned,
+        owner_name=owner,
     )
 
 

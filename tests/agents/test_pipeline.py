@@ -332,12 +332,28 @@ def test_human_request_escalates_with_a_full_card(
     assert "asked for a human" in card.summary
     assert card.order_ids == ["#D1002"]
     assert [m["sender"] for m in card.last_messages][-1] == "customer"
-    assert card.intents and card.emotion_trajectory and card.suggested_reply
+    assert card.intents[-1]["labels"]["en"] == ["Talk to a person"] and card.intents[-1]["labels"]["zh"]
+    assert card.emotion_trajectory
+    # written for the reason and the order, not a template around the intent's label
+    assert card.suggested_reply == (
+        "Hi Ada, I'm from the support team and I've read our conversation so far, so you won't need to repeat "
+        "anything. How can I help? I'm looking at order #D1002 now."
+    )
     assert chat.status == ConversationStatus.WAITING_HUMAN
     events = staff.events(timeout=0.5)
     escalated = [e for e in events if e["type"] == "escalated"]
     assert escalated and escalated[0]["card_id"] == card.pk and escalated[0]["reason"] == "requested"
     assert {"type": "status.changed", "conversation_id": chat.pk, "status": "waiting_human"} in events
+
+
+def test_an_upset_customers_card_suggests_an_apology_in_their_language(chat_zh: Conversation, staff_bob: Any) -> None:
+    run_turn(chat_zh, "气死我了！！！太过分了")
+
+    card = EscalationCard.objects.get(conversation=chat_zh)
+    assert card.reason == "emotion"
+    assert card.suggested_reply.endswith(
+        "，真的非常抱歉给您带来不好的体验。我是客服团队的同事，已经了解了情况，会亲自帮您处理好。"
+    )
 
 
 def test_nobody_online_with_known_email_creates_a_callback_ticket(customer_ada: Any) -> None:

@@ -43,9 +43,29 @@ def waiting() -> Conversation:
         conversation=conversation,
         reason=EscalationReason.EMOTION,
         summary="Customer is upset about a late delivery of order #D1002.",
-        intents=[{"name": "complaint", "confidence": 0.91}],
-        emotion_trajectory=[0.4, 0.8],
+        intents=[  # as agents.escalation writes them
+            {
+                "turn_id": 1,
+                "intents": ["logistics_query"],
+                "labels": {"en": ["Track a delivery"], "zh": ["查物流"]},
+                "at": "2026-11-24T18:42:53+00:00",
+            },
+            {"turn_id": 2, "intents": ["complaint", "human_request"], "at": "2026-11-24T18:43:10+00:00"},
+        ],
+        emotion_trajectory=[0.45, 0.05],
         order_ids=["D1002"],
+        slots={
+            "workflow": "return",
+            "status": "active",
+            "order_id": "D1002",
+            "item_ids": ["V1", "V2"],
+            "_pending": [{"text": "and cancel #D1003"}],
+            "_verify_failures": 2,
+        },
+        last_messages=[
+            {"sender": "bot", "text": "Here is the tracking.", "at": "2026-11-24T18:43:00+00:00"},
+            {"sender": "customer", "text": "<i>still</i> nothing arrived", "at": "2026-11-24T18:43:10+00:00"},
+        ],
         suggested_reply="非常抱歉，我马上为您查询。",
     )
     Conversation.objects.filter(pk=conversation.pk).update(status=ConversationStatus.WAITING_HUMAN)
@@ -68,9 +88,43 @@ def test_the_queue_shows_the_waiting_chat_with_its_card_escaped(lin: tuple[Clien
     fragment = client.get("/admin/console/queue").content.decode()
 
     for html in (page, fragment):
-        assert f'data-conversation-id="{waiting.pk}"' in html and "Upset customer" in html
-        assert "late delivery of order #D1002" in html and "complaint (0.91)" in html and "0.40 → 0.80" in html
+        assert f'data-conversation-id="{waiting.pk}"' in html and "The customer is upset." in html
         assert "Mei &lt;b&gt;Chen&lt;/b&gt;" in html and "<b>Chen</b>" not in html
+        assert "&lt;i&gt;still&lt;/i&gt; nothing arrived" in html  # the customer's last words, escaped
+
+
+def _text(html: str, testid: str) -> list[str]:
+    import re
+
+    return [
+        re.sub(r"<[^>]+>", "", m).strip()
+        for m in re.findall(rf'data-testid="{testid}"[^>]*>(.*?)</(?:span|strong|a|td|table|p)>', html, re.S)
+    ]
+
+
+def test_the_card_reads_as_words_not_data(lin: tuple[Client, Any], waiting: Conversation) -> None:
+    client, _ = lin
+
+    html = client.get(f"/admin/console/{waiting.pk}/").content.decode()
+
+    assert _text(html, "card-reason") == ["The customer is upset."]
+    assert _text(html, "card-topic") == ["Track a delivery", "Complaint", "Human request"]
+    assert _text(html, "card-mood-now") == ["now very upset"] and 'class="mood neutral"' in html
+    assert '<th scope="row">Order</th><td>D1002</td>' in html and '<th scope="row">Items</th><td>V1, V2</td>' in html
+    assert "<caption>Return, in progress</caption>" in html
+    assert 'href="/admin/store/order/?q=D1002"' in html
+    for raw in ("_pending", "_verify_failures", "workflow=", "{&#x27;", "0 = very negative", "turn_id"):
+        assert raw not in html
+
+
+def test_the_card_follows_the_staff_members_language(lin: tuple[Client, Any], waiting: Conversation) -> None:
+    client, _ = lin
+
+    html = client.get(f"/admin/console/{waiting.pk}/", HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+
+    assert _text(html, "card-reason") == ["客户情绪激动。"]
+    assert _text(html, "card-topic")[0] == "查物流"
+    assert "<caption>退货，进行中</caption>" in html and '<th scope="row">订单</th>' in html
 
 
 def test_take_over_is_race_safe_and_accepts_the_card(
