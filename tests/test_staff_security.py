@@ -99,3 +99,29 @@ def test_the_support_group_is_brought_up_to_date_not_duplicated() -> None:
 
     assert first.pk == second.pk and first.name == SUPPORT_GROUP
     assert first.permissions.filter(codename="change_ticket").exists()
+
+
+def test_what_the_readme_sends_staff_to_the_support_group_can_do(staff: User) -> None:
+    client = Client()
+    client.force_login(staff)
+
+    home = client.get(reverse("admin:index")).content.decode()
+    exemplars = client.get(reverse("admin:agents_intentexemplar_changelist"))
+    add_exemplar = client.get(reverse("admin:agents_intentexemplar_add"))
+    turns = client.get(reverse("admin:agents_turnrun_changelist"))
+
+    assert 'data-testid="console-open"' in home and 'data-testid="console-header-link"' in home
+    assert exemplars.status_code == 200 and add_exemplar.status_code == 200
+    assert turns.status_code == 403  # the rest of the engine's tables are not staff's
+    assert client.get(reverse("console")).status_code == 200
+    # the header link is on every admin page, one click from anywhere
+    assert 'data-testid="console-header-link"' in exemplars.content.decode()
+
+
+def test_the_console_entry_is_in_the_staff_members_language(staff: User) -> None:
+    client = Client(HTTP_ACCEPT_LANGUAGE="zh-hans")
+    client.force_login(staff)
+
+    home = client.get(reverse("admin:index")).content.decode()
+
+    assert "打开实时客服台" in home and ">实时客服台</a>" in home

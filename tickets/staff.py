@@ -13,6 +13,9 @@ SUPPORT_PERMISSIONS = {
     "store": ("view",),
     "knowledge": ("view", "change", "add"),
 }
+# Staff teach the intent classifier (README: Agents › Intent exemplars); the rest of the engine's tables are
+# not theirs.
+SUPPORT_MODEL_PERMISSIONS = {("agents", "intentexemplar"): ("view", "change", "add")}
 # API keys decide what an integration may call (up to `admin`): superusers only.
 SUPERUSER_MODELS = {("conversations", "apikey")}
 
@@ -21,15 +24,20 @@ def support_group_ensure() -> Group:
     """The support group with exactly its permissions (created or brought up to date; idempotent)."""
     with transaction.atomic():
         group, _ = Group.objects.get_or_create(name=SUPPORT_GROUP)
-        group.permissions.set(
-            [
-                permission
-                for app_label, actions in SUPPORT_PERMISSIONS.items()
-                for permission in Permission.objects.filter(content_type__app_label=app_label).select_related(
-                    "content_type"
-                )
-                if permission.codename.split("_", 1)[0] in actions
-                and (app_label, permission.content_type.model) not in SUPERUSER_MODELS
-            ]
-        )
+        by_app = [
+            permission
+            for app_label, actions in SUPPORT_PERMISSIONS.items()
+            for permission in Permission.objects.filter(content_type__app_label=app_label).select_related(
+                "content_type"
+            )
+            if permission.codename.split("_", 1)[0] in actions
+            and (app_label, permission.content_type.model) not in SUPERUSER_MODELS
+        ]
+        by_model = [
+            permission
+            for (app_label, model), actions in SUPPORT_MODEL_PERMISSIONS.items()
+            for permission in Permission.objects.filter(content_type__app_label=app_label, content_type__model=model)
+            if permission.codename.split("_", 1)[0] in actions
+        ]
+        group.permissions.set(by_app + by_model)
     return group

@@ -83,7 +83,9 @@ def test_a_chat_goes_from_the_bot_to_a_person_and_back(demo: User, widget_pages:
     _ask(shopper, "转人工")
     item = console.get_by_test_id("console-item")
     expect(item).to_have_count(1)
-    expect(item.get_by_test_id("console-card")).to_contain_text("Customer asked for a human")
+    expect(item.get_by_test_id("card-reason")).to_have_text("The customer asked to talk to a person.")
+    expect(item.get_by_test_id("card-topic").last).to_have_text("Talk to a person")
+    expect(item.get_by_test_id("console-card")).not_to_contain_text("turn_id")
     expect(shopper.get_by_test_id("cs-banner")).to_be_visible()
 
     # Take over, answer: the customer sees the person's name and words.
