@@ -194,12 +194,15 @@ def message_announce(message: Message) -> None:
     send_staff_event_on_commit(event)
 
 
-def _status_change(conversation: Conversation, status: str, **fields: Any) -> None:
+def _status_change(
+    conversation: Conversation, status: str, *, told: dict[str, Any] | None = None, **fields: Any
+) -> None:
+    """`told`: what the status.changed event says besides the status."""
     Conversation.objects.filter(pk=conversation.pk).update(status=status, updated_at=timezone.now(), **fields)
     conversation.status = status
     for name, value in fields.items():
         setattr(conversation, name, value)
-    event = {"type": "status.changed", "conversation_id": conversation.pk, "status": status}
+    event = {"type": "status.changed", "conversation_id": conversation.pk, "status": status, **(told or {})}
     send_conversation_event_on_commit(conversation.pk, event)
     send_staff_event_on_commit(event)
 
@@ -209,10 +212,14 @@ def conversation_lock(conversation_id: int) -> Conversation:
     return Conversation.objects.select_for_update().get(pk=conversation_id)
 
 
-def conversation_wait_for_human(*, conversation: Conversation) -> None:
-    """Hand the chat to the staff queue. Must be called inside atomic() with the row locked."""
+def conversation_wait_for_human(*, conversation: Conversation, staff_online: bool = True) -> None:
+    """Hand the chat to the staff queue. Must be called inside atomic() with the row locked. The event says
+    whether anyone is online, so the widget's banner says what the bot said (a person joins, or we get back
+    to you)."""
     if conversation.status in (ConversationStatus.BOT, ConversationStatus.CLOSED):
-        _status_change(conversation, ConversationStatus.WAITING_HUMAN, closed_at=None)
+        _status_change(
+            conversation, ConversationStatus.WAITING_HUMAN, told={"staff_online": staff_online}, closed_at=None
+        )
 
 
 def conversation_reopen(*, conversation: Conversation) -> None:

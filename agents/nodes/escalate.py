@@ -53,7 +53,8 @@ def escalate_locked(turn: TurnRun, conversation: Conversation, *, from_: str, re
     lines = [soothing_line(language, turn.emotion_score or 0.5)] if reason == EscalationReason.EMOTION else []
     awaiting = None
     callback_ticket = None
-    if staff_online_count() > 0:
+    staff_online = staff_online_count() > 0
+    if staff_online:
         lines.append(handoff_line(language))
     else:
         customer = conversation.customer
@@ -79,7 +80,7 @@ def escalate_locked(turn: TurnRun, conversation: Conversation, *, from_: str, re
     if moved != TurnStatus.ESCALATED:
         return moved is not None
     card = escalation_card_create(conversation=conversation, ticket=callback_ticket, **data)
-    conversation_wait_for_human(conversation=conversation)
+    conversation_wait_for_human(conversation=conversation, staff_online=staff_online)
     if awaiting is not None:
         workflows_end(conversation_id=conversation.pk, status=WorkflowStatus.ACTIVE, to=WorkflowStatus.CANCELLED)
         workflow_open(

@@ -343,7 +343,12 @@ def test_human_request_escalates_with_a_full_card(
     events = staff.events(timeout=0.5)
     escalated = [e for e in events if e["type"] == "escalated"]
     assert escalated and escalated[0]["card_id"] == card.pk and escalated[0]["reason"] == "requested"
-    assert {"type": "status.changed", "conversation_id": chat.pk, "status": "waiting_human"} in events
+    assert {
+        "type": "status.changed",
+        "conversation_id": chat.pk,
+        "status": "waiting_human",
+        "staff_online": False,  # nobody has the console open: the widget says we will get back to them
+    } in events
 
 
 def test_an_upset_customers_card_suggests_an_apology_in_their_language(chat_zh: Conversation, staff_bob: Any) -> None:

@@ -295,6 +295,36 @@ def test_a_person_taking_over_is_announced_and_their_messages_are_labelled(demo:
     assert widget_pages.problems == []
 
 
+@pytest.mark.parametrize(
+    ("lang", "ask", "offline", "after_reload"),
+    [
+        (
+            "en",
+            "I want to talk to a human",
+            "No one from our team is online right now. We'll get back to you.",
+            "Handed to our team. Someone will reply as soon as they can.",
+        ),
+        ("zh", "转人工", "当前没有人工客服在线，我们会尽快与您联系。", "已转交人工客服，客服有空时会尽快回复您。"),
+    ],
+)
+def test_with_nobody_online_the_banner_says_what_the_bot_says(
+    demo: None, widget_pages: Any, lang: str, ask: str, offline: str, after_reload: str
+) -> None:
+    page = widget_pages(locale="zh-CN" if lang == "zh" else "en-US")
+    _open(page, f"/?lang={lang}")
+    _ask(page, ask)
+    _bot_done(page)
+
+    banner = page.get_by_test_id("cs-banner")
+    expect(banner).to_have_text(offline)  # not "waiting for a person to join" while the bot says nobody is online
+    assert "Waiting for a person" not in (banner.text_content() or "")
+
+    page.reload()  # the page no longer knows who was online: it says what holds either way
+    page.get_by_test_id("cs-launcher").click()
+    expect(page.get_by_test_id("cs-banner")).to_have_text(after_reload)
+    assert widget_pages.problems == []
+
+
 def test_the_store_page_signs_only_demo_customers_and_only_in_demo_mode(demo: None, client: Any, settings: Any) -> None:
     import re
 

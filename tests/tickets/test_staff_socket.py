@@ -68,7 +68,12 @@ async def test_queue_changes_and_watched_chats_arrive_live(django_user_model: An
     await database_sync_to_async(conversation_take_over)(conversation_id=conversation_id, staff=lin)
     events = [await socket.receive_json_from(timeout=5) for _ in range(3)]
 
-    assert queued == {"type": "status.changed", "conversation_id": conversation_id, "status": "waiting_human"}
+    assert queued == {
+        "type": "status.changed",
+        "conversation_id": conversation_id,
+        "status": "waiting_human",
+        "staff_online": True,
+    }
     # status.changed from the staff group and the watched group, and the system message (deduped by id in the page)
     assert {e["type"] for e in events} <= {"status.changed", "message.created"}
     assert any(e.get("status") == ConversationStatus.HUMAN for e in events)

@@ -56,6 +56,8 @@
       typing: "Assistant is typing…",
       agentTyping: (name) => `${name} is typing…`,
       waiting: "Waiting for a person to join…",
+      waitingOffline: "No one from our team is online right now. We'll get back to you.",
+      handedOver: "Handed to our team. Someone will reply as soon as they can.",
       joined: (name) => `${name} joined the chat`,
       back: "You're back with the assistant",
       closed: "This conversation is closed. Send a message to start again.",
@@ -86,6 +88,8 @@
       typing: "智能助手正在输入…",
       agentTyping: (name) => `${name} 正在输入…`,
       waiting: "正在为您转接人工客服，请稍候…",
+      waitingOffline: "当前没有人工客服在线，我们会尽快与您联系。",
+      handedOver: "已转交人工客服，客服有空时会尽快回复您。",
       joined: (name) => `${name} 已加入对话`,
       back: "已切换回智能助手",
       closed: "本次对话已结束，发送消息即可重新开始。",
@@ -727,10 +731,13 @@
     ui.banner.hidden = !text;
   }
 
-  function applyStatus(status, { live }) {
+  // staffOnline: what the escalation said (true, false), or undefined when not known (a reload):
+  // the banner then says what holds either way.
+  function applyStatus(status, { live, staffOnline }) {
     const previous = state.status;
     state.status = status;
-    if (status === "waiting_human") setBanner(T.waiting);
+    const waiting = { true: T.waiting, false: T.waitingOffline }[staffOnline] || T.handedOver;
+    if (status === "waiting_human") setBanner(waiting);
     else if (status === "human") setBanner(T.joined(state.agentName || T.aPerson));
     else if (status === "closed") setBanner(T.closed);
     else if (status === "bot" && live && (previous === "human" || previous === "waiting_human")) setBanner(T.back);
@@ -861,7 +868,7 @@
         }
         break;
       case "status.changed":
-        applyStatus(event.status, { live: true });
+        applyStatus(event.status, { live: true, staffOnline: event.staff_online });
         break;
       case "error":
         onError(event);
