@@ -5,10 +5,12 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from agents.api import ConversationCloseApi, ConversationCreateApi, MessagesApi, NluParseApi, TurnDetailApi
 from agents.store.views import storefront
 from conversations.views import widget_session
+from cs_project.inbox import inbox_list_fragment, inbox_page
 from cs_project.views import healthz, not_found, server_error
 from knowledge.api import IngestJobApi, IngestJobCancelApi, KbDocumentUploadApi, KbSearchApi
 from knowledge.views import kb_source
 from tickets.api import TicketDetailApi, TicketListApi
+from tickets.console import console_view
 from webhooks.api import WebhookDeliveryListApi, WebhookDetailApi, WebhookListApi
 
 api_v1 = [
@@ -30,6 +32,9 @@ api_v1 = [
 
 urlpatterns = [
     path("", storefront, name="storefront"),
+    path("admin/console/", console_view(inbox_page), name="console"),
+    path("admin/console/list", console_view(inbox_list_fragment), name="console-list"),
+    path("admin/console/<int:conversation_id>/", console_view(inbox_page), name="console-chat"),
     path("admin/console/", include("tickets.console")),
     path("admin/", admin.site.urls),
     path("healthz", healthz, name="healthz"),

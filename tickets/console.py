@@ -1,8 +1,9 @@
-"""The live console in the admin: the queue of chats waiting for a person, and one chat to work.
+"""The live console's actions on one chat: take over, send (a reply or an internal note), hand back,
+resolve; and the guard every console page shares.
 
-Pages are server-rendered (so they work before the socket connects); `static/console/console.js`
-keeps them live over `ws/staff` and posts the actions below, which answer JSON to it and redirect
-a plain form post back to the chat. Every action is one service call; only staff holding
+The inbox page itself (the list, the open chat, the customer beside it) is composed above the apps, in
+cs_project.inbox. `static/console/console.js` posts these actions, which answer JSON to it and redirect a
+plain form post back to the chat. Every action is one service call; only staff holding
 `conversations.take_over_conversation` see or use any of it.
 """
 
@@ -15,13 +16,13 @@ from django.contrib import admin, messages
 from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
-from django.shortcuts import redirect, render
+from django.shortcuts import redirect
 from django.urls import path, reverse
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_POST
 
 from conversations.api_errors import error_body
-from conversations.models import Conversation, ResolutionReason
+from conversations.models import Conversation
 from conversations.services import (
     ConversationStateError,
     ConversationTaken,
@@ -29,7 +30,7 @@ from conversations.services import (
     conversation_resolve,
     staff_message_send,
 )
-from tickets.selectors import console_allowed, console_chat, console_queue
+from tickets.selectors import console_allowed
 from tickets.services import escalation_take_over
 
 
@@ -39,7 +40,7 @@ class StaffRequest(HttpRequest):
     user: User
 
 
-def _console_view(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+def console_view(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
     """The admin's login and staff check, then the console permission."""
 
     def guarded(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
@@ -54,7 +55,7 @@ def _wants_json(request: HttpRequest) -> bool:
     return "application/json" in request.headers.get("Accept", "")
 
 
-def _strings() -> dict[str, str]:
+def console_strings() -> dict[str, str]:
     """What console.js says, in the staff member's language."""
     return {
         "connecting": _("Connecting…"),
@@ -67,38 +68,6 @@ def _strings() -> dict[str, str]:
         "unreachable": _("The server could not be reached; try again."),
         "note": _("Note"),
     }
-
-
-@require_GET
-def queue_page(request: StaffRequest) -> HttpResponse:
-    context = {
-        **admin.site.each_context(request),
-        "title": _("Live console"),
-        "queue": console_queue(staff=request.user),
-        "strings": _strings(),
-    }
-    return render(request, "admin/console/queue.html", context)
-
-
-@require_GET
-def queue_fragment(request: StaffRequest) -> HttpResponse:
-    return render(request, "admin/console/_queue.html", {"queue": console_queue(staff=request.user)})
-
-
-@require_GET
-def chat_page(request: StaffRequest, conversation_id: int) -> HttpResponse:
-    chat = console_chat(conversation_id=conversation_id, staff=request.user)
-    if chat is None:
-        raise Http404("no such conversation")
-    context = {
-        **admin.site.each_context(request),
-        "title": _("Conversation %(id)s") % {"id": conversation_id},
-        "chat": chat,
-        "strings": _strings(),
-        "reasons": ResolutionReason.choices,
-        "mine": chat.conversation.assigned_staff_id == request.user.pk,
-    }
-    return render(request, "admin/console/chat.html", context)
 
 
 def _action(request: StaffRequest, conversation_id: int, act: Callable[[], Any], done: str) -> HttpResponse:
@@ -172,11 +141,8 @@ def resolve(request: StaffRequest, conversation_id: int) -> HttpResponse:
 
 
 urlpatterns = [
-    path("", _console_view(queue_page), name="console"),
-    path("queue", _console_view(queue_fragment), name="console-queue"),
-    path("<int:conversation_id>/", _console_view(chat_page), name="console-chat"),
-    path("<int:conversation_id>/take-over", _console_view(take_over), name="console-take-over"),
-    path("<int:conversation_id>/send", _console_view(send), name="console-send"),
-    path("<int:conversation_id>/hand-back", _console_view(hand_back), name="console-hand-back"),
-    path("<int:conversation_id>/resolve", _console_view(resolve), name="console-resolve"),
+    path("<int:conversation_id>/take-over", console_view(take_over), name="console-take-over"),
+    path("<int:conversation_id>/send", console_view(send), name="console-send"),
+    path("<int:conversation_id>/hand-back", console_view(hand_back), name="console-hand-back"),
+    path("<int:conversation_id>/resolve", console_view(resolve), name="console-resolve"),
 ]

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, User
-from django.db.models import Prefetch, Q, QuerySet
+from django.db.models import Count, Exists, F, OuterRef, Prefetch, Q, QuerySet, Subquery, Value
+from django.db.models.functions import Coalesce
 
-from conversations.models import Conversation, ConversationStatus, Message
+from conversations.models import Conversation, ConversationStatus, Customer, Message, Sender
 from conversations.realtime import staff_display_name
 from tickets.cards import CardView, card_view
-from tickets.models import CannedResponse, EscalationCard
+from tickets.models import CannedResponse, EscalationCard, Ticket
 
 STAFF_PERMISSION = "conversations.take_over_conversation"
 
@@ -54,6 +56,104 @@ def console_queue(*, staff: AbstractBaseUser) -> ConsoleQueue:
         mine=[c for c in rows if c.status == ConversationStatus.HUMAN and c.assigned_staff_id == staff.pk],
         others=[c for c in rows if c.status == ConversationStatus.HUMAN and c.assigned_staff_id != staff.pk],
     )
+
+
+# The inbox's views (Chatwoot's and Intercom's): chats waiting for a person, mine, open chats nobody owns
+# (the bot's, and the waiting ones), every open chat, and closed chats.
+INBOX_VIEWS = ("waiting", "mine", "unassigned", "all", "closed")
+INBOX_LIMIT = 100
+
+
+def _inbox_filter(view: str, staff: AbstractBaseUser) -> Q:
+    return {
+        "waiting": Q(status=ConversationStatus.WAITING_HUMAN),
+        "mine": Q(status=ConversationStatus.HUMAN, assigned_staff_id=staff.pk),
+        "unassigned": ~Q(status=ConversationStatus.CLOSED) & Q(assigned_staff__isnull=True),
+        "all": ~Q(status=ConversationStatus.CLOSED),
+        "closed": Q(status=ConversationStatus.CLOSED),
+    }[view]
+
+
+@dataclass(frozen=True)
+class InboxList:
+    view: str
+    query: str
+    counts: dict[str, int]  # view → conversations in it (all of them, not only those listed)
+    items: Sequence[Conversation]  # annotated with `unread` and `last_text`
+
+
+def inbox_list(*, staff: AbstractBaseUser, view: str, query: str = "") -> InboxList:
+    """One view of the inbox, searched by customer (name, id, email, phone), order id or message text.
+
+    Waiting and Mine put the longest-waiting chat first (the one a person should answer next); the
+    other views the latest activity first. `unread`: the customer's messages since the last answer (the
+    bot's, a person's or a system line)."""
+    if view not in INBOX_VIEWS:
+        view = "waiting"
+    query = query.strip()[:100]
+    counts = Conversation.objects.aggregate(
+        **{name: Count("pk", filter=_inbox_filter(name, staff)) for name in INBOX_VIEWS}
+    )
+    conversations = Conversation.objects.filter(_inbox_filter(view, staff))
+    if query:
+        conversations = conversations.filter(_search(query))
+    oldest_first = view in ("waiting", "mine")
+    order = F("last_message_at").asc(nulls_last=True) if oldest_first else F("last_message_at").desc(nulls_last=True)
+    last_answer = (
+        Message.objects.filter(conversation=OuterRef(OuterRef("pk")), internal=False)
+        .exclude(sender=Sender.CUSTOMER)
+        .order_by("-pk")
+        .values("pk")[:1]
+    )
+    unread = (
+        Message.objects.filter(
+            conversation=OuterRef("pk"), sender=Sender.CUSTOMER, pk__gt=Coalesce(Subquery(last_answer), Value(0))
+        )
+        .order_by()
+        .values("conversation")
+        .annotate(n=Count("pk"))
+        .values("n")
+    )
+    last_text = Message.objects.filter(conversation=OuterRef("pk"), internal=False).order_by("-pk").values("text")[:1]
+    items = list(
+        conversations.select_related("customer", "verified_customer", "assigned_staff")
+        .annotate(unread=Coalesce(Subquery(unread), Value(0)), last_text=Subquery(last_text))
+        .order_by(order, "pk")[:INBOX_LIMIT]
+    )
+    return InboxList(view=view, query=query, counts=counts, items=items)
+
+
+def _search(query: str) -> Q:
+    words = query.lstrip("#")
+    customer = (
+        Q(customer__name__icontains=words)
+        | Q(customer__external_id__icontains=words)
+        | Q(customer__email__icontains=words)
+        | Q(customer__phone__icontains=words)
+        | Q(verified_customer__name__icontains=words)
+        | Q(verified_customer__email__icontains=words)
+    )
+    said = Q(Exists(Message.objects.filter(conversation=OuterRef("pk"), internal=False, text__icontains=words)))
+    number = Q(pk=int(words)) if words.isdigit() else Q(pk__in=[])
+    return customer | said | number
+
+
+@dataclass(frozen=True)
+class CustomerHistory:
+    customer: Customer  # the store customer the chat proved to be, else the chat's own visitor
+    conversations: list[Conversation]  # their other conversations, latest first
+    tickets: list[Ticket]
+
+
+def customer_history(conversation: Conversation, *, limit: int = 10) -> CustomerHistory:
+    customer = conversation.verified_customer or conversation.customer
+    others = (
+        Conversation.objects.filter(Q(customer=customer) | Q(verified_customer=customer))
+        .exclude(pk=conversation.pk)
+        .order_by("-created_at")[:limit]
+    )
+    tickets = Ticket.objects.filter(Q(customer=customer) | Q(conversation=conversation)).order_by("-created_at")
+    return CustomerHistory(customer=customer, conversations=list(others), tickets=list(tickets[:limit]))
 
 
 @dataclass(frozen=True)

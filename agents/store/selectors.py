@@ -1,6 +1,6 @@
 from django.db.models import Count, Prefetch, QuerySet
 
-from agents.store.models import Product, StoreProfile, SubsidyRule, Variant
+from agents.store.models import Order, Product, StoreProfile, SubsidyRule, Variant
 
 
 def product_list_for_storefront() -> QuerySet[Product]:
@@ -45,3 +45,12 @@ def products_to_compare() -> tuple[str, str] | None:
             return seen[category], name
         seen[category] = name
     return None
+
+
+def customer_orders(customer_id: int, *, limit: int = 10) -> list[Order]:
+    """A customer's latest orders with their items and shipments (carrier, tracking), for staff."""
+    return list(
+        Order.objects.filter(customer_id=customer_id)
+        .prefetch_related("items", "fulfillments")
+        .order_by("-placed_at", "-pk")[:limit]
+    )

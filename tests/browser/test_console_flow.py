@@ -52,7 +52,7 @@ def _staff_console(widget_pages: Any) -> Page:
 
 def test_a_chat_goes_from_the_bot_to_a_person_and_back(demo: User, widget_pages: Any) -> None:
     console = _staff_console(widget_pages)
-    expect(console.get_by_test_id("console-empty")).to_be_visible()
+    expect(console.get_by_test_id("inbox-empty")).to_be_visible()
     shopper = widget_pages(locale="zh-CN")
     shopper.goto("/?lang=zh&customer=demo_li_wei")
     shopper.get_by_test_id("cs-launcher").click()
@@ -79,18 +79,26 @@ def test_a_chat_goes_from_the_bot_to_a_person_and_back(demo: User, widget_pages:
     returned = Order.objects.filter(customer__external_id="demo_li_wei", status=OrderStatus.RETURN_REQUESTED)
     assert returned.exists(), list(Message.objects.filter(sender="bot").values_list("text", flat=True))
 
-    # Asking for a person: the console shows the card without a reload.
+    # Asking for a person: the inbox lists the chat without a reload; opening it shows the card and
+    # the customer beside it.
     _ask(shopper, "转人工")
-    item = console.get_by_test_id("console-item")
+    item = console.get_by_test_id("inbox-item")
     expect(item).to_have_count(1)
-    expect(item.get_by_test_id("card-reason")).to_have_text("The customer asked to talk to a person.")
-    expect(item.get_by_test_id("card-topic").last).to_have_text("Talk to a person")
-    expect(item.get_by_test_id("console-card")).not_to_contain_text("turn_id")
+    expect(console.locator('[data-testid="inbox-view"][data-view="waiting"]')).to_have_attribute("data-count", "1")
     expect(shopper.get_by_test_id("cs-banner")).to_be_visible()
+    item.click()
+    expect(console).to_have_url(re.compile(r"/admin/console/\d+/\?view=waiting$"))
+    card = console.get_by_test_id("console-card")
+    expect(card.get_by_test_id("card-reason")).to_have_text("The customer asked to talk to a person.")
+    expect(card.get_by_test_id("card-topic").last).to_have_text("Talk to a person")
+    expect(card).not_to_contain_text("turn_id")
+    panel = console.get_by_test_id("customer-panel")
+    expect(panel.get_by_test_id("customer-verified")).to_be_visible()
+    expect(panel.get_by_test_id("customer-order").first).to_be_visible()
+    expect(console.locator('[data-testid="inbox-item"][aria-current="true"]')).to_have_count(1)
 
     # Take over, answer: the customer sees the person's name and words.
-    item.get_by_test_id("console-take-over").click()
-    expect(console).to_have_url(re.compile(r"/admin/console/\d+/$"))
+    console.get_by_test_id("console-take-over").click()
     expect(console.get_by_test_id("console-status")).to_have_attribute("data-status", "human")
     expect(shopper.get_by_test_id("cs-banner")).to_contain_text("Lin")
     console.get_by_test_id("console-note").check()

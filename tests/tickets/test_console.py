@@ -1,12 +1,16 @@
-"""The live console: who may use it, the queue with its cards, and every action, race and bad input."""
+"""The live console: who may use it, the inbox (views, counts, unread, search), the card, the customer beside
+the chat, and every action, race and bad input."""
 
 from __future__ import annotations
 
+import re
+from datetime import timedelta
 from typing import Any
 
 import pytest
 from django.contrib.auth.models import Permission
 from django.test import Client
+from django.utils import timezone
 
 from conversations.models import Conversation, ConversationStatus, Customer, Message
 from conversations.services import conversation_start
@@ -81,16 +85,21 @@ def test_only_staff_with_the_permission_get_in(django_user_model: Any, waiting: 
     assert Conversation.objects.get(pk=waiting.pk).status == ConversationStatus.WAITING_HUMAN
 
 
-def test_the_queue_shows_the_waiting_chat_with_its_card_escaped(lin: tuple[Client, Any], waiting: Conversation) -> None:
+def test_the_inbox_lists_the_waiting_chat_escaped_with_its_unread_count(
+    lin: tuple[Client, Any], waiting: Conversation
+) -> None:
     client, _ = lin
 
     page = client.get("/admin/console/").content.decode()
-    fragment = client.get("/admin/console/queue").content.decode()
+    fragment = client.get("/admin/console/list?view=waiting").content.decode()
 
     for html in (page, fragment):
-        assert f'data-conversation-id="{waiting.pk}"' in html and "The customer is upset." in html
+        assert f'data-testid="inbox-item" data-conversation-id="{waiting.pk}"' in html
         assert "Mei &lt;b&gt;Chen&lt;/b&gt;" in html and "<b>Chen</b>" not in html
-        assert "&lt;i&gt;still&lt;/i&gt; nothing arrived" in html  # the customer's last words, escaped
+        assert 'data-view="waiting" data-count="1"' in html
+        assert '<span class="badge" data-testid="inbox-unread"' in html  # the customer's message, unanswered
+        assert "&lt;script&gt;alert(1)&lt;/script&gt;我要投诉" in html  # the last message, escaped
+    assert 'data-testid="inbox-pick"' in page  # nothing open yet
 
 
 def _text(html: str, testid: str) -> list[str]:
@@ -125,6 +134,104 @@ def test_the_card_follows_the_staff_members_language(lin: tuple[Client, Any], wa
     assert _text(html, "card-reason") == ["客户情绪激动。"]
     assert _text(html, "card-topic")[0] == "查物流"
     assert "<caption>退货，进行中</caption>" in html and '<th scope="row">订单</th>' in html
+
+
+def _listed(client: Client, **params: str) -> list[int]:
+    import re
+    from urllib.parse import urlencode
+
+    html = client.get(f"/admin/console/list?{urlencode(params)}").content.decode()
+    return [int(pk) for pk in re.findall(r'data-testid="inbox-item" data-conversation-id="(\d+)"', html)]
+
+
+def test_each_view_holds_its_chats_and_counts_them(
+    lin: tuple[Client, Any], django_user_model: Any, waiting: Conversation
+) -> None:
+    client, lin_user = lin
+    bo = django_user_model.objects.create_user(username="bo", is_staff=True)
+    ada = Customer.objects.create(external_id="ada-1", name="Ada")
+    bot_chat = conversation_start(customer=ada)
+    mine = conversation_start(customer=ada)
+    theirs = conversation_start(customer=ada)
+    closed = conversation_start(customer=ada)
+    Conversation.objects.filter(pk=mine.pk).update(status=ConversationStatus.HUMAN, assigned_staff=lin_user)
+    Conversation.objects.filter(pk=theirs.pk).update(status=ConversationStatus.HUMAN, assigned_staff=bo)
+    Conversation.objects.filter(pk=closed.pk).update(status=ConversationStatus.CLOSED, closed_at=timezone.now())
+
+    assert _listed(client, view="waiting") == [waiting.pk]
+    assert _listed(client, view="mine") == [mine.pk]
+    assert set(_listed(client, view="unassigned")) == {waiting.pk, bot_chat.pk}
+    assert set(_listed(client, view="all")) == {waiting.pk, bot_chat.pk, mine.pk, theirs.pk}
+    assert _listed(client, view="closed") == [closed.pk]
+    assert _listed(client, view="nonsense") == [waiting.pk]  # an unknown view is the default one
+    html = client.get("/admin/console/list?view=all").content.decode()
+    for view, count in (("waiting", 1), ("mine", 1), ("unassigned", 2), ("all", 4), ("closed", 1)):
+        assert f'data-view="{view}" data-count="{count}"' in html
+
+
+def test_the_longest_waiting_chat_comes_first_and_unread_counts_reset_on_an_answer(
+    lin: tuple[Client, Any], waiting: Conversation
+) -> None:
+    client, _ = lin
+    later = conversation_start(customer=Customer.objects.create(external_id="c-10", name="Later"))
+    Conversation.objects.filter(pk=later.pk).update(
+        status=ConversationStatus.WAITING_HUMAN, last_message_at=timezone.now()
+    )
+    Conversation.objects.filter(pk=waiting.pk).update(last_message_at=timezone.now() - timedelta(minutes=9))
+    for text in ("hello?", "anyone there?"):
+        Message.objects.create(conversation=later, sender="customer", text=text)
+
+    assert _listed(client, view="waiting") == [waiting.pk, later.pk]
+    assert _listed(client, view="all")[0] == later.pk  # other views: the latest activity first
+    html = client.get("/admin/console/list").content.decode()
+    assert re.search(rf'data-conversation-id="{later.pk}".*?data-testid="inbox-unread"[^>]*>2<', html, re.S)
+
+    Message.objects.create(conversation=later, sender="bot", text="Someone will be with you shortly.")
+    html = client.get("/admin/console/list").content.decode()
+    later_item = html[html.index(f'data-conversation-id="{later.pk}"') :].split("</a>")[0]
+    assert "inbox-unread" not in later_item
+
+
+def test_search_finds_chats_by_customer_order_id_or_words(lin: tuple[Client, Any], waiting: Conversation) -> None:
+    client, _ = lin
+    other = conversation_start(customer=Customer.objects.create(external_id="c-11", name="Ada", email="ada@x.org"))
+    Message.objects.create(conversation=other, sender="customer", text="where is order #D1007?")
+
+    assert _listed(client, view="all", q="mei") == [waiting.pk]
+    assert _listed(client, view="all", q="ada@x") == [other.pk]
+    assert _listed(client, view="all", q="#D1007") == [other.pk]
+    assert _listed(client, view="all", q="投诉") == [waiting.pk]
+    assert _listed(client, view="all", q=str(other.pk)) == [other.pk]
+    nothing = client.get("/admin/console/list?view=all&q=zzz-nobody").content.decode()
+    assert 'data-testid="inbox-empty"' in nothing and "No conversation matches." in nothing
+    assert client.get("/admin/console/list?q=" + "x" * 5000).status_code == 200
+
+
+def test_the_customer_is_beside_the_chat_with_orders_tracking_past_chats_and_tickets(
+    lin: tuple[Client, Any], waiting: Conversation
+) -> None:
+    from agents.store.models import Fulfillment, OrderStatus
+    from tests.factories import OrderFactory, TicketFactory
+
+    client, _ = lin
+    visitor = waiting.customer
+    shopper = Customer.objects.create(
+        external_id="li_wei", name="李伟", email="li.wei@example.com", phone="13800000000", verified=True
+    )
+    Conversation.objects.filter(pk=waiting.pk).update(verified_customer=shopper)
+    order = OrderFactory.create(customer=shopper, external_id="#D1002", status=OrderStatus.PROCESSED)
+    Fulfillment.objects.create(order=order, carrier="SF Express", tracking_ids=["SF1234567890"])
+    earlier = conversation_start(customer=shopper)
+    TicketFactory.create(customer=shopper, subject="Late delivery")
+
+    html = client.get(f"/admin/console/{waiting.pk}/").content.decode()
+
+    panel = html[html.index('data-testid="customer-panel"') :]
+    assert "李伟" in panel and 'data-testid="customer-verified"' in panel and "li.wei@example.com" in panel
+    assert 'data-order-id="#D1002"' in panel and "Processed" in panel and "SF Express SF1234567890" in panel
+    assert f'href="/admin/console/{earlier.pk}/"' in panel and 'data-testid="customer-ticket"' in panel
+    assert visitor.external_id not in panel  # the verified customer, not the visitor id
+    assert 'aria-current="true"' in html  # the open chat is marked in the list
 
 
 def test_take_over_is_race_safe_and_accepts_the_card(
@@ -222,15 +329,14 @@ def test_the_console_speaks_the_staff_members_language(
     client, _ = lin
 
     zh_queue = client.get("/admin/console/", HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    zh_card = client.get(f"/admin/console/{waiting.pk}/", HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
     zh_chat = client.get(f"/admin/console/{waiting.pk}/", HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
     en_chat = client.get(f"/admin/console/{waiting.pk}/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
     other, _ = staff_client(django_user_model, "bo")
     client.post(f"/admin/console/{waiting.pk}/take-over", **JSON)
     refused = other.post(f"/admin/console/{waiting.pk}/take-over", HTTP_ACCEPT_LANGUAGE="zh-hans", **JSON)
 
-    assert (
-        "实时客服台" in zh_queue and "等待人工（1）" in zh_queue and "客户情绪激动" in zh_queue and "接管" in zh_queue
-    )
+    assert "实时客服台" in zh_queue and "等待中 <span" in zh_queue and "客户情绪激动" in zh_card and "接管" in zh_card
     assert "交还给智能助手" in zh_chat and "内部备注（客户看不到）" in zh_chat and "等待人工" in zh_chat
     assert "正在连接" in zh_chat  # console.js's own strings come from the page
     assert "Hand back to assistant" in en_chat and "Waiting for a human" in en_chat

@@ -1,10 +1,9 @@
-// The live console: keeps the queue and an open chat current over ws/staff and posts the staff
-// actions. Message text is only ever set with textContent, never parsed as HTML.
+// The staff inbox: keeps the conversation list and the open chat current over ws/staff and posts the
+// staff actions. Message text is only ever set with textContent, never parsed as HTML.
 (function () {
   "use strict";
   const root = document.getElementById("console");
   if (!root) return;
-  const page = root.dataset.page;
   const conversationId = Number(root.dataset.conversationId || 0);
   const live = root.querySelector("[data-testid=console-live]");
   const strings = JSON.parse(document.getElementById("console-strings").textContent);
@@ -22,7 +21,7 @@
       live.textContent = strings.live;
       live.dataset.state = "live";
       if (conversationId) socket.send(JSON.stringify({ type: "watch", conversation_id: conversationId }));
-      if (page === "queue") refreshQueue();  // whatever changed while disconnected
+      refreshList();  // whatever changed while disconnected
     });
     socket.addEventListener("message", (e) => handle(JSON.parse(e.data)));
     socket.addEventListener("close", (e) => {
@@ -32,14 +31,17 @@
     });
   }
 
-  // --- queue ---------------------------------------------------------------------------------
-  let queueTimer = null;
-  function refreshQueue() {
-    clearTimeout(queueTimer);
-    queueTimer = setTimeout(async () => {
-      const response = await fetch(root.dataset.queueUrl, { credentials: "same-origin" });
-      if (response.ok) document.getElementById("console-queue").innerHTML = await response.text();
-    }, 150);
+  // --- the list ------------------------------------------------------------------------------
+  let listTimer = null;
+  function refreshList() {
+    clearTimeout(listTimer);
+    listTimer = setTimeout(async () => {
+      const query = new URLSearchParams({ view: root.dataset.view, q: root.dataset.query, open: conversationId || "" });
+      const response = await fetch(`${root.dataset.listUrl}?${query}`, { credentials: "same-origin" });
+      const list = document.getElementById("inbox-list");
+      // a search being typed is not replaced under the staff member's fingers
+      if (response.ok && !list.contains(document.activeElement)) list.innerHTML = await response.text();
+    }, 300);
   }
 
   // --- chat ----------------------------------------------------------------------------------
@@ -75,10 +77,8 @@
   }
 
   function handle(event) {
-    if (page === "queue") {
-      if (["escalated", "status.changed"].includes(event.type)) refreshQueue();
-      return;
-    }
+    if (["escalated", "status.changed", "message.created"].includes(event.type)) refreshList();
+    if (!conversationId) return;
     const forThis = (event.conversation_id || (event.message && event.message.conversation_id)) === conversationId;
     if (event.type === "message.created" && forThis) appendMessage(event.message);
     else if (event.type === "status.changed" && forThis) {
@@ -105,13 +105,12 @@
       const body = await response.json().catch(() => ({}));
       if (!response.ok) {
         say((body.error && body.error.message) || `${strings.failed} (${response.status})`);
-        if (page === "queue") refreshQueue();
+        refreshList();
         return;
       }
       say("");
       const action = form.dataset.action;
       if (action === "send") form.querySelector("textarea").value = "";
-      else if (action === "take-over" && page === "queue") location.href = `${form.action.replace(/take-over$/, "")}`;
       else location.reload();
     } catch (error) {
       say(strings.unreachable);

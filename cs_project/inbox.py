@@ -1,0 +1,70 @@
+"""The staff inbox at /admin/console/ (Chatwoot's and Intercom's split view): the list of chats on the
+left, the open chat in the middle, the customer beside it with their orders, past chats and tickets.
+
+Composed here, above the apps, because one screen shows the console's chats (tickets), the customer's
+store orders (agents.store) and their conversations. Pages are server-rendered, so they work before the
+socket connects; `static/console/console.js` keeps them live over `ws/staff` and posts the actions of
+tickets.console.
+"""
+
+from __future__ import annotations
+
+from django.contrib import admin
+from django.http import Http404, HttpResponse
+from django.shortcuts import render
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+from django.views.decorators.http import require_GET
+
+from agents.store.selectors import customer_orders
+from conversations.models import ResolutionReason
+from tickets.console import StaffRequest, console_strings
+from tickets.selectors import INBOX_VIEWS, console_chat, customer_history, inbox_list
+
+VIEW_LABELS = {
+    "waiting": gettext_lazy("Waiting"),
+    "mine": gettext_lazy("Mine"),
+    "unassigned": gettext_lazy("Unassigned"),
+    "all": gettext_lazy("All open"),
+    "closed": gettext_lazy("Closed"),
+}
+
+
+def _list_context(request: StaffRequest, open_id: int | None) -> dict[str, object]:
+    inbox = inbox_list(staff=request.user, view=request.GET.get("view", ""), query=request.GET.get("q", ""))
+    tabs = [(name, VIEW_LABELS[name], inbox.counts[name]) for name in INBOX_VIEWS]
+    return {"inbox": inbox, "tabs": tabs, "open_id": open_id}
+
+
+@require_GET
+def inbox_page(request: StaffRequest, conversation_id: int | None = None) -> HttpResponse:
+    context: dict[str, object] = {
+        **admin.site.each_context(request),
+        "title": _("Live console"),
+        "strings": console_strings(),
+        **_list_context(request, conversation_id),
+    }
+    if conversation_id is not None:
+        chat = console_chat(conversation_id=conversation_id, staff=request.user)
+        if chat is None:
+            raise Http404("no such conversation")
+        history = customer_history(chat.conversation)
+        context.update(
+            {
+                "title": _("Conversation %(id)s") % {"id": conversation_id},
+                "chat": chat,
+                "reasons": ResolutionReason.choices,
+                "mine": chat.conversation.assigned_staff_id == request.user.pk,
+                "history": history,
+                "orders": customer_orders(history.customer.pk),
+            }
+        )
+    return render(request, "admin/console/inbox.html", context)
+
+
+@require_GET
+def inbox_list_fragment(request: StaffRequest) -> HttpResponse:
+    open_id = request.GET.get("open", "")
+    return render(
+        request, "admin/console/_inbox_list.html", _list_context(request, int(open_id) if open_id.isdigit() else None)
+    )
