@@ -101,7 +101,9 @@ def escalation_card_data(
     last_messages = [
         {"sender": m["sender"], "text": mask_pii(m["text"]), "at": m["created_at"].isoformat()} for m in messages
     ]
-    name = (customer.first_name or customer.display_name) if customer.name or customer.first_name else ""
+    # "Hi Ada", but "李伟您好": a Chinese greeting takes the whole name
+    named = customer.name or customer.first_name
+    name = (customer.first_name if turn.language == "en" else "") or customer.display_name if named else ""
     seen_intents = list(dict.fromkeys(i["name"] for t in turns for i in t["intents"]))
     summary = (
         f"{customer.display_name} ({customer.external_id}{', verified' if customer.verified else ''}) "

@@ -122,10 +122,10 @@ class Conversation(models.Model):
 
 
 class Sender(models.TextChoices):
-    CUSTOMER = "customer", "Customer"
-    BOT = "bot", "Bot"
-    AGENT = "agent", "Agent"  # a human staff member
-    SYSTEM = "system", "System"
+    CUSTOMER = "customer", _("Customer")
+    BOT = "bot", _("Bot")
+    AGENT = "agent", _("Agent")  # a human staff member
+    SYSTEM = "system", _("System")
 
 
 class Message(models.Model):

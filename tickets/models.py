@@ -10,15 +10,15 @@ from tickets.states import TicketStatus
 
 
 class TicketKind(models.TextChoices):
-    RETURN = "return", "Return"
-    EXCHANGE = "exchange", "Exchange"
-    REPAIR = "repair", "Repair"
-    INVOICE = "invoice", "Invoice"
-    CANCEL = "cancel", "Cancellation"
-    MODIFY = "modify", "Order change"
-    COMPLAINT = "complaint", "Complaint"
-    CALLBACK = "callback", "Callback request"
-    GENERAL = "general", "General"
+    RETURN = "return", _("Return")
+    EXCHANGE = "exchange", _("Exchange")
+    REPAIR = "repair", _("Repair")
+    INVOICE = "invoice", _("Invoice")
+    CANCEL = "cancel", _("Cancellation")
+    MODIFY = "modify", _("Order change")
+    COMPLAINT = "complaint", _("Complaint")
+    CALLBACK = "callback", _("Callback request")
+    GENERAL = "general", _("General")
 
 
 class TicketPriority(models.TextChoices):

@@ -1,15 +1,16 @@
 """Ticket statuses and the moves allowed between them (pure: no ORM)."""
 
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 
 class TicketStatus(models.TextChoices):
-    OPEN = "open", "Open"  # created, nobody works on it yet
-    IN_PROGRESS = "in_progress", "In progress"  # a staff member works on it
-    WAITING_CUSTOMER = "waiting_customer", "Waiting for customer"  # needs an answer from the shopper
-    RESOLVED = "resolved", "Resolved"  # done; the customer may still reopen it
-    CLOSED = "closed", "Closed"  # final
-    CANCELLED = "cancelled", "Cancelled"  # withdrawn before it was worked on to the end; final
+    OPEN = "open", _("Open")  # created, nobody works on it yet
+    IN_PROGRESS = "in_progress", _("In progress")  # a staff member works on it
+    WAITING_CUSTOMER = "waiting_customer", _("Waiting for customer")  # needs an answer from the shopper
+    RESOLVED = "resolved", _("Resolved")  # done; the customer may still reopen it
+    CLOSED = "closed", _("Closed")  # final
+    CANCELLED = "cancelled", _("Cancelled")  # withdrawn before it was worked on to the end; final
 
 
 ALLOWED_TRANSITIONS: dict[TicketStatus, frozenset[TicketStatus]] = {

@@ -12,6 +12,7 @@ from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.indexes import GinIndex
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
 
 from conversations.models import Customer
 
@@ -149,13 +150,13 @@ class Variant(models.Model):
 
 
 class OrderStatus(models.TextChoices):
-    PENDING = "pending", "Pending"  # placed, not yet processed: may be cancelled or modified
-    PROCESSED = "processed", "Processed"  # packed and shipped
-    DELIVERED = "delivered", "Delivered"  # may be returned or exchanged
-    CANCELLED = "cancelled", "Cancelled"
-    RETURN_REQUESTED = "return requested", "Return requested"
-    EXCHANGE_REQUESTED = "exchange requested", "Exchange requested"
-    PENDING_ITEM_MODIFIED = "pending (item modified)", "Pending (items modified)"
+    PENDING = "pending", _("Pending")  # placed, not yet processed: may be cancelled or modified
+    PROCESSED = "processed", _("Processed")  # packed and shipped
+    DELIVERED = "delivered", _("Delivered")  # may be returned or exchanged
+    CANCELLED = "cancelled", _("Cancelled")
+    RETURN_REQUESTED = "return requested", _("Return requested")
+    EXCHANGE_REQUESTED = "exchange requested", _("Exchange requested")
+    PENDING_ITEM_MODIFIED = "pending (item modified)", _("Pending (items modified)")
 
 
 class Order(models.Model):

@@ -232,6 +232,10 @@ def test_the_customer_is_beside_the_chat_with_orders_tracking_past_chats_and_tic
     assert f'href="/admin/console/{earlier.pk}/"' in panel and 'data-testid="customer-ticket"' in panel
     assert visitor.external_id not in panel  # the verified customer, not the visitor id
     assert 'aria-current="true"' in html  # the open chat is marked in the list
+    zh = client.get(f"/admin/console/{waiting.pk}/", HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    zh_panel = zh[zh.index('data-testid="customer-panel"') :]
+    assert "已发货" in zh_panel and "以往对话" in zh_panel and "已验证" in zh_panel
+    assert ">客户</span>" in zh  # who wrote each message, in the staff member's language too
 
 
 def test_take_over_is_race_safe_and_accepts_the_card(
