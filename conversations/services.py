@@ -252,6 +252,29 @@ def conversation_take_over(*, conversation_id: int, staff: AbstractBaseUser) -> 
     return conversation
 
 
+def conversation_transfer(*, conversation_id: int, staff: AbstractBaseUser, to: AbstractBaseUser) -> Conversation:
+    """Give the chat to a colleague (Chatwoot's assign, Intercom's reassign), who owns it from then on as if
+    they had taken it over; the customer is told who joined. A chat waiting for a person may be given by
+    anyone at the console; one a person owns, only by its owner (others learn who owns it)."""
+    with transaction.atomic():
+        conversation = conversation_lock(conversation_id)
+        if conversation.status == ConversationStatus.HUMAN and conversation.assigned_staff_id != staff.pk:
+            raise ConversationTaken(staff_display_name(conversation.assigned_staff))
+        if conversation.status not in (ConversationStatus.HUMAN, ConversationStatus.WAITING_HUMAN):
+            raise ConversationStateError(_("Only a conversation waiting for or owned by a person can be transferred."))
+        if conversation.assigned_staff_id == to.pk:
+            return conversation
+        _status_change(conversation, ConversationStatus.HUMAN, assigned_staff=to)
+        name = staff_display_name(to)
+        message_create(
+            conversation=conversation,
+            sender=Sender.SYSTEM,
+            text=say(conversation.language, "%(name)s joined the conversation.", name=name),
+            metadata={"event": "transferred", "staff_id": to.pk, "by_staff_id": staff.pk, "agent_name": name},
+        )
+    return conversation
+
+
 def conversation_hand_back(*, conversation_id: int, staff: AbstractBaseUser) -> Conversation:
     """Give the chat back to the bot, which resumes with the whole history and a fresh failure count."""
     with transaction.atomic():

@@ -19,7 +19,7 @@ from django.views.decorators.http import require_GET
 from agents.store.selectors import customer_orders
 from conversations.models import ResolutionReason
 from tickets.console import StaffRequest, console_strings
-from tickets.selectors import INBOX_VIEWS, console_chat, customer_history, inbox_list
+from tickets.selectors import INBOX_VIEWS, console_chat, console_colleagues, customer_history, inbox_list
 
 VIEW_LABELS = {
     "waiting": gettext_lazy("Waiting"),
@@ -56,6 +56,7 @@ def inbox_page(request: StaffRequest, conversation_id: int | None = None) -> Htt
                 "reasons": ResolutionReason.choices,
                 "mine": chat.conversation.assigned_staff_id == request.user.pk,
                 "history": history,
+                "colleagues": console_colleagues(staff=request.user),
                 "orders": customer_orders(history.customer.pk),
             }
         )

@@ -31,7 +31,7 @@ from conversations.services import (
     staff_message_send,
 )
 from tickets.selectors import console_allowed
-from tickets.services import escalation_take_over
+from tickets.services import escalation_take_over, escalation_transfer
 
 
 class StaffRequest(HttpRequest):
@@ -67,6 +67,8 @@ def console_strings() -> dict[str, str]:
         "failed": _("The action failed."),
         "unreachable": _("The server could not be reached; try again."),
         "note": _("Note"),
+        "new_waiting": _("A customer is waiting for a person"),
+        "notify_blocked": _("The browser does not allow notifications for this site."),
     }
 
 
@@ -116,6 +118,19 @@ def send(request: StaffRequest, conversation_id: int) -> HttpResponse:
 
 
 @require_POST
+def transfer(request: StaffRequest, conversation_id: int) -> HttpResponse:
+    to = request.POST.get("to", "")
+    return _action(
+        request,
+        conversation_id,
+        lambda: escalation_transfer(
+            conversation_id=conversation_id, staff=request.user, to_id=int(to) if to.isdigit() else 0
+        ),
+        _("Transferred."),
+    )
+
+
+@require_POST
 def hand_back(request: StaffRequest, conversation_id: int) -> HttpResponse:
     return _action(
         request,
@@ -143,6 +158,7 @@ def resolve(request: StaffRequest, conversation_id: int) -> HttpResponse:
 urlpatterns = [
     path("<int:conversation_id>/take-over", console_view(take_over), name="console-take-over"),
     path("<int:conversation_id>/send", console_view(send), name="console-send"),
+    path("<int:conversation_id>/transfer", console_view(transfer), name="console-transfer"),
     path("<int:conversation_id>/hand-back", console_view(hand_back), name="console-hand-back"),
     path("<int:conversation_id>/resolve", console_view(resolve), name="console-resolve"),
 ]

@@ -18,7 +18,11 @@ def staff_seen(*, user_id: int) -> None:
     cache.set(_KEY, presence, timeout=settings.STAFF_ONLINE_WINDOW_S)
 
 
-def staff_online_count() -> int:
+def staff_online_ids() -> set[int]:
     presence = cache.get(_KEY) or {}
     now = time.time()
-    return sum(1 for seen in presence.values() if now - seen < settings.STAFF_ONLINE_WINDOW_S)
+    return {uid for uid, seen in presence.items() if now - seen < settings.STAFF_ONLINE_WINDOW_S}
+
+
+def staff_online_count() -> int:
+    return len(staff_online_ids())

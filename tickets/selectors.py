@@ -14,6 +14,7 @@ from conversations.models import Conversation, ConversationStatus, Customer, Mes
 from conversations.realtime import staff_display_name
 from tickets.cards import CardView, card_view
 from tickets.models import CannedResponse, EscalationCard, Ticket
+from tickets.presence import staff_online_ids
 
 STAFF_PERMISSION = "conversations.take_over_conversation"
 
@@ -157,12 +158,49 @@ def customer_history(conversation: Conversation, *, limit: int = 10) -> Customer
 
 
 @dataclass(frozen=True)
+class CannedChoice:
+    title: str
+    shortcut: str  # typed as /shortcut in the reply box
+    text: str  # with this chat's variables filled in
+
+
+@dataclass(frozen=True)
 class ConsoleChat:
     conversation: Conversation
     card: CardView | None
     messages: list[Message]
-    canned: list[tuple[str, str]]  # (title, text with the staff member's name filled in)
+    canned: list[CannedChoice]
     owner_name: str | None
+
+
+@dataclass(frozen=True)
+class Colleague:
+    user: User
+    name: str
+    online: bool
+
+
+def console_colleagues(*, staff: AbstractBaseUser) -> list[Colleague]:
+    """The other staff who may take chats (by group, own permission or superuser), those online first."""
+    app_label, codename = STAFF_PERMISSION.split(".")
+    allowed = Q(is_superuser=True) | Q(
+        user_permissions__codename=codename, user_permissions__content_type__app_label=app_label
+    )
+    allowed |= Q(groups__permissions__codename=codename, groups__permissions__content_type__app_label=app_label)
+    users = User.objects.filter(allowed, is_active=True, is_staff=True).exclude(pk=staff.pk).distinct()
+    online = staff_online_ids()
+    colleagues = [Colleague(user, staff_display_name(user), user.pk in online) for user in users.order_by("pk")]
+    return sorted(colleagues, key=lambda c: (not c.online, c.name.lower()))
+
+
+def canned_text(text: str, *, agent: str, customer_name: str, order_id: str) -> str:
+    """A canned response with its variables filled: {agent}, {customer_name}, {order_id}. A variable this
+    chat has no value for stays as written, for the person to fill in before sending."""
+    values = {"agent": agent, "customer_name": customer_name, "order_id": order_id}
+    for name, value in values.items():
+        if value:
+            text = text.replace("{" + name + "}", value)
+    return text
 
 
 def console_chat(*, conversation_id: int, staff: AbstractBaseUser) -> ConsoleChat | None:
@@ -170,15 +208,21 @@ def console_chat(*, conversation_id: int, staff: AbstractBaseUser) -> ConsoleCha
     if conversation is None:
         return None
     messages = list(conversation.messages.select_related("author").order_by("created_at", "pk"))
-    name = staff_display_name(staff)
+    customer = conversation.verified_customer or conversation.customer
+    card = _latest_card(conversation)
+    values = {
+        "agent": staff_display_name(staff),
+        "customer_name": customer.display_name if customer.name or customer.first_name else "",
+        "order_id": card.orders[-1].order_id if card and card.orders else "",
+    }
     canned = [
-        (response.title, response.text.replace("{agent}", name))
+        CannedChoice(response.title, response.shortcut, canned_text(response.text, **values))
         for response in CannedResponse.objects.filter(active=True, language=conversation.language)
     ]
     owner = staff_display_name(conversation.assigned_staff) if conversation.assigned_staff else None
     return ConsoleChat(
         conversation=conversation,
-        card=_latest_card(conversation),
+        card=card,
         messages=messages,
         canned=canned,
         owner_name=owner,

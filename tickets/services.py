@@ -5,13 +5,15 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import AbstractBaseUser, User
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from conversations.models import Conversation, Customer
+from conversations.services import ConversationStateError
 from tickets.models import EscalationCard, Ticket, TicketEvent, TicketEventKind, TicketKind, TicketPriority
-from tickets.selectors import ticket_json
+from tickets.selectors import console_allowed, ticket_json
 from tickets.states import TicketStatus, transition_allowed
 from webhooks.models import WebhookEventType
 from webhooks.services import webhook_event_emit
@@ -164,6 +166,21 @@ def escalation_take_over(*, conversation_id: int, staff: AbstractBaseUser) -> Co
         conversation = conversation_take_over(conversation_id=conversation_id, staff=staff)
         EscalationCard.objects.filter(conversation_id=conversation_id, accepted_by__isnull=True).update(
             accepted_by=staff, accepted_at=timezone.now()
+        )
+    return conversation
+
+
+def escalation_transfer(*, conversation_id: int, staff: AbstractBaseUser, to_id: int) -> Conversation:
+    """Give the chat to a colleague who may use the console; its open escalation cards are theirs."""
+    from conversations.services import conversation_transfer
+
+    colleague = User.objects.filter(pk=to_id, is_active=True).first()
+    if colleague is None or not console_allowed(colleague):
+        raise ConversationStateError(_("Choose a colleague who can take chats."))
+    with transaction.atomic():
+        conversation = conversation_transfer(conversation_id=conversation_id, staff=staff, to=colleague)
+        EscalationCard.objects.filter(conversation_id=conversation_id, accepted_by__isnull=True).update(
+            accepted_by=colleague, accepted_at=timezone.now()
         )
     return conversation
 

@@ -131,3 +131,67 @@ def test_a_chat_goes_from_the_bot_to_a_person_and_back(demo: User, widget_pages:
     conversation = Conversation.objects.get(customer__external_id="demo_li_wei")
     assert conversation.status == ConversationStatus.BOT and conversation.assigned_staff is None
     assert widget_pages.problems == []
+
+
+def _waiting_chat(name: str) -> Conversation:
+    from django.db import transaction
+
+    from agents.escalation import escalated_event
+    from conversations.models import Customer
+    from conversations.realtime import send_staff_event_on_commit
+    from conversations.services import conversation_lock, conversation_start, conversation_wait_for_human
+    from tickets.models import EscalationCard, EscalationReason
+
+    conversation = conversation_start(customer=Customer.objects.create(external_id=name, name=name), language="en")
+    Message.objects.create(conversation=conversation, sender="customer", text=f"{name} needs a person")
+    with transaction.atomic():
+        conversation_wait_for_human(conversation=conversation_lock(conversation.pk))
+        card = EscalationCard.objects.create(
+            conversation=conversation, reason=EscalationReason.REQUESTED, summary=f"{name} asked for a human"
+        )
+        send_staff_event_on_commit(escalated_event(card))
+    return conversation
+
+
+def test_keys_canned_shortcuts_and_a_desktop_notification(demo: User, widget_pages: Any) -> None:
+    from tickets.models import CannedResponse
+
+    CannedResponse.objects.create(title="Hello", shortcut="hi", language="en", text="Hi {customer_name}, I'm {agent}.")
+    first, second = _waiting_chat("Ada"), _waiting_chat("Ben")
+    console = _staff_console(widget_pages)
+    # the browser's notifications, recorded: permission granted as a staff member would grant it
+    console.context.grant_permissions(["notifications"])
+    console.evaluate(
+        """() => { window.__shown = []; const Real = window.Notification;
+           window.Notification = class extends Real { constructor(title, options) { super(title, options);
+             window.__shown.push([title, options.body]); } }; }"""
+    )
+    console.get_by_test_id("console-notify").check()
+    expect(console.get_by_test_id("inbox-item")).to_have_count(2)
+
+    console.keyboard.press("j")  # the first (longest-waiting) chat opens
+    expect(console).to_have_url(re.compile(rf"/admin/console/{first.pk}/"))
+    console.keyboard.press("j")
+    expect(console).to_have_url(re.compile(rf"/admin/console/{second.pk}/"))
+    console.keyboard.press("k")
+    expect(console).to_have_url(re.compile(rf"/admin/console/{first.pk}/"))
+    console.keyboard.press("t")  # take over
+    expect(console.get_by_test_id("console-status")).to_have_attribute("data-status", "human")
+
+    box = console.get_by_test_id("console-input")
+    box.press_sequentially("/hi ")
+    expect(box).to_have_value("Hi Ada, I'm Lin.")
+    box.press("Control+Enter")
+    expect(console.locator('[data-testid="console-message"][data-sender="agent"]')).to_contain_text("Hi Ada, I'm Lin.")
+
+    # a new waiting chat while the console is open: a notification (the page reloaded, so record again)
+    console.evaluate(
+        """() => { window.__shown = []; const Real = window.Notification;
+           window.Notification = class extends Real { constructor(title, options) { super(title, options);
+             window.__shown.push([title, options.body]); } }; }"""
+    )
+    expect(console.get_by_test_id("console-notify")).to_be_checked()  # kept across pages
+    _waiting_chat("Cai")
+    console.wait_for_function("window.__shown.length === 1")
+    assert console.evaluate("window.__shown") == [["A customer is waiting for a person", "Cai asked for a human"]]
+    assert widget_pages.problems == []

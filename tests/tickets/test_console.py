@@ -345,3 +345,57 @@ def test_the_console_speaks_the_staff_members_language(
     assert "正在连接" in zh_chat  # console.js's own strings come from the page
     assert "Hand back to assistant" in en_chat and "Waiting for a human" in en_chat
     assert refused.json()["error"]["message"] == "Lin 已经接管了这个对话"
+
+
+def test_a_chat_is_transferred_to_a_colleague_who_may_take_chats(
+    lin: tuple[Client, Any], django_user_model: Any, waiting: Conversation
+) -> None:
+    client, lin_user = lin
+    bo_client, bo = staff_client(django_user_model, "bo")
+    outsider, not_console = staff_client(django_user_model, "temp", allowed=False)
+    page = client.get(f"/admin/console/{waiting.pk}/").content.decode()
+    assert f'<option value="{bo.pk}">Bo</option>' in page and f'value="{not_console.pk}"' not in page
+
+    refused = client.post(f"/admin/console/{waiting.pk}/transfer", {"to": str(not_console.pk)}, **JSON)
+    garbage = client.post(f"/admin/console/{waiting.pk}/transfer", {"to": "bo; drop table"}, **JSON)
+    given = client.post(f"/admin/console/{waiting.pk}/transfer", {"to": str(bo.pk)}, **JSON)
+    not_theirs = client.post(f"/admin/console/{waiting.pk}/transfer", {"to": str(lin_user.pk)}, **JSON)
+    back = bo_client.post(f"/admin/console/{waiting.pk}/transfer", {"to": str(lin_user.pk)}, **JSON)
+
+    assert refused.status_code == 409 and refused.json()["error"]["message"] == "Choose a colleague who can take chats."
+    assert garbage.status_code == 409
+    assert given.status_code == 200 and not_theirs.status_code == 409  # only the owner gives an owned chat away
+    assert "Bo has already taken" in not_theirs.json()["error"]["message"]
+    assert back.status_code == 200
+    conversation = Conversation.objects.get(pk=waiting.pk)
+    assert conversation.status == ConversationStatus.HUMAN and conversation.assigned_staff == lin_user
+    assert EscalationCard.objects.get(conversation=waiting).accepted_by == bo  # who took the card first
+    joined = list(Message.objects.filter(conversation=waiting, sender="system").values_list("text", flat=True))
+    assert joined == ["客服 Bo 已加入对话。", "客服 Lin 已加入对话。"]  # the customer sees who joined
+    assert outsider.post(f"/admin/console/{waiting.pk}/transfer", {"to": str(bo.pk)}, **JSON).status_code == 403
+    closed = client.post(f"/admin/console/{waiting.pk}/resolve", {"reason": "answered"}, **JSON)
+    assert closed.status_code == 200
+    after = client.post(f"/admin/console/{waiting.pk}/transfer", {"to": str(bo.pk)}, **JSON)
+    assert after.status_code == 409
+
+
+def test_canned_responses_fill_the_chats_variables(lin: tuple[Client, Any], waiting: Conversation) -> None:
+    from tickets.models import CannedResponse
+
+    client, _ = lin
+    CannedResponse.objects.create(
+        title="Tracking",
+        shortcut="track",
+        language="zh",
+        text="{customer_name}您好，我是{agent}，订单 {order_id} 已发货。",
+    )
+    CannedResponse.objects.create(title="Hello", shortcut="hi", language="en", text="Hi {customer_name}")
+
+    html = client.get(f"/admin/console/{waiting.pk}/").content.decode()
+
+    assert 'value="Mei &lt;b&gt;Chen&lt;/b&gt;您好，我是Lin，订单 D1002 已发货。" data-shortcut="track"' in html
+    assert "Hi {customer_name}" not in html  # only the chat's language is offered
+    Conversation.objects.filter(pk=waiting.pk).update(language="en")
+    Customer.objects.filter(pk=waiting.customer_id).update(name="")
+    html = client.get(f"/admin/console/{waiting.pk}/").content.decode()
+    assert 'value="Hi {customer_name}"' in html  # no name known: left for the person to fill in

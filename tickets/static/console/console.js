@@ -76,7 +76,42 @@
     if (typing && message.sender !== "system") typing.hidden = true;
   }
 
+  // --- a new waiting chat: desktop notification and a short tone, if the staff member asked --------
+  const notify = root.querySelector("[data-testid=console-notify]");
+  const NOTIFY_KEY = "console.notify";
+  if (notify) {
+    notify.checked = localStorage.getItem(NOTIFY_KEY) === "1" && window.Notification && Notification.permission === "granted";
+    notify.addEventListener("change", async () => {
+      if (notify.checked && window.Notification && Notification.permission !== "granted") {
+        const permission = await Notification.requestPermission();
+        if (permission !== "granted") { notify.checked = false; say(strings.notify_blocked); }
+      }
+      localStorage.setItem(NOTIFY_KEY, notify.checked ? "1" : "0");
+    });
+  }
+
+  function tone() {
+    try {
+      const audio = new (window.AudioContext || window.webkitAudioContext)();
+      const oscillator = audio.createOscillator();
+      const gain = audio.createGain();
+      oscillator.frequency.value = 880;
+      gain.gain.value = 0.08;
+      oscillator.connect(gain).connect(audio.destination);
+      oscillator.start();
+      oscillator.stop(audio.currentTime + 0.18);
+    } catch (error) { /* no audio output: the notification still shows */ }
+  }
+
+  function announceWaiting(event) {
+    if (!notify || !notify.checked || !window.Notification || Notification.permission !== "granted") return;
+    const shown = new Notification(strings.new_waiting, { body: event.summary || "", tag: `chat-${event.conversation_id}` });
+    shown.onclick = () => { window.focus(); location.href = `${root.dataset.consoleUrl}${event.conversation_id}/?view=waiting`; };
+    tone();
+  }
+
   function handle(event) {
+    if (event.type === "escalated") announceWaiting(event);
     if (["escalated", "status.changed", "message.created"].includes(event.type)) refreshList();
     if (!conversationId) return;
     const forThis = (event.conversation_id || (event.message && event.message.conversation_id)) === conversationId;
@@ -128,6 +163,39 @@
       input.focus();
     });
   }
+  // "/refund " typed in the reply box becomes that canned response
+  const shortcuts = canned ? Object.fromEntries([...canned.options].filter((o) => o.dataset.shortcut).map((o) => [o.dataset.shortcut, o.value])) : {};
+  if (input) {
+    input.addEventListener("input", () => {
+      const before = input.value.slice(0, input.selectionStart);
+      const typed = before.match(/(^|\s)\/([\w-]+)\s$/);
+      if (!typed || !(typed[2] in shortcuts)) return;
+      const start = before.length - typed[0].length + typed[1].length;
+      input.value = input.value.slice(0, start) + shortcuts[typed[2]] + input.value.slice(before.length);
+      input.selectionStart = input.selectionEnd = start + shortcuts[typed[2]].length;
+    });
+    input.addEventListener("keydown", (e) => {
+      if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) { e.preventDefault(); input.form.requestSubmit(); }
+    });
+  }
+
+  // J / K: next or previous chat in the list; T: take over (not while typing)
+  document.addEventListener("keydown", (e) => {
+    const typing = e.target.closest("textarea, select, input:not([type=checkbox]):not([type=radio])");
+    if (e.ctrlKey || e.metaKey || e.altKey || typing) return;
+    const key = e.key.toLowerCase();
+    if (key === "j" || key === "k") {
+      const items = [...document.querySelectorAll("[data-testid=inbox-item]")];
+      if (!items.length) return;
+      const here = items.findIndex((item) => item.getAttribute("aria-current") === "true");
+      const next = here < 0 ? 0 : Math.min(Math.max(here + (key === "j" ? 1 : -1), 0), items.length - 1);
+      if (next !== here) location.href = items[next].href;
+    } else if (key === "t") {
+      const take = root.querySelector("[data-testid=console-take-over]");
+      if (take && !take.disabled) take.click();
+    }
+  });
+
   let typedAt = 0;
   if (input) {
     input.addEventListener("input", () => {
