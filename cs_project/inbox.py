@@ -33,7 +33,8 @@ VIEW_LABELS = {
 def _list_context(request: StaffRequest, open_id: int | None) -> dict[str, object]:
     inbox = inbox_list(staff=request.user, view=request.GET.get("view", ""), query=request.GET.get("q", ""))
     tabs = [(name, VIEW_LABELS[name], inbox.counts[name]) for name in INBOX_VIEWS]
-    return {"inbox": inbox, "tabs": tabs, "open_id": open_id}
+    online = [colleague.name for colleague in console_colleagues(staff=request.user) if colleague.online]
+    return {"inbox": inbox, "tabs": tabs, "open_id": open_id, "colleagues_online": online}
 
 
 @require_GET

@@ -399,3 +399,18 @@ def test_canned_responses_fill_the_chats_variables(lin: tuple[Client, Any], wait
     Customer.objects.filter(pk=waiting.customer_id).update(name="")
     html = client.get(f"/admin/console/{waiting.pk}/").content.decode()
     assert 'value="Hi {customer_name}"' in html  # no name known: left for the person to fill in
+
+
+def test_the_inbox_shows_which_colleagues_are_online(
+    lin: tuple[Client, Any], django_user_model: Any, waiting: Conversation
+) -> None:
+    client, _ = lin
+    assert "No colleague online." in client.get("/admin/console/list").content.decode()
+    bo_client, bo = staff_client(django_user_model, "bo")
+    bo_client.get("/admin/console/")  # Bo opens the console
+
+    listed = client.get("/admin/console/list").content.decode()
+    chat = client.get(f"/admin/console/{waiting.pk}/").content.decode()
+
+    assert "Also online: Bo" in listed
+    assert f'<option value="{bo.pk}">Bo · online</option>' in chat
