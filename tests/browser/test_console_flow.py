@@ -195,3 +195,35 @@ def test_keys_canned_shortcuts_and_a_desktop_notification(demo: User, widget_pag
     console.wait_for_function("window.__shown.length === 1")
     assert console.evaluate("window.__shown") == [["A customer is waiting for a person", "Cai asked for a human"]]
     assert widget_pages.problems == []
+
+
+def test_views_search_and_a_transfer_to_a_colleague(demo: User, widget_pages: Any) -> None:
+    ada, ben = _waiting_chat("Ada"), _waiting_chat("Ben")
+    Message.objects.create(conversation=ada, sender="customer", text="my order #D1007 never came")
+    bo = User.objects.create_user(username="bo", first_name="Bo", password="pw-bo-1", is_staff=True)
+    bo.user_permissions.add(Permission.objects.get(codename="take_over_conversation"))
+    console = _staff_console(widget_pages)
+
+    waiting = console.locator('[data-testid="inbox-view"][data-view="waiting"]')
+    expect(waiting).to_have_attribute("data-count", "2")
+    expect(console.get_by_test_id("inbox-unread")).to_have_count(2)
+    console.locator('[data-testid="inbox-view"][data-view="mine"]').click()
+    expect(console.get_by_test_id("inbox-empty")).to_be_visible()
+    console.locator('[data-testid="inbox-view"][data-view="all"]').click()
+    expect(console.get_by_test_id("inbox-item")).to_have_count(2)
+
+    console.get_by_test_id("inbox-search").fill("D1007")
+    console.get_by_test_id("inbox-search").press("Enter")
+    expect(console.get_by_test_id("inbox-item")).to_have_count(1)
+    expect(console.get_by_test_id("inbox-item")).to_have_attribute("data-conversation-id", str(ada.pk))
+    console.get_by_test_id("inbox-item").click()
+    expect(console.get_by_test_id("inbox-search")).to_have_value("D1007")  # the list keeps its search
+
+    console.get_by_test_id("console-take-over").click()
+    expect(console.get_by_test_id("console-status")).to_have_attribute("data-status", "human")
+    console.get_by_test_id("console-transfer-to").select_option(str(bo.pk))
+    console.get_by_test_id("console-transfer").click()
+    expect(console.get_by_test_id("console-owner")).to_have_text("Bo")
+    assert Conversation.objects.get(pk=ada.pk).assigned_staff == bo
+    assert Conversation.objects.get(pk=ben.pk).status == ConversationStatus.WAITING_HUMAN
+    assert widget_pages.problems == []
