@@ -241,14 +241,7 @@ def conversation_take_over(*, conversation_id: int, staff: AbstractBaseUser) -> 
             raise ConversationTaken(staff_display_name(conversation.assigned_staff))
         if conversation.status == ConversationStatus.CLOSED:
             raise ConversationStateError(_("A closed conversation cannot be taken over."))
-        _status_change(conversation, ConversationStatus.HUMAN, assigned_staff=staff)
-        name = staff_display_name(staff)
-        message_create(
-            conversation=conversation,
-            sender=Sender.SYSTEM,
-            text=say(conversation.language, "%(name)s joined the conversation.", name=name),
-            metadata={"event": "taken_over", "staff_id": staff.pk, "agent_name": name},
-        )
+        _owner_joins(conversation, staff, event="taken_over")
     return conversation
 
 
@@ -264,15 +257,20 @@ def conversation_transfer(*, conversation_id: int, staff: AbstractBaseUser, to: 
             raise ConversationStateError(_("Only a conversation waiting for or owned by a person can be transferred."))
         if conversation.assigned_staff_id == to.pk:
             return conversation
-        _status_change(conversation, ConversationStatus.HUMAN, assigned_staff=to)
-        name = staff_display_name(to)
-        message_create(
-            conversation=conversation,
-            sender=Sender.SYSTEM,
-            text=say(conversation.language, "%(name)s joined the conversation.", name=name),
-            metadata={"event": "transferred", "staff_id": to.pk, "by_staff_id": staff.pk, "agent_name": name},
-        )
+        _owner_joins(conversation, to, event="transferred", by_staff_id=staff.pk)
     return conversation
+
+
+def _owner_joins(conversation: Conversation, owner: AbstractBaseUser, **metadata: Any) -> None:
+    """The chat is the person's from now on, and the customer is told who joined (row locked)."""
+    _status_change(conversation, ConversationStatus.HUMAN, assigned_staff=owner)
+    name = staff_display_name(owner)
+    message_create(
+        conversation=conversation,
+        sender=Sender.SYSTEM,
+        text=say(conversation.language, "%(name)s joined the conversation.", name=name),
+        metadata={**metadata, "staff_id": owner.pk, "agent_name": name},
+    )
 
 
 def conversation_hand_back(*, conversation_id: int, staff: AbstractBaseUser) -> Conversation:

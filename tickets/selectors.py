@@ -1,4 +1,5 @@
-"""What the live console shows: the queue of chats waiting for a person, and one chat in full."""
+"""What the live console shows: the inbox (its views, counts, unread counts and search), one chat in full, the
+customer beside it, and the colleagues a chat can go to."""
 
 from __future__ import annotations
 
@@ -32,31 +33,6 @@ def _with_latest_card(conversations: QuerySet[Conversation]) -> QuerySet[Convers
 def _latest_card(conversation: Conversation) -> CardView | None:
     cards = conversation.cards  # type: ignore[attr-defined]
     return card_view(cards[0]) if cards else None
-
-
-@dataclass(frozen=True)
-class Waiting:
-    conversation: Conversation
-    card: CardView | None
-
-
-@dataclass(frozen=True)
-class ConsoleQueue:
-    waiting: list[Waiting]  # escalated, nobody took them yet: oldest first
-    mine: list[Conversation]
-    others: list[Conversation]  # owned by colleagues
-
-
-def console_queue(*, staff: AbstractBaseUser) -> ConsoleQueue:
-    live = _with_latest_card(
-        Conversation.objects.filter(Q(status=ConversationStatus.WAITING_HUMAN) | Q(status=ConversationStatus.HUMAN))
-    ).order_by("updated_at")
-    rows = list(live)
-    return ConsoleQueue(
-        waiting=[Waiting(c, _latest_card(c)) for c in rows if c.status == ConversationStatus.WAITING_HUMAN],
-        mine=[c for c in rows if c.status == ConversationStatus.HUMAN and c.assigned_staff_id == staff.pk],
-        others=[c for c in rows if c.status == ConversationStatus.HUMAN and c.assigned_staff_id != staff.pk],
-    )
 
 
 # The inbox's views (Chatwoot's and Intercom's): chats waiting for a person, mine, open chats nobody owns
