@@ -81,6 +81,7 @@ def writes_run(**parts: Write) -> dict[str, list[int]]:
     with_clause = ", ".join(f"{quote(name)} AS ({parts[name].sql})" for name in names)
     ids = ", ".join(f"ARRAY(SELECT id FROM {quote(name)})" for name in names)
     with connection.cursor() as cursor:
+        # RECURSIVE lets a part name one listed after it (Postgres orders them by what they reference)
         cursor.execute(f"WITH RECURSIVE {with_clause} SELECT {ids}", [p for name in names for p in parts[name].params])
         row = cursor.fetchone()
     result = {name: list(ids_written) for name, ids_written in zip(names, row, strict=True)}

@@ -19,7 +19,14 @@ from django.views.decorators.http import require_GET
 from agents.store.selectors import customer_orders
 from conversations.models import ResolutionReason
 from tickets.console import StaffRequest, console_strings
-from tickets.selectors import INBOX_VIEWS, console_chat, console_colleagues, customer_history, inbox_list
+from tickets.selectors import (
+    INBOX_VIEWS,
+    Colleague,
+    console_chat,
+    console_colleagues,
+    customer_history,
+    inbox_list,
+)
 
 VIEW_LABELS = {
     "waiting": gettext_lazy("Waiting"),
@@ -30,20 +37,21 @@ VIEW_LABELS = {
 }
 
 
-def _list_context(request: StaffRequest, open_id: int | None) -> dict[str, object]:
+def _list_context(request: StaffRequest, open_id: int | None, colleagues: list[Colleague]) -> dict[str, object]:
     inbox = inbox_list(staff=request.user, view=request.GET.get("view", ""), query=request.GET.get("q", ""))
     tabs = [(name, VIEW_LABELS[name], inbox.counts[name]) for name in INBOX_VIEWS]
-    online = [colleague.name for colleague in console_colleagues(staff=request.user) if colleague.online]
+    online = [colleague.name for colleague in colleagues if colleague.online]
     return {"inbox": inbox, "tabs": tabs, "open_id": open_id, "colleagues_online": online}
 
 
 @require_GET
 def inbox_page(request: StaffRequest, conversation_id: int | None = None) -> HttpResponse:
+    colleagues = console_colleagues(staff=request.user)  # the list's "also online" and the transfer menu
     context: dict[str, object] = {
         **admin.site.each_context(request),
         "title": _("Live console"),
         "strings": console_strings(),
-        **_list_context(request, conversation_id),
+        **_list_context(request, conversation_id, colleagues),
     }
     if conversation_id is not None:
         chat = console_chat(conversation_id=conversation_id, staff=request.user)
@@ -57,7 +65,7 @@ def inbox_page(request: StaffRequest, conversation_id: int | None = None) -> Htt
                 "reasons": ResolutionReason.choices,
                 "mine": chat.conversation.assigned_staff_id == request.user.pk,
                 "history": history,
-                "colleagues": console_colleagues(staff=request.user),
+                "colleagues": colleagues,
                 "orders": customer_orders(history.customer.pk),
             }
         )
@@ -67,6 +75,7 @@ def inbox_page(request: StaffRequest, conversation_id: int | None = None) -> Htt
 @require_GET
 def inbox_list_fragment(request: StaffRequest) -> HttpResponse:
     open_id = request.GET.get("open", "")
-    return render(
-        request, "admin/console/_inbox_list.html", _list_context(request, int(open_id) if open_id.isdigit() else None)
+    context = _list_context(
+        request, int(open_id) if open_id.isdigit() else None, console_colleagues(staff=request.user)
     )
+    return render(request, "admin/console/_inbox_list.html", context)
