@@ -39,6 +39,50 @@ def test_messages_sent_at_once_are_answered_in_order_one_after_another(language:
         assert before.finished_at and started >= before.finished_at  # began once the one before had ended
 
 
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_thirty_posts_at_once_to_one_chat_get_their_replies_stored_in_message_order(language: str) -> None:
+    """Thirty threads post to the API together (each its own connection): whatever order the
+    messages land in, each reply follows its own message and comes before the next one's."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from django.db import connection
+    from django.test import Client
+
+    from conversations.api_keys import api_key_create
+    from conversations.models import Message, Sender
+
+    _, key = api_key_create(name="order")
+    conversation = conversation_start(customer=customer_upsert(external_id=f"thirty-{language}"), channel="api")
+    texts = [f"{MESSAGES[language][i % len(MESSAGES[language])]} ({i})" for i in range(30)]
+
+    def post(text: str) -> int:
+        try:
+            response = Client().post(
+                f"/api/v1/conversations/{conversation.pk}/messages",
+                {"text": text},
+                content_type="application/json",
+                headers={"Authorization": f"Bearer {key}"},
+            )
+            return response.status_code
+        finally:
+            connection.close()
+
+    with ThreadPoolExecutor(max_workers=30) as pool:
+        statuses = list(pool.map(post, texts))
+    assert all(status in {200, 202} for status in statuses), statuses
+    deadline = time.monotonic() + 240
+    while TurnRun.objects.filter(conversation=conversation).exclude(status__in=TERMINAL).exists():
+        assert time.monotonic() < deadline, "the thirty were not answered"
+        time.sleep(0.5)
+
+    turns = list(TurnRun.objects.filter(conversation=conversation).order_by("message_id"))
+    replies = [turn.reply_message_id or 0 for turn in turns]
+    assert len(turns) == 30 and all(replies)
+    assert replies == sorted(replies)  # stored in the order the messages were
+    assert all(turn.message_id < reply for turn, reply in zip(turns, replies, strict=True))
+    assert Message.objects.filter(conversation=conversation, sender=Sender.BOT).count() == 30
+
+
 def test_a_request_waiting_for_a_reply_is_woken_by_the_turns_end_without_polling() -> None:
     import threading
 

@@ -202,3 +202,38 @@ def test_new_chats_do_not_buy_more_codes_for_one_account(guest: Conversation) ->
     assert VerificationCode.objects.filter(customer=li).count() == 10
     assert len([m for m in mail.outbox if "li.wei@example.com" in m.to]) == 10
     assert Order.objects.get(external_id="#D1001").status == "pending"
+
+
+def test_a_store_that_sets_nothing_asks_for_an_emailed_code_and_keeps_mail_in_the_outbox() -> None:
+    import json
+    import subprocess
+    import sys
+
+    from django.conf import settings
+
+    from tests.conftest import BASE_DIR, subprocess_env
+
+    script = (
+        "import json, django; django.setup(); from django.conf import settings as s; "
+        "print(json.dumps([s.CHAT_VERIFICATION, s.EMAIL_BACKEND]))"
+    )
+
+    def settings_with(**env: str) -> list[str]:
+        environment = subprocess_env(
+            DJANGO_SETTINGS_MODULE="cs_project.settings.base",
+            DATABASE_URL=settings.DATABASE_URL,
+            REDIS_URL=settings.REDIS_URL,
+            **env,
+        )
+        for name in ("CHAT_VERIFICATION", "EMAIL_HOST"):
+            if name not in env:
+                environment.pop(name, None)
+        done = subprocess.run(
+            [sys.executable, "-c", script], cwd=BASE_DIR, env=environment, capture_output=True, text=True
+        )
+        assert done.returncode == 0, done.stderr
+        return list(json.loads(done.stdout.strip().splitlines()[-1]))
+
+    assert settings_with() == ["code", "conversations.mail.OutboxBackend"]
+    assert settings_with(EMAIL_HOST="smtp.example.com") == ["code", "django.core.mail.backends.smtp.EmailBackend"]
+    assert settings_with(CHAT_VERIFICATION="signed")[0] == "signed"

@@ -62,6 +62,7 @@ def test_pages_carry_a_content_security_policy_and_the_inline_script_its_nonce(c
 
     store = client.get("/?lang=zh")
     job_page = client.get(reverse("admin:knowledge_ingestjob_change", args=[job.pk]))
+    console = client.get(reverse("console"))
     docs = client.get("/api/docs/")
 
     # django-csp writes the directives in no fixed order
@@ -73,6 +74,9 @@ def test_pages_carry_a_content_security_policy_and_the_inline_script_its_nonce(c
     assert nonced
     nonce = nonced[1]
     assert f'<script nonce="{nonce}">' in job_page.content.decode()
+    console_policy = dict(d.strip().split(" ", 1) for d in console["Content-Security-Policy"].split(";"))
+    assert console.status_code == 200 and console_policy["default-src"] == "'self'"
+    assert console_policy["object-src"] == "'none'" and "unsafe-inline" not in console_policy["script-src"]
     assert "Content-Security-Policy" not in docs  # Swagger UI's own page is built on an inline script
 
 

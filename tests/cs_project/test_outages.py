@@ -4,6 +4,7 @@ itself. The web server runs as `make run` starts it, reaching both services thro
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import signal
@@ -18,12 +19,14 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
+import websockets
 from django.conf import settings
 from django.db import connection
 
 from conversations.api_keys import api_key_create
 from conversations.models import Message
 from conversations.services import conversation_start, customer_upsert
+from conversations.widget import widget_session_open
 from cs_project.config import parse_database_url
 from tests.conftest import BASE_DIR, _free_port, process_group_stop, subprocess_env
 from tests.faults import TcpGate
@@ -130,3 +133,42 @@ def test_with_postgres_out_every_door_answers_503_and_comes_back_by_itself(web: 
     web.postgres.open()
     assert web.call("POST", "/widget/session", {"locale": "en"})[0] == 200
     assert web.call("GET", "/api/v1/kb/search?q=warranty", **auth)[0] == 200
+
+
+def test_with_redis_out_a_new_visitor_still_gets_a_widget_session(web: Web) -> None:
+    web.redis.close()
+    session = web.call("POST", "/widget/session", {"locale": "en"})
+    web.redis.open()
+
+    assert session[0] == 200, session[2][:300]  # a session is a row and a signed token: no Redis needed
+    assert json.loads(session[2])["token"]
+
+
+@pytest.mark.parametrize(
+    ("language", "text", "refusal"), [("zh", "发票怎么开？", "几秒"), ("en", "Invoice?", "few seconds")]
+)
+def test_the_widget_socket_refuses_a_message_politely_while_postgres_is_out_and_stays_open(
+    web: Web, language: str, text: str, refusal: str
+) -> None:
+    token = widget_session_open(locale=language).token
+    url = web.url.replace("http://", "ws://") + f"/ws/widget?token={token}"
+
+    async def exchange() -> tuple[dict[str, Any], dict[str, Any]]:
+        async with websockets.connect(url) as ws:
+            await ws.recv()  # the history
+            web.postgres.close()
+            await ws.send(json.dumps({"type": "message.send", "text": text, "client_id": "c-1"}))
+            refused = json.loads(await asyncio.wait_for(ws.recv(), 30))
+            web.postgres.open()
+            await ws.send(json.dumps({"type": "message.send", "text": text, "client_id": "c-1"}))
+            while True:  # the same socket takes it once the database is back
+                event = json.loads(await asyncio.wait_for(ws.recv(), 30))
+                if event.get("type") == "message.created" and event["message"]["client_id"] == "c-1":
+                    return refused, event
+
+    refused, stored = asyncio.run(exchange())
+
+    assert refused["type"] == "error" and refused["code"] == "unavailable" and refused["client_id"] == "c-1"
+    assert refusal in refused["message"]
+    assert stored["message"]["text"] == text
+    assert Message.objects.filter(client_id="c-1").count() == 1  # nothing was stored by the refused send

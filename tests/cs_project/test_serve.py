@@ -85,12 +85,21 @@ def _interrupt(process: subprocess.Popen[str]) -> str:
     return output
 
 
-def _until_health(port: int, condition: Callable[[Any], bool], timeout: float = 60) -> dict[str, Any]:
-    """Poll /healthz until `condition(body)`; every poll must get an answer (the site stays up)."""
+def _until_health(
+    port: int, condition: Callable[[Any], bool], timeout: float = 60, *, web_restarting: bool = False
+) -> dict[str, Any]:
+    """Poll /healthz until `condition(body)`; every poll must get an answer (the site stays up),
+    unless it is the web server itself that is being started again."""
     deadline = time.monotonic() + timeout
     seen: list[Any] = []
     while time.monotonic() < deadline:
-        _, body = _get_json(f"http://127.0.0.1:{port}/healthz")
+        try:
+            _, body = _get_json(f"http://127.0.0.1:{port}/healthz")
+        except (urllib.error.URLError, ConnectionError):
+            if not web_restarting:
+                raise
+            time.sleep(0.5)
+            continue
         seen.append({k: body.get(k) for k in ("status", "down", "degraded")})
         if "processes" in body and condition(body):
             return body
@@ -139,6 +148,15 @@ def test_serve_starts_everything_and_ctrl_c_stops_it_keeping_the_data(isolated_e
     os.killpg(worker, signal.SIGKILL)
     health = _until_health(port, lambda h: h["processes"]["worker"]["restarts"] >= 1 and h["status"] == "ok")
     assert health["processes"]["web"]["restarts"] == 0 and health["processes"]["beat"]["restarts"] == 0
+
+    # when: beat dies, then the web server; then: each is started again, and only that one
+    os.killpg(_pid_of(isolated_env["CS_VAR_DIR"], "manage.py beat"), signal.SIGKILL)
+    health = _until_health(port, lambda h: h["processes"]["beat"]["restarts"] >= 1 and h["status"] == "ok")
+    os.killpg(_pid_of(isolated_env["CS_VAR_DIR"], "manage.py web"), signal.SIGKILL)
+    health = _until_health(
+        port, lambda h: h["processes"]["web"]["restarts"] >= 1 and h["status"] == "ok", web_restarting=True
+    )
+    assert {name: part["restarts"] for name, part in health["processes"].items()} == {"web": 1, "worker": 1, "beat": 1}
 
     # when: the embedded Redis dies; then: it is started again on its data, and everything recovers
     redis_pid = int((Path(isolated_env["CS_VAR_DIR"]) / "redis" / "redis.pid").read_text())
