@@ -32,7 +32,7 @@ from conversations.api_keys import ApiKeyRateThrottle, CustomerMessageThrottle
 from conversations.models import Conversation, Message, ResolutionReason
 from conversations.realtime import ConversationListener, message_payload
 from conversations.selectors import conversation_json
-from conversations.services import ConversationStateError, conversation_resolve
+from conversations.services import RATING_COMMENT_MAX_CHARS, ConversationStateError, conversation_resolve
 
 # --- what the endpoints answer (the OpenAPI schema; the bodies come from the selectors) -------
 
@@ -318,13 +318,20 @@ class MessageCreateApi(APIView):
 
 
 class ConversationCloseApi(APIView):
-    """The store's backend closes a chat (sorted out elsewhere, say); writing again reopens it."""
+    """The store's backend closes a chat (sorted out elsewhere, say), with the customer's rating if it asked
+    for one itself; writing again reopens it."""
 
     required_scope = "chat"
 
     class ConversationCloseSerializer(serializers.Serializer):
         reason = serializers.ChoiceField(choices=ResolutionReason.choices, required=False, default="other")
         note = serializers.CharField(max_length=500, required=False, allow_blank=True, default="")
+        rating = serializers.IntegerField(
+            min_value=1, max_value=5, required=False, allow_null=True, default=None, help_text="CSAT, 1-5."
+        )
+        comment = serializers.CharField(
+            max_length=RATING_COMMENT_MAX_CHARS, required=False, allow_blank=True, default=""
+        )
 
     @extend_schema(
         request=ConversationCloseSerializer,
@@ -336,9 +343,7 @@ class ConversationCloseApi(APIView):
         data.is_valid(raise_exception=True)
         get_object_or_404(Conversation, pk=conversation_id)
         try:
-            conversation = conversation_resolve(
-                conversation_id=conversation_id, reason=data.validated_data["reason"], note=data.validated_data["note"]
-            )
+            conversation = conversation_resolve(conversation_id=conversation_id, **data.validated_data)
         except ConversationStateError as exc:
             return error_response("conflict", str(exc), status=409)
         return Response(conversation_json(conversation))

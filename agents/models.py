@@ -34,6 +34,9 @@ class TurnRun(models.Model):
     # What the knowledge base knew about the message and each of its clauses, searched during
     # recognition: [{"text", "matched", "similarity", "document", "chunk_id"}].
     knowledge = models.JSONField(default=list, blank=True)
+    # The retrieval cache's lookups while the message was recognised (the subtasks count their own).
+    retrieval_lookups = models.PositiveSmallIntegerField(default=0)
+    retrieval_hits = models.PositiveSmallIntegerField(default=0)
     route = models.CharField(max_length=16, choices=RouteDecision.choices, blank=True)
     escalation_reason = models.CharField(max_length=20, blank=True)
     reply_message = models.OneToOneField(
@@ -104,6 +107,11 @@ class Subtask(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     latency_ms = models.FloatField(null=True, blank=True)
+    # What the specialist asked of the retrieval and tool caches, and how often they had it.
+    retrieval_lookups = models.PositiveSmallIntegerField(default=0)
+    retrieval_hits = models.PositiveSmallIntegerField(default=0)
+    tool_lookups = models.PositiveSmallIntegerField(default=0)
+    tool_hits = models.PositiveSmallIntegerField(default=0)
 
     class Meta:
         ordering = ["turn", "position"]

@@ -43,6 +43,7 @@ from conversations.services import (
     message_create,
 )
 from conversations.writes import Write, insert, update, writes_run, written
+from knowledge.cache_tally import CacheTally
 
 logger = logging.getLogger(__name__)
 
@@ -238,8 +239,9 @@ def subtask_record_result(
     started: float | None = None,
     advance: bool = True,
     alone: bool = False,
+    cache: CacheTally | None = None,
 ) -> bool:
-    """Store a subtask's outcome; the last one to finish moves the turn to MERGING.
+    """Store a subtask's outcome, with its `cache` lookups; the last one to finish moves the turn to MERGING.
 
     Locks the turn row, so two subtasks finishing together agree on who was last. Returns False
     (writing nothing) when the subtask already has a result or the turn moved on. `alone`: the turn's
@@ -256,6 +258,13 @@ def subtask_record_result(
         "finished_at": timezone.now(),
         "latency_ms": latency,
     }
+    if cache is not None:
+        outcome.update(
+            retrieval_lookups=cache.lookups["retrieval"],
+            retrieval_hits=cache.hits["retrieval"],
+            tool_lookups=cache.lookups["tools"],
+            tool_hits=cache.hits["tools"],
+        )
     pending = Subtask.objects.filter(pk=subtask_id, status=SubtaskStatus.PENDING)
     if alone:  # the outcome and the move in one statement, the move only if the outcome was written
         moved = turn_transition(

@@ -19,6 +19,7 @@ from agents.queue import turn_queue
 from agents.services import as_read_back, subtask_record_result
 from agents.specialists import Specialist, specialist_get
 from agents.states import SubtaskStatus, TurnStatus
+from knowledge.cache_tally import cache_tally
 
 logger = logging.getLogger(__name__)
 
@@ -66,18 +67,19 @@ def _execute(subtask: Subtask, *, advance: bool, alone: bool = False) -> bool:
         digression=subtask.digression,
     )
     started = time.perf_counter()
-    record = partial(_record, subtask, started=started, advance=advance, alone=alone)
-    try:
-        result = _answer(specialist_get(subtask.specialist), ctx)
-    except SoftTimeLimitExceeded:
-        # Raised inside the worker by the task's soft_time_limit (SUBTASK_TIMEOUT_S).
-        return record(status=SubtaskStatus.TIMED_OUT, error=f"no answer within {settings.SUBTASK_TIMEOUT_S} s")
-    except SpecialistError as exc:  # the specialist said why it cannot answer: no traceback to log
-        logger.warning("subtask %s (%s) failed: %s", subtask.pk, subtask.specialist, exc)
-        return record(status=SubtaskStatus.FAILED, error=str(exc))
-    except Exception as exc:  # noqa: BLE001 - one broken specialist must not sink the turn
-        logger.exception("subtask %s (%s) failed", subtask.pk, subtask.specialist)
-        return record(status=SubtaskStatus.FAILED, error=f"{type(exc).__name__}: {exc}")
+    with cache_tally() as tally:  # what the specialist asked of the retrieval and tool caches
+        record = partial(_record, subtask, started=started, advance=advance, alone=alone, cache=tally)
+        try:
+            result = _answer(specialist_get(subtask.specialist), ctx)
+        except SoftTimeLimitExceeded:
+            # Raised inside the worker by the task's soft_time_limit (SUBTASK_TIMEOUT_S).
+            return record(status=SubtaskStatus.TIMED_OUT, error=f"no answer within {settings.SUBTASK_TIMEOUT_S} s")
+        except SpecialistError as exc:  # the specialist said why it cannot answer: no traceback to log
+            logger.warning("subtask %s (%s) failed: %s", subtask.pk, subtask.specialist, exc)
+            return record(status=SubtaskStatus.FAILED, error=str(exc))
+        except Exception as exc:  # noqa: BLE001 - one broken specialist must not sink the turn
+            logger.exception("subtask %s (%s) failed", subtask.pk, subtask.specialist)
+            return record(status=SubtaskStatus.FAILED, error=f"{type(exc).__name__}: {exc}")
     return record(status=SubtaskStatus.DONE, result=result.as_json())
 
 

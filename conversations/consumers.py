@@ -1,9 +1,11 @@
 """The customer's WebSocket (ARCHITECTURE §8): `ws/widget?token=…`.
 
-In: `{"type": "message.send", "text", "client_id"}` and `{"type": "typing"}`.
-Out: `history` once on connect (the transcript, the status, whether a reply is in flight), then the
-conversation group's events as they happen (`message.created`, `reply.delta`, `reply.done`,
-`typing`, `status.changed`), and `error` for a frame it cannot take. A bad frame never closes the
+In: `{"type": "message.send", "text", "client_id"}`, `{"type": "typing"}`, `{"type": "conversation.end"}`
+(the shopper's "End chat") and `{"type": "rating.send", "score": 1-5, "comment"}` (once per closing).
+Out: `history` once on connect (the transcript, the status, whether a reply is in flight, whether a
+rating is wanted), then the conversation group's events as they happen (`message.created`,
+`reply.delta`, `reply.done`, `typing`, `status.changed`), `rating.saved`, and `error` for a frame it
+cannot take. A bad frame never closes the
 socket; only a bad token does (close code 4401, after an `error` event saying so).
 """
 
@@ -25,7 +27,7 @@ from conversations.language import detect_language, say
 from conversations.models import Language
 from conversations.outage import service_outage
 from conversations.realtime import conversation_group, layer_message
-from conversations.services import MessageRejected
+from conversations.services import MessageRejected, RatingRefused, conversation_end_by_customer, conversation_rate
 from conversations.widget import (
     MessageHandler,
     RateLimited,
@@ -121,6 +123,10 @@ class WidgetConsumer(AsyncWebsocketConsumer):
             await self._message(frame)
         elif kind == "typing":
             await self._typing()
+        elif kind == "conversation.end":
+            await self._guarded(self._end())
+        elif kind == "rating.send":
+            await self._guarded(self._rate(frame))
         else:
             await self._frame_error("unknown_type")
 
@@ -149,6 +155,30 @@ class WidgetConsumer(AsyncWebsocketConsumer):
             # nothing was stored: the widget offers to resend it
             reply = say(self._language_of(text), _FRAME_ERRORS["unavailable"])
             await self._error("unavailable", reply, client_id=client_id)
+
+    async def _end(self) -> None:
+        assert self.ticket is not None
+        await database_call(conversation_end_by_customer)(conversation_id=self.ticket.conversation_id)
+
+    async def _rate(self, frame: dict[str, Any]) -> None:
+        assert self.ticket is not None
+        try:
+            rating = await database_call(conversation_rate)(
+                conversation_id=self.ticket.conversation_id, score=frame.get("score"), comment=frame.get("comment", "")
+            )
+        except RatingRefused as refused:
+            await self._error(refused.code, say(self.language, refused.msgid, **refused.values))
+            return
+        await self.send(text_data=json.dumps({"type": "rating.saved", "score": rating.score}))
+
+    async def _guarded(self, work: Awaitable[None]) -> None:
+        """A frame's work; an outage is told, not a crash of the socket."""
+        try:
+            await work
+        except Exception as exc:
+            if not service_outage(exc):
+                raise
+            await self._frame_error("unavailable")
 
     def _language_of(self, text: str) -> str:
         return detect_language(text_unreadable_removed(text), default=self.language)

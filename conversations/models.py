@@ -56,7 +56,15 @@ class ResolutionReason(models.TextChoices):
     FOLLOW_UP = "follow_up", _("Moved to a ticket for follow-up")
     NO_REPLY = "no_reply", _("Customer stopped replying")
     SPAM = "spam", _("Spam or abuse")
+    ENDED = "ended", _("Ended by the customer")
     OTHER = "other", _("Other")
+
+
+class ClosedBy(models.TextChoices):
+    CUSTOMER = "customer", _("Customer")
+    ASSISTANT = "assistant", _("Assistant")  # nobody wrote for a day after its reply
+    STAFF = "staff", _("Staff")
+    STORE = "store", _("Store backend")  # through the API
 
 
 class Channel(models.TextChoices):
@@ -91,11 +99,16 @@ class Conversation(models.Model):
     closed_at = models.DateTimeField(null=True, blank=True)
     resolution = models.CharField(max_length=16, choices=ResolutionReason.choices, blank=True)
     resolution_note = models.CharField(max_length=500, blank=True)
+    closed_by = models.CharField(max_length=16, choices=ClosedBy.choices, blank=True)
+    # Firsts kept for the analytics (docs/analytics.md), so its figures read this table alone.
+    escalated_at = models.DateTimeField(null=True, blank=True, help_text="When it first went to the staff queue.")
+    human_joined_at = models.DateTimeField(null=True, blank=True, help_text="When a person first took it over.")
+    first_human_reply_at = models.DateTimeField(null=True, blank=True, help_text="A person's first reply.")
 
     class Meta:
         ordering = ["-updated_at"]
         permissions = [("take_over_conversation", "Can take over conversations in the live console")]
-        indexes = [models.Index(fields=["status", "-updated_at"])]
+        indexes = [models.Index(fields=["status", "-updated_at"]), models.Index(fields=["created_at"])]
         constraints = [
             models.CheckConstraint(condition=Q(status__in=ConversationStatus.values), name="conversation_status_valid"),
             models.CheckConstraint(condition=Q(channel__in=Channel.values), name="conversation_channel_valid"),
@@ -115,10 +128,41 @@ class Conversation(models.Model):
                 condition=~Q(status=ConversationStatus.CLOSED) | Q(closed_at__isnull=False),
                 name="conversation_closed_has_closed_at",
             ),
+            models.CheckConstraint(
+                condition=Q(closed_by="") | Q(closed_by__in=ClosedBy.values), name="conversation_closed_by_valid"
+            ),
         ]
 
     def __str__(self) -> str:
         return f"Conversation {self.pk} ({self.get_status_display()})"
+
+
+class Rating(models.Model):
+    """The customer's 1–5 rating of one closing of a chat (CSAT), credited to whoever handled it."""
+
+    conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="ratings")
+    closed_at = models.DateTimeField(help_text="The closing it rates: a chat reopened and closed again is rated again.")
+    score = models.PositiveSmallIntegerField()
+    comment = models.TextField(blank=True)
+    staff = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="ratings",
+        help_text="The person who last replied in the chat; empty when the assistant handled it alone.",
+    )
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.UniqueConstraint(fields=["conversation", "closed_at"], name="rating_once_per_closing"),
+            models.CheckConstraint(condition=Q(score__gte=1, score__lte=5), name="rating_score_1_to_5"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.score}/5 for conversation {self.conversation_id}"
 
 
 class Sender(models.TextChoices):
@@ -178,7 +222,7 @@ class IntentRecord(models.Model):
     level = models.CharField(max_length=16, choices=IntentLevel.choices)
     entities = models.JSONField(default=dict, blank=True)
     emotion_score = models.FloatField(default=0.0)
-    created_at = models.DateTimeField(auto_now_add=True)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
 
     class Meta:
         ordering = ["-created_at"]

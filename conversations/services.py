@@ -5,25 +5,29 @@ event on commit."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
-from django.db.models import F
+from django.db.models import F, OuterRef, Subquery
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
+from conversations.json_input import text_unreadable_removed
 from conversations.language import say
 from conversations.models import (
     Channel,
+    ClosedBy,
     Conversation,
     ConversationStatus,
     Customer,
     IntentRecord,
     Language,
     Message,
+    Rating,
     ResolutionReason,
     Sender,
     WorkflowState,
@@ -218,14 +222,19 @@ def conversation_wait_for_human(*, conversation: Conversation, staff_online: boo
     to you)."""
     if conversation.status in (ConversationStatus.BOT, ConversationStatus.CLOSED):
         _status_change(
-            conversation, ConversationStatus.WAITING_HUMAN, told={"staff_online": staff_online}, closed_at=None
+            conversation,
+            ConversationStatus.WAITING_HUMAN,
+            told={"staff_online": staff_online},
+            closed_at=None,
+            closed_by="",
+            escalated_at=conversation.escalated_at or timezone.now(),
         )
 
 
 def conversation_reopen(*, conversation: Conversation) -> None:
     """A closed chat the customer writes to again goes back to the bot (inside atomic(), row locked)."""
     if conversation.status == ConversationStatus.CLOSED:
-        _status_change(conversation, ConversationStatus.BOT, closed_at=None)
+        _status_change(conversation, ConversationStatus.BOT, closed_at=None, closed_by="")
 
 
 def conversation_take_over(*, conversation_id: int, staff: AbstractBaseUser) -> Conversation:
@@ -263,7 +272,12 @@ def conversation_transfer(*, conversation_id: int, staff: AbstractBaseUser, to: 
 
 def _owner_joins(conversation: Conversation, owner: AbstractBaseUser, **metadata: Any) -> None:
     """The chat is the person's from now on, and the customer is told who joined (row locked)."""
-    _status_change(conversation, ConversationStatus.HUMAN, assigned_staff=owner)
+    _status_change(
+        conversation,
+        ConversationStatus.HUMAN,
+        assigned_staff=owner,
+        human_joined_at=conversation.human_joined_at or timezone.now(),
+    )
     name = staff_display_name(owner)
     message_create(
         conversation=conversation,
@@ -307,24 +321,37 @@ def staff_message_send(*, conversation_id: int, staff: AbstractBaseUser, text: s
             conversation.status == ConversationStatus.HUMAN and conversation.assigned_staff_id == staff.pk
         ):
             raise ConversationStateError(_("Take the conversation over before replying to the customer."))
-        return message_create(
+        message = message_create(
             conversation=conversation,
             sender=Sender.AGENT,
             text=text,
             author=staff,
             internal=internal,
         )
+        if not internal and conversation.first_human_reply_at is None:
+            Conversation.objects.filter(pk=conversation.pk).update(first_human_reply_at=message.created_at)
+        return message
 
 
 def conversation_resolve(
-    *, conversation_id: int, reason: str, note: str = "", staff: AbstractBaseUser | None = None
+    *,
+    conversation_id: int,
+    reason: str,
+    note: str = "",
+    staff: AbstractBaseUser | None = None,
+    closed_by: str = "",
+    rating: int | None = None,
+    comment: str = "",
 ) -> Conversation:
-    """Close the chat with why; the customer is told, and writing again reopens it with the bot.
+    """Close the chat with why; the customer is told (and asked to rate it), and writing again reopens it
+    with the bot.
 
-    `staff` is the console user (who may not close a colleague's chat); None is the store's own
-    backend through the API, which may close any chat."""
+    `staff` is the console user (who may not close a colleague's chat); None is the store's own backend
+    through the API, which may close any chat, or `closed_by` the customer or the assistant. A `rating`
+    (1–5) the store collected itself is stored with the closing (conversation_rate)."""
     if reason not in ResolutionReason.values:
         raise ConversationStateError(_("Unknown resolution reason %(reason)r.") % {"reason": reason})
+    closed_by = closed_by or (ClosedBy.STAFF if staff is not None else ClosedBy.STORE)
     with transaction.atomic():
         conversation = conversation_lock(conversation_id)
         if conversation.status == ConversationStatus.CLOSED:
@@ -338,8 +365,10 @@ def conversation_resolve(
         _status_change(
             conversation,
             ConversationStatus.CLOSED,
+            told={"rating_wanted": rating is None},
             assigned_staff=None,
             closed_at=timezone.now(),
+            closed_by=closed_by,
             resolution=reason,
             resolution_note=note.strip()[:500],
             failed_attempts=0,
@@ -351,13 +380,111 @@ def conversation_resolve(
                 conversation.language,
                 "This conversation has been closed. Write again any time if you need more help.",
             ),
-            metadata={"event": "resolved", "staff_id": staff.pk if staff else None, "reason": reason},
+            metadata={
+                "event": "resolved",
+                "staff_id": staff.pk if staff else None,
+                "reason": reason,
+                "closed_by": closed_by,
+            },
         )
+        if rating is not None:
+            _rating_create(conversation, score=rating, comment=comment)
         webhook_event_emit(
             WebhookEventType.CONVERSATION_CLOSED,
             {"conversation": conversation_json(conversation), "note": conversation.resolution_note},
         )
     return conversation
+
+
+def conversation_end_by_customer(*, conversation_id: int) -> Conversation:
+    """The shopper's own "End chat"; ending a chat that is already closed is no error (a second tab)."""
+    try:
+        return conversation_resolve(
+            conversation_id=conversation_id, reason=ResolutionReason.ENDED, closed_by=ClosedBy.CUSTOMER
+        )
+    except ConversationStateError:
+        conversation = Conversation.objects.get(pk=conversation_id)
+        if conversation.status != ConversationStatus.CLOSED:
+            raise
+        return conversation
+
+
+def conversations_close_idle(*, idle_for: timedelta, limit: int = 500) -> int:
+    """Close the chats the assistant answered last and nobody wrote to since `idle_for` (the customer did
+    not come back: docs/analytics.md counts them resolved). A chat waiting for or owned by a person stays
+    open, for a person owes it a reply. Returns how many were closed."""
+    quiet = timezone.now() - idle_for
+    last_sender = Subquery(
+        Message.objects.filter(conversation=OuterRef("pk"), internal=False)
+        .exclude(sender=Sender.SYSTEM)
+        .order_by("-created_at", "-pk")
+        .values("sender")[:1]
+    )
+    idle = list(
+        Conversation.objects.filter(status=ConversationStatus.BOT, last_message_at__lt=quiet)
+        .annotate(last_sender=last_sender)
+        .filter(last_sender=Sender.BOT)
+        .values_list("pk", flat=True)[:limit]
+    )
+    closed = 0
+    for conversation_id in idle:
+        try:
+            conversation_resolve(
+                conversation_id=conversation_id, reason=ResolutionReason.NO_REPLY, closed_by=ClosedBy.ASSISTANT
+            )
+        except ConversationStateError:
+            continue  # closed or reopened meanwhile
+        closed += 1
+    return closed
+
+
+class RatingRefused(ConversationStateError):
+    """Why a rating was not stored: `code` for programs, `msgid` to say it in the chat's language."""
+
+    def __init__(self, code: str, msgid: str, **values: Any) -> None:
+        self.code, self.msgid, self.values = code, msgid, values
+        super().__init__(_(msgid) % values if values else _(msgid))
+
+
+RATING_COMMENT_MAX_CHARS = 1000
+
+
+def conversation_rate(*, conversation_id: int, score: Any, comment: Any = "") -> Rating:
+    """The customer's rating of the chat's latest closing, once (CSAT). Raises RatingRefused: a score that is
+    not a whole number from 1 to 5, a comment too long, a chat that is open, or a closing already rated."""
+    with transaction.atomic():
+        conversation = conversation_lock(conversation_id)
+        if conversation.status != ConversationStatus.CLOSED:
+            raise RatingRefused("not_closed", gettext_noop("Only a closed conversation can be rated."))
+        return _rating_create(conversation, score=score, comment=comment)
+
+
+def _rating_create(conversation: Conversation, *, score: Any, comment: Any) -> Rating:
+    """Inside atomic(), the closed conversation's row locked."""
+    if isinstance(score, bool) or not isinstance(score, int) or not 1 <= score <= 5:
+        raise RatingRefused("bad_score", gettext_noop("A rating is a whole number from 1 to 5."))
+    if not isinstance(comment, str) or len(comment.strip()) > RATING_COMMENT_MAX_CHARS:
+        raise RatingRefused(
+            "bad_comment",
+            gettext_noop("A comment is text of at most %(limit)s characters."),
+            limit=RATING_COMMENT_MAX_CHARS,
+        )
+    assert conversation.closed_at is not None
+    if Rating.objects.filter(conversation=conversation, closed_at=conversation.closed_at).exists():
+        raise RatingRefused("already_rated", gettext_noop("This conversation has already been rated."))
+    handled_by = (
+        Message.objects.filter(conversation=conversation, sender=Sender.AGENT, internal=False)
+        .order_by("-created_at", "-pk")
+        .values_list("author_id", flat=True)
+        .first()
+    )
+    return Rating.objects.create(
+        conversation=conversation,
+        closed_at=conversation.closed_at,
+        score=score,
+        comment=text_unreadable_removed(comment.strip()),
+        staff_id=handled_by,
+    )
 
 
 def staff_typing(*, conversation_id: int, staff: AbstractBaseUser) -> None:

@@ -203,6 +203,8 @@ def widget_history(ticket: WidgetTicket) -> dict[str, Any] | None:
         "awaiting_reply": bool(spoken)
         and spoken[-1].sender == Sender.CUSTOMER
         and conversation.status == ConversationStatus.BOT,
+        "rating_wanted": conversation.closed_at is not None
+        and not conversation.ratings.filter(closed_at=conversation.closed_at).exists(),
     }
 
 

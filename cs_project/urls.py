@@ -4,6 +4,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from agents.api import ConversationCloseApi, ConversationCreateApi, MessagesApi, NluParseApi, TurnDetailApi
 from agents.store.views import storefront
+from analytics.api import AnalyticsApi
 from conversations.views import widget_session
 from cs_project.inbox import inbox_list_fragment, inbox_page
 from cs_project.views import healthz, not_found, server_error
@@ -25,6 +26,7 @@ api_v1 = [
     path("conversations/<int:conversation_id>/messages", MessagesApi.as_view(), name="conversation-messages"),
     path("conversations/<int:conversation_id>/turns/<int:turn_id>", TurnDetailApi.as_view(), name="turn-detail"),
     path("conversations/<int:conversation_id>/close", ConversationCloseApi.as_view(), name="conversation-close"),
+    path("analytics", AnalyticsApi.as_view(), name="analytics"),
     path("webhooks", WebhookListApi.as_view(), name="webhook-list"),
     path("webhooks/<int:subscription_id>", WebhookDetailApi.as_view(), name="webhook-detail"),
     path("webhooks/<int:subscription_id>/deliveries", WebhookDeliveryListApi.as_view(), name="webhook-deliveries"),

@@ -173,7 +173,7 @@ class MissedQuestion(models.Model):
     embedding = VectorField(dimensions=settings.EMBEDDING_DIMENSIONS)
     # Where it was asked (e.g. "subtask:812"); unique, so a retried subtask records it once.
     reference = models.CharField(max_length=100, unique=True)
-    created_at = models.DateTimeField(auto_now_add=True)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
     answered_by = models.ForeignKey(
         Document, null=True, blank=True, on_delete=models.SET_NULL, related_name="answered_questions"
     )

@@ -16,6 +16,7 @@ from django.core.cache import cache
 from django.db import connection
 from pgvector.django import VectorField
 
+from knowledge.cache_tally import cache_lookup_count
 from knowledge.chunking import joined, query_words, search_text
 from knowledge.embeddings import english_query_vector, has_cjk, query_vectors
 from knowledge.models import Chunk, Document, DocumentStatus, IngestJob
@@ -391,6 +392,7 @@ def chunk_search_hybrid(
     version = knowledge_version()
     key = "kbsearch:" + hashlib.sha256(f"{version}|{kb}|{lang}|{mode}|{k}|{query}".encode()).hexdigest()
     cached = cache.get(key)
+    cache_lookup_count("retrieval", hit=cached is not None)
     if cached is not None:
         return [ScoredChunk(**c) for c in cached["results"]], cached["miss"]
     vector = query_vectors([query])[0] if mode in ("hybrid", "vector") else None

@@ -3,6 +3,7 @@ searched, and record them with the RECEIVED → RECOGNIZED transition."""
 
 from __future__ import annotations
 
+import contextvars
 import os
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -33,6 +34,7 @@ from conversations.models import (
     WorkflowStatus,
 )
 from conversations.services import RecognisedIntent, intents_record_writes, workflow_save
+from knowledge.cache_tally import cache_tally
 from knowledge.embeddings import EmbeddingsUnavailable, query_vectors
 from knowledge.hits import KnowledgeHit
 
@@ -74,7 +76,8 @@ def _knowledge_lookup_start(text: str, language: str) -> Callable[[list[str]], l
         return lambda more: knowledge_hits([*texts, *more], language=language)
     if _lookup_pool is None or _lookup_pool[0] != os.getpid():  # a worker child forked after it was made
         _lookup_pool = (os.getpid(), ThreadPoolExecutor(max_workers=1, thread_name_prefix="knowledge"))
-    future = _lookup_pool[1].submit(_knowledge_in_thread, texts, language)
+    # In the step's context, so that the step's cache tally counts the search's lookups too.
+    future = _lookup_pool[1].submit(contextvars.copy_context().run, _knowledge_in_thread, texts, language)
 
     def wait(more: list[str]) -> list[KnowledgeHit]:
         hits = future.result()
@@ -97,13 +100,14 @@ def _llm_context(turn: TurnRun, hits: list[KnowledgeHit]) -> str:
 
 def step_recognize(turn: TurnRun) -> bool:
     text = turn.message.text
-    # Greetings, thanks and explicit human requests need no search (the rule fast path).
-    lookup = _knowledge_lookup_start(text, turn.language) if rule_fast_path(text) is None else (lambda more: [])
-    context = ""
-    if llm_enabled():  # the model classifies knowing the matching passages and the customer's orders
-        context = _llm_context(turn, lookup([]))
-    recognition = recognize(text, catalogue=catalogue_get(), context=context)
-    hits = lookup([score.text for score in recognition.intents])
+    with cache_tally() as tally:  # the retrieval cache's lookups of this step
+        # Greetings, thanks and explicit human requests need no search (the rule fast path).
+        lookup = _knowledge_lookup_start(text, turn.language) if rule_fast_path(text) is None else (lambda more: [])
+        context = ""
+        if llm_enabled():  # the model classifies knowing the matching passages and the customer's orders
+            context = _llm_context(turn, lookup([]))
+        recognition = recognize(text, catalogue=catalogue_get(), context=context)
+        hits = lookup([score.text for score in recognition.intents])
     flags = list(recognition.flags)
     with transaction.atomic():
         workflow = workflow_active(turn.conversation_id) if getattr(turn, "workflow_open", True) else None
@@ -120,6 +124,8 @@ def step_recognize(turn: TurnRun) -> bool:
             intent_cache_hit=recognition.cache_hit,
             flags=[*flags, "intent_switch"] if switched else flags,
             knowledge=[hit.as_json() for hit in hits],
+            retrieval_lookups=tally.lookups["retrieval"],
+            retrieval_hits=tally.hits["retrieval"],
             along=intents_record_writes(
                 conversation_id=turn.conversation_id,
                 message_id=turn.message_id,

@@ -21,6 +21,7 @@ from django.core.cache import cache
 
 from agents.store.versions import store_version, store_version_bump
 from conversations.models import Customer
+from knowledge.cache_tally import cache_lookup_count
 
 READ_CACHE_TTL_S = 5 * 60
 
@@ -122,6 +123,7 @@ def tool_call(name: str, ctx: ToolContext, arguments: dict[str, Any] | None = No
         return result
     key = _cache_key(tool_, ctx, arguments)
     cached = cache.get(key)
+    cache_lookup_count("tools", hit=cached is not None)
     if cached is not None:
         return {**cached, "cached": True}
     result = tool_.func(ctx, arguments)

@@ -147,6 +147,7 @@ INSTALLED_APPS = [
     "knowledge",
     "tickets",
     "webhooks",
+    "analytics",
     "axes",
     "csp",
 ]
@@ -298,7 +299,12 @@ CELERY_BEAT_SCHEDULE = {
     "turn-sweep": {"task": "agents.tasks.turn_sweep_task", "schedule": 15.0},
     "workflows-expire": {"task": "agents.tasks.workflows_expire_task", "schedule": 60.0},
     "webhooks-sweep": {"task": "webhooks.tasks.webhook_sweep_task", "schedule": 60.0},
+    "conversations-close-idle": {"task": "conversations.tasks.conversations_close_idle_task", "schedule": 300.0},
 }
+# A chat the assistant answered last and nobody wrote to for this long is closed (resolved: docs/analytics.md).
+CONVERSATION_IDLE_CLOSE_HOURS = env_int("CONVERSATION_IDLE_CLOSE_HOURS", 24)
+# The store's days in the analytics (a day's figures start at its midnight), e.g. Asia/Shanghai.
+ANALYTICS_TIME_ZONE = os.environ.get("ANALYTICS_TIME_ZONE", "") or TIME_ZONE
 
 # --- webhooks (the schedule and signature are described in webhooks/services.py) ---------------
 
