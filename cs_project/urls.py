@@ -5,6 +5,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from agents.api import ConversationCloseApi, ConversationCreateApi, MessagesApi, NluParseApi, TurnDetailApi
 from agents.store.views import storefront
 from analytics.api import AnalyticsApi
+from analytics.dashboard import dashboard_page, dashboard_view, drilldown_page, export_csv
 from conversations.views import widget_session
 from cs_project.inbox import inbox_list_fragment, inbox_page
 from cs_project.views import healthz, not_found, server_error
@@ -26,7 +27,7 @@ api_v1 = [
     path("conversations/<int:conversation_id>/messages", MessagesApi.as_view(), name="conversation-messages"),
     path("conversations/<int:conversation_id>/turns/<int:turn_id>", TurnDetailApi.as_view(), name="turn-detail"),
     path("conversations/<int:conversation_id>/close", ConversationCloseApi.as_view(), name="conversation-close"),
-    path("analytics", AnalyticsApi.as_view(), name="analytics"),
+    path("analytics", AnalyticsApi.as_view(), name="analytics-api"),
     path("webhooks", WebhookListApi.as_view(), name="webhook-list"),
     path("webhooks/<int:subscription_id>", WebhookDetailApi.as_view(), name="webhook-detail"),
     path("webhooks/<int:subscription_id>/deliveries", WebhookDeliveryListApi.as_view(), name="webhook-deliveries"),
@@ -38,6 +39,9 @@ urlpatterns = [
     path("admin/console/list", console_view(inbox_list_fragment), name="console-list"),
     path("admin/console/<int:conversation_id>/", console_view(inbox_page), name="console-chat"),
     path("admin/console/", include("tickets.console")),
+    path("admin/analytics/", dashboard_view(dashboard_page), name="analytics"),
+    path("admin/analytics/conversations/", dashboard_view(drilldown_page), name="analytics-conversations"),
+    path("admin/analytics/export.csv", dashboard_view(export_csv), name="analytics-export"),
     path("admin/", admin.site.urls),
     path("healthz", healthz, name="healthz"),
     path("widget/session", widget_session, name="widget-session"),
