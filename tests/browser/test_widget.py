@@ -325,6 +325,49 @@ def test_with_nobody_online_the_banner_says_what_the_bot_says(
     assert widget_pages.problems == []
 
 
+@pytest.mark.parametrize(
+    ("lang", "ask", "title", "thanks", "comment"),
+    [
+        ("en", "What is your return policy?", "How did we do?", "Thanks for your feedback!", "Quick and clear"),
+        ("zh", "退货政策是怎样的", "请为本次服务评分", "感谢您的评价！", "很快，清楚"),
+    ],
+)
+def test_ending_the_chat_asks_for_a_rating_once(
+    demo: None, widget_pages: Any, lang: str, ask: str, title: str, thanks: str, comment: str
+) -> None:
+    from conversations.models import Rating
+
+    page = widget_pages(locale="zh-CN" if lang == "zh" else "en-US")
+    _open(page, f"/?lang={lang}")
+    expect(page.get_by_test_id("cs-end")).to_be_hidden()  # nothing to end yet
+    _ask(page, ask)
+    _bot_done(page)
+
+    page.get_by_test_id("cs-end").click()
+
+    rating = page.get_by_test_id("cs-rating")
+    expect(rating).to_contain_text(title)
+    expect(page.get_by_test_id("cs-end")).to_be_hidden()
+    expect(page.get_by_test_id("cs-rating-send")).to_be_disabled()
+    page.get_by_test_id("cs-star").nth(3).click()
+    expect(page.get_by_test_id("cs-star").nth(3)).to_have_attribute("aria-pressed", "true")
+    expect(page.get_by_test_id("cs-star").nth(4)).to_have_attribute("aria-pressed", "false")
+    rating.locator("textarea").fill(comment)
+    page.get_by_test_id("cs-rating-send").click()
+
+    expect(page.get_by_test_id("cs-rating-thanks")).to_have_text(thanks)
+    expect(rating).to_have_count(0)
+    saved = Rating.objects.get()
+    assert (saved.score, saved.comment, saved.staff_id) == (4, comment, None)
+    assert saved.conversation.closed_by == "customer" and saved.conversation.resolution == "ended"
+
+    page.reload()  # rated: not asked again
+    page.get_by_test_id("cs-launcher").click()
+    expect(page.get_by_test_id("cs-banner")).to_be_visible()
+    expect(page.get_by_test_id("cs-rating")).to_have_count(0)
+    assert widget_pages.problems == []
+
+
 def test_the_store_page_signs_only_demo_customers_and_only_in_demo_mode(demo: None, client: Any, settings: Any) -> None:
     import re
 

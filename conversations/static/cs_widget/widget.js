@@ -70,6 +70,12 @@
       newMessages: (n) => `${n} new message${n === 1 ? "" : "s"}`,
       sysTakenOver: (name) => `${name} joined the conversation.`,
       sysHandedBack: "The assistant is back in the conversation.",
+      endChat: "End chat",
+      rateTitle: "How did we do?",
+      rateStar: (n) => `${n} out of 5`,
+      rateComment: "Anything to add? (optional)",
+      rateSend: "Send rating",
+      rateThanks: "Thanks for your feedback!",
     },
     zh: {
       title: "在线客服",
@@ -102,6 +108,12 @@
       newMessages: (n) => `${n} 条新消息`,
       sysTakenOver: (name) => `${name} 已加入对话。`,
       sysHandedBack: "智能助手已回到对话中。",
+      endChat: "结束对话",
+      rateTitle: "请为本次服务评分",
+      rateStar: (n) => `${n} 分（满分 5 分）`,
+      rateComment: "还有什么想说的？（选填）",
+      rateSend: "提交评价",
+      rateThanks: "感谢您的评价！",
     },
   };
   const T = STRINGS[LOCALE];
@@ -135,7 +147,21 @@
   text-overflow: ellipsis; }
 #cs-widget .cs-close { flex: none; width: 36px; height: 36px; border: 0; border-radius: 8px; background: transparent;
   color: #fff; font-size: 22px; line-height: 1; }
-#cs-widget .cs-close:hover { background: rgba(255, 255, 255, .15); }
+#cs-widget .cs-close:hover, #cs-widget .cs-end:hover { background: rgba(255, 255, 255, .15); }
+#cs-widget .cs-end { flex: none; height: 30px; padding: 0 10px; border: 1px solid rgba(255, 255, 255, .6);
+  border-radius: 8px; background: transparent; color: #fff; font-size: 12px; }
+#cs-widget .cs-rating { align-self: stretch; padding: 10px 12px; border: 1px solid var(--cs-line); border-radius: 12px;
+  background: #fff; display: flex; flex-direction: column; gap: 8px; }
+#cs-widget .cs-rating-title { margin: 0; font-weight: 600; }
+#cs-widget .cs-stars { display: flex; gap: 4px; }
+#cs-widget .cs-star { width: 36px; height: 36px; border: 1px solid var(--cs-line); border-radius: 8px; background: #fff;
+  font-size: 20px; line-height: 1; color: #b9bfcc; }
+#cs-widget .cs-star[aria-pressed="true"] { color: #f29900; border-color: #f29900; }
+#cs-widget .cs-rating textarea { resize: none; min-height: 40px; padding: 6px 10px; border: 1px solid var(--cs-line);
+  border-radius: 8px; font: inherit; }
+#cs-widget .cs-rating-send { align-self: flex-end; height: 32px; padding: 0 14px; border: 0; border-radius: 8px;
+  background: var(--cs-accent); color: #fff; }
+#cs-widget .cs-rating-send[disabled] { opacity: .5; cursor: default; }
 #cs-widget .cs-banner { flex: none; padding: 8px 14px; font-size: 13px; background: #fff6d9; color: #5c4500;
   border-bottom: 1px solid #f0e2b0; }
 #cs-widget .cs-conn { flex: none; padding: 4px 14px; font-size: 12px; background: #fdecea; color: #8a1c13; }
@@ -394,6 +420,7 @@
     ui.launcher.append(ui.badge);
 
     ui.close = el("button", { type: "button", className: "cs-close", "aria-label": T.close, text: "×" });
+    ui.end = el("button", { type: "button", className: "cs-end", "data-testid": "cs-end", text: T.endChat, hidden: true });
     ui.connection = el("div", { className: "cs-conn", role: "status", hidden: true });
     ui.banner = el("div", { className: "cs-banner", "data-testid": "cs-banner", role: "status", hidden: true });
     ui.log = el("div", {
@@ -444,6 +471,7 @@
           el("h2", { id: titleId, className: "cs-title", text: T.title }),
           el("p", { className: "cs-subtitle", text: T.subtitle }),
         ),
+        ui.end,
         ui.close,
       ),
       ui.banner,
@@ -456,6 +484,9 @@
 
     ui.launcher.addEventListener("click", () => (state.open ? closePanel() : openPanel()));
     ui.close.addEventListener("click", () => closePanel());
+    ui.end.addEventListener("click", () => {
+      if (state.ws && state.ws.readyState === WebSocket.OPEN) state.ws.send(JSON.stringify({ type: "conversation.end" }));
+    });
     ui.panel.addEventListener("keydown", (event) => {
       if (event.key === "Escape") {
         event.preventDefault();
@@ -526,6 +557,12 @@
     ui.log.insertBefore(node, ui.typing.parentNode === ui.log ? ui.typing : null);
     if (ui.typing.parentNode !== ui.log) ui.log.append(ui.typing);
     scrollToEnd(stick);
+    endButtonShow();
+  }
+
+  /** "End chat" once the chat has a message, until it is closed. */
+  function endButtonShow() {
+    ui.end.hidden = state.status === "closed" || !ui.log.querySelector('[data-testid="cs-message"]');
   }
 
   // --- bubbles ----------------------------------------------------------------------------------
@@ -743,6 +780,68 @@
     else if (status === "bot" && live && (previous === "human" || previous === "waiting_human")) setBanner(T.back);
     else if (status === "bot" && (!live || previous === "closed")) setBanner("");
     if (status === "human" || status === "waiting_human" || status === "closed") hideTyping();
+    endButtonShow();
+    if (status !== "closed") ratingRemove();
+  }
+
+  // --- the rating asked once a chat closes (CSAT) --------------------------------------------------
+
+  function ratingAsk() {
+    if (ui.rating) return;
+    let score = 0;
+    const stars = [1, 2, 3, 4, 5].map((n) =>
+      el("button", {
+        type: "button",
+        className: "cs-star",
+        "data-testid": "cs-star",
+        "aria-label": T.rateStar(n),
+        "aria-pressed": "false",
+        text: "★",
+      }),
+    );
+    const comment = el("textarea", { "aria-label": T.rateComment, placeholder: T.rateComment, maxlength: "1000" });
+    const send = el("button", {
+      type: "button",
+      className: "cs-rating-send",
+      "data-testid": "cs-rating-send",
+      text: T.rateSend,
+      disabled: true,
+    });
+    stars.forEach((star, index) =>
+      star.addEventListener("click", () => {
+        score = index + 1;
+        stars.forEach((other, i) => other.setAttribute("aria-pressed", String(i < score)));
+        send.disabled = false;
+      }),
+    );
+    send.addEventListener("click", () => {
+      if (!score || !state.ws || state.ws.readyState !== WebSocket.OPEN) return;
+      send.disabled = true;
+      state.ws.send(JSON.stringify({ type: "rating.send", score, comment: comment.value.trim() }));
+    });
+    ui.rating = el(
+      "div",
+      { className: "cs-rating", "data-testid": "cs-rating", role: "group", "aria-label": T.rateTitle },
+      el("p", { className: "cs-rating-title", text: T.rateTitle }),
+      el("div", { className: "cs-stars" }, ...stars),
+      comment,
+      send,
+    );
+    append(ui.rating);
+  }
+
+  function ratingRemove() {
+    if (!ui.rating) return;
+    ui.rating.remove();
+    ui.rating = null;
+  }
+
+  function ratingDone() {
+    ratingRemove();
+    const thanks = el("div", { className: "cs-notice", "data-testid": "cs-rating-thanks", text: T.rateThanks });
+    thanks.style.color = "var(--cs-muted)";
+    thanks.style.background = "transparent";
+    append(thanks);
   }
 
   // --- server events ----------------------------------------------------------------------------
@@ -768,7 +867,9 @@
     ui.welcome.hidden = messages.length > 0;
     for (const item of state.pending) addPendingBubble(item);
     pruneQuickReplies();
+    ratingRemove();
     applyStatus(event.status || "bot", { live: false });
+    if (event.rating_wanted) ratingAsk();
     if (event.awaiting_reply || (state.pending.length && botMayAnswer())) showTyping(T.typing, REPLY_WAIT_MS);
     else hideTyping();
     scrollToEnd(true);
@@ -833,6 +934,10 @@
 
   function onError(event) {
     if (event.code === "bad_token") return; // the 4401 close that follows starts a fresh session
+    if (event.code === "already_rated") return ratingDone(); // rated in another tab
+    if (ui.rating && ["bad_score", "bad_comment", "not_closed"].includes(event.code)) {
+      ui.rating.querySelector(".cs-rating-send").disabled = false;
+    }
     if (event.client_id) {
       dropPending(event.client_id);
       const node = state.byClient.get(event.client_id);
@@ -869,6 +974,10 @@
         break;
       case "status.changed":
         applyStatus(event.status, { live: true, staffOnline: event.staff_online });
+        if (event.status === "closed" && event.rating_wanted) ratingAsk();
+        break;
+      case "rating.saved":
+        ratingDone();
         break;
       case "error":
         onError(event);
