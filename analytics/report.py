@@ -28,6 +28,7 @@ DEFAULT_DAYS = 30
 TOP_INTENTS = 15
 TOP_MISSES = 10
 SATISFIED = 4  # a rating of 4 or 5 counts as satisfied (CSAT %)
+UNHAPPY = 2  # a rating of 1 or 2 says the chat was not resolved, whoever closed it
 
 
 class PeriodError(ValueError):
@@ -112,16 +113,21 @@ class SecondsBetween(Func):
 # A person took part: the chat went to the staff queue, somebody joined it, or staff closed it.
 HUMAN_INVOLVED = Q(escalated_at__isnull=False) | Q(human_joined_at__isnull=False) | Q(closed_by=ClosedBy.STAFF)
 SATISFIED_RATING = Exists(Rating.objects.filter(conversation=OuterRef("pk"), score__gte=SATISFIED))
-# Resolved: nobody from the staff took part, and the customer confirmed (ended it, or rated it 4-5; the
-# store's backend closing it as answered or sorted out) or did not come back for a day after the last reply
-# (the assistant closed it: conversations_close_idle).
-RESOLVED = ~HUMAN_INVOLVED & (
-    Q(closed_by__in=[ClosedBy.CUSTOMER, ClosedBy.ASSISTANT])
-    | Q(
-        closed_by=ClosedBy.STORE,
-        resolution__in=[ResolutionReason.ANSWERED, ResolutionReason.ORDER_FIXED, ResolutionReason.REFUND],
+UNHAPPY_RATING = Exists(Rating.objects.filter(conversation=OuterRef("pk"), score__lte=UNHAPPY))
+# Resolved: nobody from the staff took part, no rating of 1-2 says otherwise, and the customer confirmed
+# (ended it, or rated it 4-5; the store's backend closing it as answered or sorted out) or did not come back
+# for a day after the last reply (the assistant closed it: conversations_close_idle).
+RESOLVED = (
+    ~HUMAN_INVOLVED
+    & Q(unhappy=False)
+    & (
+        Q(closed_by__in=[ClosedBy.CUSTOMER, ClosedBy.ASSISTANT])
+        | Q(
+            closed_by=ClosedBy.STORE,
+            resolution__in=[ResolutionReason.ANSWERED, ResolutionReason.ORDER_FIXED, ResolutionReason.REFUND],
+        )
+        | Q(satisfied=True)
     )
-    | Q(satisfied=True)
 )
 FIGURES = {
     "conversations": Q(),
@@ -134,7 +140,9 @@ FIGURES = {
 
 def conversations_in(period: Period) -> QuerySet[Conversation]:
     """The period's conversations in which the customer wrote at least once."""
-    return Conversation.objects.filter(period.within(), turn_count__gt=0).annotate(satisfied=SATISFIED_RATING)
+    return Conversation.objects.filter(period.within(), turn_count__gt=0).annotate(
+        satisfied=SATISFIED_RATING, unhappy=UNHAPPY_RATING
+    )
 
 
 def conversations_behind(figure: str, period: Period) -> QuerySet[Conversation]:

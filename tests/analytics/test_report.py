@@ -129,3 +129,17 @@ def test_a_bad_period_names_the_field(first: Any, last: Any, field: str) -> None
 def test_a_period_defaults_to_the_last_thirty_days() -> None:
     period = period_parse(None, "2026-03-31")
     assert (period.first, period.last) == (date(2026, 3, 2), date(2026, 3, 31))
+
+
+def test_a_rating_of_one_or_two_says_the_chat_was_not_resolved(played: dict[str, Conversation]) -> None:
+    from conversations.services import conversation_end_by_customer, conversation_rate
+
+    chat = chat_started("h-unhappy", "zh")
+    run_turn(chat, "退货政策是什么？")
+    conversation_end_by_customer(conversation_id=chat.pk)
+    conversation_rate(conversation_id=chat.pk, score=1, comment="没用")
+
+    report = analytics_report(_today())
+
+    assert (report["conversations"], report["resolved"]) == (5, 2)
+    assert report["containment_rate"] == 0.8  # still no person in it
