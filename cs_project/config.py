@@ -7,6 +7,7 @@ sees instead of a traceback (manage.py, the ASGI app and the Celery app print it
 from __future__ import annotations
 
 import os
+import zoneinfo
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -208,6 +209,18 @@ def env_choice(name: str, default: str, choices: tuple[str, ...], environ: Mappi
         return default
     if raw not in choices:
         raise ConfigError(f"{name} must be one of {', '.join(choices)} (got {raw!r})")
+    return raw
+
+
+def env_time_zone(name: str, default: str, environ: Mapping[str, str] = os.environ) -> str:
+    """An IANA time zone name, e.g. Asia/Shanghai."""
+    raw = (environ.get(name) or "").strip()
+    if not raw:
+        return default
+    try:
+        zoneinfo.ZoneInfo(raw)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        raise ConfigError(f"{name} must be a time zone such as Asia/Shanghai or UTC (got {raw!r})") from None
     return raw
 
 

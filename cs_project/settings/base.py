@@ -20,6 +20,7 @@ from cs_project.config import (
     env_choice,
     env_int,
     env_list,
+    env_time_zone,
     env_url,
     parse_database_url,
     parse_redis_url,
@@ -304,7 +305,7 @@ CELERY_BEAT_SCHEDULE = {
 # A chat the assistant answered last and nobody wrote to for this long is closed (resolved: docs/analytics.md).
 CONVERSATION_IDLE_CLOSE_HOURS = env_int("CONVERSATION_IDLE_CLOSE_HOURS", 24)
 # The store's days in the analytics (a day's figures start at its midnight), e.g. Asia/Shanghai.
-ANALYTICS_TIME_ZONE = os.environ.get("ANALYTICS_TIME_ZONE", "") or TIME_ZONE
+ANALYTICS_TIME_ZONE = env_time_zone("ANALYTICS_TIME_ZONE", TIME_ZONE)
 
 # --- webhooks (the schedule and signature are described in webhooks/services.py) ---------------
 

@@ -127,3 +127,12 @@ def test_env_url_accepts_http_and_rejects_the_rest() -> None:
 def test_mask_url_hides_only_the_password() -> None:
     assert mask_url("redis://:secret@h:1/0") == "redis://:***@h:1/0"
     assert mask_url("postgresql://u@h/db") == "postgresql://u@h/db"
+
+
+def test_a_time_zone_is_checked_and_named_when_wrong() -> None:
+    from cs_project.config import env_time_zone
+
+    assert env_time_zone("ANALYTICS_TIME_ZONE", "UTC", {"ANALYTICS_TIME_ZONE": "Asia/Shanghai"}) == "Asia/Shanghai"
+    assert env_time_zone("ANALYTICS_TIME_ZONE", "UTC", {}) == "UTC"
+    with pytest.raises(ConfigError, match="ANALYTICS_TIME_ZONE must be a time zone"):
+        env_time_zone("ANALYTICS_TIME_ZONE", "UTC", {"ANALYTICS_TIME_ZONE": "Mars/Olympus"})
