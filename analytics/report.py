@@ -12,7 +12,7 @@ from datetime import date, datetime, time, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db.models import Avg, Count, Exists, F, Func, OuterRef, Q, QuerySet, Sum
+from django.db.models import Avg, Count, Exists, F, Func, Max, OuterRef, Q, QuerySet, Sum
 from django.db.models.aggregates import Aggregate
 from django.db.models.fields import FloatField
 from django.db.models.functions import Lower, Trim, TruncDate
@@ -315,14 +315,14 @@ def _knowledge_misses(period: Period) -> dict[str, Any]:
     top = (
         missed.annotate(wording=Lower(Trim("question")))
         .values("wording")
-        .annotate(n=Count("pk"), unanswered=Count("pk", filter=Q(answered_at__isnull=True)))
+        .annotate(shown=Max("question"), n=Count("pk"), unanswered=Count("pk", filter=Q(answered_at__isnull=True)))
         .order_by("-n", "wording")[:TOP_MISSES]
     )
     totals = missed.aggregate(n=Count("pk"), unanswered=Count("pk", filter=Q(answered_at__isnull=True)))
     return {
         "total": totals["n"],
         "unanswered": totals["unanswered"],
-        "top": [{"question": row["wording"], "count": row["n"], "unanswered": row["unanswered"]} for row in top],
+        "top": [{"question": row["shown"].strip(), "count": row["n"], "unanswered": row["unanswered"]} for row in top],
     }
 
 

@@ -91,7 +91,7 @@ def test_knowledge_misses_are_the_questions_it_could_not_answer(played: dict[str
 
     assert misses["total"] == MissedQuestion.objects.count() >= 2
     assert misses["top"][0] == {
-        "question": "how do i set up the fingerprint sensor for bank apps",  # the clause, as it was searched
+        "question": "How do I set up the fingerprint sensor for bank apps",  # the clause, as it was searched
         "count": 2,
         "unanswered": 2,
     }
