@@ -7,6 +7,7 @@ missed questions to the day they were written. Days are the store's (ANALYTICS_T
 from __future__ import annotations
 
 import zoneinfo
+from collections import Counter, defaultdict
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from typing import Any
@@ -17,9 +18,8 @@ from django.db.models.aggregates import Aggregate
 from django.db.models.fields import FloatField
 from django.db.models.functions import Lower, Trim, TruncDate
 
-from agents.models import Subtask, TurnRun
-from agents.states import TurnStatus
-from conversations.models import ClosedBy, Conversation, IntentLevel, IntentRecord, Rating, ResolutionReason
+from analytics.rollup import Figures, day_figures_read, latency_percentile
+from conversations.models import ClosedBy, Conversation, IntentLevel, Rating, ResolutionReason
 from knowledge.models import MissedQuestion
 from tickets.models import EscalationCard
 
@@ -187,6 +187,7 @@ def analytics_report(period: Period) -> dict[str, Any]:
         ),
     )
     conversations = totals["conversations"]
+    figures = day_figures_read(period.first, period.last)
     return {
         "period": {
             "from": period.first.isoformat(),
@@ -209,8 +210,8 @@ def analytics_report(period: Period) -> dict[str, Any]:
             "handling_s": {"p50": _round(totals["handling_p50"]), "mean": _round(totals["handling_mean"])},
         },
         "csat": _csat(period),
-        "intents": _intents(period),
-        **_turns(period),
+        "intents": _intents(figures),
+        **_turns(figures),
         "knowledge_misses": _knowledge_misses(period),
         "series": _series(period),
     }
@@ -248,62 +249,53 @@ def _csat(period: Period) -> dict[str, Any]:
     }
 
 
-def _intents(period: Period) -> dict[str, int]:
-    rows = (
-        IntentRecord.objects.filter(period.within())
-        .values("name")
-        .annotate(n=Count("pk"))
-        .order_by("-n", "name")[:TOP_INTENTS]
+def _intents(figures: Figures) -> dict[str, int]:
+    counted = sorted(
+        ((key, n) for (figure, key), n in figures.items() if figure == "intent"), key=lambda kn: (-kn[1], kn[0])
     )
-    return {row["name"]: row["n"] for row in rows}
+    return dict(counted[:TOP_INTENTS])
 
 
-def _turns(period: Period) -> dict[str, Any]:
+def _turns(figures: Figures) -> dict[str, Any]:
     """Latency per recognition level (the reply's turn, from the message stored to the turn's end) and the
-    three caches' hit rates."""
-    answered = TurnRun.objects.filter(
-        period.within(), finished_at__isnull=False, status__in=[TurnStatus.DONE, TurnStatus.ESCALATED]
-    )
-    milliseconds = SecondsBetween("finished_at", "created_at") * 1000
-    levels = (
-        answered.exclude(intent_level="")
-        .values("intent_level")
-        .annotate(n=Count("pk"), p50=Percentile(milliseconds, 0.5), p95=Percentile(milliseconds, 0.95))
-        .order_by("intent_level")
-    )
+    three caches' hit rates, from the period's day figures (analytics.rollup)."""
+    buckets: dict[str, Counter[int]] = defaultdict(Counter)
+    for (figure, key), n in figures.items():
+        if figure == "latency":
+            level, bucket = key.rsplit("|", 1)
+            buckets[level][int(bucket)] += n
+            buckets["all"][int(bucket)] += n
     latency = {
-        row["intent_level"]: {"turns": row["n"], "p50": _round(row["p50"]), "p95": _round(row["p95"])} for row in levels
+        level: {
+            "turns": sum(counted.values()),
+            "p50": latency_percentile(counted, 0.5),
+            "p95": latency_percentile(counted, 0.95),
+        }
+        for level, counted in sorted(buckets.items())
+        if level and level != "all"
     }
-    overall = answered.aggregate(n=Count("pk"), p50=Percentile(milliseconds, 0.5), p95=Percentile(milliseconds, 0.95))
-    latency["all"] = {"turns": overall["n"], "p50": _round(overall["p50"]), "p95": _round(overall["p95"])}
-    # The intent cache is asked for every message the rules do not decide; the retrieval cache by the
-    # recognition step's search and by the specialists, the tool cache by the specialists' reads.
-    recognised = TurnRun.objects.filter(period.within()).aggregate(
-        lookups=Count("pk", filter=Q(intent_level__in=[IntentLevel.CACHE, IntentLevel.LLM, IntentLevel.CLASSIFIER])),
-        hits=Count("pk", filter=Q(intent_level=IntentLevel.CACHE)),
-        retrieval_lookups=Sum("retrieval_lookups"),
-        retrieval_hits=Sum("retrieval_hits"),
-    )
-    subtasks = Subtask.objects.filter(period.within()).aggregate(
-        retrieval_lookups=Sum("retrieval_lookups"),
-        retrieval_hits=Sum("retrieval_hits"),
-        tool_lookups=Sum("tool_lookups"),
-        tool_hits=Sum("tool_hits"),
-    )
+    overall = buckets.get("all", Counter())
+    latency["all"] = {
+        "turns": sum(overall.values()),
+        "p50": latency_percentile(overall, 0.5),
+        "p95": latency_percentile(overall, 0.95),
+    }
 
-    def rate(*pairs: tuple[int | None, int | None]) -> dict[str, Any]:
-        hits, lookups = sum(h or 0 for h, _ in pairs), sum(n or 0 for _, n in pairs)
+    def rate(hits: int, lookups: int) -> dict[str, Any]:
         return {"lookups": lookups, "hits": hits, "rate": _rate(hits, lookups)}
 
+    # The intent cache is asked for every message the rules do not decide; the retrieval cache by the
+    # recognition step's search and by the specialists, the tool cache by the specialists' reads.
+    asked = [IntentLevel.CACHE, IntentLevel.LLM, IntentLevel.CLASSIFIER]
     return {
         "latency_ms": latency,
         "cache_hit_rates": {
-            "intent": rate((recognised["hits"], recognised["lookups"])),
+            "intent": rate(figures[("turns", IntentLevel.CACHE)], sum(figures[("turns", level)] for level in asked)),
             "retrieval": rate(
-                (recognised["retrieval_hits"], recognised["retrieval_lookups"]),
-                (subtasks["retrieval_hits"], subtasks["retrieval_lookups"]),
+                figures[("retrieval_hits", "")] + figures[("subtask_retrieval_hits", "")],
+                figures[("retrieval_lookups", "")] + figures[("subtask_retrieval_lookups", "")],
             ),
-            "tools": rate((subtasks["tool_hits"], subtasks["tool_lookups"])),
+            "tools": rate(figures[("subtask_tool_hits", "")], figures[("subtask_tool_lookups", "")]),
         },
     }
 

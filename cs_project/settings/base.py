@@ -301,6 +301,7 @@ CELERY_BEAT_SCHEDULE = {
     "workflows-expire": {"task": "agents.tasks.workflows_expire_task", "schedule": 60.0},
     "webhooks-sweep": {"task": "webhooks.tasks.webhook_sweep_task", "schedule": 60.0},
     "conversations-close-idle": {"task": "conversations.tasks.conversations_close_idle_task", "schedule": 300.0},
+    "analytics-roll-up": {"task": "analytics.tasks.day_figures_roll_task", "schedule": 3600.0},
 }
 # A chat the assistant answered last and nobody wrote to for this long is closed (resolved: docs/analytics.md).
 CONVERSATION_IDLE_CLOSE_HOURS = env_int("CONVERSATION_IDLE_CLOSE_HOURS", 24)
