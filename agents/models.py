@@ -104,7 +104,7 @@ class Subtask(models.Model):
     # {"text", "resolved", "sources", "awaiting", "quick_replies", "data"}
     result = models.JSONField(default=dict, blank=True)
     error = models.TextField(blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     latency_ms = models.FloatField(null=True, blank=True)
     # What the specialist asked of the retrieval and tool caches, and how often they had it.

@@ -17,6 +17,7 @@ from conversations.models import (
     IntentRecord,
     Message,
     OutboxEmail,
+    Rating,
     ResolutionReason,
     WorkflowState,
     WorkflowStatus,
@@ -115,9 +116,10 @@ class ConversationAdmin(ReadOnlyAdmin):
         "current_intent",
         "failed_attempts",
         "turn_count",
+        "closed_by",
         "updated_at",
     ]
-    list_filter = ["status", "language", "channel", "assigned_staff"]
+    list_filter = ["status", "closed_by", "language", "channel", "assigned_staff"]
     search_fields = ["id", "customer__external_id", "customer__name", "customer__email", "current_intent"]
     list_select_related = ["customer", "assigned_staff"]
     date_hierarchy = "created_at"
@@ -164,6 +166,17 @@ class MessageAdmin(ReadOnlyAdmin):
     @admin.display(description="text")
     def short_text(self, obj: Message) -> str:
         return obj.text[:80]
+
+
+@admin.register(Rating)
+class RatingAdmin(ReadOnlyAdmin):
+    """What customers said of their chats (CSAT): read here, counted in the analytics."""
+
+    list_display = ["id", "conversation", "score", "comment", "staff", "created_at"]
+    list_filter = ["score", "staff"]
+    search_fields = ["comment", "conversation__id", "conversation__customer__external_id"]
+    list_select_related = ["conversation", "staff"]
+    date_hierarchy = "created_at"
 
 
 @admin.register(IntentRecord)
