@@ -17,12 +17,14 @@ from collections.abc import Iterable
 from datetime import date, datetime, time, timedelta
 
 from django.conf import settings
+from django.core.cache import cache
 from django.db import transaction
 from django.db.models import Count, F, Func, IntegerField, Q, Sum
 from django.db.models.functions import TruncDate
 from django.utils import timezone
 
 from agents.models import Subtask, TurnRun
+from agents.queue import task_send
 from agents.states import TurnStatus
 from analytics.models import DayFigure
 from conversations.models import IntentRecord
@@ -32,6 +34,8 @@ ROLL_AFTER = timedelta(hours=1)
 ROLL_AT_MOST_DAYS = 400  # a first run rolls up this many days back, oldest first, over several runs
 ROLL_DAYS_PER_RUN = 60
 ROLLED = "rolled"  # the marker row: this day's figures are all in DayFigure
+ROLL_TASK = "analytics.tasks.day_figures_roll_task"
+ROLL_SOON_EVERY_S = 600
 
 Figures = Counter[tuple[str, str]]  # (figure, key) -> value
 
@@ -123,7 +127,7 @@ def day_figures_count(days: Iterable[date]) -> Counter[tuple[date, str, str]]:
 
 def day_figures_read(first: date, last: date) -> Figures:
     """(figure, key) -> value over the days from `first` to `last`: rolled-up days from DayFigure, the others
-    counted from the rows."""
+    counted from the rows. Finished days that had to be counted here are rolled up soon, not an hour later."""
     zone_name = settings.ANALYTICS_TIME_ZONE
     stored = DayFigure.objects.filter(time_zone=zone_name, day__gte=first, day__lte=last)
     rolled = set(stored.filter(figure=ROLLED).values_list("day", flat=True))
@@ -131,9 +135,23 @@ def day_figures_read(first: date, last: date) -> Figures:
     for row in stored.exclude(figure=ROLLED).values("figure", "key").annotate(total=Sum("value")):
         figures[(row["figure"], row["key"])] += row["total"]
     days = [first + timedelta(days=n) for n in range((last - first).days + 1)]
-    for (_, figure, key), value in day_figures_count(d for d in days if d not in rolled).items():
+    counted = day_figures_count(d for d in days if d not in rolled)
+    for (_, figure, key), value in counted.items():
         figures[(figure, key)] += value
+    if any(day <= _last_finished_day(timezone.now()) for day, _, _ in counted):
+        _roll_soon()
     return figures
+
+
+def _last_finished_day(now: datetime) -> date:
+    return (now - ROLL_AFTER).astimezone(_zone()).date() - timedelta(days=1)
+
+
+def _roll_soon() -> None:
+    """Queue a roll-up now, at most one in ROLL_SOON_EVERY_S: a store whose beat has not rolled its days up
+    yet (a first start, a changed time zone) is slow only until then."""
+    if cache.add("analytics:roll-soon", 1, timeout=ROLL_SOON_EVERY_S):
+        task_send(ROLL_TASK)
 
 
 def day_figures_roll(*, now: datetime | None = None) -> int:
@@ -141,7 +159,7 @@ def day_figures_roll(*, now: datetime | None = None) -> int:
     many days were rolled up."""
     zone = _zone()
     now = now or timezone.now()
-    last = (now - ROLL_AFTER).astimezone(zone).date() - timedelta(days=1)
+    last = _last_finished_day(now)
     oldest = TurnRun.objects.order_by("created_at").values_list("created_at", flat=True).first()
     if oldest is None:
         return 0

@@ -5,8 +5,8 @@ In: `{"type": "message.send", "text", "client_id"}`, `{"type": "typing"}`, `{"ty
 Out: `history` once on connect (the transcript, the status, whether a reply is in flight, whether a
 rating is wanted), then the conversation group's events as they happen (`message.created`,
 `reply.delta`, `reply.done`, `typing`, `status.changed`), `rating.saved`, and `error` for a frame it
-cannot take. A bad frame never closes the
-socket; only a bad token does (close code 4401, after an `error` event saying so).
+cannot take. A bad frame never closes the socket; only a bad token does (close code 4401, after an
+`error` event saying so).
 """
 
 from __future__ import annotations

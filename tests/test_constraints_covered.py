@@ -4,7 +4,7 @@ from pathlib import Path
 
 from django.apps import apps
 
-PROJECT_APPS = ["conversations", "store", "tickets", "knowledge", "webhooks"]
+PROJECT_APPS = ["conversations", "store", "tickets", "knowledge", "webhooks", "analytics"]
 
 
 def test_every_named_constraint_is_exercised_by_a_test() -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from datetime import timedelta
+from typing import Any
 
 import pytest
 from django.utils import timezone
@@ -44,3 +45,30 @@ def test_latency_percentiles_from_the_buckets_are_within_five_percent() -> None:
     assert p50 is not None and abs(p50 - 95.0) / 95.0 < 0.05
     assert p95 is not None and abs(p95 - 2600.0) / 2600.0 < 0.05
     assert latency_percentile(Counter(), 0.5) is None
+
+
+def test_a_report_that_counts_finished_days_from_their_rows_has_them_rolled_up_soon(
+    played: dict[str, Conversation], parked_queue: Any
+) -> None:
+    today = timezone.now().date()
+    roll = ("analytics.tasks.day_figures_roll_task", ())
+
+    analytics_report(Period(today, today))  # today alone: nothing to roll up yet
+    assert roll not in parked_queue.sent()
+    analytics_report(Period(today - timedelta(days=45), today))  # the old chat's day was counted from its rows
+    analytics_report(Period(today - timedelta(days=45), today))
+
+    assert parked_queue.sent().count(roll) == 1  # once, not on every report
+
+
+def test_a_day_holds_one_value_per_figure_and_zone() -> None:
+    from datetime import date
+
+    from tests.constraints import assert_rejected
+
+    DayFigure.objects.create(time_zone="UTC", day=date(2026, 11, 1), figure="intent", key="faq", value=3)
+    DayFigure.objects.create(time_zone="Asia/Shanghai", day=date(2026, 11, 1), figure="intent", key="faq", value=2)
+    assert_rejected(
+        lambda: DayFigure.objects.create(time_zone="UTC", day=date(2026, 11, 1), figure="intent", key="faq", value=1),
+        "day_figure_unique",
+    )

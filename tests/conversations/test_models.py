@@ -126,3 +126,27 @@ def test_only_one_active_workflow_per_conversation() -> None:
         ),
         "workflow_status_valid",
     )
+
+
+def test_who_closed_a_chat_is_known_and_a_closing_is_rated_once_from_1_to_5() -> None:
+    from conversations.models import Rating
+
+    conversation = ConversationFactory.create()
+    closed_at = timezone.now()
+
+    assert_rejected(
+        lambda: Conversation.objects.filter(pk=conversation.pk).update(closed_by="robot"),
+        "conversation_closed_by_valid",
+    )
+    assert_rejected(
+        lambda: Rating.objects.create(conversation=conversation, closed_at=closed_at, score=6), "rating_score_1_to_5"
+    )
+    assert_rejected(
+        lambda: Rating.objects.create(conversation=conversation, closed_at=closed_at, score=0), "rating_score_1_to_5"
+    )
+    Rating.objects.create(conversation=conversation, closed_at=closed_at, score=5)
+    assert_rejected(
+        lambda: Rating.objects.create(conversation=conversation, closed_at=closed_at, score=4),
+        "rating_once_per_closing",
+    )
+    Rating.objects.create(conversation=conversation, closed_at=closed_at + timedelta(days=1), score=4)  # closed again

@@ -302,3 +302,37 @@ async def test_writing_to_a_closed_chat_reopens_it_with_the_bot_and_says_so(
     assert statuses == [ConversationStatus.BOT]
     conversation = await database_sync_to_async(Conversation.objects.get)(pk=conversation_id)
     assert conversation.status == ConversationStatus.BOT and conversation.closed_at is None
+
+
+@pytest.mark.parametrize(("language", "refused"), [("en", "Only a closed conversation"), ("zh", "只有已结束的对话")])
+async def test_the_shopper_ends_the_chat_and_rates_it_once(
+    widget_token: tuple[int, str], language: str, refused: str
+) -> None:
+    from conversations.models import Rating
+
+    conversation_id, token = widget_token
+    await database_sync_to_async(Conversation.objects.filter(pk=conversation_id).update)(language=language)
+    socket, _ = await connect(token)
+
+    await socket.send_json_to({"type": "rating.send", "score": 5})
+    too_early = await until(socket, "error")
+    await socket.send_json_to({"type": "conversation.end"})
+    closed = await until(socket, "status.changed")
+    for score, comment in ((0, ""), (True, ""), ("5", ""), (4, 7), (4, "x" * 1001)):
+        await socket.send_json_to({"type": "rating.send", "score": score, "comment": comment})
+    bad = [(await until(socket, "error"))[-1]["code"] for _ in range(5)]
+    await socket.send_json_to({"type": "rating.send", "score": 4, "comment": "  fine  "})
+    saved = await until(socket, "rating.saved")
+    await socket.send_json_to({"type": "rating.send", "score": 1})
+    again = await until(socket, "error")
+    await socket.send_json_to({"type": "conversation.end"})  # a second tab: no error
+    await socket.send_json_to({"type": "typing"})
+    await socket.disconnect()
+
+    assert too_early[-1]["code"] == "not_closed" and too_early[-1]["message"].startswith(refused)
+    assert closed[-1]["status"] == "closed" and closed[-1]["rating_wanted"] is True
+    assert bad == ["bad_score", "bad_score", "bad_score", "bad_comment", "bad_comment"]
+    assert saved[-1]["score"] == 4 and again[-1]["code"] == "already_rated"
+    rating = await database_sync_to_async(Rating.objects.select_related("conversation").get)()
+    assert (rating.score, rating.comment, rating.staff_id) == (4, "fine", None)
+    assert (rating.conversation.closed_by, rating.conversation.resolution) == ("customer", "ended")
