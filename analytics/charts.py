@@ -37,10 +37,12 @@ def _scale_top(values: list[float], percent: bool) -> float:
     return top * 1.1
 
 
-def line_chart(title: str, x_labels: Sequence[str], lines: Sequence[Line], *, percent: bool = False) -> SafeString:
-    """Lines over days; the y axis starts at 0 (and ends at 100 % for rates)."""
+def line_chart(
+    title: str, x_labels: Sequence[str], lines: Sequence[Line], *, percent: bool = False, top: float | None = None
+) -> SafeString:
+    """Lines over days; the y axis starts at 0 and ends at `top` (100 % for rates; else a round number)."""
     plotted = [v for line in lines for v in line.values if v is not None]
-    top = _scale_top(plotted, percent)
+    top = top or _scale_top(plotted, percent)
     inner_w, inner_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
     count = max(len(x_labels), 1)
 

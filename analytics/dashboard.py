@@ -18,10 +18,13 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.utils.http import urlencode
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop, pgettext
 
+from agents.dialog import INTENT_LABELS
+from agents.taxonomy import Intent
 from analytics.charts import Line, bar_chart, line_chart
 from analytics.report import FIGURES, Period, PeriodError, analytics_report, conversations_behind, period_parse
-from conversations.models import ClosedBy, ResolutionReason
+from conversations.models import ClosedBy, IntentLevel, ResolutionReason
 from tickets.models import EscalationReason
 
 DRILLDOWN_PAGE_SIZE = 50
@@ -57,7 +60,27 @@ def _percent(rate: float | None) -> str:
 def _seconds(value: float | None) -> str:
     if value is None:
         return "–"
-    return f"{value:.0f} s" if value < 120 else f"{value / 60:.0f} min"
+    if value < 120:
+        return _("%(n)s s") % {"n": f"{value:.0f}"}
+    return _("%(n)s min") % {"n": f"{value / 60:.0f}"}
+
+
+# Intents a customer is never offered as a choice, so agents.dialog has no label for them.
+_OTHER_INTENTS: dict[str, str] = {
+    Intent.CHITCHAT: gettext_noop("Small talk"),
+    Intent.EMOTION_SENSITIVE: gettext_noop("Upset customer"),
+    Intent.OUT_OF_SCOPE: gettext_noop("Outside what the store does"),
+}
+_CACHES = {
+    "intent": gettext_noop("Intent"),
+    "retrieval": gettext_noop("Knowledge search"),
+    "tools": gettext_noop("Store tools"),
+}
+
+
+def _intent_label(name: str) -> str:
+    label = INTENT_LABELS[name].message if name in INTENT_LABELS else _OTHER_INTENTS.get(name)
+    return _(label) if label else name.replace("_", " ").capitalize()
 
 
 def dashboard_page(request: HttpRequest) -> HttpResponse:
@@ -65,7 +88,7 @@ def dashboard_page(request: HttpRequest) -> HttpResponse:
     report = analytics_report(period)
     drill = reverse("analytics-conversations")
     cards = [
-        (_("Conversations"), str(report["conversations"]), "conversations"),
+        (pgettext("a count", "Conversations"), str(report["conversations"]), "conversations"),
         (_("Resolution rate"), _percent(report["resolution_rate"]), "resolved"),
         (_("Containment rate"), _percent(report["containment_rate"]), "contained"),
         (_("Escalation rate"), _percent(report["escalation_rate"]), "escalated"),
@@ -76,7 +99,7 @@ def dashboard_page(request: HttpRequest) -> HttpResponse:
     ]
     days = [row["date"][5:] for row in report["series"]]
     series = report["series"]
-    reasons = dict(EscalationReason.choices)
+    reasons, levels = dict(EscalationReason.choices), dict(IntentLevel.choices)
     context = {
         **admin.site.each_context(request),
         "title": _("Analytics"),
@@ -111,17 +134,18 @@ def dashboard_page(request: HttpRequest) -> HttpResponse:
                 ],
                 percent=True,
             ),
-            line_chart(_("CSAT per day (1–5)"), days, [Line(_("CSAT"), [row["csat"] for row in series])]),
+            line_chart(_("CSAT per day (1–5)"), days, [Line(_("CSAT"), [row["csat"] for row in series])], top=5),
             bar_chart(
                 _("Escalations by reason"),
                 [(str(reasons.get(reason, reason)), n) for reason, n in report["escalations_by_reason"].items()],
             ),
-            bar_chart(_("Intents"), list(report["intents"].items())),
+            bar_chart(_("Intents"), [(_intent_label(name), n) for name, n in report["intents"].items()]),
         ],
-        "latency": [{"level": level, **figures} for level, figures in report["latency_ms"].items() if level != "all"]
-        + [{"level": _("all"), **report["latency_ms"]["all"]}],
+        "latency": [
+            {**figures, "level": levels.get(level, _("all"))} for level, figures in report["latency_ms"].items()
+        ],
         "caches": [
-            {"name": name, "rate": _percent(figures["rate"]), **figures}
+            {**figures, "name": _(_CACHES[name]), "rate": _percent(figures["rate"])}
             for name, figures in report["cache_hit_rates"].items()
         ],
     }

@@ -206,10 +206,10 @@ class Message(models.Model):
 
 
 class IntentLevel(models.TextChoices):
-    RULE = "rule", "Rule fast path"
-    CACHE = "cache", "Intent cache"
+    RULE = "rule", _("Rule fast path")
+    CACHE = "cache", _("Intent cache")
     LLM = "llm", "LLM"
-    CLASSIFIER = "classifier", "Offline classifier"
+    CLASSIFIER = "classifier", _("Offline classifier")
 
 
 class IntentRecord(models.Model):
