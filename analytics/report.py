@@ -150,6 +150,12 @@ def conversations_behind(figure: str, period: Period) -> QuerySet[Conversation]:
     return conversations_in(period).filter(FIGURES[figure]).order_by("-created_at")
 
 
+def _durations(name: str, end: str, start: str) -> dict[str, Aggregate]:
+    """The median and mean seconds from `start` to `end`, over the rows that have both."""
+    seconds, both = SecondsBetween(end, start), Q(**{f"{end}__isnull": False, f"{start}__isnull": False})
+    return {f"{name}_p50": Percentile(seconds, 0.5, filter=both), f"{name}_mean": Avg(seconds, filter=both)}
+
+
 def _rate(part: int | None, whole: int | None) -> float | None:
     return round(part / whole, 4) if whole and part is not None else None
 
@@ -167,24 +173,8 @@ def analytics_report(period: Period) -> dict[str, Any]:
     totals = conversations_in(period).aggregate(
         **counted,
         turns=Sum("turn_count"),
-        first_response_p50=Percentile(
-            SecondsBetween("first_human_reply_at", "escalated_at"),
-            0.5,
-            filter=Q(first_human_reply_at__isnull=False, escalated_at__isnull=False),
-        ),
-        first_response_mean=Avg(
-            SecondsBetween("first_human_reply_at", "escalated_at"),
-            filter=Q(first_human_reply_at__isnull=False, escalated_at__isnull=False),
-        ),
-        handling_p50=Percentile(
-            SecondsBetween("closed_at", "human_joined_at"),
-            0.5,
-            filter=Q(human_joined_at__isnull=False, closed_at__isnull=False),
-        ),
-        handling_mean=Avg(
-            SecondsBetween("closed_at", "human_joined_at"),
-            filter=Q(human_joined_at__isnull=False, closed_at__isnull=False),
-        ),
+        **_durations("first_response", "first_human_reply_at", "escalated_at"),
+        **_durations("handling", "closed_at", "human_joined_at"),
     )
     conversations = totals["conversations"]
     figures = day_figures_read(period.first, period.last)

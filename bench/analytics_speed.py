@@ -24,7 +24,6 @@ import http.client
 import json
 import os
 import re
-import socket
 import statistics
 import subprocess
 import sys
@@ -35,7 +34,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from harness import django_setup, percentile, scratch_database, summary
+from harness import django_setup, free_port, percentile, scratch_database, summary
 
 if TYPE_CHECKING:
     from analytics.report import Period
@@ -446,7 +445,7 @@ def _http(url: str, periods: dict[str, Period]) -> None:
     from conversations.api_keys import api_key_create
 
     _, key = api_key_create(name="bench", scopes=["admin"])
-    port = _free_port()
+    port = free_port()
     server = subprocess.Popen(
         [sys.executable, str(ROOT / "manage.py"), "web", "--host", "127.0.0.1", "--port", str(port)],
         env={**os.environ, "DATABASE_URL": url, "WEB_PROCESSES": "1"},
@@ -504,13 +503,6 @@ def _wait_until_up(address: str, key: str, period: Period) -> None:
             if time.monotonic() > deadline:
                 raise SystemExit("the web server did not start") from None
             time.sleep(0.5)
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 if __name__ == "__main__":

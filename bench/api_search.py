@@ -15,14 +15,13 @@ from __future__ import annotations
 import http.client
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
 import urllib.parse
 from pathlib import Path
 
-from harness import django_setup, scratch_database, summary
+from harness import django_setup, free_port, scratch_database, summary
 
 ROOT = Path(__file__).resolve().parent.parent
 QUESTIONS = [
@@ -54,7 +53,7 @@ def main() -> None:
         from conversations.api_keys import api_key_create
 
         _, key = api_key_create(name="bench", scopes=["kb"])
-        port = _free_port()
+        port = free_port()
         server = subprocess.Popen(
             [sys.executable, str(ROOT / "manage.py"), "web", "--host", "127.0.0.1", "--port", str(port)],
             env={**os.environ, "DATABASE_URL": url, "WEB_PROCESSES": "1"},
@@ -132,13 +131,6 @@ def _wait_until_up(base: str, key: str) -> None:
             if time.monotonic() > deadline:
                 raise SystemExit("the web server did not start") from None
             time.sleep(0.5)
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 if __name__ == "__main__":
