@@ -149,3 +149,28 @@ def test_the_dashboard_needs_the_permission_to_view_conversations(client: Client
 
     assert anonymous.status_code == 302 and "/admin/login/" in anonymous["Location"]
     assert refused.status_code == 403
+
+
+def test_the_store_closes_a_chat_with_the_rating_it_collected(client: Client) -> None:
+    from conversations.models import Rating
+    from conversations.services import conversation_start
+
+    chat = conversation_start(customer=Customer.objects.create(external_id="erp-1"), channel="api")
+    _, key = api_key_create(name="erp")
+    auth = {"Authorization": f"Bearer {key}"}
+    url = f"/api/v1/conversations/{chat.pk}/close"
+
+    refused = client.post(url, {"reason": "refund", "rating": 6}, content_type="application/json", headers=auth)
+    unchanged = Conversation.objects.get(pk=chat.pk).status
+    closed = client.post(
+        url,
+        {"reason": "refund", "rating": 4, "comment": "refunded fast"},
+        content_type="application/json",
+        headers=auth,
+    )
+
+    assert refused.status_code == 400 and refused.json()["error"]["field"] == "rating" and unchanged == "bot"
+    assert closed.status_code == 200 and closed.json()["resolution"] == "refund"
+    rating = Rating.objects.get(conversation=chat)
+    assert (rating.score, rating.comment, rating.staff_id) == (4, "refunded fast", None)
+    assert Conversation.objects.get(pk=chat.pk).closed_by == "store"
