@@ -37,6 +37,8 @@ class TurnRun(models.Model):
     # The retrieval cache's lookups while the message was recognised (the subtasks count their own).
     retrieval_lookups = models.PositiveSmallIntegerField(default=0)
     retrieval_hits = models.PositiveSmallIntegerField(default=0)
+    # The safety gate's verdict on the reply (agents.safety): {"decision", "categories", "ms"}.
+    safety = models.JSONField(default=dict, blank=True)
     route = models.CharField(max_length=16, choices=RouteDecision.choices, blank=True)
     escalation_reason = models.CharField(max_length=20, blank=True)
     reply_message = models.OneToOneField(

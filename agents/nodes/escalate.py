@@ -4,6 +4,7 @@ and the callback contact collected while the customer waits."""
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Any
 
 from django.db import transaction
 
@@ -39,14 +40,15 @@ from tickets.services import escalation_card_create, ticket_create
 CALLBACK_TIMEOUT = timedelta(days=1)
 
 
-def escalate(turn: TurnRun, *, from_: str, reason: str) -> bool:
+def escalate(turn: TurnRun, *, from_: str, reason: str, **fields: Any) -> bool:
     with transaction.atomic():
         conversation = conversation_lock(turn.conversation_id)
-        return escalate_locked(turn, conversation, from_=from_, reason=reason)
+        return escalate_locked(turn, conversation, from_=from_, reason=reason, **fields)
 
 
-def escalate_locked(turn: TurnRun, conversation: Conversation, *, from_: str, reason: str) -> bool:
-    """Card, queue, customer-facing line, and a callback when nobody is online (inside atomic())."""
+def escalate_locked(turn: TurnRun, conversation: Conversation, *, from_: str, reason: str, **fields: Any) -> bool:
+    """Card, queue, customer-facing line, and a callback when nobody is online (inside atomic()); `fields` are
+    written to the turn with its move."""
     if conversation.status == ConversationStatus.HUMAN:
         return turn_move(turn, from_=from_, to=TurnStatus.SKIPPED, reason="a human owns the chat")
     language = turn.language
@@ -76,6 +78,7 @@ def escalate_locked(turn: TurnRun, conversation: Conversation, *, from_: str, re
         route=RouteDecision.ESCALATE,
         escalation_reason=reason,
         announce=False,  # the status change reaches the customer before the reply is done
+        **fields,
     )
     if moved != TurnStatus.ESCALATED:
         return moved is not None

@@ -10,7 +10,9 @@ from agents.models import RouteDecision, Subtask, TurnRun
 from agents.nodes.escalate import escalate, escalate_locked
 from agents.nodes.recognize import usage_fields
 from agents.nodes.say import apology, delta_sender, send_reply
+from agents.safety import BLOCK, safety_check
 from agents.states import SubtaskStatus, TurnStatus
+from agents.verification import verified_customer
 from conversations.services import conversation_failed_attempts_set, conversation_lock
 from tickets.models import EscalationReason
 
@@ -48,6 +50,11 @@ def step_reply(turn: TurnRun, *, subtasks: list[Subtask] | None = None) -> bool:
             customer_text=turn.message.text,
             on_delta=delta_sender(turn),
         )
+    # The gate (agents.safety): a harmful reply is never said, a chat with it goes to a person (policy).
+    verdict = safety_check(reply.text, language=turn.language, customer=lambda: verified_customer(turn.conversation))
+    if verdict.decision == BLOCK:
+        return escalate(turn, from_=TurnStatus.MERGING, reason=EscalationReason.POLICY, safety=verdict.as_json())
+    reply.text = verdict.text
     with transaction.atomic(savepoint=False):  # also inside fan_out's, for a subtask answered there
         return send_reply(
             turn,
@@ -55,6 +62,7 @@ def step_reply(turn: TurnRun, *, subtasks: list[Subtask] | None = None) -> bool:
             from_=TurnStatus.MERGING,
             route=RouteDecision.AGENT,
             failed_attempts=failed,
+            safety=verdict.as_json(),
             **history_tokens,
             **usage_fields(reply.llm_usage),
         )

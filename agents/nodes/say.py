@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable
 from typing import Any
@@ -10,8 +11,10 @@ from django.db import transaction
 
 from agents import dialog
 from agents.models import TurnRun
+from agents.safety import BLOCK, safety_check
 from agents.services import turn_move
 from agents.states import TurnStatus
+from agents.verification import verified_customer
 from conversations.language import say
 from conversations.realtime import (
     send_conversation_event_now,
@@ -23,6 +26,8 @@ from conversations.services import bot_message_writes, message_announce
 from conversations.writes import written
 
 TAKEOVER_CHECK_S = 0.25
+# Where a streamed sentence ends: a full stop, ! or ? before a space (not the point of "3.5"), or a Chinese one.
+SENTENCE_END = re.compile(r"[.!?](?=\s)\s*|[。！？\n]\s*")
 
 
 def reply_send(
@@ -94,21 +99,33 @@ def send_reply(
 
 
 def delta_sender(turn: TurnRun) -> Callable[[str], None]:
-    """Send the LLM's reply.delta events as they come, while no human has the chat: the takeover is read
-    before the first delta and then at most every TAKEOVER_CHECK_S, and from then on nothing more is sent
-    (the reply itself is then not stored: reply_send)."""
+    """Send the LLM's reply.delta events a sentence at a time, each once the safety gate passed it (masked
+    where it must be), while no human has the chat: the takeover is read before the first send and then at
+    most every TAKEOVER_CHECK_S. After a takeover or a blocked sentence nothing more is sent (the reply itself
+    is then not stored: reply_send, or the gate's escalation). The whole reply, gated again, comes with
+    reply.done."""
     checked_at = -TAKEOVER_CHECK_S
     silent = False
+    pending = ""
 
     def send(delta: str) -> None:
-        nonlocal checked_at, silent
+        nonlocal checked_at, silent, pending
+        pending += delta
+        ends = [m.end() for m in SENTENCE_END.finditer(pending)]
+        if silent or not ends:
+            return
+        ready, pending = pending[: ends[-1]], pending[ends[-1] :]
+        verdict = safety_check(
+            ready, language=turn.language, customer=lambda: verified_customer(turn.conversation), disclaimers=False
+        )
         now = time.monotonic()
-        if not silent and now - checked_at >= TAKEOVER_CHECK_S:
+        if now - checked_at >= TAKEOVER_CHECK_S:
             checked_at = now
             silent = conversation_is_human(turn.conversation_id)
+        silent = silent or verdict.decision == BLOCK
         if not silent:
             send_conversation_event_now(
-                turn.conversation_id, {"type": "reply.delta", "turn_id": turn.pk, "delta": delta}
+                turn.conversation_id, {"type": "reply.delta", "turn_id": turn.pk, "delta": verdict.text}
             )
 
     return send

@@ -1,0 +1,179 @@
+"""The safety gate a bot reply passes before it is said (seed 003's SafetyAgent), offline checks:
+
+- harmful content the assistant must never say (abuse, self-harm, violence, illegal goods), described by
+  the shape of the language rather than by examples, in Chinese and English: the reply is blocked;
+- data leaks: full card and ID-card numbers and secrets (API keys) are never said, and an email or a phone
+  number other than the verified customer's own is masked: the reply is revised;
+- sensitive topics (health, money, law) get a disclaimer in the reply's language: revised.
+
+The verdict (pass, revise or block; its categories; its milliseconds) is kept on the turn.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.utils.translation import gettext_noop
+
+from agents.pii import mask_pii
+from conversations.language import say
+from conversations.models import Customer
+
+PASS, REVISE, BLOCK = "pass", "revise", "block"
+
+
+def _words(*patterns: str) -> re.Pattern[str]:
+    return re.compile("|".join(patterns), re.IGNORECASE)
+
+
+# What a reply must never say, whoever asked for it: second-person insults and threats, telling someone to
+# hurt themselves or how, and offering what no store may sell.
+HARMFUL: dict[str, re.Pattern[str]] = {
+    "abuse": _words(
+        r"\byou(?:'re| are)\s+(?:an?\s+)?(?:idiot|moron|stupid|worthless|pathetic|dumb)\b",
+        r"\b(?:shut up|screw you|f\W?u\W?c\W?k (?:you|off))\b",
+        r"你(?:是)?(?:个)?(?:白痴|傻[逼瓜子]|蠢货|废物|脑残)",
+        r"滚(?:开|蛋|远点)",
+    ),
+    "self_harm": _words(
+        r"\b(?:kill|hurt|harm)\s+yourself\b",
+        r"\b(?:how|ways?)\s+to\s+(?:commit suicide|kill yourself|end your life)\b",
+        r"(?:去死|自杀的方法|怎么自杀|结束(?:你的|自己的)生命)",
+    ),
+    "violence": _words(
+        r"\bi(?:'ll| will)\s+(?:kill|hurt|beat|find)\s+you\b",
+        r"\b(?:make|build)\s+(?:a\s+)?(?:bomb|explosive|weapon)s?\b",
+        r"(?:弄死你|打死你|制作炸弹|做炸药)",
+    ),
+    "illegal_goods": _words(
+        r"\b(?:we|i)\s+(?:can\s+)?(?:sell|get|ship)\s+(?:you\s+)?"
+        r"(?:drugs|cocaine|heroin|guns|firearms|fake ids?|counterfeit)\b",
+        r"(?:出售|代购|有货的?)(?:毒品|枪支|假证|假发票|仿冒品)",
+        r"(?:代开|虚开)(?:发票|增值税)",
+    ),
+}
+_SECRET = re.compile(
+    r"\b(?:sk-[A-Za-z0-9_-]{16,}|AKIA[0-9A-Z]{16}|gh[pousr]_[A-Za-z0-9]{30,}|xox[abp]-[A-Za-z0-9-]{10,})\b"
+)
+_CARD = re.compile(r"(?<![\d*])(?:\d[ -]?){12,18}\d(?![\d*])")
+_CN_ID = re.compile(r"(?<!\d)\d{17}[\dXx](?!\d)")
+_EMAIL = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}")
+_PHONE = re.compile(r"(?<![\d*])(?:\+\d[\d\s-]{7,}\d|1[3-9]\d{9})(?!\d)")
+
+# Topics where the assistant's words are no professional advice.
+DISCLAIMERS: dict[str, tuple[re.Pattern[str], str]] = {
+    "health": (
+        _words(
+            r"\b(?:medical|medicine|dosage|diagnos\w*|symptoms?|pregnan\w*|allerg\w*)\b",
+            r"(?:医疗|药物|剂量|诊断|症状|怀孕|过敏)",
+        ),
+        gettext_noop("This is general product information, not medical advice: please ask a doctor."),
+    ),
+    "financial": (
+        _words(r"\b(?:invest\w*|loan|interest rate|credit score)\b", r"(?:投资|贷款|利率|征信)"),
+        gettext_noop("This is general information, not financial advice."),
+    ),
+    "legal": (
+        _words(r"\b(?:lawsuit|sue|legal advice|lawyer|attorney)\b", r"(?:起诉|诉讼|律师|法律意见)"),
+        gettext_noop("This is general information, not legal advice."),
+    ),
+}
+
+
+@dataclass
+class SafetyVerdict:
+    decision: str
+    text: str
+    categories: list[str] = field(default_factory=list)
+    ms: float = 0.0
+
+    def as_json(self) -> dict[str, Any]:
+        return {"decision": self.decision, "categories": self.categories, "ms": round(self.ms, 3)}
+
+
+def _luhn(digits: str) -> bool:
+    total = 0
+    for index, digit in enumerate(reversed(digits)):
+        value = int(digit) * (2 if index % 2 else 1)
+        total += value - 9 if value > 9 else value
+    return total % 10 == 0
+
+
+def _leaks_masked(
+    text: str, customer_of_chat: Callable[[], Customer | None], support_contacts: tuple[str, ...]
+) -> tuple[str, list[str]]:
+    """The reply with what it must not say masked, and the kinds of leak found. The chat's customer is read
+    only when the reply gives an email or a phone number."""
+    found: list[str] = []
+    customer = customer_of_chat() if _EMAIL.search(text) or _PHONE.search(text) else None
+    own_emails = {contact.lower() for contact in support_contacts} | {
+        (customer.email or "").lower() if customer else ""
+    }
+    own_phones = {re.sub(r"\D", "", contact) for contact in support_contacts} | {
+        re.sub(r"\D", "", customer.phone) if customer and customer.phone else ""
+    }
+    own_phones.discard("")
+
+    def secret(match: re.Match[str]) -> str:
+        found.append("secret")
+        return "[hidden]"
+
+    def card(match: re.Match[str]) -> str:
+        digits = re.sub(r"\D", "", match.group())
+        if not 13 <= len(digits) <= 19 or not _luhn(digits):
+            return match.group()
+        found.append("card_number")
+        return f"**** **** **** {digits[-4:]}"
+
+    def id_card(match: re.Match[str]) -> str:
+        found.append("id_number")
+        return mask_pii(match.group())
+
+    def email(match: re.Match[str]) -> str:
+        if match.group().lower() in own_emails:
+            return match.group()
+        found.append("other_email")
+        return mask_pii(match.group())
+
+    def phone(match: re.Match[str]) -> str:
+        digits = re.sub(r"\D", "", match.group())
+        if any(digits.endswith(own) or own.endswith(digits) for own in own_phones):
+            return match.group()
+        found.append("other_phone")
+        return digits[:3] + "****" + digits[-4:]
+
+    text = _SECRET.sub(secret, text)
+    text = _CN_ID.sub(id_card, text)
+    text = _CARD.sub(card, text)
+    text = _EMAIL.sub(email, text)
+    text = _PHONE.sub(phone, text)
+    return text, sorted(set(found))
+
+
+def safety_check(
+    text: str,
+    *,
+    language: str,
+    customer: Callable[[], Customer | None],
+    support_contacts: tuple[str, ...] = (),
+    disclaimers: bool = True,
+) -> SafetyVerdict:
+    """The gate's verdict on a reply about to be said; `customer` gives the chat's verified customer (or None),
+    whose own email and phone a reply may give. `support_contacts`: the store's own addresses and numbers,
+    which a reply may always give. `disclaimers=False`: a part of a reply (a streamed sentence), whose
+    disclaimer comes with the whole."""
+    started = time.perf_counter()
+    harmful = sorted(name for name, pattern in HARMFUL.items() if pattern.search(text))
+    if harmful:
+        return SafetyVerdict(BLOCK, "", harmful, (time.perf_counter() - started) * 1000)  # never said
+    revised, categories = _leaks_masked(text, customer, support_contacts)
+    topics = [topic for topic, (pattern, _) in DISCLAIMERS.items() if disclaimers and pattern.search(revised)]
+    if topics:
+        revised = f"{revised}\n\n{' '.join(say(language, DISCLAIMERS[topic][1]) for topic in topics)}"
+        categories += topics
+    decision = REVISE if categories else PASS
+    return SafetyVerdict(decision, revised, categories, (time.perf_counter() - started) * 1000)

@@ -1,0 +1,181 @@
+"""The safety gate on every reply (agents.safety): harmful replies are blocked and the chat goes to a person,
+leaks are masked, sensitive topics get a disclaimer; zh and en, offline and with the fake LLM."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.core.management import call_command
+
+from agents.safety import BLOCK, PASS, REVISE, safety_check
+from conversations.models import Conversation, Customer, Message
+from conversations.services import conversation_start
+from tests.agents.engine import run_turn
+from tests.fake_openai import FakeOpenAI
+
+
+def _nobody() -> Customer | None:
+    raise AssertionError("the customer is read only when the reply gives an email or a phone number")
+
+
+@pytest.mark.parametrize(
+    ("text", "category"),
+    [
+        ("Honestly, you are an idiot for asking that.", "abuse"),
+        ("你是个白痴吗，这都不懂", "abuse"),
+        ("If it keeps failing, just go kill yourself.", "self_harm"),
+        ("这么麻烦不如去死", "self_harm"),
+        ("We can sell you fake IDs if you pay in cash.", "illegal_goods"),
+        ("我们可以代开发票，税点很低", "illegal_goods"),
+        ("I will find you and hurt you.", "violence"),
+    ],
+)
+def test_a_harmful_reply_is_blocked(text: str, category: str) -> None:
+    verdict = safety_check(text, language="en", customer=_nobody)
+
+    assert verdict.decision == BLOCK and verdict.categories == [category] and verdict.text == ""
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Your order #D1001 ships tomorrow; the Find X9 costs ¥3499 after the subsidy.",
+        "耳机保修期为 6 个月，签收后 7 天内可无理由退货 [1]。",
+        "Kill the app and open it again, then the update installs.",  # a phone's words, not violence
+        "This charger is not an idiot-proof design, so read the manual [2].",
+    ],
+)
+def test_an_ordinary_reply_passes_untouched(text: str) -> None:
+    verdict = safety_check(text, language="en", customer=_nobody)
+
+    assert (verdict.decision, verdict.text, verdict.categories) == (PASS, text, [])
+    assert verdict.ms < 50
+
+
+def test_only_the_verified_customers_own_contacts_are_said(db: None) -> None:
+    ada = Customer.objects.create(external_id="ada", email="ada@example.com", phone="+44 20 7946 0018")
+
+    verdict = safety_check(
+        "We'll write to ada@example.com and call +44 20 7946 0018. Zhang's email is zhang.min@example.com, "
+        "his phone 13912345678. Or call support on +86 755 8888 0000.",
+        language="en",
+        customer=lambda: ada,
+        support_contacts=("+86 755 8888 0000",),
+    )
+
+    assert verdict.decision == REVISE and verdict.categories == ["other_email", "other_phone"]
+    assert "ada@example.com" in verdict.text and "+44 20 7946 0018" in verdict.text
+    assert "zhang.min@example.com" not in verdict.text and "z***@example.com" in verdict.text
+    assert "13912345678" not in verdict.text and "139****5678" in verdict.text
+    assert "+86 755 8888 0000" in verdict.text
+
+
+@pytest.mark.parametrize(
+    ("text", "hidden", "kept", "category"),
+    [
+        ("The card on file is 4111 1111 1111 1111.", "4111 1111 1111 1111", "**** **** **** 1111", "card_number"),
+        ("身份证号 110101199003074578 已登记。", "110101199003074578", "110101********4578", "id_number"),
+        ("Use key sk-live_abcdefghijklmnop12345 for the API.", "sk-live_abcdefghijklmnop12345", "[hidden]", "secret"),
+    ],
+)
+def test_numbers_and_secrets_that_are_never_said_are_masked(text: str, hidden: str, kept: str, category: str) -> None:
+    verdict = safety_check(text, language="zh", customer=_nobody)
+
+    assert verdict.decision == REVISE and verdict.categories == [category]
+    assert hidden not in verdict.text and kept in verdict.text
+
+
+def test_an_order_number_that_is_no_card_stays() -> None:
+    text = "Tracking number 1234567890123456 is with SF Express."  # fails the card checksum
+
+    assert safety_check(text, language="en", customer=_nobody).text == text
+
+
+@pytest.mark.parametrize(
+    ("language", "text", "note"),
+    [
+        ("en", "This watch measures your heart rate but cannot diagnose symptoms.", "not medical advice"),
+        ("zh", "这款手表可以测心率，但不能用于诊断症状。", "不构成医疗建议"),
+        ("en", "You can pay with a loan at 0% interest rate for 12 months.", "not financial advice"),
+        ("zh", "如需起诉商家，请咨询律师。", "不构成法律意见"),
+    ],
+)
+def test_a_sensitive_topic_gets_a_disclaimer_in_the_reply_language(language: str, text: str, note: str) -> None:
+    verdict = safety_check(text, language=language, customer=_nobody)
+
+    assert verdict.decision == REVISE and verdict.text.startswith(text) and note in verdict.text
+
+
+@pytest.fixture
+def visitor(db: None) -> Conversation:
+    call_command("seed_demo", verbosity=0)
+    return conversation_start(customer=Customer.objects.create(external_id="guest_safety"))
+
+
+@pytest.mark.usefixtures("exemplars", "parked_queue")
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        ("How long is the warranty on earbuds?", "Earbuds have a 6-month warranty [1]. You are an idiot for asking."),
+        ("耳机保修多久？", "耳机保修 6 个月 [1]。你是个白痴吗？"),
+    ],
+)
+def test_a_harmful_llm_answer_is_never_said_and_the_chat_goes_to_a_person(
+    visitor: Conversation, llm_settings: FakeOpenAI, question: str, answer: str
+) -> None:
+    llm_settings.reply_json({"intents": [{"intent": "policy_inquiry", "confidence": 0.95, "text": question}]})
+    llm_settings.reply(answer)
+
+    turn = run_turn(visitor, question)
+
+    assert turn.status == "escalated" and turn.escalation_reason == "policy"
+    assert turn.safety["decision"] == BLOCK and turn.safety["categories"] == ["abuse"]
+    said = " ".join(Message.objects.filter(conversation=visitor).values_list("text", flat=True))
+    assert "idiot" not in said and "白痴" not in said
+
+
+@pytest.mark.usefixtures("exemplars", "parked_queue")
+def test_an_answer_giving_another_customers_email_is_said_masked(
+    visitor: Conversation, llm_settings: FakeOpenAI
+) -> None:
+    question = "How long is the warranty on earbuds?"
+    llm_settings.reply_json({"intents": [{"intent": "policy_inquiry", "confidence": 0.95, "text": question}]})
+    llm_settings.reply("Earbuds have a 6-month warranty [1]. Li Wei (li.wei@example.com) asked the same.")
+
+    turn = run_turn(visitor, question)
+
+    assert turn.status == "done" and turn.safety["decision"] == REVISE
+    assert "li.wei@example.com" not in turn.reply["text"] and "l***@example.com" in turn.reply["text"]
+    assert turn.reply_message is not None and "li.wei@example.com" not in turn.reply_message.text
+
+
+@pytest.mark.usefixtures("exemplars", "parked_queue")
+def test_every_answered_turn_carries_the_gates_verdict(visitor: Conversation) -> None:
+    turn = run_turn(visitor, "What is your return policy?")
+
+    assert turn.safety["decision"] == PASS and turn.safety["ms"] >= 0
+
+
+@pytest.mark.usefixtures("exemplars", "parked_queue")
+def test_a_streamed_reply_is_sent_a_checked_sentence_at_a_time_and_stops_at_a_harmful_one(
+    db: None, llm_settings: FakeOpenAI, listen: Any, django_capture_on_commit_callbacks: Any
+) -> None:
+    from conversations.realtime import conversation_group
+
+    chat = conversation_start(customer=Customer.objects.create(external_id="stream_safety"))
+    events = listen(conversation_group(chat.pk))
+    llm_settings.reply_json({"intents": [{"intent": "complaint", "confidence": 0.93, "text": "x"}]})
+    llm_settings.stream(
+        ["Sorry about the courier. Write to ", "zhang.min@example.com ", "for more. ", "You are an idiot. ", "Bye."]
+    )
+
+    with django_capture_on_commit_callbacks(execute=True):
+        turn = run_turn(chat, "I want to complain about the courier who left my parcel in the rain")
+
+    deltas = [e["delta"] for e in events.events(timeout=0.5) if e["type"] == "reply.delta"]
+    # then the escalation's own line, streamed as every reply is
+    assert deltas[:2] == ["Sorry about the courier. ", "Write to z***@example.com for more. "]
+    assert not [d for d in deltas if "idiot" in d or "zhang.min" in d]
+    assert turn.status == "escalated" and turn.escalation_reason == "policy"
+    assert not Message.objects.filter(conversation=chat, text__icontains="idiot").exists()
