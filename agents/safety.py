@@ -1,7 +1,8 @@
-"""The safety gate a bot reply passes before it is said (seed 003's SafetyAgent), offline checks:
+"""The safety gate a bot reply passes before it is said (seed 003's SafetyAgent):
 
-- harmful content the assistant must never say (abuse, self-harm, violence, illegal goods), described by
-  the shape of the language rather than by examples, in Chinese and English: the reply is blocked;
+- harmful content the assistant must never say (abuse, self-harm, violence, illegal goods): the reply is
+  blocked. Offline rules describe the shape of such language in Chinese and English; with an LLM and a
+  MODERATION_MODEL configured, the provider's moderation endpoint is asked too;
 - data leaks: full card and ID-card numbers and secrets (API keys) are never said, and an email or a phone
   number other than the verified customer's own is masked: the reply is revised;
 - sensitive topics (health, money, law) get a disclaimer in the reply's language: revised.
@@ -19,6 +20,7 @@ from typing import Any
 
 from django.utils.translation import gettext_noop
 
+from agents.llm.client import llm_moderation
 from agents.pii import mask_pii
 from conversations.language import say
 from conversations.models import Customer
@@ -168,6 +170,8 @@ def safety_check(
     disclaimer comes with the whole."""
     started = time.perf_counter()
     harmful = sorted(name for name, pattern in HARMFUL.items() if pattern.search(text))
+    if not harmful:
+        harmful = [f"moderation:{category}" for category in llm_moderation(text) or []]
     if harmful:
         return SafetyVerdict(BLOCK, "", harmful, (time.perf_counter() - started) * 1000)  # never said
     revised, categories = _leaks_masked(text, customer, support_contacts)

@@ -7,7 +7,9 @@ Responses to ``POST /v1/chat/completions`` are scripted with :meth:`FakeOpenAI.r
 :meth:`FakeOpenAI.reply_tool_calls`, :meth:`FakeOpenAI.error`, :meth:`FakeOpenAI.hang` and :meth:`FakeOpenAI.stream`
 and consumed in FIFO order. Unscripted requests go to ``fake.default`` (request body -> content) when it is set, and
 otherwise get a 500 with an OpenAI-style error body. ``POST /v1/embeddings`` returns deterministic 384-d unit vectors
-derived from a hash of each input; ``GET /v1/models`` lists one model. Every request is recorded in ``fake.requests``.
+derived from a hash of each input; ``POST /v1/moderations`` flags an input that contains a phrase of
+``fake.moderation_flags`` (phrase -> categories); ``GET /v1/models`` lists one model. Every request is recorded in
+``fake.requests``.
 """
 
 from __future__ import annotations
@@ -63,6 +65,23 @@ class _Script:
     completion_tokens: int = 5
     status: int = 500
     message: str = "boom"
+
+
+MODERATION_CATEGORIES = (
+    "harassment",
+    "harassment/threatening",
+    "hate",
+    "hate/threatening",
+    "illicit",
+    "illicit/violent",
+    "self-harm",
+    "self-harm/intent",
+    "self-harm/instructions",
+    "sexual",
+    "sexual/minors",
+    "violence",
+    "violence/graphic",
+)
 
 
 def split_content(content: str, pieces: int = 3) -> list[str]:
@@ -190,6 +209,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._chat_completion(body)
         elif method == "POST" and route == "/embeddings" and isinstance(body, dict):
             self._embeddings(body)
+        elif method == "POST" and route == "/moderations" and isinstance(body, dict):
+            self._moderation(body)
         elif method == "GET" and route == "/models":
             self._send_json(200, {"object": "list", "data": [_model_object(DEFAULT_MODEL)]})
         elif method == "GET" and route.startswith("/models/"):
@@ -367,6 +388,31 @@ class _Handler(BaseHTTPRequestHandler):
             },
         )
 
+    def _moderation(self, body: dict[str, Any]) -> None:
+        raw_input = body.get("input")
+        inputs = [raw_input] if isinstance(raw_input, str) else raw_input
+        if not isinstance(inputs, list) or not all(isinstance(item, str) for item in inputs):
+            self._send_json(400, _error_body(400, "'input' must be a string or an array of strings"))
+            return
+        results = []
+        for text in inputs:
+            flagged = {
+                category
+                for phrase, categories in self.server.fake.moderation_flags.items()
+                if phrase.lower() in text.lower()
+                for category in categories
+            }
+            results.append(
+                {
+                    "flagged": bool(flagged),
+                    "categories": {name: name in flagged for name in MODERATION_CATEGORIES},
+                    "category_scores": {name: 0.99 if name in flagged else 0.001 for name in MODERATION_CATEGORIES},
+                    "category_applied_input_types": {name: ["text"] for name in MODERATION_CATEGORIES},
+                }
+            )
+        model = body.get("model") or "omni-moderation-latest"
+        self._send_json(200, {"id": f"modr-{next(self.server.fake._ids)}", "model": model, "results": results})
+
     # -- wire helpers ------------------------------------------------------------------------------------------------
 
     def _send_json(self, status: int, payload: object) -> None:
@@ -402,6 +448,7 @@ class FakeOpenAI:
         self.default = None
         # Width of the vectors /v1/embeddings returns when the request names none (a wrong-width model).
         self.embedding_dimensions = EMBEDDING_DIMENSIONS
+        self.moderation_flags: dict[str, list[str]] = {}
         self._scripts: deque[_Script] = deque()
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
@@ -459,6 +506,7 @@ class FakeOpenAI:
             self.requests.clear()
             self.default = None
             self.embedding_dimensions = EMBEDDING_DIMENSIONS
+            self.moderation_flags = {}
 
     # -- scripting ---------------------------------------------------------------------------------------------------
 

@@ -3,6 +3,7 @@ token usage and cost, and streamed deltas handed to a callback as they arrive.""
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -12,6 +13,8 @@ from typing import Any, Literal
 from django.conf import settings
 
 from agents.llm.breaker import breaker_is_open, breaker_record
+
+logger = logging.getLogger(__name__)
 
 Tier = Literal["small", "main"]
 
@@ -106,6 +109,23 @@ def llm_chat(
     breaker_record(ok=True)
     result.latency_ms = (time.perf_counter() - started) * 1000
     return result
+
+
+def llm_moderation(text: str) -> list[str] | None:
+    """The provider's moderation categories that flag `text` ([] for none), or None when no MODERATION_MODEL is
+    set, no LLM is configured, or the call failed: the offline rules decide then."""
+    from openai import OpenAIError
+
+    if not settings.MODERATION_MODEL or not llm_enabled():
+        return None
+    try:
+        result = _client().moderations.create(model=settings.MODERATION_MODEL, input=text).results[0]
+    except (OpenAIError, IndexError) as exc:
+        logger.info("moderation unavailable, the offline rules decide: %s", exc)
+        return None
+    if not result.flagged:
+        return []
+    return sorted(name for name, flagged in result.categories.model_dump(by_alias=True).items() if flagged)
 
 
 def _complete(kwargs: dict[str, Any]) -> LLMResult:

@@ -105,6 +105,8 @@ OPENAI_API_KEY = os.environ.get("OPENAI_API_KEY", "")
 OPENAI_BASE_URL = env_url("OPENAI_BASE_URL")
 LLM_MODEL = os.environ.get("LLM_MODEL", "") or "gpt-4o-mini"
 LLM_SMALL_MODEL = os.environ.get("LLM_SMALL_MODEL", "") or LLM_MODEL
+# The provider's moderation model the safety gate asks about every reply (agents.safety); off when unset.
+MODERATION_MODEL = os.environ.get("MODERATION_MODEL", "")
 LLM_TIMEOUT_S = env_int("LLM_TIMEOUT_S", 20)
 # Offline mode (rules + semantic classifier + extractive answers) unless an LLM is configured.
 LLM_ENABLED = bool(OPENAI_API_KEY)

@@ -179,3 +179,34 @@ def test_a_streamed_reply_is_sent_a_checked_sentence_at_a_time_and_stops_at_a_ha
     assert not [d for d in deltas if "idiot" in d or "zhang.min" in d]
     assert turn.status == "escalated" and turn.escalation_reason == "policy"
     assert not Message.objects.filter(conversation=chat, text__icontains="idiot").exists()
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_the_providers_moderation_blocks_what_the_rules_let_through(
+    llm_settings: FakeOpenAI, settings: Any, language: str
+) -> None:
+    settings.MODERATION_MODEL = "omni-moderation-latest"
+    llm_settings.moderation_flags = {"meet me behind the depot": ["harassment/threatening", "violence"]}
+    text = "Meet me behind the depot tonight." if language == "en" else "今晚 meet me behind the depot。"
+
+    flagged = safety_check(text, language=language, customer=_nobody)
+    clean = safety_check("Your parcel arrives tomorrow.", language=language, customer=_nobody)
+
+    assert flagged.decision == BLOCK
+    assert flagged.categories == ["moderation:harassment/threatening", "moderation:violence"]
+    assert clean.decision == PASS
+    asked = [r for r in llm_settings.requests if r["path"] == "/v1/moderations"]
+    assert [r["body"]["model"] for r in asked] == ["omni-moderation-latest"] * 2
+
+
+def test_without_a_moderation_model_or_when_it_fails_the_offline_rules_decide(
+    llm_settings: FakeOpenAI, settings: Any
+) -> None:
+    llm_settings.moderation_flags = {"parcel": ["violence"]}
+    unset = safety_check("Your parcel arrives tomorrow.", language="en", customer=_nobody)
+    settings.MODERATION_MODEL = "omni-moderation-latest"
+    settings.OPENAI_BASE_URL = "http://127.0.0.1:9/v1"  # nothing listens: the call fails
+    failed = safety_check("Your parcel arrives tomorrow.", language="en", customer=_nobody)
+
+    assert unset.decision == failed.decision == PASS
+    assert not [r for r in llm_settings.requests if r["path"] == "/v1/moderations"]
