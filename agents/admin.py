@@ -28,7 +28,8 @@ class SubtaskInline(ReadOnlyInline):
 
 @admin.register(TurnRun)
 class TurnRunAdmin(ReadOnlyAdmin):
-    """The trace of a turn: node path with timings, intent level, cache hit, subtasks, LLM usage."""
+    """The trace of a turn: node path with timings, intent level, cache hit, subtasks, LLM usage, and the safety
+    gate's verdict on the reply."""
 
     list_display = [
         "id",
@@ -59,6 +60,7 @@ class TurnRunAdmin(ReadOnlyAdmin):
         "route",
         "escalation_reason",
         "reply",
+        "safety",
         "llm_calls",
         "llm_prompt_tokens",
         "llm_completion_tokens",
@@ -85,7 +87,7 @@ class TurnRunAdmin(ReadOnlyAdmin):
                 ]
             },
         ),
-        ("Reply", {"fields": ["reply", "escalation_reason"]}),
+        ("Reply", {"fields": ["reply", "safety", "escalation_reason"]}),
         (
             "LLM and context",
             {

@@ -18,6 +18,7 @@ from django.db.models.aggregates import Aggregate
 from django.db.models.fields import FloatField
 from django.db.models.functions import Lower, Trim, TruncDate
 
+from agents.safety import BLOCK, PASS, REVISE
 from analytics.rollup import Figures, day_figures_read, latency_percentile
 from conversations.models import ClosedBy, Conversation, IntentLevel, Rating, ResolutionReason
 from knowledge.models import MissedQuestion
@@ -277,8 +278,10 @@ def _turns(figures: Figures) -> dict[str, Any]:
     # The intent cache is asked for every message the rules do not decide; the retrieval cache by the
     # recognition step's search and by the specialists, the tool cache by the specialists' reads.
     asked = [IntentLevel.CACHE, IntentLevel.LLM, IntentLevel.CLASSIFIER]
+    decisions = {key: n for (figure, key), n in figures.items() if figure == "safety"}
     return {
         "latency_ms": latency,
+        "safety": {decision: decisions.get(decision, 0) for decision in (PASS, REVISE, BLOCK)},
         "cache_hit_rates": {
             "intent": rate(figures[("turns", IntentLevel.CACHE)], sum(figures[("turns", level)] for level in asked)),
             "retrieval": rate(

@@ -2,7 +2,8 @@
 instead of every turn, intent record and subtask (bench/analytics_speed.py measures both).
 
 Only what no longer changes once its day is over is rolled up: turns per recognition level, their
-latency in buckets 5 % wide, intent records per intent, and the retrieval and tool caches' lookups.
+latency in buckets 5 % wide, the safety gate's decisions, intent records per intent, and the retrieval and
+tool caches' lookups.
 A day is rolled up an hour after it ended (its last turns have finished by then), by a beat task every
 hour. Days not rolled up yet (today, or all of them before the first run) are counted from the rows
 themselves, the same way, so a report reads the same either way. Latency percentiles come from the
@@ -20,6 +21,7 @@ from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
 from django.db.models import Count, F, Func, IntegerField, Q, Sum
+from django.db.models.fields.json import KeyTextTransform
 from django.db.models.functions import TruncDate
 from django.utils import timezone
 
@@ -114,6 +116,9 @@ def day_figures_count(days: Iterable[date]) -> Counter[tuple[date, str, str]]:
         answered.annotate(bucket=LatencyBucket()).values("day", "intent_level", "bucket").annotate(n=Count("pk"))
     ):
         counts[(row["day"], "latency", f"{row['intent_level']}|{row['bucket']}")] += row["n"]
+    gated = turns.exclude(safety={}).annotate(decision=KeyTextTransform("decision", "safety"))
+    for row in gated.values("day", "decision").annotate(n=Count("pk")):
+        counts[(row["day"], "safety", row["decision"])] += row["n"]
     intents = IntentRecord.objects.filter(window).annotate(day=day)
     for row in intents.values("day", "name").annotate(n=Count("pk")):
         counts[(row["day"], "intent", row["name"])] += row["n"]

@@ -3,6 +3,7 @@ widget's services (zh and en), then every figure of docs/analytics.md checked ag
 
 from __future__ import annotations
 
+from collections import Counter
 from datetime import date, timedelta
 from typing import Any
 
@@ -74,6 +75,9 @@ def test_intents_latency_and_caches_follow_the_turns(played: dict[str, Conversat
         assert figures["p50"] <= figures["p95"]
         if level != "all":
             assert figures["turns"] == answered.filter(intent_level=level).count()
+    decisions = Counter(turn.safety["decision"] for turn in turns if turn.safety)
+    assert report["safety"] == {d: decisions.get(d, 0) for d in ("pass", "revise", "block")}
+    assert report["safety"]["pass"] >= 4  # every answered turn passed the gate
     caches = report["cache_hit_rates"]
     asked = turns.exclude(intent_level="rule").count()
     assert (
