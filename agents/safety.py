@@ -32,30 +32,51 @@ def _words(*patterns: str) -> re.Pattern[str]:
     return re.compile("|".join(patterns), re.IGNORECASE)
 
 
-# What a reply must never say, whoever asked for it: second-person insults and threats, telling someone to
-# hurt themselves or how, and offering what no store may sell.
+# What a reply must never say, whoever asked for it. Each category is described by the shape of its language:
+# an insult aimed at the customer, a push towards self-harm or a method, a threat or a weapon's recipe, an offer
+# of what no store may sell. A word alone is not enough where it has a harmless sense in a shop ("kill the app",
+# "a bomb of a deal", "杀毒软件", "爆款"): it needs the person it is aimed at, or a verb that offers or makes.
+_INSULT = r"(?:idiot|moron|imbecile|stupid|dumb|loser|pathetic|worthless|useless|ugly|cow|pig|scum|retard\w*)"
+_INSULT_NOUN = r"(?:idiot|moron|imbecile|loser|cow|pig|scum|retard)"
+_INSULT_ZH = r"(?:白痴|傻[逼瓜B]|蠢货|蠢猪|废物|脑残|智障|穷鬼|贱人)"
+_DRUGS = r"(?:cocaine|heroin|meth(?:amphetamine)?|molly|mdma|ecstasy|fentanyl|marijuana|drugs)"
 HARMFUL: dict[str, re.Pattern[str]] = {
     "abuse": _words(
-        r"\byou(?:'re| are)\s+(?:an?\s+)?(?:idiot|moron|stupid|worthless|pathetic|dumb)\b",
-        r"\b(?:shut up|screw you|f\W?u\W?c\W?k (?:you|off))\b",
-        r"你(?:是)?(?:个)?(?:白痴|傻[逼瓜子]|蠢货|废物|脑残)",
-        r"滚(?:开|蛋|远点)",
+        rf"\byou(?:'re| are)\s+(?:\w+\s+){{0,3}}{_INSULT}\b(?!-)",
+        rf"\byou\s+(?:\w+\s+)?{_INSULT_NOUN}\b(?!-)",
+        rf"(?:^|[.!?,]\s*)(?:listen|look|hey)?,?\s*{_INSULT_NOUN}[,!.]",
+        r"\b(?:shut up|get lost|screw you|piss off|f\W?u\W?c\W?k (?:you|off))\b",
+        rf"[你您](?:真|就|简直)?(?:是|这种|这个|个)[^。！？\n]{{0,6}}{_INSULT_ZH}",
+        rf"{_INSULT_ZH}(?:客户|东西|一个)",
+        r"傻[逼B]|脑残|智障|你妈(?!妈)|滚(?:开|蛋|远点|出去|吧)|闭嘴|没素质的东西|脑子有病",
     ),
     "self_harm": _words(
-        r"\b(?:kill|hurt|harm)\s+yourself\b",
-        r"\b(?:how|ways?)\s+to\s+(?:commit suicide|kill yourself|end your life)\b",
-        r"(?:去死|自杀的方法|怎么自杀|结束(?:你的|自己的)生命)",
+        r"\b(?:kill|hurt|harm|cut)\s+yourself\b",
+        r"\b(?:commit suicide|end (?:it all|your life)|(?:should|just|might as well) end it|better off dead)\b",
+        r"\bjump off (?:a|the) (?:bridge|building|roof|cliff)\b",
+        r"\b(?:overdose|slit (?:your )?wrists?|nobody would miss you)\b",
+        r"(?:自杀|割腕|跳楼|跳河|烧炭|上吊|安眠药|去死|不如死了|死了算了|一了百了|结束(?:你的|自己的)?生命)",
     ),
     "violence": _words(
-        r"\bi(?:'ll| will)\s+(?:kill|hurt|beat|find)\s+you\b",
-        r"\b(?:make|build)\s+(?:a\s+)?(?:bomb|explosive|weapon)s?\b",
-        r"(?:弄死你|打死你|制作炸弹|做炸药)",
+        r"\b(?:i|we)(?:'ll| will|'m going to| am going to)\s+(?:\w+\s+){0,4}(?:hurt|kill|beat|stab|shoot|punch) "
+        r"you\b",
+        r"\b(?:someone|somebody)\s+(?:will|'ll)\s+(?:pay you a visit|hurt you|\w+ your (?:legs|arms|neck|face))",
+        r"\b(?:break|smash) your (?:legs|arms|neck|face|kneecaps)\b|\bi know where you live\b|\bstabs? you\b",
+        r"\b(?:pipe bomb|molotov|detonator|homemade explosive|(?:make|build|assemble) (?:a |an )?(?:bomb|explosive)s?)",
+        r"\b(?:untraceable gun|gun nobody can trace|3d[- ]print\w* (?:a |the )?(?:gun|frame|receiver))",
+        r"(?:弄死你|打死你|砍你|捅你|挨揍|打断.{0,3}腿|(?:把|给)你[^。！？\n]{0,6}砸了|我知道你家)",
+        r"(?:自制|制作|做|组装)[^。！？\n]{0,10}(?:炸药|炸弹|雷管|燃烧瓶|手枪|枪支)|(?:炸药|雷管|燃烧瓶)",
     ),
     "illegal_goods": _words(
-        r"\b(?:we|i)\s+(?:can\s+)?(?:sell|get|ship)\s+(?:you\s+)?"
-        r"(?:drugs|cocaine|heroin|guns|firearms|fake ids?|counterfeit)\b",
-        r"(?:出售|代购|有货的?)(?:毒品|枪支|假证|假发票|仿冒品)",
-        r"(?:代开|虚开)(?:发票|增值税)",
+        rf"\b(?:sell|sells|selling|stock|ship|hook you up with|supply)\b[^.!?\n]{{0,25}}\b{_DRUGS}\b",
+        r"\b(?:cocaine|heroin|methamphetamine|mdma|fentanyl)\b",
+        r"\b(?:fake|forged|counterfeit)\s+(?:ids?|passports?|driver'?s licen[cs]es?|licen[cs]es?|invoices?|"
+        r"receipts?|diplomas?|degrees?|certificates?|banknotes?|money)\b",
+        r"\b(?:replica|counterfeit|knock-?off)\s+(?:rolex|\w+\s+(?:watch|watches|bags?|handbags?))\b",
+        r"\b(?:unregistered (?:hand)?guns?|no background check|firearms? without (?:a )?licen[cs]e)\b",
+        r"(?:毒品|冰毒|K粉|海洛因|大麻|摇头丸|假身份证|假证|高仿|一比一复刻|复刻[^。！？\n]{0,4}验不出)",
+        r"假的?(?:毕业证|学位证|驾照|发票|护照)|(?:代开|虚开)(?:发票|增值税)",
+        r"(?:手枪|枪支|子弹)[^。！？\n]{0,10}(?:现货|出售|有货|发给你|包邮)|不用任何证件",
     ),
 }
 _SECRET = re.compile(

@@ -44,6 +44,11 @@ def test_a_harmful_reply_is_blocked(text: str, category: str) -> None:
         "耳机保修期为 6 个月，签收后 7 天内可无理由退货 [1]。",
         "Kill the app and open it again, then the update installs.",  # a phone's words, not violence
         "This charger is not an idiot-proof design, so read the manual [2].",
+        "If you get a crack in the screen, we'll get you a replacement within 7 days.",
+        "如果手机屏幕砸了，可以申请碎屏险理赔。",
+        "您可以帮你妈妈下单，收货人填她的名字即可。",
+        "旧手机可以作为电子废物回收，您是不是想预约上门？",
+        "To end it, tap Stop, or we will find you a better plan.",
     ],
 )
 def test_an_ordinary_reply_passes_untouched(text: str) -> None:
