@@ -20,27 +20,20 @@ is the request's own cost (HTTP, the key, JSON). The target is p95 ≤ 500 ms.
 from __future__ import annotations
 
 import argparse
-import http.client
-import json
-import os
 import re
 import statistics
-import subprocess
-import sys
 import time
-import urllib.parse
 from collections.abc import Callable
 from datetime import datetime, timedelta
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from harness import django_setup, free_port, percentile, scratch_database, summary
+from harness import ApiClient, django_setup, percentile, scratch_database, summary, web_server
 
 if TYPE_CHECKING:
     from analytics.report import Period
 
-ROOT = Path(__file__).resolve().parent.parent
 RUNS = 30
+ANALYTICS = "/api/v1/analytics"
 TARGET_MS = 500.0
 # Intent names in order of frequency (the records skew towards the first ones).
 INTENTS = [
@@ -223,7 +216,7 @@ _STATEMENTS: list[tuple[str, str]] = [
         INSERT INTO agents_turnrun (id, conversation_id, message_id, status, language, intents, entities,
             emotion_score, intent_level, intent_cache_hit, flags, knowledge, retrieval_lookups, retrieval_hits,
             route, escalation_reason, reply_message_id, reply, llm_calls, llm_prompt_tokens, llm_completion_tokens,
-            llm_cost, history_tokens_full, history_tokens_used, error, created_at, finished_at)
+            llm_cost, history_tokens_full, history_tokens_used, error, created_at, finished_at, safety)
         WITH drawn AS (
             SELECT m.id, m.conversation_id, m.created_at,
                    CASE WHEN r_status < 0.88 THEN 'done' WHEN r_status < 0.92 THEN 'escalated'
@@ -248,7 +241,9 @@ _STATEMENTS: list[tuple[str, str]] = [
                    WHEN 'cache' THEN 40 + r_latency * 260
                    WHEN 'llm' THEN 800 + r_latency * 2200
                    WHEN 'classifier' THEN 100 + r_latency * 500
-                   ELSE 20 + r_latency * 2980 END END
+                   ELSE 20 + r_latency * 2980 END END,
+               CASE WHEN status IN ('done', 'escalated') THEN '{"decision": "pass", "categories": [], "ms": 0.1}'
+                    ELSE '{}' END::jsonb
         FROM drawn
         """,
     ),
@@ -347,9 +342,9 @@ def _periods() -> dict[str, Period]:
     }
 
 
-def _timed(call: Callable[..., object], *args: object) -> float:
+def _timed(call: Callable[..., object], *args: object, **kwargs: object) -> float:
     started = time.perf_counter()
-    call(*args)
+    call(*args, **kwargs)
     return (time.perf_counter() - started) * 1000
 
 
@@ -388,6 +383,7 @@ def _span(period: Period) -> str:
 
 def _parts(period: Period, *, show_plan: bool) -> None:
     from django.db import connection
+    from django.db.models import Count
     from django.test.utils import CaptureQueriesContext
 
     from analytics import report
@@ -395,7 +391,7 @@ def _parts(period: Period, *, show_plan: bool) -> None:
 
     print("\nthe 90-day report's parts (median of 5 calls each):")
     parts: dict[str, Callable[[Period], object]] = {
-        "conversations": lambda p: report.conversations_in(p).aggregate(n=report.Count("pk")),
+        "conversations": lambda p: report.conversations_in(p).aggregate(n=Count("pk")),
         "day figures": lambda p: day_figures_read(p.first, p.last),
         "_csat": report._csat,
         "_series": report._series,
@@ -445,64 +441,27 @@ def _http(url: str, periods: dict[str, Period]) -> None:
     from conversations.api_keys import api_key_create
 
     _, key = api_key_create(name="bench", scopes=["admin"])
-    port = free_port()
-    server = subprocess.Popen(
-        [sys.executable, str(ROOT / "manage.py"), "web", "--host", "127.0.0.1", "--port", str(port)],
-        env={**os.environ, "DATABASE_URL": url, "WEB_PROCESSES": "1"},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    try:
-        address = f"127.0.0.1:{port}"
-        _wait_until_up(address, key, periods["1 day"])
+    with web_server(url) as address:
+        client = ApiClient(address, key)
+        client.wait_until_up(ANALYTICS, **_dates(periods["1 day"]))
         print(
             f"\nGET /api/v1/analytics through a web server on loopback, {RUNS} requests per period after the first,"
             " each followed by the same report in process:"
         )
         for label, period in periods.items():
-            cold = _timed(_get, address, key, period)
+            cold = _timed(client.get, ANALYTICS, **_dates(period))
             values, overhead = [], []
             for _ in range(RUNS):  # each request followed by the same report in process: a noisy moment hits both
-                values.append(_timed(_get, address, key, period))
+                values.append(_timed(client.get, ANALYTICS, **_dates(period)))
                 overhead.append(values[-1] - _timed(analytics_report, period))
             print(
                 f"  {label:8s} {_span(period)}  first {cold:7.1f} ms  {summary(values)}  "
                 f"(API minus in process, p50: {statistics.median(overhead):5.1f} ms)"
             )
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
 
 
-_connections: dict[str, http.client.HTTPConnection] = {}
-
-
-def _get(address: str, key: str, period: Period) -> dict[str, Any]:
-    """One request on a kept-alive connection."""
-    if address not in _connections:
-        _connections[address] = http.client.HTTPConnection(address, timeout=60)
-    connection = _connections[address]
-    query = urllib.parse.urlencode({"from": period.first.isoformat(), "to": period.last.isoformat()})
-    connection.request("GET", f"/api/v1/analytics?{query}", headers={"Authorization": f"Bearer {key}"})
-    response = connection.getresponse()
-    body: dict[str, Any] = json.loads(response.read())
-    if response.status != 200:
-        raise SystemExit(f"the API answered {response.status}: {body}")
-    return body
-
-
-def _wait_until_up(address: str, key: str, period: Period) -> None:
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            _get(address, key, period)
-            return
-        except OSError:
-            _connections.clear()
-            if time.monotonic() > deadline:
-                raise SystemExit("the web server did not start") from None
-            time.sleep(0.5)
+def _dates(period: Period) -> dict[str, str]:
+    return {"from": period.first.isoformat(), "to": period.last.isoformat()}
 
 
 if __name__ == "__main__":

@@ -12,18 +12,11 @@ falls on both alike.
 
 from __future__ import annotations
 
-import http.client
-import json
-import os
-import subprocess
-import sys
 import time
-import urllib.parse
-from pathlib import Path
 
-from harness import django_setup, free_port, scratch_database, summary
+from harness import ApiClient, django_setup, scratch_database, summary, web_server
 
-ROOT = Path(__file__).resolve().parent.parent
+SEARCH = "/api/v1/kb/search"
 QUESTIONS = [
     "How long does a refund take?",
     "can I return an opened phone",
@@ -53,21 +46,11 @@ def main() -> None:
         from conversations.api_keys import api_key_create
 
         _, key = api_key_create(name="bench", scopes=["kb"])
-        port = free_port()
-        server = subprocess.Popen(
-            [sys.executable, str(ROOT / "manage.py"), "web", "--host", "127.0.0.1", "--port", str(port)],
-            env={**os.environ, "DATABASE_URL": url, "WEB_PROCESSES": "1"},
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-        )
-        try:
-            base = f"http://127.0.0.1:{port}/api/v1/kb/search"
-            _wait_until_up(base, key)
-            results = _run(base, key)
-        finally:
-            server.terminate()
-            server.wait(timeout=30)
+        with web_server(url) as address:
+            client = ApiClient(address, key)
+            client.wait_until_up(SEARCH, q="warm up")  # also loads the server's embedding models
+            client.get(SEARCH, q="预热")
+            results = _run(client)
     print(f"kb search of the demo knowledge base, {len(QUESTIONS)} questions (en, zh) per mode:")
     for label, values in results.items():
         print(f"  {label:34s} {summary(values)}")
@@ -77,7 +60,7 @@ def main() -> None:
         print(f"  API minus in process, {state:9s} p50 {overhead[len(overhead) // 2]:.1f} ms")
 
 
-def _run(base: str, key: str) -> dict[str, list[float]]:
+def _run(client: ApiClient) -> dict[str, list[float]]:
     from django.core.cache import cache
 
     from knowledge.selectors import chunk_search_hybrid
@@ -90,7 +73,7 @@ def _run(base: str, key: str) -> dict[str, list[float]]:
             if state == "uncached":
                 cache.delete_pattern("kbsearch:*")  # type: ignore[attr-defined]  # django-redis
             started = time.perf_counter()
-            _api_search(base, key, question)
+            client.get(SEARCH, q=question)
             results[f"API, {state}"].append((time.perf_counter() - started) * 1000)
             if state == "uncached":
                 cache.delete_pattern("kbsearch:*")  # type: ignore[attr-defined]
@@ -98,39 +81,6 @@ def _run(base: str, key: str) -> dict[str, list[float]]:
             chunk_search_hybrid(query=question, k=5)
             results[f"in process, {state}"].append((time.perf_counter() - started) * 1000)
     return results
-
-
-_connections: dict[str, http.client.HTTPConnection] = {}
-
-
-def _api_search(base: str, key: str, question: str) -> dict[str, object]:
-    """One request on a kept-alive connection, as an integrator's HTTP client sends them."""
-    url = urllib.parse.urlsplit(base)
-    if url.netloc not in _connections:
-        _connections[url.netloc] = http.client.HTTPConnection(url.netloc, timeout=30)
-    connection = _connections[url.netloc]
-    connection.request(
-        "GET", f"{url.path}?{urllib.parse.urlencode({'q': question})}", headers={"Authorization": f"Bearer {key}"}
-    )
-    response = connection.getresponse()
-    body: dict[str, object] = json.loads(response.read())
-    if response.status != 200:
-        raise SystemExit(f"the API answered {response.status}: {body}")
-    return body
-
-
-def _wait_until_up(base: str, key: str) -> None:
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            _api_search(base, key, "warm up")  # also loads the server's embedding models
-            _api_search(base, key, "预热")
-            return
-        except OSError:
-            _connections.clear()
-            if time.monotonic() > deadline:
-                raise SystemExit("the web server did not start") from None
-            time.sleep(0.5)
 
 
 if __name__ == "__main__":

@@ -4,6 +4,8 @@ a real Celery worker on it, and percentile helpers. Benchmarks print figures; th
 from __future__ import annotations
 
 import contextlib
+import http.client
+import json
 import os
 import signal
 import socket
@@ -11,9 +13,11 @@ import statistics
 import subprocess
 import sys
 import time
+import urllib.parse
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -89,6 +93,56 @@ def worker(database_url: str, *, concurrency: int = 4, **env: str) -> Iterator[s
     finally:
         os.killpg(process.pid, signal.SIGTERM)
         process.wait(timeout=30)
+
+
+@contextlib.contextmanager
+def web_server(database_url: str) -> Iterator[str]:
+    """`manage.py web` (one process) on a free loopback port and `database_url`; yields its address."""
+    port = free_port()
+    server = subprocess.Popen(
+        [sys.executable, str(ROOT / "manage.py"), "web", "--host", "127.0.0.1", "--port", str(port)],
+        env={**os.environ, "DATABASE_URL": database_url, "WEB_PROCESSES": "1"},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        yield f"127.0.0.1:{port}"
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+class ApiClient:
+    """GET requests with an API key on one kept-alive connection, as an integrator's HTTP client sends them."""
+
+    def __init__(self, address: str, key: str) -> None:
+        self.address, self.key = address, key
+        self._connection: http.client.HTTPConnection | None = None
+
+    def get(self, path: str, **params: str) -> dict[str, Any]:
+        if self._connection is None:
+            self._connection = http.client.HTTPConnection(self.address, timeout=60)
+        query = urllib.parse.urlencode(params)
+        self._connection.request("GET", f"{path}?{query}", headers={"Authorization": f"Bearer {self.key}"})
+        response = self._connection.getresponse()
+        body: dict[str, Any] = json.loads(response.read())
+        if response.status != 200:
+            raise SystemExit(f"the API answered {response.status}: {body}")
+        return body
+
+    def wait_until_up(self, path: str, **params: str) -> None:
+        """The first request that the server answers (it is still starting until then)."""
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                self.get(path, **params)
+                return
+            except OSError:
+                self._connection = None
+                if time.monotonic() > deadline:
+                    raise SystemExit("the web server did not start") from None
+                time.sleep(0.5)
 
 
 def free_port() -> int:
