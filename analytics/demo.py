@@ -155,10 +155,10 @@ def demo_history_seed(*, reset: bool = False) -> int:
 
 def _write(rng: random.Random, now: datetime, staff: Any) -> int:
     customers = Customer.objects.bulk_create(
-        Customer(external_id=f"{PREFIX}{n:03d}", name=name, locale=language)
-        for n, (name, language) in enumerate(
-            [(f"Shopper {n}", "en") if n % 2 else (f"顾客{n}", "zh") for n in range(60)]
+        Customer(
+            external_id=f"{PREFIX}{n:03d}", name=f"Shopper {n}" if n % 2 else f"顾客{n}", locale="en" if n % 2 else "zh"
         )
+        for n in range(60)
     )
     plans = []
     for day in range(DAYS, 0, -1):

@@ -255,22 +255,8 @@ def _turns(figures: Figures) -> dict[str, Any]:
         if figure == "latency":
             level, bucket = key.rsplit("|", 1)
             buckets[level][int(bucket)] += n
-            buckets["all"][int(bucket)] += n
-    latency = {
-        level: {
-            "turns": sum(counted.values()),
-            "p50": latency_percentile(counted, 0.5),
-            "p95": latency_percentile(counted, 0.95),
-        }
-        for level, counted in sorted(buckets.items())
-        if level and level != "all"
-    }
-    overall = buckets.get("all", Counter())
-    latency["all"] = {
-        "turns": sum(overall.values()),
-        "p50": latency_percentile(overall, 0.5),
-        "p95": latency_percentile(overall, 0.95),
-    }
+    latency = {level: _latency(counted) for level, counted in sorted(buckets.items()) if level}
+    latency["all"] = _latency(sum(buckets.values(), Counter()))
 
     def rate(hits: int, lookups: int) -> dict[str, Any]:
         return {"lookups": lookups, "hits": hits, "rate": _rate(hits, lookups)}
@@ -290,6 +276,14 @@ def _turns(figures: Figures) -> dict[str, Any]:
             ),
             "tools": rate(figures[("subtask_tool_hits", "")], figures[("subtask_tool_lookups", "")]),
         },
+    }
+
+
+def _latency(buckets: Counter[int]) -> dict[str, Any]:
+    return {
+        "turns": sum(buckets.values()),
+        "p50": latency_percentile(buckets, 0.5),
+        "p95": latency_percentile(buckets, 0.95),
     }
 
 
