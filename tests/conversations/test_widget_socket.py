@@ -192,13 +192,20 @@ async def test_rejections_are_polite_in_the_customers_language(widget_token: tup
     await socket.disconnect()
 
 
-@pytest.mark.parametrize("token", ["", "forged", "eyJjIjo1fQ:1tXyZ:bad"])
-async def test_a_bad_token_is_told_and_closed(token: str) -> None:
+async def refusal(token: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The error frame and the close a socket with `token` gets. The test side disconnects too, so the consumer
+    ends before the test's event loop closes (a consumer left waiting on the channel layer there can hang it)."""
     socket = WebsocketCommunicator(app, f"/ws/widget?token={token}")
     await socket.connect()
+    try:
+        return await socket.receive_json_from(timeout=5), await socket.receive_output(timeout=5)
+    finally:
+        await socket.disconnect()
 
-    error = await socket.receive_json_from(timeout=5)
-    closed = await socket.receive_output(timeout=5)
+
+@pytest.mark.parametrize("token", ["", "forged", "eyJjIjo1fQ:1tXyZ:bad"])
+async def test_a_bad_token_is_told_and_closed(token: str) -> None:
+    error, closed = await refusal(token)
 
     assert error == {"type": "error", "code": "bad_token", "message": error["message"]}
     assert closed == {"type": "websocket.close", "code": 4401}
@@ -206,19 +213,16 @@ async def test_a_bad_token_is_told_and_closed(token: str) -> None:
 
 async def test_an_expired_token_is_refused(widget_token: tuple[int, str], settings: Any) -> None:
     settings.WIDGET_TOKEN_MAX_AGE_S = -1
-    socket = WebsocketCommunicator(app, f"/ws/widget?token={widget_token[1]}")
-    await socket.connect()
+    error, closed = await refusal(widget_token[1])
 
-    assert (await socket.receive_json_from(timeout=5))["code"] == "bad_token"
-    assert await socket.receive_output(timeout=5) == {"type": "websocket.close", "code": 4401}
+    assert error["code"] == "bad_token" and closed == {"type": "websocket.close", "code": 4401}
 
 
 async def test_a_token_of_a_deleted_conversation_is_refused(widget_token: tuple[int, str]) -> None:
     await database_sync_to_async(Conversation.objects.filter(pk=widget_token[0]).delete)()
-    socket = WebsocketCommunicator(app, f"/ws/widget?token={widget_token[1]}")
-    await socket.connect()
+    error, closed = await refusal(widget_token[1])
 
-    assert (await socket.receive_json_from(timeout=5))["code"] == "bad_token"
+    assert error["code"] == "bad_token" and closed == {"type": "websocket.close", "code": 4401}
 
 
 async def test_reconnecting_replays_the_history_and_an_unanswered_message(widget_token: tuple[int, str]) -> None:
