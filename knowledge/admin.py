@@ -12,7 +12,8 @@ from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
-from django.utils.html import format_html
+from django.utils.html import format_html, format_html_join
+from django.utils.translation import gettext_lazy as _
 
 from knowledge.embeddings import EmbeddingsUnavailable
 from knowledge.gaps import knowledge_gaps
@@ -119,10 +120,35 @@ class ChunkInline(ReadOnlyInline):
     show_change_link = True
 
 
+class WithheldFilter(admin.SimpleListFilter):
+    title = _("instructions withheld")
+    parameter_name = "withheld"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, Any]]:
+        return [("yes", _("Yes")), ("no", _("No"))]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Document]) -> QuerySet[Document]:
+        if self.value() == "yes":
+            return queryset.exclude(withheld=[])
+        if self.value() == "no":
+            return queryset.filter(withheld=[])
+        return queryset
+
+
 @admin.register(Document)
 class DocumentAdmin(DeletesChunks, admin.ModelAdmin):
-    list_display = ["title", "knowledge_base", "language", "version", "status", "chunk_count", "source", "updated_at"]
-    list_filter = ["knowledge_base", "language", "status"]
+    list_display = [
+        "title",
+        "knowledge_base",
+        "language",
+        "version",
+        "status",
+        "chunk_count",
+        "instructions_withheld",
+        "source",
+        "updated_at",
+    ]
+    list_filter = ["knowledge_base", "language", "status", WithheldFilter]
     search_fields = ["title", "source", "checksum"]
     # What was ingested is changed by ingesting again; only the title, which citations show, is staff's.
     readonly_fields = [
@@ -132,14 +158,27 @@ class DocumentAdmin(DeletesChunks, admin.ModelAdmin):
         "status",
         "checksum",
         "version",
+        "withheld_sentences",
         "created_at",
         "updated_at",
     ]
+    exclude = ["withheld"]
     inlines = [ChunkInline]
 
     @admin.display(description="chunks")
     def chunk_count(self, obj: Document) -> int:
         return obj.chunks.count()
+
+    @admin.display(description=_("instructions withheld"), boolean=True)
+    def instructions_withheld(self, obj: Document) -> bool:
+        return bool(obj.withheld)
+
+    @admin.display(description=_("withheld from answers"))
+    def withheld_sentences(self, obj: Document) -> str:
+        """What the document said to the assistant rather than to customers (knowledge.injection)."""
+        if not obj.withheld:
+            return "—"
+        return format_html_join("", "<p>{}</p>", ((sentence,) for sentence in obj.withheld))
 
 
 @admin.register(Chunk)

@@ -112,8 +112,9 @@ def embedder_get() -> Embedder:
         return _embedders[key]
 
 
-# Query embeddings of recent texts, per process. A message is embedded once per turn although the
-# intent classifier and the knowledge search both look at it (and at each of its clauses).
+# Embeddings of recent texts, per process. A message is embedded once per turn although the intent classifier
+# and the knowledge search both look at it (and at each of its clauses); a passage ingested again is not
+# embedded again.
 QUERY_CACHE_SIZE = 2048
 _query_cache: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
 _query_cache_lock = threading.Lock()
@@ -142,6 +143,16 @@ def query_vectors(texts: list[str]) -> np.ndarray:
     embedder = embedder_get()
     vectors = _cached_queries(embedder.name, texts, embedder.queries)
     return np.stack(vectors) if vectors else np.zeros((0, settings.EMBEDDING_DIMENSIONS), np.float32)
+
+
+def passage_vectors(texts: list[str]) -> np.ndarray:
+    """Passage-side embeddings of `texts` (one row each). The bundled model's are kept in the process cache
+    too: a document ingested again embeds only its new passages (a server's model may change under its name,
+    so its vectors are asked for each time)."""
+    embedder = embedder_get()
+    if settings.EMBEDDINGS_BASE_URL:
+        return embedder.passages(texts)
+    return np.stack(_cached_queries(f"{embedder.name} passages", texts, embedder.passages))
 
 
 def english_encoder() -> MiniLM | None:
@@ -181,7 +192,9 @@ def english_passage_vectors(texts: list[str]) -> list[np.ndarray | None]:
     encoder = english_encoder()
     english = [i for i, text in enumerate(texts) if not has_cjk(text)] if encoder is not None else []
     if encoder is not None and english:
-        for i, vector in zip(english, encoder.vectors([texts[i] for i in english]), strict=True):
+        for i, vector in zip(
+            english, _cached_queries(encoder.name, [texts[i] for i in english], encoder.vectors), strict=True
+        ):
             vectors[i] = vector
     return vectors
 

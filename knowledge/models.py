@@ -47,6 +47,9 @@ class Document(models.Model):
     version = models.PositiveIntegerField(default=1)
     status = models.CharField(max_length=16, choices=DocumentStatus.choices, default=DocumentStatus.PENDING)
     error = models.TextField(blank=True)
+    # Sentences that gave the assistant instructions (knowledge.injection): left out of the chunks, kept here
+    # for the operator to see.
+    withheld = models.JSONField(default=list, blank=True, help_text="Instruction-like sentences left out of answers.")
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

@@ -24,8 +24,10 @@ from knowledge.embeddings import (
     dimension_mismatch,
     embedder_get,
     english_passage_vectors,
+    passage_vectors,
     query_vectors,
 )
+from knowledge.injection import instructions_withheld
 from knowledge.models import (
     Chunk,
     Document,
@@ -47,6 +49,7 @@ class IngestResult:
     source: str
     outcome: str  # added, changed, unchanged
     chunks: int
+    withheld: int = 0  # instruction-like sentences left out (knowledge.injection)
 
 
 ProgressCallback = Callable[[int, int], None]  # (chunks embedded, chunks in the document)
@@ -95,13 +98,12 @@ def _embed_checked(
 ) -> list[tuple[np.ndarray, np.ndarray | None]]:
     """Passage vectors in batches, each with its English companion vector (None for Chinese text);
     a model of the wrong width stops before anything is written."""
-    embedder = embedder_get()
     vectors: list[tuple[np.ndarray, np.ndarray | None]] = []
     for start in range(0, len(texts), EMBED_BATCH):
         texts_batch = texts[start : start + EMBED_BATCH]
-        batch = embedder.passages(texts_batch)
+        batch = passage_vectors(texts_batch)
         if batch.shape[1] != settings.EMBEDDING_DIMENSIONS:
-            raise EmbeddingsUnavailable(dimension_mismatch(embedder.name, batch.shape[1]))
+            raise EmbeddingsUnavailable(dimension_mismatch(embedder_get().name, batch.shape[1]))
         vectors.extend(zip(batch, english_passage_vectors(texts_batch), strict=True))
         if on_progress:
             on_progress(len(vectors), len(texts))
@@ -127,6 +129,15 @@ def chunks_store(
     if Document.objects.filter(knowledge_base=kb, checksum=checksum, status=DocumentStatus.READY).exists():
         return IngestResult(source, "unchanged", 0)
     lang = language if language in Language.values else _detect_language(" ".join(c.text for c in chunks))
+    # What speaks to the assistant instead of the customer is never searched, quoted or prompted.
+    withheld: list[str] = []
+    kept = []
+    for chunk in chunks:
+        text, found = instructions_withheld(chunk.text)
+        withheld += found
+        if text:
+            kept.append(TextChunk(chunk.heading, text))
+    chunks = kept
     vectors = _embed_checked([f"{c.heading}: {c.text}" for c in chunks], on_progress)
     with transaction.atomic():
         previous = list(
@@ -141,6 +152,7 @@ def chunks_store(
             checksum=checksum,
             version=(previous[0].version + 1) if previous else 1,
             status=DocumentStatus.READY,
+            withheld=withheld,
         )
         Chunk.objects.bulk_create(
             Chunk(
@@ -154,7 +166,7 @@ def chunks_store(
             )
             for i, (c, (vector, english)) in enumerate(zip(chunks, vectors, strict=True))
         )
-    return IngestResult(source, "changed" if previous else "added", len(chunks))
+    return IngestResult(source, "changed" if previous else "added", len(chunks), len(withheld))
 
 
 def document_ingest(

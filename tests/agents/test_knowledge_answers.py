@@ -64,7 +64,7 @@ def test_a_grounded_answer_keeps_only_citations_of_retrieved_passages(
     prompt = llm_settings.chat_requests[1]["body"]["messages"]
     passages = prompt[1]["content"]
     assert "[1] " in passages and "[5] " in passages and "[6] " not in passages
-    assert "<question>\nHow long is the warranty on earbuds?\n</question>" in passages
+    assert "<message>\nHow long is the warranty on earbuds?\n</message>" in passages
     assert turn.reply["text"] == "Earbuds have a 6-month warranty from delivery [1]. Drops are not covered [2]."
     cited = [s["chunk_id"] for s in turn.reply["sources"]]
     assert len(cited) == 2 and set(cited) <= set(Chunk.objects.values_list("pk", flat=True))

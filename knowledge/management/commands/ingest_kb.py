@@ -41,7 +41,7 @@ class Command(BaseCommand):
             raise CommandError(f"embeddings: {exc}") from None
         started = time.monotonic()
         counts = {"added": 0, "changed": 0, "unchanged": 0, "failed": 0}
-        chunks = 0
+        chunks = withheld = 0
         for index, file in enumerate(files, 1):
             self._progress(index - 1, len(files), str(file))
             try:
@@ -56,6 +56,7 @@ class Command(BaseCommand):
                 raise CommandError(f"embeddings: {exc}; {index - 1} of {len(files)} file(s) done") from None
             counts[result.outcome] += 1
             chunks += result.chunks
+            withheld += result.withheld
         self._progress(len(files), len(files), "done")
         self._clear_bar()
         pruned = 0
@@ -68,6 +69,11 @@ class Command(BaseCommand):
             f"{counts['unchanged']} unchanged, {counts['failed']} failed, {pruned} pruned; "
             f"{chunks} chunks in {time.monotonic() - started:.1f} s"
         )
+        if withheld:
+            self.stderr.write(
+                f"{withheld} sentence(s) that gave the assistant instructions were left out of the answers: "
+                "see the documents' Withheld field in the admin"
+            )
         if counts["failed"]:
             raise CommandError(f"{counts['failed']} file(s) could not be ingested")
 
