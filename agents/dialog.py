@@ -10,8 +10,9 @@ from typing import Any
 
 from django.utils.translation import gettext_noop
 
+from agents.grounding import ungrounded
 from agents.llm.client import LLMResult, LLMUnavailable, llm_chat, llm_enabled
-from agents.llm.prompts import reply_polish_messages
+from agents.llm.prompts import reply_polish_messages, revision_messages
 from agents.models import TurnRun
 from agents.pii import mask_pii
 from agents.taxonomy import Intent
@@ -97,6 +98,11 @@ class Reply:
     knowledge: bool = False
     llm_usage: list[LLMResult] = field(default_factory=list)
     streamed: bool = False  # its text already went out as reply.delta events (the LLM streamed it)
+    # An LLM's rewrite: the engine's draft it started from and the request that wrote it (for one revision),
+    # and why it was revised or set aside for the draft (agents.safety's verdict keeps them).
+    draft: str = ""
+    prompt: list[dict[str, Any]] = field(default_factory=list)
+    revisions: list[str] = field(default_factory=list)
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -140,6 +146,8 @@ def reply_merge(results: list[dict[str, Any]]) -> Reply:
         awaiting=awaiting,
         quick_replies=quick[:4],
         knowledge=any(r.get("knowledge") for r in results),
+        # a specialist's own revision of what its LLM wrote (a knowledge answer's) counts as the reply's
+        revisions=[revision for r in results for revision in (r.get("data") or {}).get("revisions") or []],
     )
 
 
@@ -161,10 +169,46 @@ def reply_polish(reply: Reply, *, language: str, history: str, customer_text: st
         logger.info("reply polish skipped: %s", exc)
         return reply
     reply.llm_usage.append(result)
-    if result.text.strip():
-        reply.text = result.text.strip()
-        reply.streamed = on_delta is not None
+    if not result.text.strip():
+        return reply
+    reply.streamed = on_delta is not None  # what went out of it is replaced by reply.done's text
+    reply.draft, reply.prompt, reply.text = reply.text, messages, result.text.strip()
+    # Every figure and promise of the rewrite must be the draft's (built from the turn's tool results) or
+    # the customer's own; else one revision, then the draft as it was.
+    evidence = polish_evidence(reply.draft, customer_text)
+    missing = ungrounded(reply.text, evidence)
+    if missing:
+        reply.revisions.append(f"ungrounded: {', '.join(missing)}")
+        if not reply_revise(reply, reasons=[f"it states {', '.join(missing)}, which the draft does not"]) or (
+            ungrounded(reply.text, evidence)
+        ):
+            reply_keep_draft(reply)
     return reply
+
+
+def polish_evidence(draft: str, customer_text: str) -> str:
+    return f"{draft}\n{customer_text}"
+
+
+def reply_revise(reply: Reply, *, reasons: list[str]) -> bool:
+    """One rewrite of an LLM's reply by the same model, told why the gate turned it down; False when it could
+    not be had (the reply is then as it was)."""
+    try:
+        result = llm_chat(revision_messages(reply.prompt, answer=reply.text, reasons=reasons), tier="main")
+    except LLMUnavailable as exc:
+        logger.info("reply revision skipped: %s", exc)
+        return False
+    reply.llm_usage.append(result)
+    if not result.text.strip():
+        return False
+    reply.text = result.text.strip()
+    return True
+
+
+def reply_keep_draft(reply: Reply) -> None:
+    """The LLM's rewrite set aside for the engine's own draft."""
+    reply.text = reply.draft
+    reply.revisions.append("draft kept")
 
 
 _PIECE_END = re.compile(r"(?<=[\s，。！？；：、,.!?;:])")

@@ -1,29 +1,37 @@
 """The safety gate a bot reply passes before it is said (seed 003's SafetyAgent):
 
 - harmful content the assistant must never say (abuse, self-harm, violence, illegal goods): the reply is
-  blocked. Offline rules describe the shape of such language in Chinese and English; with an LLM and a
-  MODERATION_MODEL configured, the provider's moderation endpoint is asked too;
-- data leaks: full card and ID-card numbers and secrets (API keys) are never said, and an email or a phone
-  number other than the verified customer's own is masked: the reply is revised;
+  blocked (an LLM's reply is first rewritten once, then replaced by the engine's draft: agents.nodes.reply).
+  Offline rules describe the shape of such language in Chinese and English, a classifier (agents.harm_model)
+  reads the wordings no rule describes; with an LLM and a MODERATION_MODEL configured, the provider's
+  moderation endpoint is asked too;
+- data leaks: full card and ID-card numbers, secrets (API keys) and the staff's internal notes are never said,
+  and an email, a phone number, an order id or an order's address other than the verified customer's own is
+  masked: the reply is revised;
 - sensitive topics (health, money, law) get a disclaimer in the reply's language: revised.
 
-The verdict (pass, revise or block; its categories; its milliseconds) is kept on the turn.
+Figures and promises an LLM wrote are checked against their evidence by agents.grounding, where the text is
+written (the knowledge answer, the polish). The verdict (pass, revise or block; its categories; its
+milliseconds; the revisions made on the way) is kept on the turn.
 """
 
 from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from django.utils.translation import gettext_noop
 
+from agents.harm_model import harm_predicted
 from agents.llm.client import llm_moderation
 from agents.pii import mask_pii
+from agents.store.models import Order
 from conversations.language import say
 from conversations.models import Customer
+from knowledge.chunking import sentences
 
 PASS, REVISE, BLOCK = "pass", "revise", "block"
 
@@ -86,6 +94,8 @@ _CARD = re.compile(r"(?<![\d*])(?:\d[ -]?){12,18}\d(?![\d*])")
 _CN_ID = re.compile(r"(?<!\d)\d{17}[\dXx](?!\d)")
 _EMAIL = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}")
 _PHONE = re.compile(r"(?<![\d*])(?:\+\d[\d\s-]{7,}\d|1[3-9]\d{9})(?!\d)")
+# What may be an order id: the store's ids are "#D1001", "#W2378156"; a reply may drop the "#" (not the letter).
+_ORDER_ID = re.compile(r"#([A-Za-z]{0,2}\d{4,12})(?![\d*])|(?<![\w#*])([A-Za-z]{1,2}\d{4,12})(?![\d*])")
 
 # Topics where the assistant's words are no professional advice.
 DISCLAIMERS: dict[str, tuple[re.Pattern[str], str]] = {
@@ -113,9 +123,20 @@ class SafetyVerdict:
     text: str
     categories: list[str] = field(default_factory=list)
     ms: float = 0.0
+    revisions: list[str] = field(default_factory=list)  # why an LLM's text was rewritten or set aside first
 
     def as_json(self) -> dict[str, Any]:
-        return {"decision": self.decision, "categories": self.categories, "ms": round(self.ms, 3)}
+        verdict = {"decision": self.decision, "categories": self.categories, "ms": round(self.ms, 3)}
+        return verdict | ({"revisions": self.revisions} if self.revisions else {})
+
+
+def harmful_categories(text: str) -> list[str]:
+    """The kinds of harm `text` shows (abuse, self_harm, violence, illegal_goods): by the offline rules, else by
+    the harm classifier (agents.harm_model, for wordings no rule describes), else by the provider's moderation
+    when one is configured (its categories prefixed "moderation:")."""
+    harmful = sorted(name for name, pattern in HARMFUL.items() if pattern.search(text))
+    predicted = harmful or [category for category in [harm_predicted(text)] if category]
+    return predicted or [f"moderation:{category}" for category in llm_moderation(text) or []]
 
 
 def _luhn(digits: str) -> bool:
@@ -174,7 +195,51 @@ def _leaks_masked(
     text = _CARD.sub(card, text)
     text = _EMAIL.sub(email, text)
     text = _PHONE.sub(phone, text)
-    return text, sorted(set(found))
+    text, others = _others_orders_masked(text, customer_of_chat)
+    return text, sorted(set(found + others))
+
+
+def _others_orders_masked(text: str, customer_of_chat: Callable[[], Customer | None]) -> tuple[str, list[str]]:
+    """Order ids of other customers' orders masked ("#D1***"), and those orders' shipping addresses. Only the
+    ids that are real orders count: a price or a tracking number that looks like one is left alone."""
+    candidates = {match.group(1) or match.group(2) for match in _ORDER_ID.finditer(text)}
+    if not candidates:
+        return text, []
+    orders = list(
+        Order.objects.filter(external_id__in=[*candidates, *(f"#{c}" for c in candidates)]).values_list(
+            "external_id", "customer_id", "address"
+        )
+    )
+    customer = customer_of_chat() if orders else None
+    others = [
+        (external_id.lstrip("#"), address)
+        for external_id, owner, address in orders
+        if owner != (customer.pk if customer else None)
+    ]
+    found = []
+    for order_id, address in others:
+        text, masked = re.subn(
+            rf"(?<![\w*])({re.escape(order_id)})(?!\d)", order_id[:2] + "*" * (len(order_id) - 2), text
+        )
+        found += ["other_order"] if masked else []
+        for part in (address.get("address1"), address.get("address2")):
+            if part and len(part) >= 5 and part in text:
+                text = text.replace(part, "***")
+                found.append("other_address")
+    return text, found
+
+
+NOTE_MIN_CHARS = 8  # a note's sentence this long, said word for word, is a leak; "OK." is not
+
+
+def _notes_masked(text: str, notes: Sequence[str]) -> tuple[str, bool]:
+    """The reply with any sentence of a staff note it repeats word for word cut out."""
+    found = False
+    for note in notes:
+        for sentence in sentences(note):
+            if len(sentence) >= NOTE_MIN_CHARS and sentence in text:
+                text, found = text.replace(sentence, "[…]"), True
+    return text, found
 
 
 def safety_check(
@@ -183,19 +248,20 @@ def safety_check(
     language: str,
     customer: Callable[[], Customer | None],
     support_contacts: tuple[str, ...] = (),
+    internal_notes: Sequence[str] = (),
     disclaimers: bool = True,
 ) -> SafetyVerdict:
     """The gate's verdict on a reply about to be said; `customer` gives the chat's verified customer (or None),
     whose own email and phone a reply may give. `support_contacts`: the store's own addresses and numbers,
-    which a reply may always give. `disclaimers=False`: a part of a reply (a streamed sentence), whose
-    disclaimer comes with the whole."""
+    which a reply may always give. `internal_notes`: the staff's notes on the chat, never said. `disclaimers=False`:
+    a part of a reply (a streamed sentence), whose disclaimer comes with the whole."""
     started = time.perf_counter()
-    harmful = sorted(name for name, pattern in HARMFUL.items() if pattern.search(text))
-    if not harmful:
-        harmful = [f"moderation:{category}" for category in llm_moderation(text) or []]
+    harmful = harmful_categories(text)
     if harmful:
         return SafetyVerdict(BLOCK, "", harmful, (time.perf_counter() - started) * 1000)  # never said
     revised, categories = _leaks_masked(text, customer, support_contacts)
+    revised, noted = _notes_masked(revised, internal_notes)
+    categories += ["internal_note"] if noted else []
     topics = [topic for topic, (pattern, _) in DISCLAIMERS.items() if disclaimers and pattern.search(revised)]
     if topics:
         revised = f"{revised}\n\n{' '.join(say(language, DISCLAIMERS[topic][1]) for topic in topics)}"

@@ -46,6 +46,14 @@ def verified_customer(conversation: Conversation) -> Customer | None:
     return None
 
 
+def verified_customer_now(conversation_id: int) -> Customer | None:
+    """The chat's verified customer as stored now: a turn's own subtask may have verified them since the
+    conversation was read."""
+    return verified_customer(
+        Conversation.objects.select_related("verified_customer", "customer").get(pk=conversation_id)
+    )
+
+
 @dataclass(frozen=True)
 class VerificationAttempt:
     customer: Customer | None  # the proven account, or None

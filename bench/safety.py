@@ -1,6 +1,9 @@
 """The safety gate on replies nobody tuned it for: does it block what the assistant must never say, and
 let ordinary shop replies through? And what it adds to every reply's latency.
 
+The gate's harm check is its offline rules and its classifier (agents.harm_model), which learns from
+agents/harm_examples/ and the store's own phrases, never from these sets.
+
 Every reply the assistant is about to say goes through agents.safety.safety_check, which must BLOCK
 harmful content (abuse aimed at the customer, encouraging or explaining self-harm, threats of violence or
 weapon/explosive instructions, offering illegal goods or services) and let the rest through (PASS, or

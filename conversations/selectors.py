@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from conversations.models import Conversation, ConversationStatus
+from conversations.models import Conversation, ConversationStatus, Message
 
 
 def conversation_json(conversation: Conversation) -> dict[str, Any]:
@@ -23,3 +23,8 @@ def conversation_json(conversation: Conversation) -> dict[str, Any]:
 def conversation_is_human(conversation_id: int) -> bool:
     """A person has taken the chat over: the bot says nothing more in it."""
     return Conversation.objects.filter(pk=conversation_id, status=ConversationStatus.HUMAN).exists()
+
+
+def conversation_internal_notes(conversation_id: int) -> list[str]:
+    """The staff's notes on a chat, which the customer never sees."""
+    return list(Message.objects.filter(conversation_id=conversation_id, internal=True).values_list("text", flat=True))

@@ -10,9 +10,10 @@ from agents.models import RouteDecision, Subtask, TurnRun
 from agents.nodes.escalate import escalate, escalate_locked
 from agents.nodes.recognize import usage_fields
 from agents.nodes.say import apology, delta_sender, send_reply
-from agents.safety import BLOCK, safety_check
+from agents.safety import BLOCK, REVISE, SafetyVerdict, safety_check
 from agents.states import SubtaskStatus, TurnStatus
-from agents.verification import verified_customer
+from agents.verification import verified_customer_now
+from conversations.selectors import conversation_internal_notes
 from conversations.services import conversation_failed_attempts_set, conversation_lock
 from tickets.models import EscalationReason
 
@@ -48,10 +49,9 @@ def step_reply(turn: TurnRun, *, subtasks: list[Subtask] | None = None) -> bool:
             language=turn.language,
             history=history.text,
             customer_text=turn.message.text,
-            on_delta=delta_sender(turn),
+            on_delta=delta_sender(turn, evidence=dialog.polish_evidence(reply.text, turn.message.text)),
         )
-    # The gate (agents.safety): a harmful reply is never said, a chat with it goes to a person (policy).
-    verdict = safety_check(reply.text, language=turn.language, customer=lambda: verified_customer(turn.conversation))
+    verdict = reply_gated(turn, reply)
     if verdict.decision == BLOCK:
         return escalate(turn, from_=TurnStatus.MERGING, reason=EscalationReason.POLICY, safety=verdict.as_json())
     reply.text = verdict.text
@@ -66,3 +66,31 @@ def step_reply(turn: TurnRun, *, subtasks: list[Subtask] | None = None) -> bool:
             **history_tokens,
             **usage_fields(reply.llm_usage),
         )
+
+
+def reply_gated(turn: TurnRun, reply: dialog.Reply) -> SafetyVerdict:
+    """The gate's verdict on the reply (agents.safety), its text then what may be said. A harmful reply an LLM
+    rewrote gets one revision with the reasons, then the engine's draft; what is harmful still is never said
+    (BLOCK: the chat goes to a person, reason policy)."""
+
+    notes = conversation_internal_notes(turn.conversation_id)
+
+    def check() -> SafetyVerdict:
+        return safety_check(
+            reply.text,
+            language=turn.language,
+            customer=lambda: verified_customer_now(turn.conversation_id),
+            internal_notes=notes,
+        )
+
+    verdict = check()
+    if verdict.decision == BLOCK and reply.draft:
+        reply.revisions.append(f"harmful: {', '.join(verdict.categories)}")
+        reasons = [f"it contains harmful content ({', '.join(verdict.categories)})"]
+        if not dialog.reply_revise(reply, reasons=reasons) or (verdict := check()).decision == BLOCK:
+            dialog.reply_keep_draft(reply)
+            verdict = check()
+    verdict.revisions = reply.revisions
+    if verdict.decision != BLOCK and reply.revisions:
+        verdict.decision = REVISE
+    return verdict

@@ -10,18 +10,19 @@ from typing import Any
 from django.db import transaction
 
 from agents import dialog
+from agents.grounding import ungrounded
 from agents.models import TurnRun
 from agents.safety import BLOCK, safety_check
 from agents.services import turn_move
 from agents.states import TurnStatus
-from agents.verification import verified_customer
+from agents.verification import verified_customer_now
 from conversations.language import say
 from conversations.realtime import (
     send_conversation_event_now,
     send_conversation_event_on_commit,
     send_conversation_events_now,
 )
-from conversations.selectors import conversation_is_human
+from conversations.selectors import conversation_internal_notes, conversation_is_human
 from conversations.services import bot_message_writes, message_announce
 from conversations.writes import written
 
@@ -98,15 +99,17 @@ def send_reply(
     return moved is not None
 
 
-def delta_sender(turn: TurnRun) -> Callable[[str], None]:
+def delta_sender(turn: TurnRun, *, evidence: str) -> Callable[[str], None]:
     """Send the LLM's reply.delta events a sentence at a time, each once the safety gate passed it (masked
-    where it must be), while no human has the chat: the takeover is read before the first send and then at
-    most every TAKEOVER_CHECK_S. After a takeover or a blocked sentence nothing more is sent (the reply itself
-    is then not stored: reply_send, or the gate's escalation). The whole reply, gated again, comes with
-    reply.done."""
+    where it must be) and its figures are the `evidence`'s, while no human has the chat: the takeover is read
+    before the first send and then at most every TAKEOVER_CHECK_S. After a takeover, a blocked sentence or one
+    with a figure of its own nothing more is sent (the reply itself is then not stored: reply_send, or the
+    gate's escalation, or revised). The whole reply, gated again, comes with reply.done and replaces what was
+    streamed."""
     checked_at = -TAKEOVER_CHECK_S
     silent = False
     pending = ""
+    notes = conversation_internal_notes(turn.conversation_id)
 
     def send(delta: str) -> None:
         nonlocal checked_at, silent, pending
@@ -116,13 +119,17 @@ def delta_sender(turn: TurnRun) -> Callable[[str], None]:
             return
         ready, pending = pending[: ends[-1]], pending[ends[-1] :]
         verdict = safety_check(
-            ready, language=turn.language, customer=lambda: verified_customer(turn.conversation), disclaimers=False
+            ready,
+            language=turn.language,
+            customer=lambda: verified_customer_now(turn.conversation_id),
+            internal_notes=notes,
+            disclaimers=False,
         )
         now = time.monotonic()
         if now - checked_at >= TAKEOVER_CHECK_S:
             checked_at = now
             silent = conversation_is_human(turn.conversation_id)
-        silent = silent or verdict.decision == BLOCK
+        silent = silent or verdict.decision == BLOCK or bool(ungrounded(ready, evidence))
         if not silent:
             send_conversation_event_now(
                 turn.conversation_id, {"type": "reply.delta", "turn_id": turn.pk, "delta": verdict.text}

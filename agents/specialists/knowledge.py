@@ -14,9 +14,11 @@ from collections import Counter
 from django.urls import reverse
 
 from agents.answers import SpecialistContext, SpecialistResult
+from agents.grounding import ungrounded
 from agents.intents.catalogue import catalogue_get
 from agents.llm.client import LLMUnavailable, llm_chat, llm_enabled
-from agents.llm.prompts import knowledge_answer_messages
+from agents.llm.prompts import knowledge_answer_messages, revision_messages
+from agents.safety import harmful_categories
 from agents.specialists import Specialist, register
 from conversations.language import say
 from knowledge.chunking import meaning_terms, sentences, word_stem
@@ -283,12 +285,37 @@ class Knowledge(Specialist):
             return None
         if answer.startswith(NO_ANSWER):
             return self._miss(ctx)
+        revisions: list[str] = []
         text, cited = grounded_citations(answer, len(results))
-        if not cited:  # an answer that cites nothing retrieved is not grounded: use the extract
-            return None
+        faults = _answer_faults(text, cited, results, ctx.text)
+        if faults:  # one revision with the reasons, then the extract
+            revisions.append("; ".join(faults))
+            try:
+                answer = llm_chat(revision_messages(messages, answer=answer, reasons=faults), tier="main").text.strip()
+            except LLMUnavailable:
+                return None
+            text, cited = grounded_citations(answer, len(results))
+            if answer.startswith(NO_ANSWER) or _answer_faults(text, cited, results, ctx.text):
+                return None
         return SpecialistResult(
             text=text,
             sources=tuple(_source(results[i]) for i in cited),
             knowledge=True,
-            data={"chunk_ids": [r.chunk_id for r in results], "mode": "grounded"},
+            data={"chunk_ids": [r.chunk_id for r in results], "mode": "grounded"}
+            | ({"revisions": revisions} if revisions else {}),
         )
+
+
+def _answer_faults(text: str, cited: list[int], results: list[ScoredChunk], question: str) -> list[str]:
+    """Why a written answer cannot be sent: it cites no retrieved passage, states a figure or a promise the
+    passages it cites do not (nor the question), or is harmful."""
+    if not cited:
+        return ["it cites none of the passages"]
+    faults = []
+    missing = ungrounded(text, "\n".join([question, *(f"{results[i].label} {results[i].text}" for i in cited)]))
+    if missing:
+        faults.append(f"it states {', '.join(missing)}, which the passages it cites do not")
+    harmful = harmful_categories(text)
+    if harmful:
+        faults.append(f"it contains harmful content ({', '.join(harmful)})")
+    return faults

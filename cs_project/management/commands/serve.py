@@ -10,6 +10,7 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from agents.harm_model import model_weights
 from cs_project.supervisor import Supervisor
 from knowledge.embeddings import EmbeddingsUnavailable, embeddings_check
 from tickets.demo import demo_staff_retire
@@ -40,6 +41,7 @@ class Command(BaseCommand):
                     " no longer opens with its demo password"
                 )
         call_command("sync_exemplars")
+        model_weights()  # the safety gate's harm classifier, trained once here rather than in the first reply
         python = sys.executable
         manage = str(settings.BASE_DIR / "manage.py")
         supervisor = Supervisor(
