@@ -148,7 +148,7 @@ def _luhn(digits: str) -> bool:
 
 
 def _leaks_masked(
-    text: str, customer_of_chat: Callable[[], Customer | None], support_contacts: tuple[str, ...]
+    text: str, customer_of_chat: Callable[[], Customer | None], support_contacts: tuple[str, ...], customer_text: str
 ) -> tuple[str, list[str]]:
     """The reply with what it must not say masked, and the kinds of leak found. The chat's customer is read
     only when the reply gives an email or a phone number."""
@@ -195,14 +195,19 @@ def _leaks_masked(
     text = _CARD.sub(card, text)
     text = _EMAIL.sub(email, text)
     text = _PHONE.sub(phone, text)
-    text, others = _others_orders_masked(text, customer_of_chat)
+    text, others = _others_orders_masked(text, customer_of_chat, customer_text)
     return text, sorted(set(found + others))
 
 
-def _others_orders_masked(text: str, customer_of_chat: Callable[[], Customer | None]) -> tuple[str, list[str]]:
+def _others_orders_masked(
+    text: str, customer_of_chat: Callable[[], Customer | None], customer_text: str
+) -> tuple[str, list[str]]:
     """Order ids of other customers' orders masked ("#D1***"), and those orders' shipping addresses. Only the
-    ids that are real orders count: a price or a tracking number that looks like one is left alone."""
-    candidates = {match.group(1) or match.group(2) for match in _ORDER_ID.finditer(text)}
+    ids that are real orders count: a price or a tracking number that looks like one is left alone, and so is
+    an id the customer just wrote (repeated while asking them to prove it is theirs)."""
+    candidates = {match.group(1) or match.group(2) for match in _ORDER_ID.finditer(text)} - {
+        match.group(1) or match.group(2) for match in _ORDER_ID.finditer(customer_text)
+    }
     if not candidates:
         return text, []
     orders = list(
@@ -249,17 +254,19 @@ def safety_check(
     customer: Callable[[], Customer | None],
     support_contacts: tuple[str, ...] = (),
     internal_notes: Sequence[str] = (),
+    customer_text: str = "",
     disclaimers: bool = True,
 ) -> SafetyVerdict:
     """The gate's verdict on a reply about to be said; `customer` gives the chat's verified customer (or None),
     whose own email and phone a reply may give. `support_contacts`: the store's own addresses and numbers,
-    which a reply may always give. `internal_notes`: the staff's notes on the chat, never said. `disclaimers=False`:
-    a part of a reply (a streamed sentence), whose disclaimer comes with the whole."""
+    which a reply may always give. `internal_notes`: the staff's notes on the chat, never said. `customer_text`:
+    the message answered, whose order ids the reply may repeat. `disclaimers=False`: a part of a reply (a
+    streamed sentence), whose disclaimer comes with the whole."""
     started = time.perf_counter()
     harmful = harmful_categories(text)
     if harmful:
         return SafetyVerdict(BLOCK, "", harmful, (time.perf_counter() - started) * 1000)  # never said
-    revised, categories = _leaks_masked(text, customer, support_contacts)
+    revised, categories = _leaks_masked(text, customer, support_contacts, customer_text)
     revised, noted = _notes_masked(revised, internal_notes)
     categories += ["internal_note"] if noted else []
     topics = [topic for topic, (pattern, _) in DISCLAIMERS.items() if disclaimers and pattern.search(revised)]

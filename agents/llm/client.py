@@ -114,10 +114,10 @@ def llm_chat(
 def llm_moderation(text: str) -> list[str] | None:
     """The provider's moderation categories that flag `text` ([] for none), or None when no MODERATION_MODEL is
     set, no LLM is configured, or the call failed: the offline rules decide then."""
-    from openai import OpenAIError
-
     if not settings.MODERATION_MODEL or not llm_enabled():
         return None
+    from openai import OpenAIError  # imported once it is needed: an offline reply's gate does not wait for it
+
     try:
         result = _client().moderations.create(model=settings.MODERATION_MODEL, input=text).results[0]
     except (OpenAIError, IndexError) as exc:

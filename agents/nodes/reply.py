@@ -81,6 +81,7 @@ def reply_gated(turn: TurnRun, reply: dialog.Reply) -> SafetyVerdict:
             language=turn.language,
             customer=lambda: verified_customer_now(turn.conversation_id),
             internal_notes=notes,
+            customer_text=turn.message.text,
         )
 
     verdict = check()

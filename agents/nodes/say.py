@@ -123,6 +123,7 @@ def delta_sender(turn: TurnRun, *, evidence: str) -> Callable[[str], None]:
             language=turn.language,
             customer=lambda: verified_customer_now(turn.conversation_id),
             internal_notes=notes,
+            customer_text=turn.message.text,
             disclaimers=False,
         )
         now = time.monotonic()

@@ -10,6 +10,7 @@ from django.core.management import call_command
 
 from agents.harm_model import model_weights
 from agents.safety import BLOCK, PASS, REVISE, safety_check
+from agents.store.models import Order
 from conversations.models import Conversation, Customer
 from conversations.services import conversation_start
 from tests.agents.engine import run_turn
@@ -53,7 +54,9 @@ def test_a_harmful_reply_is_blocked(text: str, category: str) -> None:
     ],
 )
 def test_an_ordinary_reply_passes_untouched(db: None, text: str) -> None:
-    model_weights()  # loaded once per process (trained once per machine), as `serve` does before starting
+    # what a running server has done long before: the classifier loaded, the database connected
+    model_weights()
+    Order.objects.exists()
     verdict = safety_check(text, language="en", customer=_nobody)
 
     assert (verdict.decision, verdict.text, verdict.categories) == (PASS, text, [])
@@ -175,8 +178,6 @@ def test_without_a_moderation_model_or_when_it_fails_the_offline_rules_decide(
 
 @pytest.mark.parametrize("language", ["en", "zh"])
 def test_another_customers_order_id_and_address_are_masked_the_customers_own_stay(db: None, language: str) -> None:
-    from agents.store.models import Order
-
     call_command("seed_demo", verbosity=0)
     own = Order.objects.filter(customer__external_id="demo_li_wei").first()
     other = Order.objects.exclude(customer=own.customer).exclude(address={}).first()
@@ -199,3 +200,22 @@ def test_a_tracking_number_or_price_that_is_no_order_stays(db: None) -> None:
     text = "SF1234567890 is on its way; the Find X9 is ¥3499."
 
     assert safety_check(text, language="en", customer=_nobody).decision == PASS
+
+
+@pytest.mark.parametrize(
+    ("asked", "reply"),
+    [
+        ("Where is my order #D1002?", "To look up order #D1002, please tell me the email on the order."),
+        ("我的订单 D1002 到哪了", "查询订单 #D1002 前，请提供下单邮箱。"),
+    ],
+)
+def test_an_order_id_the_customer_just_wrote_is_repeated_before_they_are_verified(
+    db: None, asked: str, reply: str
+) -> None:
+    call_command("seed_demo", verbosity=0)
+
+    repeated = safety_check(reply, language="en", customer=lambda: None, customer_text=asked)
+    unasked = safety_check(reply, language="en", customer=lambda: None, customer_text="hello")
+
+    assert repeated.decision == PASS and repeated.text == reply
+    assert unasked.categories == ["other_order"] and "D1002" not in unasked.text
