@@ -17,13 +17,14 @@ from agents.answers import SpecialistContext, SpecialistResult
 from agents.llm.client import LLMUnavailable, llm_chat, llm_enabled
 from agents.pii import mask_pii
 from agents.specialists import Specialist, register
+from agents.store.labels import carrier_said, order_status_said
 from agents.store.money import money
 from agents.store.selectors import product_examples, products_to_compare, store_currency
 from agents.taxonomy import Intent
 from agents.tools import TOOLS, ToolContext, ToolError, tool_call
 from agents.verification import ProofStatus, chat_proof, verified_customer
 from agents.workflows.verify import identity_question, workflow_verify_start
-from conversations.language import say
+from conversations.language import Language, say
 from conversations.models import Conversation
 from conversations.services import conversation_verified_customer_set
 
@@ -33,6 +34,17 @@ _SUBSIDY_WORDS = re.compile(r"国补|补贴|subsid", re.IGNORECASE)
 
 def _money(value: float, currency: str | None) -> str:
     return money(value, currency or store_currency())
+
+
+def _scan_said(event: dict[str, Any], language: str) -> str:
+    """A tracking scan in the reply's language: what happened, where (unless that already says it) and when.
+    A Chinese reply takes the Chinese text where the carrier's data has it."""
+    zh = language == Language.ZH
+    description = (event.get("description_zh") if zh else "") or event["description"]
+    place = (event.get("location_zh") if zh else "") or event["location"]
+    when = event["at"][:16].replace("T", " ")
+    detail = f"{place}, {when}" if place and place not in description else when
+    return f"{description}（{detail.replace(', ', '，')}）" if zh else f"{description} ({detail})"
 
 
 _CATEGORIES = {"phone": r"phone|手机", "earbuds": r"earbud|earphone|headphone|耳机", "tablet": r"tablet|pad|平板"}
@@ -366,7 +378,10 @@ class Business(Specialist):
             if not orders:
                 return SpecialistResult(text=say(ctx.language, "There are no orders on your account."))
             lines = [say(ctx.language, "Your orders:")]
-            lines += [f"- {o['order_id']}: {o['status']} ({', '.join(o['items'])})" for o in orders[:5]]
+            lines += [
+                f"- {o['order_id']}: {order_status_said(o['status'], ctx.language)} ({', '.join(o['items'])})"
+                for o in orders[:5]
+            ]
             return SpecialistResult(text="\n".join(lines), quick_replies=tuple(o["order_id"] for o in orders[:4]))
         lines = []
         for order_id in order_ids:
@@ -377,7 +392,7 @@ class Business(Specialist):
                     ctx.language,
                     "Order %(order_id)s is %(status)s: %(items)s; total %(total)s.",
                     order_id=order["order_id"],
-                    status=order["status"],
+                    status=order_status_said(order["status"], ctx.language),
                     items=items,
                     total=_money(order["total"], order["currency"]),
                 )
@@ -397,19 +412,18 @@ class Business(Specialist):
                     ctx.language,
                     "Order %(order_id)s is %(status)s and has not shipped yet.",
                     order_id=info["order_id"],
-                    status=info["order_status"],
+                    status=order_status_said(info["order_status"], ctx.language),
                 )
             )
         lines = []
         for shipment in info["shipments"]:
             latest = shipment["events"][0] if shipment["events"] else None
-            where = (
-                f"{latest['description_zh' if ctx.language == 'zh' else 'description']} ({latest['location']}, "
-                f"{latest['at'][:16].replace('T', ' ')})"
-                if latest
-                else say(ctx.language, "no scan yet")
-            )
-            values = {"carrier": shipment["carrier"], "tracking": ", ".join(shipment["tracking_ids"]), "where": where}
+            where = _scan_said(latest, ctx.language) if latest else say(ctx.language, "no scan yet")
+            values = {
+                "carrier": carrier_said(shipment["carrier"], ctx.language),
+                "tracking": ", ".join(shipment["tracking_ids"]),
+                "where": where,
+            }
             eta = shipment["estimated_arrival"]
             if eta:
                 line = say(

@@ -223,8 +223,8 @@ class DemoShipment:
     carrier: str
     shipped_days_ago: int
     eta_in_days: int | None
-    # (days ago, status, location, description, description_zh)
-    events: tuple[tuple[float, str, str, str, str], ...]
+    # (days ago, status, location, location_zh, description, description_zh)
+    events: tuple[tuple[float, str, str, str, str, str], ...]
 
 
 @dataclass(frozen=True)
@@ -241,8 +241,8 @@ class DemoOrder:
     refunded: bool = False
 
 
-_PICKED_UP = ("picked_up", "Shenzhen Nanshan", "Parcel picked up", "快件已揽收")
-_HUB = ("in_transit", "Guangzhou hub", "Arrived at the sorting hub", "已到达广州转运中心")
+_PICKED_UP = ("picked_up", "Shenzhen Nanshan", "深圳南山", "Parcel picked up", "快件已揽收")
+_HUB = ("in_transit", "Guangzhou hub", "广州转运中心", "Arrived at the sorting hub", "已到达广州转运中心")
 
 
 def _delivered_shipment(
@@ -257,8 +257,8 @@ def _delivered_shipment(
         events=(
             (shipped, *_PICKED_UP),
             (shipped - 1, *_HUB),
-            (delivered_days_ago + 0.2, "out_for_delivery", city, "Out for delivery", f"{city_zh}派送中"),
-            (delivered_days_ago, "delivered", city, "Delivered, signed by the customer", "已签收，本人签收"),
+            (delivered_days_ago + 0.2, "out_for_delivery", city, city_zh, "Out for delivery", f"{city_zh}派送中"),
+            (delivered_days_ago, "delivered", city, city_zh, "Delivered, signed by the customer", "已签收，本人签收"),
         ),
     )
 
@@ -288,7 +288,7 @@ ORDERS: list[DemoOrder] = [
         ("V-ENCO-WHT",),
         "gift_card_demo_li",
         delivered_days_ago=3,
-        shipment=_delivered_shipment("SF2234567891", "SF Express", 3, "深圳南山区", "深圳南山区"),
+        shipment=_delivered_shipment("SF2234567891", "SF Express", 3, "Shenzhen Nanshan", "深圳南山区"),
     ),
     DemoOrder(
         "#D1004",
@@ -298,7 +298,7 @@ ORDERS: list[DemoOrder] = [
         ("V-PAD3-GRY-128",),
         "credit_card_demo_li",
         delivered_days_ago=20,
-        shipment=_delivered_shipment("SF3234567892", "SF Express", 20, "深圳南山区", "深圳南山区"),
+        shipment=_delivered_shipment("SF3234567892", "SF Express", 20, "Shenzhen Nanshan", "深圳南山区"),
     ),
     DemoOrder(
         "#D2001",
@@ -323,8 +323,8 @@ ORDERS: list[DemoOrder] = [
             shipped_days_ago=2,
             eta_in_days=2,
             events=(
-                (2, "picked_up", "Oakland, CA", "Picked up", "已揽收"),
-                (1, "in_transit", "Sacramento, CA", "In transit", "运输中"),
+                (2, "picked_up", "Oakland, CA", "加州奥克兰", "Picked up", "已揽收"),
+                (1, "in_transit", "Sacramento, CA", "加州萨克拉门托", "In transit", "运输中"),
             ),
         ),
     ),
@@ -354,7 +354,7 @@ ORDERS: list[DemoOrder] = [
         ("V-ENCO-WHT",),
         "gift_card_demo_zhang",
         delivered_days_ago=6,
-        shipment=_delivered_shipment("YT5550001111", "YTO Express", 6, "北京朝阳区", "北京朝阳区"),
+        shipment=_delivered_shipment("YT5550001111", "YTO Express", 6, "Beijing Chaoyang", "北京朝阳区"),
         action_details=(("return_items", ["V-ENCO-WHT"]), ("return_payment_method_id", "gift_card_demo_zhang")),
     ),
     DemoOrder(
@@ -365,7 +365,7 @@ ORDERS: list[DemoOrder] = [
         ("V-X8-WHT-256",),
         "gift_card_demo_zhang",
         delivered_days_ago=5,
-        shipment=_delivered_shipment("YT5550002222", "YTO Express", 5, "北京朝阳区", "北京朝阳区"),
+        shipment=_delivered_shipment("YT5550002222", "YTO Express", 5, "Beijing Chaoyang", "北京朝阳区"),
         action_details=(
             ("exchange_items", ["V-X8-WHT-256"]),
             ("exchange_new_items", ["V-X8-BLK-256"]),
@@ -481,10 +481,11 @@ def _seed_order(demo: DemoOrder, anchor: datetime) -> None:
                 occurred_at=_ago(anchor, days),
                 status=status,
                 location=location,
+                location_zh=location_zh,
                 description=description,
                 description_zh=description_zh,
             )
-            for days, status, location, description, description_zh in shipment.events
+            for days, status, location, location_zh, description, description_zh in shipment.events
         )
 
 

@@ -230,6 +230,7 @@ class TrackingEvent(models.Model):
     occurred_at = models.DateTimeField()
     status = models.CharField(max_length=64)
     location = models.CharField(max_length=200, blank=True)
+    location_zh = models.CharField(max_length=200, blank=True)
     description = models.CharField(max_length=300, blank=True)
     description_zh = models.CharField(max_length=300, blank=True)
 

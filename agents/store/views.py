@@ -7,8 +7,10 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
+from agents.store.labels import category_said
 from agents.store.models import Product
-from agents.store.selectors import product_list_for_storefront, subsidy_rules_active
+from agents.store.money import money
+from agents.store.selectors import product_list_for_storefront, store_currency, subsidy_rules_active
 from conversations.models import Customer
 from conversations.widget import identity_token_issue
 
@@ -21,10 +23,11 @@ DEMO_CUSTOMER_PREFIX = "demo_"
 @dataclass(frozen=True)
 class ProductCard:
     product: Product
+    category: str
     name: str
     description: str
-    price_from: Decimal | None
-    subsidy: Decimal
+    price_from: str  # money() as the chat says it, "" without a price
+    subsidy: str  # the same figure the chat gives (SubsidyRule.amount_for), "" without one
     in_stock: bool
 
 
@@ -34,18 +37,21 @@ def storefront(request: HttpRequest) -> HttpResponse:
     lang = request.GET.get("lang") or ("zh" if request.LANGUAGE_CODE.startswith("zh") else "en")
     zh = lang == "zh"
     rules = {rule.category: rule for rule in subsidy_rules_active()}
+    currency = store_currency()
     cards = []
     for product in product_list_for_storefront():
         variants = list(product.variants.all())
         price_from = min((v.price for v in variants), default=None)
         rule = rules.get(product.category)
+        subsidy = rule.amount_for(price_from) if rule and price_from is not None else Decimal("0")
         cards.append(
             ProductCard(
                 product=product,
+                category=category_said(product.category, lang),
                 name=(product.name_zh or product.name) if zh else product.name,
                 description=(product.description_zh or product.description) if zh else product.description,
-                price_from=price_from,
-                subsidy=rule.amount_for(price_from) if rule and price_from is not None else Decimal("0"),
+                price_from=money(price_from, currency) if price_from is not None else "",
+                subsidy=money(subsidy, currency) if subsidy else "",
                 in_stock=any(v.available and (v.stock is None or v.stock > 0) for v in variants),
             )
         )

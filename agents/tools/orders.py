@@ -113,6 +113,7 @@ def get_logistics_info(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]
                         "at": e.occurred_at.isoformat(),
                         "status": e.status,
                         "location": e.location,
+                        "location_zh": e.location_zh,
                         "description": e.description,
                         "description_zh": e.description_zh,
                     }

@@ -12,6 +12,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_noop
 
 from agents.llm.client import llm_enabled
+from agents.store.labels import order_status_said
 from agents.store.models import Address, Order, OrderStatus, PaymentKind, PaymentMethod, PaymentTransaction, Variant
 from agents.store.money import money
 from agents.store.selectors import store_currency
@@ -214,7 +215,12 @@ class Workflow(ABC):
                 if sibling is not None:
                     raise OtherWorkflow(sibling[0], {**sibling[1], "order_id": order_id})
                 raise OrderNotEligible(
-                    say(ctx.language, self.not_eligible, order_id=order_id, status=order.status),
+                    say(
+                        ctx.language,
+                        self.not_eligible,
+                        order_id=order_id,
+                        status=order_status_said(order.status, ctx.language),
+                    ),
                     order_id=order_id,
                     status=order.status,
                 )

@@ -73,7 +73,36 @@ def test_order_status_after_verifying_by_email_in_the_same_message(visitor: Conv
 def test_order_status_in_chinese_after_name_and_zip(visitor: Conversation) -> None:
     turn = run_turn(visitor, "我叫李伟，邮编 518057，我的订单 #D1003 是什么状态")
 
-    assert "订单 #D1003 状态：delivered" in turn.reply["text"]
+    assert "订单 #D1003 状态：已送达" in turn.reply["text"] and "delivered" not in turn.reply["text"]
+
+
+@pytest.mark.parametrize(
+    ("text", "said", "not_said"),
+    [
+        (
+            "Where is my order #D1002? my email is li.wei@example.com",
+            ["SF Express SF1234567890: Arrived at the sorting hub (Guangzhou hub, "],
+            ["顺丰", "广州"],
+        ),
+        (
+            "我的订单 #D1002 到哪了？邮箱 li.wei@example.com",
+            ["顺丰速运 SF1234567890：已到达广州转运中心（", "预计"],
+            ["SF Express", "Guangzhou", "hub", "Estimated"],
+        ),
+        (
+            "我叫李伟，邮编 518057，帮我查一下我的订单状态",
+            ["待处理", "已发货", "已送达"],
+            ["pending", "processed", "delivered"],
+        ),
+    ],
+)
+def test_every_word_of_an_order_reply_is_in_the_customers_language(
+    visitor: Conversation, text: str, said: list[str], not_said: list[str]
+) -> None:
+    reply = run_turn(visitor, text).reply["text"]
+
+    assert all(part in reply for part in said), reply
+    assert not [word for word in not_said if word in reply], reply
 
 
 @pytest.mark.parametrize(
