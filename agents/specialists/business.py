@@ -293,9 +293,12 @@ class Business(Specialist):
         names = self._need_product(ctx)
         if len(names) < 2:
             pair = products_to_compare()
+            example = f"{pair[0]} vs {pair[1]}" if pair else ""
             return SpecialistResult(
-                text=say(ctx.language, "Which products should I compare?"),
-                quick_replies=(f"{pair[0]} vs {pair[1]}",) if pair else (),
+                text=say(ctx.language, "Which products should I compare? For example %(pair)s.", pair=example)
+                if example
+                else say(ctx.language, "Which products should I compare?"),
+                quick_replies=(example,) if example else (),
             )
         return SpecialistResult(text=self._table(ctx, tools, names))
 

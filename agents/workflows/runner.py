@@ -138,6 +138,11 @@ def _ask(
         labels = {m["id"]: m["label"] for m in ctx.payment_methods()}
         shown = [labels.get(c, c) if c in labels.get(c, c) else f"{labels[c]} ({c})" for c in choices]
         prompt = say(ctx.language, "%(prompt)s (%(methods)s)", prompt=prompt, methods="; ".join(shown))
+    elif choices and not all(choice in prompt for choice in choices):
+        # The choices in the text too: once a later message removes their buttons, the question still reads
+        # whole in the history (and on channels without buttons).
+        listed = say_in_context("list separator", ctx.language, ", ").join(choices[:6])
+        prompt = say(ctx.language, "%(prompt)s (%(methods)s)", prompt=prompt, methods=listed)
     if unusable >= OFFER_CHOICES_AFTER:
         return _stuck(ctx.language, slot, f"{prefix} {prompt}".strip(), choices)
     text = f"{prefix} {prompt}".strip()

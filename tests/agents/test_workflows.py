@@ -1051,3 +1051,14 @@ def test_an_answer_about_several_items_gives_each_item_only_its_own_words(
 
     assert _awaiting(confirm) == "payment_method_id", confirm.reply["text"]  # for any price difference
     assert WorkflowState.objects.get(conversation=ada, status="active").slots["new_item_ids"] == ["3000000002"]
+
+
+@pytest.mark.parametrize(("text", "language"), [("I want to return something", "en"), ("我想退货", "zh")])
+def test_a_question_with_choices_names_them_so_it_reads_whole_once_the_buttons_are_gone(
+    li: Conversation, text: str, language: str
+) -> None:
+    turn = run_turn(li, text)
+
+    choices = turn.reply["awaiting"]["choices"]
+    assert choices and all(choice in turn.reply["text"] for choice in choices)
+    assert set(choices) <= set(turn.reply["quick_replies"])
