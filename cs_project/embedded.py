@@ -341,6 +341,11 @@ def redis_stop(var_dir: Path) -> bool:
     return True
 
 
+def started_here(var_dir: Path, name: str) -> bool:
+    """Whether this process started the embedded `name` ("postgres" or "redis") under `var_dir`."""
+    return (var_dir.resolve(), name) in _started_here
+
+
 def stop_started_here(var_dir: Path) -> list[str]:
     """Stop the embedded services under `var_dir` that this process started; return their names."""
     var_dir = var_dir.resolve()

@@ -69,6 +69,29 @@ def test_embedded_services_are_shared_with_other_processes() -> None:
     assert (_postmaster_pid(settings.VAR_DIR), _redis_pid(settings.VAR_DIR)) == (postgres_pid, redis_pid)
 
 
+def test_services_reports_and_leaves_stopped_services_stopped(private_var: Path) -> None:
+    env = subprocess_env(CS_VAR_DIR=str(private_var))
+    env.pop("DATABASE_URL", None)
+    env.pop("REDIS_URL", None)
+
+    result = subprocess.run(
+        [sys.executable, "manage.py", "services"], cwd=BASE_DIR, env=env, capture_output=True, text=True, timeout=120
+    )
+
+    assert result.returncode == 0, result.stderr
+    assert "postgres (embedded)" in result.stdout and "was not running: left stopped" in result.stdout
+    assert not embedded.postgres_running(private_var) and not embedded.redis_running(private_var)
+
+
+@pytest.mark.skipif(settings.DATABASE_SOURCE != "embedded", reason="the suite runs on configured services")
+def test_services_says_a_running_embedded_service_is_running() -> None:
+    result = subprocess.run(
+        [sys.executable, "manage.py", "services"], cwd=BASE_DIR, env=subprocess_env(), capture_output=True, text=True
+    )
+
+    assert "postgres (embedded)" in result.stdout and result.stdout.count("(running)") == 2
+
+
 def test_postgres_ensure_starts_once_then_reuses(private_var: Path) -> None:
     first = embedded.postgres_ensure(private_var)
     pid = _postmaster_pid(private_var)

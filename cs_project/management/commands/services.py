@@ -8,7 +8,10 @@ from cs_project.config import mask_url
 
 
 class Command(BaseCommand):
-    help = "Show where Postgres and Redis come from, or stop the embedded ones (`services stop`)."
+    help = (
+        "Show where Postgres and Redis come from and whether the embedded ones are running (a look starts nothing "
+        "that stays running), or stop the embedded ones (`services stop`)."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("action", nargs="?", choices=["status", "stop"], default="status")
@@ -23,5 +26,15 @@ class Command(BaseCommand):
             ]
             self.stdout.write(f"stopped: {', '.join(stopped) or 'nothing was running'}")
             return
-        self.stdout.write(f"postgres ({settings.DATABASE_SOURCE}): {mask_url(settings.DATABASE_URL)}")
-        self.stdout.write(f"redis ({settings.REDIS_SOURCE}): {mask_url(settings.REDIS_URL)}")
+        # Reading the settings starts an embedded service that was not running (its address is chosen then):
+        # what this look started is stopped again, so the machine is left as it was found.
+        for name, source, url in (
+            ("postgres", settings.DATABASE_SOURCE, settings.DATABASE_URL),
+            ("redis", settings.REDIS_SOURCE, settings.REDIS_URL),
+        ):
+            state = ""
+            if source == "embedded":
+                state = " (was not running: left stopped)" if embedded.started_here(settings.VAR_DIR, name) else ""
+                state = state or " (running)"
+            self.stdout.write(f"{name} ({source}): {mask_url(url)}{state}")
+        embedded.stop_started_here(settings.VAR_DIR)
