@@ -19,7 +19,14 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("paths", nargs="+", type=Path)
-        parser.add_argument("--kb", default="default", help="Knowledge base name.")
+        parser.add_argument(
+            "--kb",
+            default="default",
+            help=(
+                "Knowledge base to add the documents to (default: %(default)s; the demo's help articles are in "
+                "'demo'). Answers search every knowledge base."
+            ),
+        )
         parser.add_argument("--lang", choices=["zh", "en", "auto"], default="auto")
         parser.add_argument(
             "--prune", action="store_true", help="Remove documents from under these paths whose file is gone."
