@@ -8,6 +8,7 @@
 - The state of every part is written to `var/serve_status.json`, which /healthz reads to report
   what is degraded (cs_project.health).
 - Ctrl-C or SIGTERM stops the children in order, then the embedded services this run started.
+- when_healthy() tells `serve` when the whole system answers, so its addresses are printed when they work.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ import os
 import signal
 import subprocess
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -102,6 +105,10 @@ class Supervisor:
 
     def _request_stop(self, signum: int, frame: FrameType | None) -> None:
         self._stopping = True
+
+    @property
+    def stopping(self) -> bool:
+        return self._stopping
 
     def _start(self, child: Child) -> None:
         # Each child gets its own process group, so Ctrl-C reaches only this process, which then
@@ -206,3 +213,28 @@ def serve_status(var_dir: Path, *, max_age_s: float = 10.0) -> dict[str, Any] | 
     if time.time() - float(status.get("updated_at", 0)) > max_age_s:
         return None
     return status
+
+
+READY_WAIT_S = 120.0
+READY_POLL_S = 0.5
+
+
+def when_healthy(
+    health_url: str, announce: Callable[[bool], None], *, stopping: Callable[[], bool], wait_s: float = READY_WAIT_S
+) -> None:
+    """Poll `health_url` until it answers 200, then `announce(True)`; after `wait_s` without it, `announce(False)`
+    (the addresses are printed either way, the second time saying the system is not healthy yet). Nothing is
+    announced once `stopping()`. Run on a thread beside the supervisor, which keeps the main one."""
+    deadline = time.monotonic() + wait_s
+    while not stopping():
+        try:
+            with urllib.request.urlopen(health_url, timeout=5) as response:
+                if response.status == 200:
+                    announce(True)
+                    return
+        except (urllib.error.URLError, OSError):
+            pass  # not listening yet (URLError), or a part still down (HTTPError 503)
+        if time.monotonic() >= deadline:
+            announce(False)
+            return
+        time.sleep(READY_POLL_S)

@@ -1,3 +1,4 @@
+import logging
 import sys
 
 from django.http import HttpRequest, HttpResponse, JsonResponse
@@ -8,6 +9,8 @@ from conversations.api_errors import error_body
 from conversations.outage import RETRY_AFTER_S, service_outage
 from cs_project.health import health_report
 
+logger = logging.getLogger(__name__)
+
 # Answered in the API's error shape; the widget's endpoint also needs CORS to be readable.
 _JSON_PREFIXES = ("/api/", "/widget/", "/healthz")
 _UNAVAILABLE_PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>503</title></head><body>
@@ -15,10 +18,24 @@ _UNAVAILABLE_PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>5
 <p>请稍后刷新页面。 / Please reload the page in a few seconds.</p></body></html>"""
 
 
+_health_down_logged: list[str] = []
+
+
 @require_GET
 def healthz(request: HttpRequest) -> JsonResponse:
+    """200 when every part answers, else 503 naming what is down. A 503 here is the report a monitor asked
+    for (the worker still starting, say), not a failure of the request: it is logged once as a warning when
+    what is down changes, instead of as an error on every poll."""
     report = health_report()
-    return JsonResponse(report, status=503 if report["down"] else 200)
+    response = JsonResponse(report, status=503 if report["down"] else 200)
+    if report["down"] != _health_down_logged:
+        if report["down"]:
+            logger.warning("healthz: down: %s", ", ".join(report["down"]))
+        elif _health_down_logged:
+            logger.info("healthz: every part is up again")
+        _health_down_logged[:] = report["down"]
+    response._has_been_logged = True  # type: ignore[attr-defined]  # Django's own 5xx log skips it
+    return response
 
 
 def not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:

@@ -81,3 +81,20 @@ def test_healthz_is_503_naming_celery_when_the_broker_is_unreachable(client: Cli
 
 def test_healthz_only_answers_get(client: Client) -> None:
     assert client.post("/healthz").status_code == 405
+
+
+def test_a_part_down_is_logged_once_as_a_warning_not_as_an_error_on_every_poll(
+    client: Client, celery_worker: object, private_redis: tuple[str, Path], caplog: pytest.LogCaptureFixture
+) -> None:
+    url, var_dir = private_redis
+    with override_settings(REDIS_URL=url):
+        embedded.redis_stop(var_dir)
+        with caplog.at_level("INFO"):
+            statuses = [client.get("/healthz").status_code for _ in range(3)]
+            embedded.redis_ensure(var_dir)
+            statuses.append(client.get("/healthz").status_code)
+
+    assert statuses == [503, 503, 503, 200]
+    assert [r.levelname for r in caplog.records if r.name == "django.request"] == []
+    said = [(r.levelname, r.getMessage()) for r in caplog.records if r.name == "cs_project.views"]
+    assert said == [("WARNING", "healthz: down: redis"), ("INFO", "healthz: every part is up again")]

@@ -169,6 +169,8 @@ def test_serve_starts_everything_and_ctrl_c_stops_it_keeping_the_data(isolated_e
     # then: it printed where things are, and stopped every process it started
     assert process.returncode == 0, output
     assert f"demo store : http://127.0.0.1:{port}/" in output
+    assert output.index("starting the web server") < output.index("demo store :")
+    assert "not healthy yet" not in output and "Service Unavailable: /healthz" not in output
     assert f"admin      : http://127.0.0.1:{port}/admin/" in output
     assert "login staff / staff-demo-123" in output and "DEMO MODE" in output
     assert "stopped: web, worker, beat" in output

@@ -5,7 +5,10 @@ notices, and /healthz names it degraded while it waits."""
 from __future__ import annotations
 
 import sys
+import threading
 import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +16,7 @@ import pytest
 from django.test import Client
 
 from cs_project import supervisor as supervisor_module
-from cs_project.supervisor import Supervisor
+from cs_project.supervisor import Supervisor, when_healthy
 
 SLEEPER = [sys.executable, "-c", "import time; time.sleep(120)"]
 
@@ -88,3 +91,52 @@ def test_healthz_names_the_child_being_started_again_as_degraded(
     assert waiting["degraded"] == ["worker"]
     assert waiting["processes"]["worker"] == {"state": "restarting", "restarts": 0, "last_exit": 1}
     assert waiting["processes"]["web"]["state"] == "running"
+
+
+class _Health(BaseHTTPRequestHandler):
+    answers: list[int] = []
+    asked: list[int] = []
+
+    def do_GET(self) -> None:
+        status = self.answers.pop(0) if self.answers else 200
+        self.asked.append(status)
+        self.send_response(status)
+        self.end_headers()
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def health_server() -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Health)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    _Health.answers, _Health.asked = [], []
+    yield f"http://127.0.0.1:{server.server_address[1]}/healthz"
+    server.shutdown()
+
+
+def test_the_addresses_are_announced_once_the_system_answers_healthy(health_server: str) -> None:
+    _Health.answers = [503, 503, 503]
+    announced: list[tuple[bool, list[int]]] = []
+
+    when_healthy(health_server, lambda ok: announced.append((ok, list(_Health.asked))), stopping=lambda: False)
+
+    assert announced == [(True, [503, 503, 503, 200])]
+
+
+def test_a_system_that_never_gets_healthy_is_announced_so_after_the_wait(health_server: str) -> None:
+    _Health.answers = [503] * 100
+    announced: list[bool] = []
+
+    when_healthy(health_server, announced.append, stopping=lambda: False, wait_s=1.0)
+
+    assert announced == [False] and len(_Health.asked) >= 2
+
+
+def test_nothing_is_announced_once_stopping(health_server: str) -> None:
+    announced: list[bool] = []
+
+    when_healthy(health_server, announced.append, stopping=lambda: True)
+
+    assert announced == [] and _Health.asked == []

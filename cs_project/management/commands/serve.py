@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 from typing import Any
 
 from django.conf import settings
@@ -11,7 +12,7 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from agents.harm_model import model_weights
-from cs_project.supervisor import Supervisor
+from cs_project.supervisor import READY_WAIT_S, Supervisor, when_healthy
 from knowledge.embeddings import EmbeddingsUnavailable, embeddings_check
 from tickets.demo import demo_staff_retire
 from tickets.staff import support_group_ensure
@@ -59,7 +60,18 @@ class Command(BaseCommand):
             ],
             say=lambda line: self.stderr.write(line),
         )
-        self.stdout.write(self._banner(f"http://{host}:{port}"))
+        base = f"http://{host}:{port}"
+        self.stdout.write("starting the web server, a worker and beat: the addresses follow once everything answers")
+
+        def announce(healthy: bool) -> None:
+            note = "" if healthy else f"\n  not healthy yet after {READY_WAIT_S:.0f} s: see {base}/healthz\n"
+            self.stdout.write(self._banner(base) + note)
+
+        reachable = "127.0.0.1" if host in ("0.0.0.0", "::", "") else f"[{host}]" if ":" in host else host
+        local = f"http://{reachable}:{port}/healthz"
+        threading.Thread(
+            target=when_healthy, args=(local, announce), kwargs={"stopping": lambda: supervisor.stopping}, daemon=True
+        ).start()
         supervisor.run()
         self.stdout.write(f"stopped: {', '.join(supervisor.stop_report)}")
 
