@@ -198,6 +198,25 @@ class ConversationCreateApi(APIView):
 STREAM_ON = ("1", "true", "yes")
 
 
+def sources_absolute(request: Request, payload: dict[str, Any]) -> dict[str, Any]:
+    """`payload` (a turn, a message, a stream event) with its citations' links as full URLs on this server: an
+    integrator's client is on another host, where "/kb/sources/12" means nothing."""
+
+    def absolute(sources: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [
+            {**source, "url": request.build_absolute_uri(source["url"])}
+            if str(source.get("url") or "").startswith("/")
+            else source
+            for source in sources
+        ]
+
+    payload = {**payload, "sources": absolute(payload["sources"])} if payload.get("sources") else payload
+    for key in ("reply", "message"):
+        if isinstance(payload.get(key), dict):
+            payload = {**payload, key: sources_absolute(request, payload[key])}
+    return payload
+
+
 class EventStreamRenderer(BaseRenderer):
     """`Accept: text/event-stream` (what EventSource and most SSE clients send) asks for the stream.
     The stream itself is a StreamingHttpResponse, and errors are JSON (MessageCreateApi), so this
@@ -305,7 +324,11 @@ class MessageCreateApi(APIView):
         turn = outcome
         if listener is not None:
             events = turn_events(
-                listener, turn_id=turn.pk, ended=turn.status in TERMINAL, timeout=settings.API_STREAM_TIMEOUT_S
+                listener,
+                turn_id=turn.pk,
+                ended=turn.status in TERMINAL,
+                timeout=settings.API_STREAM_TIMEOUT_S,
+                absolute=lambda payload: sources_absolute(request, payload),
             )
             response = StreamingHttpResponse(events, content_type="text/event-stream")
             response["Cache-Control"] = "no-cache"
@@ -314,7 +337,16 @@ class MessageCreateApi(APIView):
         finished = turn_wait(turn_id=turn.pk, timeout=settings.API_REPLY_TIMEOUT_S)
         if finished is None:
             return Response({"turn_id": turn.pk}, status=202)
-        return Response(turn_json(finished))
+        return Response(sources_absolute(request, turn_json(finished)))
+
+
+class ConversationDetailApi(APIView):
+    required_scope = "chat"
+
+    @extend_schema(responses=ConversationSerializer, summary="A conversation: its status, customer and outcome")
+    def get(self, request: Request, conversation_id: int) -> Response:
+        conversation = get_object_or_404(Conversation.objects.select_related("customer"), pk=conversation_id)
+        return Response(conversation_json(conversation))
 
 
 class ConversationCloseApi(APIView):
@@ -360,7 +392,7 @@ class TurnDetailApi(APIView):
         turn = get_object_or_404(TurnRun, pk=turn_id, conversation_id=conversation_id)
         if turn.status not in TERMINAL:
             return Response({"turn_id": turn.pk}, status=202)
-        return Response(turn_json(turn))
+        return Response(sources_absolute(request, turn_json(turn)))
 
 
 class TranscriptPagination(CursorPagination):
@@ -402,7 +434,7 @@ class MessageListApi(APIView):
         page = paginator.paginate_queryset(
             Message.objects.filter(conversation=conversation, internal=False), request, view=self
         )
-        return paginator.get_paginated_response([message_payload(m) for m in page or []])
+        return paginator.get_paginated_response([sources_absolute(request, message_payload(m)) for m in page or []])
 
 
 class MessagesApi(MessageCreateApi, MessageListApi):

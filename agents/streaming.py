@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from asgiref.sync import sync_to_async
@@ -37,20 +37,26 @@ def _finished(turn_id: int) -> TurnRun | None:
     return turn if turn.status in TERMINAL else None
 
 
-def _ending(turn: TurnRun) -> list[bytes]:
+def _ending(turn: TurnRun) -> list[tuple[str, dict[str, Any]]]:
     """A finished turn's reply.done (rebuilt from its row as the pipeline sent it) and `turn`."""
     events = []
     if turn.reply_message_id:
         done = {"type": "reply.done", "turn_id": turn.pk, "message_id": turn.reply_message_id, **turn.reply}
-        events.append(sse("reply.done", done))
-    return [*events, sse("turn", turn_json(turn))]
+        events.append(("reply.done", done))
+    return [*events, ("turn", turn_json(turn))]
 
 
 async def turn_events(
-    listener: ConversationListener, *, turn_id: int, ended: bool, timeout: float
+    listener: ConversationListener,
+    *,
+    turn_id: int,
+    ended: bool,
+    timeout: float,
+    absolute: Callable[[dict[str, Any]], dict[str, Any]] = lambda payload: payload,
 ) -> AsyncIterator[bytes]:
     """The stream of a turn whose conversation `listener` joined before the message was handled;
-    `ended`: the turn was over when the POST returned (a retry, or a chat a human owns)."""
+    `ended`: the turn was over when the POST returned (a retry, or a chat a human owns). `absolute` gives an
+    event its citations' full links."""
     try:
         yield sse("accepted", {"turn_id": turn_id})
         deadline = time.monotonic() + timeout
@@ -61,8 +67,8 @@ async def turn_events(
                 # The turn may have ended unheard: without a reply (a person took the chat), or
                 # with its reply.done lost on the way.
                 if (turn := await sync_to_async(_finished)(turn_id)) is not None:
-                    for line in await sync_to_async(_ending)(turn):
-                        yield line
+                    for name, payload in await sync_to_async(_ending)(turn):
+                        yield sse(name, absolute(payload))
                     return
                 if time.monotonic() - quiet_since >= KEEP_ALIVE_S:
                     yield b": keep-alive\n\n"
@@ -70,10 +76,10 @@ async def turn_events(
                 continue
             if event.get("turn_id", turn_id) != turn_id:
                 continue
-            yield sse(event["type"], event)
+            yield sse(event["type"], absolute(event))
             if event["type"] == "reply.done":
                 turn = await sync_to_async(_turn)(turn_id)
-                yield sse("turn", await sync_to_async(turn_json)(turn))
+                yield sse("turn", absolute(await sync_to_async(turn_json)(turn)))
                 return
             quiet_since = time.monotonic()
         yield sse("pending", {"turn_id": turn_id})

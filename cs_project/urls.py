@@ -2,7 +2,14 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from agents.api import ConversationCloseApi, ConversationCreateApi, MessagesApi, NluParseApi, TurnDetailApi
+from agents.api import (
+    ConversationCloseApi,
+    ConversationCreateApi,
+    ConversationDetailApi,
+    MessagesApi,
+    NluParseApi,
+    TurnDetailApi,
+)
 from agents.store.views import storefront
 from analytics.api import AnalyticsApi
 from analytics.dashboard import dashboard_page, dashboard_view, drilldown_page, export_csv
@@ -24,6 +31,7 @@ api_v1 = [
     path("conversations", ConversationCreateApi.as_view(), name="conversation-create"),
     path("tickets", TicketListApi.as_view(), name="ticket-list"),
     path("tickets/<int:ticket_id>", TicketDetailApi.as_view(), name="ticket-detail"),
+    path("conversations/<int:conversation_id>", ConversationDetailApi.as_view(), name="conversation-detail"),
     path("conversations/<int:conversation_id>/messages", MessagesApi.as_view(), name="conversation-messages"),
     path("conversations/<int:conversation_id>/turns/<int:turn_id>", TurnDetailApi.as_view(), name="turn-detail"),
     path("conversations/<int:conversation_id>/close", ConversationCloseApi.as_view(), name="conversation-close"),

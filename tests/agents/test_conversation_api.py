@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from typing import Any
 
 import pytest
@@ -169,3 +170,37 @@ def test_the_transcript_cursor_neither_skips_nor_repeats_while_messages_arrive(a
     seen = [m["text"] for m in first["results"] + second["results"] + third["results"]]
     assert seen == ["m0", "m1", "m2", "m3", "m4"]
     assert bad.status_code == 404 and bad.json()["error"]["code"] == "not_found"
+
+
+def test_a_conversation_can_be_read_back(api: Any) -> None:
+    created = api("post", "/conversations", {"customer": {"external_id": "shop_45"}, "locale": "zh"}).json()
+    api("post", f"/conversations/{created['id']}/messages", {"text": "转人工"})
+
+    read = api("get", f"/conversations/{created['id']}")
+    missing = api("get", "/conversations/999999")
+
+    assert read.status_code == 200
+    assert read.json() | {"status": None} == created | {"status": None}
+    assert read.json()["status"] == "waiting_human" and read.json()["language"] == "zh"
+    assert missing.status_code == 404 and missing.json()["error"]["code"] == "not_found"
+
+
+@pytest.mark.parametrize(("question", "locale"), [("What is your return policy?", "en"), ("退货政策是怎样的", "zh")])
+def test_a_citation_links_to_its_passage_by_a_full_url(api: Any, question: str, locale: str) -> None:
+    from django.core.management import call_command
+
+    call_command("seed_demo", verbosity=0)
+    conversation = api("post", "/conversations", {"customer": {"external_id": f"cite_{locale}"}, "locale": locale})
+    path = f"/conversations/{conversation.json()['id']}"
+
+    body = api("post", f"{path}/messages", {"text": question}).json()
+    deadline = time.monotonic() + 60
+    while "reply" not in body and time.monotonic() < deadline:  # 202: a cold worker, the turn still running
+        time.sleep(0.2)
+        body = api("get", f"{path}/turns/{body['turn_id']}").json()
+    transcript = api("get", f"{path}/messages").json()["results"]
+    turn = api("get", f"{path}/turns/{body['turn_id']}").json()
+
+    urls = [source["url"] for source in body["reply"]["sources"]]
+    assert urls and all(url.startswith("http://testserver/kb/sources/") for url in urls)
+    assert [s["url"] for s in transcript[-1]["sources"]] == urls == [s["url"] for s in turn["reply"]["sources"]]
