@@ -15,6 +15,7 @@ from playwright.sync_api import Dialog, Page, WebSocket, expect
 
 from agents.intents.exemplar_index import exemplars_sync
 from conversations.models import Conversation, Customer, Message
+from tests.browser.conftest import SCREENSHOTS
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -389,3 +390,50 @@ def test_the_store_page_signs_only_demo_customers_and_only_in_demo_mode(demo: No
 
     settings.DEMO_MODE = False
     assert "data-identity-token" not in client.get("/?lang=zh&customer=demo_li_wei").content.decode()
+
+
+@pytest.mark.parametrize(
+    ("lang", "categories", "subsidy", "question", "said", "not_said"),
+    [
+        (
+            "zh",
+            ["手机", "耳机", "平板"],
+            "国补立减 ¥449.85",
+            "我的订单 #D1002 到哪了",
+            ["顺丰速运", "已到达广州转运中心"],
+            ["SF Express", "hub"],
+        ),
+        (
+            "en",
+            ["Phone", "Earbuds", "Tablet"],
+            "National subsidy −¥449.85",
+            "Where is my order #D1002?",
+            ["SF Express", "Arrived at the sorting hub (Guangzhou hub"],
+            ["顺丰", "广州"],
+        ),
+    ],
+)
+def test_a_signed_in_demo_shopper_reads_the_store_and_their_order_in_one_language(
+    demo: None,
+    widget_pages: Any,
+    lang: str,
+    categories: list[str],
+    subsidy: str,
+    question: str,
+    said: list[str],
+    not_said: list[str],
+) -> None:
+    """What the README's 'Try it' offers: the store page in one language (categories, the subsidy the chat
+    gives), and a demo shopper's order answered in that language throughout. Saved as a screenshot."""
+    page = widget_pages(locale="zh-CN" if lang == "zh" else "en-US")
+    _open(page, f"/?customer=demo_li_wei&lang={lang}")
+    expect(page.get_by_test_id("product-subsidy").filter(has_text=subsidy)).to_have_count(1)
+    assert set(page.get_by_test_id("product-category").all_text_contents()) == set(categories)
+
+    _ask(page, question)
+
+    reply = _bot_done(page).locator(".cs-bubble").text_content() or ""
+    assert all(part in reply for part in said) and not [w for w in not_said if w in reply], reply
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / f"first-hour-{lang}.png"), full_page=True)
+    assert widget_pages.problems == []
