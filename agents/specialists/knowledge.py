@@ -235,11 +235,15 @@ class Knowledge(Specialist):
         results, miss = chunk_search_answering(query=ctx.text, k=SUPPORT_DEPTH, lang=ctx.language)
         if miss:
             return self._miss(ctx)
+        revisions: list[str] = []
         if llm_enabled():
-            grounded = self._grounded(ctx, results[:PASSAGES])
+            grounded = self._grounded(ctx, results[:PASSAGES], revisions)
             if grounded is not None:
                 return grounded
-        return self._extractive(ctx, results)
+        extract = self._extractive(ctx, results)
+        if revisions:  # what the LLM wrote was set aside: the turn's verdict says so
+            extract.data["revisions"] = [*revisions, "extract said"]
+        return extract
 
     def _miss(self, ctx: SpecialistContext) -> SpecialistResult:
         missed_question_record(question=ctx.text, language=ctx.language, reference=f"subtask:{ctx.subtask_id}")
@@ -272,7 +276,11 @@ class Knowledge(Specialist):
             data={"chunk_ids": [r.chunk_id for r in results], "mode": "extractive"},
         )
 
-    def _grounded(self, ctx: SpecialistContext, results: list[ScoredChunk]) -> SpecialistResult | None:
+    def _grounded(
+        self, ctx: SpecialistContext, results: list[ScoredChunk], revisions: list[str]
+    ) -> SpecialistResult | None:
+        """The LLM's answer from the passages, revised once when it cannot be sent (the reasons are added to
+        `revisions`); None when the extract is to be said instead."""
         messages = knowledge_answer_messages(
             question=ctx.text,
             language=ctx.language,
@@ -285,7 +293,6 @@ class Knowledge(Specialist):
             return None
         if answer.startswith(NO_ANSWER):
             return self._miss(ctx)
-        revisions: list[str] = []
         text, cited = grounded_citations(answer, len(results))
         faults = _answer_faults(text, cited, results, ctx.text)
         if faults:  # one revision with the reasons, then the extract

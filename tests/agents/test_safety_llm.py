@@ -43,45 +43,33 @@ def _said(chat: Conversation) -> str:
     return " ".join(Message.objects.filter(conversation=chat).values_list("text", flat=True))
 
 
+HARMFUL_ANSWER = {
+    "en": "Earbuds have a 6-month warranty [1]. You are an idiot for asking.",
+    "zh": "耳机保修 6 个月 [1]。你是个白痴吗？",
+}
+
+
 @pytest.mark.parametrize(
-    ("language", "harmful", "revised"),
+    ("language", "rewrite", "said", "last_revision"),
     [
-        ("en", "Earbuds have a 6-month warranty [1]. You are an idiot for asking.", "Earbuds: 6 months [1]."),
-        ("zh", "耳机保修 6 个月 [1]。你是个白痴吗？", "耳机保修 6 个月 [1]。"),
+        ("en", "Earbuds: 6 months [1].", "Earbuds: 6 months [1].", "harmful"),
+        ("zh", "耳机保修 6 个月 [1]。", "耳机保修 6 个月 [1]。", "harmful"),
+        ("en", HARMFUL_ANSWER["en"], "earbuds 6 months", "extract said"),  # harmful twice: the extract
+        ("zh", HARMFUL_ANSWER["zh"], "耳机保修 6 个月", "extract said"),
     ],
 )
-def test_a_harmful_answer_is_rewritten_once_with_the_reasons(
-    visitor: Conversation, llm_settings: FakeOpenAI, language: str, harmful: str, revised: str
+def test_a_harmful_answer_is_rewritten_once_with_the_reasons_then_gives_way_to_the_extract(
+    visitor: Conversation, llm_settings: FakeOpenAI, language: str, rewrite: str, said: str, last_revision: str
 ) -> None:
     _asks(llm_settings, "policy_inquiry", WARRANTY[language])
-    llm_settings.reply(harmful)
-    llm_settings.reply(revised)
+    llm_settings.reply(HARMFUL_ANSWER[language])
+    llm_settings.reply(rewrite)
 
     turn = run_turn(visitor, WARRANTY[language])
 
     assert "harmful content (abuse)" in _revision_request(llm_settings)
-    assert turn.status == "done" and turn.reply["text"] == revised
-    assert turn.safety["decision"] == REVISE and turn.safety["revisions"]
-    assert "idiot" not in _said(visitor) and "白痴" not in _said(visitor)
-
-
-@pytest.mark.parametrize(
-    ("language", "answer", "extract"),
-    [
-        ("en", "Earbuds have a 6-month warranty [1]. You are an idiot for asking.", "earbuds 6 months"),
-        ("zh", "耳机保修 6 个月 [1]。这都不懂，你是个白痴吗？", "耳机保修 6 个月"),
-    ],
-)
-def test_a_harmful_answer_written_twice_gives_way_to_the_extract(
-    visitor: Conversation, llm_settings: FakeOpenAI, language: str, answer: str, extract: str
-) -> None:
-    _asks(llm_settings, "policy_inquiry", WARRANTY[language])
-    llm_settings.reply(answer)
-    llm_settings.reply(answer)
-
-    turn = run_turn(visitor, WARRANTY[language])
-
-    assert turn.status == "done" and extract in turn.reply["text"]
+    assert turn.status == "done" and said in turn.reply["text"]
+    assert turn.safety["decision"] == REVISE and last_revision in turn.safety["revisions"][-1]
     assert "idiot" not in _said(visitor) and "白痴" not in _said(visitor)
 
 
