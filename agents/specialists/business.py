@@ -36,6 +36,11 @@ def _money(value: float, currency: str | None) -> str:
     return money(value, currency or store_currency())
 
 
+def _item_name(item: dict[str, Any], language: str) -> str:
+    """An order item's name in the reply's language: the catalogue's Chinese name where it has one."""
+    return (item.get("name_zh") if language == Language.ZH else "") or item["name"]
+
+
 def _scan_said(event: dict[str, Any], language: str) -> str:
     """A tracking scan in the reply's language: what happened, where (unless that already says it) and when.
     A Chinese reply takes the Chinese text where the carrier's data has it."""
@@ -381,15 +386,16 @@ class Business(Specialist):
             if not orders:
                 return SpecialistResult(text=say(ctx.language, "There are no orders on your account."))
             lines = [say(ctx.language, "Your orders:")]
-            lines += [
-                f"- {o['order_id']}: {order_status_said(o['status'], ctx.language)} ({', '.join(o['items'])})"
-                for o in orders[:5]
-            ]
+            for o in orders[:5]:
+                names = (o.get("items_zh") if ctx.language == Language.ZH else None) or o["items"]
+                lines.append(f"- {o['order_id']}: {order_status_said(o['status'], ctx.language)} ({', '.join(names)})")
             return SpecialistResult(text="\n".join(lines), quick_replies=tuple(o["order_id"] for o in orders[:4]))
         lines = []
         for order_id in order_ids:
             order = tool_call("get_order_info", tools, {"order_id": order_id})
-            items = ", ".join(f"{i['name']} ({_money(i['price'], order['currency'])})" for i in order["items"])
+            items = ", ".join(
+                f"{_item_name(i, ctx.language)} ({_money(i['price'], order['currency'])})" for i in order["items"]
+            )
             lines.append(
                 say(
                     ctx.language,

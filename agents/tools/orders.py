@@ -31,7 +31,13 @@ def order_json(order: Order) -> dict[str, Any]:
         "placed_at": order.placed_at.isoformat() if order.placed_at else None,
         "delivered_at": order.delivered_at.isoformat() if order.delivered_at else None,
         "items": [
-            {"item_id": i.variant.external_id, "name": i.name, "options": i.options, "price": float(i.price)}
+            {
+                "item_id": i.variant.external_id,
+                "name": i.name,
+                "name_zh": i.product.name_zh,  # the catalogue's Chinese name, for a reply in Chinese ("" if none)
+                "options": i.options,
+                "price": float(i.price),
+            }
             for i in items
         ],
         "total": float(sum(i.price for i in items)),
@@ -67,10 +73,20 @@ def get_order_info(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     private=True,
 )
 def list_orders(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
-    orders = Order.objects.filter(customer=ctx.customer).prefetch_related("items").order_by("-placed_at", "-id")[:20]
+    orders = (
+        Order.objects.filter(customer=ctx.customer)
+        .prefetch_related("items__product")
+        .order_by("-placed_at", "-id")[:20]
+    )
     return {
         "orders": [
-            {"order_id": o.external_id, "status": o.status, "items": [i.name for i in o.items.all()]} for o in orders
+            {
+                "order_id": o.external_id,
+                "status": o.status,
+                "items": [i.name for i in o.items.all()],
+                "items_zh": [i.product.name_zh or i.name for i in o.items.all()],
+            }
+            for o in orders
         ]
     }
 

@@ -73,7 +73,8 @@ def test_order_status_after_verifying_by_email_in_the_same_message(visitor: Conv
 def test_order_status_in_chinese_after_name_and_zip(visitor: Conversation) -> None:
     turn = run_turn(visitor, "我叫李伟，邮编 518057，我的订单 #D1003 是什么状态")
 
-    assert "订单 #D1003 状态：已送达" in turn.reply["text"] and "delivered" not in turn.reply["text"]
+    assert "订单 #D1003 状态：已送达；商品：Enco X3 无线耳机" in turn.reply["text"]
+    assert "delivered" not in turn.reply["text"] and "Earbuds" not in turn.reply["text"]
 
 
 @pytest.mark.parametrize(
@@ -91,8 +92,8 @@ def test_order_status_in_chinese_after_name_and_zip(visitor: Conversation) -> No
         ),
         (
             "我叫李伟，邮编 518057，帮我查一下我的订单状态",
-            ["待处理", "已发货", "已送达"],
-            ["pending", "processed", "delivered"],
+            ["待处理", "已发货", "已送达", "无线耳机"],
+            ["pending", "processed", "delivered", "Earbuds"],
         ),
     ],
 )
