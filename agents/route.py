@@ -42,7 +42,10 @@ _OWN_DATA = re.compile(
     r"我的(?:订单|快递|包裹|货|退款|账户|账号|发票|物流)|我(?:刚|昨天|前天|上周|之前)?(?:买|下单|订|收到|付款)(?:的|了)|"
     # Chinese leaves out the "I": "下单的时候点错了颜色", "刚下的单拍错了"
     r"下单(?:的时候|时)|刚下(?:的)?单|"
-    r"我(?:这个|那个)?(?:订单|快递|包裹)",
+    r"我(?:这个|那个)?(?:订单|快递|包裹)|"
+    # the orders one has: "我有哪些订单", "我名下有几个订单", "which orders do I have", "what have I ordered"
+    r"我(?:名下|账户里|账号里)?(?:有|下过|买过)(?:的)?(?:哪些|几个|多少个?|什么)?(?:订单|单)|"
+    r"\b(?:which|what|how many)\s+orders?\s+(?:do|did|have)\s+(?:i|we)\b|\bwhat\s+have\s+(?:i|we)\s+ordered\b",
     re.IGNORECASE,
 )
 _OWN_ENTITIES = ("order_ids", "tracking_numbers", "imei")
@@ -62,7 +65,9 @@ _STATE_ASKED = re.compile(
     r"\b(?:hasn'?t|haven'?t|didn'?t|not|never|still)\s+(?:yet\s+)?(?:been\s+)?"
     r"(?:ship|sent|dispatch|deliver|arriv|come|came|receiv|got|get|here|show)\w*|"
     r"\b(?:late|delayed|stuck|lost|missing|overdue)\b|"
-    r"到哪|到了吗|发货了吗|发了吗|寄出|物流|进度|状态|还没|没收到|没到|什么时候(?:到|发|能到|送)|几时到|丢了|延误",
+    r"到哪|到了吗|发货了吗|发了吗|寄出|物流|进度|状态|还没|没收到|没到|什么时候(?:到|发|能到|送)|几时到|丢了|延误|"
+    # which orders one has is their state too
+    r"\b(?:which|what|how many)\s+orders?\b|\bwhat\s+have\s+(?:i|we)\s+ordered\b|(?:哪些|几个|多少个?)(?:订单|单)",
     re.IGNORECASE,
 )
 # The one parcel or order a question is about.

@@ -91,9 +91,14 @@ def test_order_status_in_chinese_after_name_and_zip(visitor: Conversation) -> No
             ["SF Express", "Guangzhou", "hub", "Estimated"],
         ),
         (
-            "我叫李伟，邮编 518057，帮我查一下我的订单状态",
+            "我叫李伟，邮编 518057，我有哪些订单",  # which orders one has asks for one's own
             ["待处理", "已发货", "已送达", "无线耳机"],
             ["pending", "processed", "delivered", "Earbuds"],
+        ),
+        (
+            "Which orders do I have? my email is emma.wilson@example.com",
+            ["#D2001: Delivered", "#D2003: Cancelled", "Pending (items modified)"],
+            ["已送达", "delivered"],
         ),
     ],
 )
