@@ -17,6 +17,7 @@ milliseconds; the revisions made on the way) is kept on the turn.
 
 from __future__ import annotations
 
+import functools
 import re
 import time
 from collections.abc import Callable, Sequence
@@ -151,8 +152,9 @@ def _leaks_masked(
     text: str, customer_of_chat: Callable[[], Customer | None], support_contacts: tuple[str, ...], customer_text: str
 ) -> tuple[str, list[str]]:
     """The reply with what it must not say masked, and the kinds of leak found. The chat's customer is read
-    only when the reply gives an email or a phone number."""
+    only when the reply gives an email, a phone number or an order id, and then once."""
     found: list[str] = []
+    customer_of_chat = functools.cache(customer_of_chat)
     customer = customer_of_chat() if _EMAIL.search(text) or _PHONE.search(text) else None
     own_emails = {contact.lower() for contact in support_contacts} | {
         (customer.email or "").lower() if customer else ""

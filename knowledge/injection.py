@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 
 from knowledge.chunking import sentences
+from knowledge.embeddings import has_cjk
 
 _AI = (
     r"(?:ai|a\.i\.|(?:ai|virtual|chat) assistants?|(?:the|this) assistant|chat ?bots?|bots?|language models?|llms?|gpt)"
@@ -60,5 +61,5 @@ def instructions_withheld(text: str) -> tuple[str, list[str]]:
         (withheld if INSTRUCTION.search(sentence) else kept).append(sentence)
     if not withheld:  # the match spans sentences: the passage goes as a whole
         return "", [text.strip()]
-    joiner = "" if re.search(r"[\u3400-\u9fff]", text) else " "
+    joiner = "" if has_cjk(text) else " "
     return joiner.join(kept).strip(), withheld

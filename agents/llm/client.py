@@ -3,6 +3,7 @@ token usage and cost, and streamed deltas handed to a callback as they arrive.""
 
 from __future__ import annotations
 
+import functools
 import logging
 import time
 from collections.abc import Callable
@@ -119,13 +120,20 @@ def llm_moderation(text: str) -> list[str] | None:
     from openai import OpenAIError  # imported once it is needed: an offline reply's gate does not wait for it
 
     try:
-        result = _client().moderations.create(model=settings.MODERATION_MODEL, input=text).results[0]
+        return list(_moderation_flags(settings.OPENAI_BASE_URL, settings.MODERATION_MODEL, text))
     except (OpenAIError, IndexError) as exc:
         logger.info("moderation unavailable, the offline rules decide: %s", exc)
         return None
+
+
+@functools.lru_cache(maxsize=256)
+def _moderation_flags(base_url: str, model: str, text: str) -> tuple[str, ...]:
+    """The provider's verdict on one text, kept: a knowledge answer is checked where it is written and again
+    by the gate, as the same text. A failed call raises, and is not kept."""
+    result = _client().moderations.create(model=model, input=text).results[0]
     if not result.flagged:
-        return []
-    return sorted(name for name, flagged in result.categories.model_dump(by_alias=True).items() if flagged)
+        return ()
+    return tuple(sorted(name for name, flagged in result.categories.model_dump(by_alias=True).items() if flagged))
 
 
 def _complete(kwargs: dict[str, Any]) -> LLMResult:

@@ -37,6 +37,7 @@ def step_reply(turn: TurnRun, *, subtasks: list[Subtask] | None = None) -> bool:
             return escalate_locked(
                 turn, conversation, from_=TurnStatus.MERGING, reason=EscalationReason.REPEATED_FAILURE
             )
+    notes = conversation_internal_notes(turn.conversation_id)  # which no reply may repeat (stream and gate)
     reply = dialog.reply_merge([r for r in results if r])
     if not reply.text:
         reply.text = apology(turn.language)
@@ -49,9 +50,11 @@ def step_reply(turn: TurnRun, *, subtasks: list[Subtask] | None = None) -> bool:
             language=turn.language,
             history=history.text,
             customer_text=turn.message.text,
-            on_delta=delta_sender(turn, evidence=dialog.polish_evidence(reply.text, turn.message.text)),
+            on_delta=delta_sender(
+                turn, evidence=dialog.polish_evidence(reply.text, turn.message.text), internal_notes=notes
+            ),
         )
-    verdict = reply_gated(turn, reply)
+    verdict = reply_gated(turn, reply, internal_notes=notes)
     if verdict.decision == BLOCK:
         return escalate(turn, from_=TurnStatus.MERGING, reason=EscalationReason.POLICY, safety=verdict.as_json())
     reply.text = verdict.text
@@ -68,19 +71,17 @@ def step_reply(turn: TurnRun, *, subtasks: list[Subtask] | None = None) -> bool:
         )
 
 
-def reply_gated(turn: TurnRun, reply: dialog.Reply) -> SafetyVerdict:
+def reply_gated(turn: TurnRun, reply: dialog.Reply, *, internal_notes: list[str]) -> SafetyVerdict:
     """The gate's verdict on the reply (agents.safety), its text then what may be said. A harmful reply an LLM
     rewrote gets one revision with the reasons, then the engine's draft; what is harmful still is never said
     (BLOCK: the chat goes to a person, reason policy)."""
-
-    notes = conversation_internal_notes(turn.conversation_id)
 
     def check() -> SafetyVerdict:
         return safety_check(
             reply.text,
             language=turn.language,
             customer=lambda: verified_customer_now(turn.conversation_id),
-            internal_notes=notes,
+            internal_notes=internal_notes,
             customer_text=turn.message.text,
         )
 

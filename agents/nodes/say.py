@@ -22,7 +22,7 @@ from conversations.realtime import (
     send_conversation_event_on_commit,
     send_conversation_events_now,
 )
-from conversations.selectors import conversation_internal_notes, conversation_is_human
+from conversations.selectors import conversation_is_human
 from conversations.services import bot_message_writes, message_announce
 from conversations.writes import written
 
@@ -99,7 +99,7 @@ def send_reply(
     return moved is not None
 
 
-def delta_sender(turn: TurnRun, *, evidence: str) -> Callable[[str], None]:
+def delta_sender(turn: TurnRun, *, evidence: str, internal_notes: list[str]) -> Callable[[str], None]:
     """Send the LLM's reply.delta events a sentence at a time, each once the safety gate passed it (masked
     where it must be) and its figures are the `evidence`'s, while no human has the chat: the takeover is read
     before the first send and then at most every TAKEOVER_CHECK_S. After a takeover, a blocked sentence or one
@@ -109,7 +109,6 @@ def delta_sender(turn: TurnRun, *, evidence: str) -> Callable[[str], None]:
     checked_at = -TAKEOVER_CHECK_S
     silent = False
     pending = ""
-    notes = conversation_internal_notes(turn.conversation_id)
 
     def send(delta: str) -> None:
         nonlocal checked_at, silent, pending
@@ -122,7 +121,7 @@ def delta_sender(turn: TurnRun, *, evidence: str) -> Callable[[str], None]:
             ready,
             language=turn.language,
             customer=lambda: verified_customer_now(turn.conversation_id),
-            internal_notes=notes,
+            internal_notes=internal_notes,
             customer_text=turn.message.text,
             disclaimers=False,
         )
