@@ -288,9 +288,13 @@ def _owner_joins(conversation: Conversation, owner: AbstractBaseUser, **metadata
 
 
 def conversation_hand_back(*, conversation_id: int, staff: AbstractBaseUser) -> Conversation:
-    """Give the chat back to the bot, which resumes with the whole history and a fresh failure count."""
+    """Give the chat back to the bot, which resumes with the whole history and a fresh failure count. A chat
+    waiting for a person may be handed back by anyone at the console; one a person owns, only by its owner,
+    as transfer, resolve and replies (else a colleague could hand it back and take it over)."""
     with transaction.atomic():
         conversation = conversation_lock(conversation_id)
+        if conversation.status == ConversationStatus.HUMAN and conversation.assigned_staff_id != staff.pk:
+            raise ConversationTaken(staff_display_name(conversation.assigned_staff))
         if conversation.status not in (ConversationStatus.HUMAN, ConversationStatus.WAITING_HUMAN):
             raise ConversationStateError(_("Only a conversation waiting for or owned by a person can be handed back."))
         _status_change(conversation, ConversationStatus.BOT, assigned_staff=None, failed_attempts=0)
