@@ -9,6 +9,10 @@
 - Twisted parses every POSTed form body for daphne, which never uses the result, and answers a
   malformed multipart body with a bare 400 before the application sees it. Off, the API answers
   such a request itself, in its error shape.
+- Behind a proxy (`--proxy-headers`, on with HTTPS_PROXY) daphne took the client's address from the
+  leftmost X-Forwarded-For entry, which the client writes itself. Here it is the entry the trusted
+  proxy appended (cs_project.client_address), so REMOTE_ADDR, the WebSocket scope's client and the
+  access log name the address Django's rules (login throttling) count.
 
 `daphne_adjust()` makes these changes; cs_project.asgi calls it, so they hold however daphne is
 started (`manage.py web`, `python -m daphne`, runserver).
@@ -27,12 +31,18 @@ import subprocess
 import sys
 from typing import Any
 
+import daphne.http_protocol
 import daphne.server
+import daphne.utils
+import daphne.ws_protocol
 import twisted.web.http
 from daphne.cli import CommandLineInterface
 from daphne.http_protocol import WebRequest
 from daphne.ws_protocol import WebSocketFactory
 from django.conf import settings
+from twisted.web.http_headers import Headers
+
+from cs_project.client_address import forwarded_client_address
 
 _NON_ASCII = re.compile(rb"[\x80-\xff]")
 
@@ -64,10 +74,52 @@ def _request_init_without_form_parsing(self: WebRequest, *args: Any, **kwargs: A
     self._parsePOSTFormSubmission = False
 
 
+_parse_x_forwarded_for = daphne.utils.parse_x_forwarded_for
+
+
+def _header_values(headers: Headers | dict[bytes, Any], name: str) -> list[str]:
+    """Every value of header `name`: twisted's Headers (HTTP) keep each line, a dict (WebSocket) one value."""
+    key = name.lower().encode()
+    if isinstance(headers, Headers):
+        raw = headers.getRawHeaders(key) or []
+    else:
+        found = {k.lower(): v for k, v in headers.items()}.get(key)
+        raw = found if isinstance(found, list) else [found] if found is not None else []
+    return [value.decode("latin-1") for value in raw]
+
+
+def parse_x_forwarded_for_trusted(
+    headers: Headers | dict[bytes, Any],
+    address_header_name: str | None = "X-Forwarded-For",
+    port_header_name: str | None = "X-Forwarded-Port",
+    proto_header_name: str | None = "X-Forwarded-Proto",
+    original_addr: list[Any] | None = None,
+    original_scheme: str | None = None,
+) -> tuple[list[Any] | None, str | None]:
+    """daphne's parse_x_forwarded_for (the scheme and port it reads are kept), with the client's address
+    picked as cs_project.client_address picks it, from every line of the header joined."""
+    addr, scheme = _parse_x_forwarded_for(
+        headers, address_header_name, port_header_name, proto_header_name, original_addr, original_scheme
+    )
+    if not address_header_name:
+        return addr, scheme
+    forwarded_for = ",".join(_header_values(headers, address_header_name))
+    if not forwarded_for.strip():
+        return addr, scheme
+    peer = str(original_addr[0]) if original_addr else None
+    client = forwarded_client_address(forwarded_for, peer=peer, proxy_count=settings.TRUSTED_PROXY_COUNT)
+    if client is None:
+        return original_addr, scheme
+    return [client, addr[1] if addr else 0], scheme
+
+
 def daphne_adjust() -> None:
     twisted.web.http._parseRequestLine = _parse_request_line_ascii
     daphne.server.WebSocketFactory = _ClosingWebSocketFactory  # type: ignore[misc]
     WebRequest.__init__ = _request_init_without_form_parsing  # type: ignore[method-assign]
+    # The protocols imported the function by name, so it is replaced where they call it.
+    daphne.http_protocol.parse_x_forwarded_for = parse_x_forwarded_for_trusted  # type: ignore[assignment]
+    daphne.ws_protocol.parse_x_forwarded_for = parse_x_forwarded_for_trusted  # type: ignore[assignment]
 
 
 def web_server_run(*, host: str, port: int, proxy_headers: bool = False, fd: int | None = None) -> None:

@@ -16,6 +16,7 @@ import csp.constants
 
 from cs_project import embedded
 from cs_project.config import (
+    ConfigError,
     env_bool,
     env_choice,
     env_int,
@@ -50,6 +51,12 @@ if not SECRET_KEY:
 # is sent, and the client's address is read from the proxy's header (login throttling, logs).
 # Only with such a proxy in front: otherwise anyone could claim to be on HTTPS or at any address.
 HTTPS_PROXY = env_bool("HTTPS_PROXY", False)
+# How many proxies in front append to X-Forwarded-For (nginx alone: 1; a CDN then nginx: 2). The client's
+# address is the entry this many places from the right (cs_project.client_address); what is left of it the
+# client may have written itself.
+TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", 1)
+if TRUSTED_PROXY_COUNT < 1:
+    raise ConfigError(f"TRUSTED_PROXY_COUNT must be 1 or more (got {TRUSTED_PROXY_COUNT})")
 # Web server processes sharing the port (manage.py web): one per core makes every core serve requests. One
 # by default until a process that dies is restarted on its own: today one dying stops them all (and the
 # supervisor of `serve` restarts them together).
@@ -200,6 +207,9 @@ AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_LOCKOUT_MINUTES", 15))
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "admin/locked_out.html"
+# The address axes counts failures from is the one the trusted proxy saw, never an X-Forwarded-For entry the
+# client wrote: the project's one rule for a client's address.
+AXES_CLIENT_IP_CALLABLE = "cs_project.client_address.client_address"
 
 ROOT_URLCONF = "cs_project.urls"
 ASGI_APPLICATION = "cs_project.asgi.application"
