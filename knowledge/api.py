@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import uuid
 
+from django.http import QueryDict
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from drf_spectacular.utils import extend_schema
@@ -64,7 +65,10 @@ class KbDocumentUploadApi(APIView):
         summary="Upload knowledge documents (md, txt, html, pdf, docx, FAQ csv/json) for background ingest",
     )
     def post(self, request: Request) -> Response:
-        data = self.KbUploadSerializer(data={**request.data.dict(), "file": request.FILES.getlist("file")})
+        _body_length_required(request)
+        # An empty body, or one with no form content type, parses to a plain {} rather than a QueryDict.
+        fields = request.data.dict() if isinstance(request.data, QueryDict) else {}
+        data = self.KbUploadSerializer(data={**fields, "file": request.FILES.getlist("file")})
         data.is_valid(raise_exception=True)
         params = data.validated_data
         try:
@@ -79,6 +83,14 @@ class KbDocumentUploadApi(APIView):
         url = reverse("kb-job", kwargs={"job_id": job.pk})
         body = {"job_id": str(job.pk), "status": job.status, "url": url}
         return Response(body, status=202, headers={"Location": url})
+
+
+def _body_length_required(request: Request) -> None:
+    """A chunked body without Content-Length is never read by Django's multipart parser (nor is its
+    size checked by cs_project.middleware): say so, rather than that no file came."""
+    meta = request.META
+    if not meta.get("CONTENT_LENGTH") and "chunked" in meta.get("HTTP_TRANSFER_ENCODING", "").lower():
+        raise ValidationError({"file": ["An upload needs a Content-Length header; a chunked body is not read."]})
 
 
 class IngestJobApi(APIView):

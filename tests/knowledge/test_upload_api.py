@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import http.client
+import json
 import time
+import urllib.parse
 import uuid
 from typing import Any
 
@@ -16,6 +19,7 @@ from knowledge.models import Document, IngestJob
 from knowledge.readers import IngestError
 from knowledge.selectors import chunk_search_hybrid
 from knowledge.services import ingest_job_create
+from tests.conftest import AsgiServer
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("celery_worker")]
 
@@ -156,6 +160,72 @@ def test_json_body_unknown_jobs_and_missing_keys_get_the_error_shape(client: Cli
     assert as_json.status_code == 415 and as_json.json()["error"]["code"] == "unsupported_media_type"
     assert unknown.status_code == 404 and malformed.status_code == 404 and "error" in malformed.json()
     assert anonymous.status_code in (401, 403) and "error" in anonymous.json()
+    assert not IngestJob.objects.exists()
+
+
+@pytest.mark.parametrize(
+    "content_type",
+    [None, "application/json", "application/octet-stream", "multipart/form-data; boundary=b"],
+    ids=["no-type", "json", "octet-stream", "multipart"],
+)
+def test_an_empty_body_is_refused_in_the_error_shape(
+    client: Client, auth: dict[str, Any], content_type: str | None
+) -> None:
+    # The test client leaves out both headers when the body is empty; a real client sends them.
+    headers: dict[str, Any] = {"CONTENT_LENGTH": "0", **({"CONTENT_TYPE": content_type} if content_type else {})}
+
+    response = client.generic("POST", "/api/v1/kb/documents", b"", **headers, **auth)
+
+    assert response.status_code == 400
+    assert response.json()["error"] == {"code": "invalid", "message": "This list may not be empty.", "field": "file"}
+    assert not IngestJob.objects.exists()
+
+
+def test_a_form_body_without_files_is_refused_in_the_error_shape(client: Client, auth: dict[str, Any]) -> None:
+    response = client.generic(
+        "POST", "/api/v1/kb/documents", b"kb=help", content_type="application/x-www-form-urlencoded", **auth
+    )
+
+    assert response.status_code == 400 and response.json()["error"]["field"] == "file"
+
+
+def _post_raw(server: AsgiServer, key: str, *, body: Any, headers: dict[str, str], chunked: bool) -> tuple[int, Any]:
+    """A request as http.client sends it, so the body can go chunked, with no Content-Length."""
+    address = urllib.parse.urlsplit(server.url)
+    connection = http.client.HTTPConnection(address.hostname or "", address.port, timeout=30)
+    try:
+        connection.request(
+            "POST",
+            "/api/v1/kb/documents",
+            body=body,
+            headers={"Authorization": f"Bearer {key}", **headers},
+            encode_chunked=chunked,
+        )
+        response = connection.getresponse()
+        return response.status, (response.getheader("Content-Type"), json.loads(response.read()))
+    finally:
+        connection.close()
+
+
+@pytest.mark.parametrize("content_type", ["multipart/form-data; boundary=b0undary", None], ids=["multipart", "no-type"])
+def test_a_chunked_upload_without_content_length_is_refused_by_the_real_server(
+    asgi_server: AsgiServer, content_type: str | None
+) -> None:
+    # given: a well-formed multipart body with one file, sent in chunks with no Content-Length
+    _, key = api_key_create(name="uploader", scopes=["kb"])
+    body = (
+        b'--b0undary\r\nContent-Disposition: form-data; name="file"; filename="w.md"\r\n\r\n'
+        + WARRANTY_EN
+        + b"\r\n--b0undary--\r\n"
+    )
+    headers = {"Content-Type": content_type} if content_type else {}
+
+    status, (media_type, answer) = _post_raw(
+        asgi_server, key, body=iter([body[:40], body[40:]]), headers=headers, chunked=True
+    )
+
+    assert status == 400 and media_type == "application/json"
+    assert answer["error"]["field"] == "file" and "Content-Length" in answer["error"]["message"]
     assert not IngestJob.objects.exists()
 
 
