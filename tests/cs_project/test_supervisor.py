@@ -4,6 +4,7 @@ notices, and /healthz names it degraded while it waits."""
 
 from __future__ import annotations
 
+import socket
 import sys
 import threading
 import time
@@ -12,9 +13,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+import psutil
 import pytest
 from django.test import Client
 
+from cs_project import embedded
 from cs_project import supervisor as supervisor_module
 from cs_project.supervisor import Supervisor, when_healthy
 
@@ -91,6 +94,73 @@ def test_healthz_names_the_child_being_started_again_as_degraded(
     assert waiting["degraded"] == ["worker"]
     assert waiting["processes"]["worker"] == {"state": "restarting", "restarts": 0, "last_exit": 1}
     assert waiting["processes"]["web"]["state"] == "running"
+
+
+def _redis_supervisor(var_dir: Path, said: list[str]) -> Supervisor:
+    supervisor = Supervisor(
+        argvs={"web": SLEEPER}, cwd=var_dir, var_dir=var_dir, embedded_services=["redis"], say=said.append
+    )
+    supervisor._redis_url = embedded.redis_url(var_dir)
+    supervisor._start(supervisor.children["web"])
+    return supervisor
+
+
+def _redis_servers(var_dir: Path) -> list[psutil.Process]:
+    return embedded._redis_servers(var_dir.resolve() / "redis")
+
+
+@pytest.fixture
+def redis_var(tmp_path: Path) -> Iterator[Path]:
+    embedded.redis_ensure(tmp_path)
+    yield tmp_path
+    embedded.redis_stop(tmp_path)
+
+
+def test_a_paused_redis_is_waited_for_and_no_second_one_is_started(redis_var: Path, said: list[str]) -> None:
+    # given: serve runs on the embedded Redis, which is paused (SIGSTOP) longer than a ping's timeout
+    supervisor = _redis_supervisor(redis_var, said)
+    [server] = _redis_servers(redis_var)
+    server.suspend()
+    try:
+        # when: the supervisor checks its services for a while
+        for _ in range(3):
+            supervisor._watch_service(supervisor.services[0], time.monotonic())
+            time.sleep(1.1)
+        servers_while_paused = [process.pid for process in _redis_servers(redis_var)]
+    finally:
+        server.resume()
+        supervisor.stop()
+
+    # then: still the one server, nothing restarted
+    assert servers_while_paused == [server.pid]
+    assert supervisor.services[0].restarts == 0 and not any("redis" in line for line in said)
+
+
+def test_a_redis_back_on_another_port_restarts_every_process(redis_var: Path, said: list[str]) -> None:
+    # given: the embedded Redis dies and something else takes its port before it comes back
+    supervisor = _redis_supervisor(redis_var, said)
+    web = supervisor.children["web"].process
+    assert web is not None
+    [server] = _redis_servers(redis_var)
+    old_url = embedded.redis_url(redis_var)
+    assert old_url is not None
+    server.kill()
+    server.wait(5)
+    squatter = socket.socket()
+    squatter.bind(("127.0.0.1", int(old_url.rsplit(":", 1)[1])))
+    squatter.listen()
+    try:
+        # when
+        supervisor._watch_service(supervisor.services[0], time.monotonic())
+        new_url, servers = embedded.redis_url(redis_var), _redis_servers(redis_var)
+    finally:
+        squatter.close()
+        supervisor.stop()
+
+    # then: one Redis on a new port, and the web process was started again to read it
+    assert new_url != old_url and len(servers) == 1
+    assert supervisor.children["web"].process is not web and web.poll() is not None
+    assert "embedded redis is on a new port; starting every process again" in said
 
 
 class _Health(BaseHTTPRequestHandler):
