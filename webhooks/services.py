@@ -56,11 +56,17 @@ SECRET_PREFIX = "whsec_"
 _NAT64_PREFIXES = (ipaddress.ip_network("64:ff9b::/96"), ipaddress.ip_network("64:ff9b:1::/48"))
 
 
+_IPV4_TRANSLATED = ipaddress.ip_network("::ffff:0:0:0/96")
+
+
 def _ipv4_inside(address: ipaddress.IPv6Address) -> ipaddress.IPv4Address | None:
-    """The IPv4 address an IPv6 one carries: IPv4-mapped (::ffff:a.b.c.d), NAT64 (64:ff9b::a.b.c.d),
-    6to4 (2002:AABB:CCDD::), Teredo's client, or the old IPv4-compatible form (::a.b.c.d)."""
+    """The IPv4 address an IPv6 one carries: IPv4-mapped (::ffff:a.b.c.d), IPv4-translated (SIIT,
+    ::ffff:0:a.b.c.d), NAT64 (64:ff9b::a.b.c.d), 6to4 (2002:AABB:CCDD::), Teredo's client, or the old
+    IPv4-compatible form (::a.b.c.d)."""
     if address.ipv4_mapped is not None:
         return address.ipv4_mapped
+    if address in _IPV4_TRANSLATED:
+        return ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
     if any(address in prefix for prefix in _NAT64_PREFIXES):
         return ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
     if address.sixtofour is not None:
@@ -72,20 +78,35 @@ def _ipv4_inside(address: ipaddress.IPv6Address) -> ipaddress.IPv4Address | None
     return None
 
 
+def _unicast_global(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
+    # is_global alone lets through multicast (224.0.0.0/4, ff00::/8), the deprecated site-local fec0::/10
+    # and, in IPv6, much of the reserved space: none of them is one public host.
+    return ip.is_global and not (
+        ip.is_multicast
+        or ip.is_reserved
+        or ip.is_link_local
+        or ip.is_loopback
+        or ip.is_unspecified
+        or (isinstance(ip, ipaddress.IPv6Address) and ip.is_site_local)
+    )
+
+
 def address_public(address: str) -> bool:
-    """Whether a resolved address is on the public internet, looking through IPv6 forms that only
-    wrap an IPv4 address (a NAT64 gateway or 6to4 relay would carry the request to it)."""
+    """Whether a resolved address is one host on the public internet (global unicast), looking through
+    IPv6 forms that only wrap an IPv4 address (a NAT64 gateway or 6to4 relay would carry the request to
+    it): never private, loopback, link-local, multicast, reserved or unspecified."""
     ip = ipaddress.ip_address(address.split("%")[0])
     if isinstance(ip, ipaddress.IPv6Address):
         inner = _ipv4_inside(ip)
         if inner is not None:
-            return inner.is_global
-    return ip.is_global
+            return _unicast_global(inner)
+    return _unicast_global(ip)
 
 
 def webhook_url_check(url: str) -> list[str]:
-    """An http(s) URL whose host is public, unless WEBHOOK_ALLOW_PRIVATE_URLS: a subscription must
-    not make the server call into its own network (the database, the admin, a cloud's metadata).
+    """An http(s) URL whose every address is one public host, unless WEBHOOK_ALLOW_PRIVATE_URLS: a
+    subscription must not make the server call into its own network (the database, the admin, a cloud's
+    metadata) or send to a group of hosts (multicast).
 
     Returns the addresses the host resolved to, all checked; a delivery connects to one of them
     and never resolves the name again, so a name cannot point elsewhere between check and call."""
@@ -101,7 +122,10 @@ def webhook_url_check(url: str) -> list[str]:
     except (OSError, UnicodeError):
         raise ValidationError(f"The host {parts.hostname} cannot be resolved.") from None
     if not settings.WEBHOOK_ALLOW_PRIVATE_URLS and not all(address_public(address) for address in addresses):
-        raise ValidationError(f"The host {parts.hostname} is on a private network.")
+        raise ValidationError(
+            f"The host {parts.hostname} is not on the public internet: a private network, loopback, "
+            "link-local, multicast or reserved address."
+        )
     return addresses
 
 
