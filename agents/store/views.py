@@ -5,6 +5,7 @@ from typing import Any
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils.cache import patch_cache_control
 from django.views.decorators.http import require_GET
 
 from agents.store.labels import category_said
@@ -55,8 +56,13 @@ def storefront(request: HttpRequest) -> HttpResponse:
                 in_stock=any(v.available and (v.stock is None or v.stock > 0) for v in variants),
             )
         )
-    context = {"cards": cards, "zh": zh, "lang": lang, "widget": _widget_attributes(request, "zh" if zh else "en")}
-    return render(request, "store/index.html", context)
+    widget = _widget_attributes(request, "zh" if zh else "en")
+    response = render(request, "store/index.html", {"cards": cards, "zh": zh, "lang": lang, "widget": widget})
+    if "identity_token" in widget:
+        # The page then carries a shopper's signed identity: a shared cache (a CDN, a proxy) must not keep
+        # it to hand to the next visitor, nor the browser keep it on disk.
+        patch_cache_control(response, private=True, no_store=True)
+    return response
 
 
 def _widget_attributes(request: HttpRequest, lang: str) -> dict[str, Any]:
