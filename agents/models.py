@@ -167,17 +167,25 @@ class VerificationCode(models.Model):
     (agents.verification; CHAT_VERIFICATION=code). Only its keyed hash is stored."""
 
     conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="verification_codes")
-    customer = models.ForeignKey(Customer, on_delete=models.CASCADE, related_name="+")
+    # None: the details named no account; the row stands in for a code all the same, so the chat goes on
+    # exactly as if one had been sent (nothing tells who has an account), and no code opens it.
+    customer = models.ForeignKey(Customer, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
+    client_key = models.CharField(max_length=80, blank=True)  # who asked for it (agents.verification.client_key)
     code_hash = models.CharField(max_length=64)
-    sent_to = models.EmailField(max_length=254)
+    sent_to = models.EmailField(max_length=254, blank=True)  # empty when no mail went out
     attempts = models.PositiveSmallIntegerField(default=0)  # wrong codes typed
     expires_at = models.DateTimeField()
     used_at = models.DateTimeField(null=True, blank=True)  # proven, replaced, or out of tries
+    proven_at = models.DateTimeField(null=True, blank=True)  # typed right: its client has proven the account
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         ordering = ["-created_at"]
-        indexes = [models.Index(fields=["conversation", "created_at"], name="verification_code_recent")]
+        indexes = [
+            models.Index(fields=["conversation", "created_at"], name="verification_code_recent"),
+            models.Index(fields=["client_key", "created_at"], name="verification_code_client"),
+            models.Index(fields=["customer", "created_at"], name="verification_code_account"),
+        ]
 
     def __str__(self) -> str:
         return f"code for {self.customer_id} in conversation {self.conversation_id}"

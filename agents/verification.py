@@ -6,6 +6,15 @@ account's details (email, first + last name + zip, or an order id + the last fou
 name an account, and either prove it (`details`) or have a one-time code emailed to its address, which
 the customer types back (`code`, the default); with `signed` only a signed identity counts. The proven
 account becomes the conversation's `verified_customer`; tools only ever act for that account.
+
+Nothing said in chat learns whether details match an account: with `code`, details that match and
+details that do not get the same reply ("if that matches an account, a code is on its way"), and a
+code typed after either is checked the same way (a request that matched nothing keeps a code row that
+no code opens). Guesses are counted per client (the address that opened the chat: `client_key`), not
+per chat, and a client that keeps guessing is locked out for longer each time. Codes are budgeted per
+requester, so strangers cannot spend an account's codes: a client gets CLIENT_CODES_PER_HOUR codes, and
+one account ACCOUNT_CODES_PER_HOUR over every client that has never proven it (its owner's own client
+always gets its share).
 """
 
 from __future__ import annotations
@@ -22,6 +31,7 @@ from enum import StrEnum
 from typing import Any
 
 from django.conf import settings
+from django.core.cache import cache
 from django.core.mail import send_mail
 from django.db import transaction
 from django.db.models import F, Q
@@ -31,6 +41,7 @@ from agents.models import VerificationCode
 from agents.store.models import Address, Order
 from conversations.language import say
 from conversations.models import Conversation, Customer
+from conversations.rate import rate_allow
 
 logger = logging.getLogger(__name__)
 
@@ -129,21 +140,28 @@ def verification_attempt(entities: dict[str, Any], text: str = "") -> Verificati
 CODE_TTL = timedelta(minutes=10)
 CODE_TRIES = 5  # wrong codes before the code stops working
 CODES_PER_HOUR = 5  # codes one conversation may have sent
-# Codes one account may be sent, over all conversations: a new chat does not buy new guesses
-# (at most 10 × 5 tries of a million an hour) and nobody can flood a customer's inbox.
+CLIENT_CODES_PER_HOUR = 5  # codes one client (address) may have sent, over all its chats and accounts
+CLIENT_CODES_PER_ACCOUNT_HOUR = 3  # of those, to one account
+# Codes one account may be sent an hour at the request of clients that never proved it: nobody can flood a
+# customer's inbox, and strangers together cannot spend the owner's share (their own client is not counted).
 ACCOUNT_CODES_PER_HOUR = 10
+# Identity guesses (details to check, codes typed) one client may make in IDENTITY_WINDOW before it is locked
+# out: IDENTITY_LOCKOUT at first, twice as long each time it happens again within a day (at most a day).
+IDENTITY_GUESSES = 10
+IDENTITY_WINDOW = timedelta(minutes=15)
+IDENTITY_LOCKOUT = timedelta(minutes=15)
 _CODE = re.compile(r"(?<!\d)(\d{3})[\s-]?(\d{3})(?!\d)")
 
 
 class ProofStatus(StrEnum):
     VERIFIED = "verified"  # the account is proven: act for it
-    CODE_SENT = "code_sent"  # an account was named: a code went to its email
+    CODE_SENT = "code_sent"  # details were given: if they name an account, a code went to its email
     CODE_WRONG = "code_wrong"
     CODE_SPENT = "code_spent"  # wrong, and out of tries: the account's details again
-    CODE_EXPIRED = "code_expired"  # a new one was sent
-    CODE_UNSENDABLE = "code_unsendable"  # no email on file, too many codes, or the mail server failed
+    CODE_EXPIRED = "code_expired"  # a new one was sent (if the details named an account)
+    LOCKED_OUT = "locked_out"  # this client guessed too often: nothing is checked until the lockout ends
     SIGN_IN = "sign_in"  # only a signed-in identity counts here
-    NO_MATCH = "no_match"  # something to check, and it matched no account
+    NO_MATCH = "no_match"  # `details` only: something to check, and it matched no account
     NOTHING = "nothing"  # nothing to check in the message
 
 
@@ -151,13 +169,41 @@ class ProofStatus(StrEnum):
 class Proof:
     status: ProofStatus
     customer: Customer | None = None
-    sent_to: str = ""  # the masked address a code went to
     tries_left: int = 0
+    retry_after_s: int = 0  # LOCKED_OUT: until the lockout ends
 
     @property
     def failed(self) -> bool:
         """A wrong proof: it counts towards handing the chat to a person."""
         return self.status in (ProofStatus.NO_MATCH, ProofStatus.CODE_WRONG, ProofStatus.CODE_SPENT)
+
+
+def client_key(conversation: Conversation) -> str:
+    """Who is asking, for the guess and code limits: the address that opened the chat, else its customer
+    (an API conversation: the integrator's server speaks for one customer)."""
+    return conversation.client_key or f"customer:{conversation.customer_id}"
+
+
+def _lockout_left_s(client: str) -> int:
+    ends_at = cache.get(f"identity-lockout:{client}")
+    return max(0, int(ends_at - timezone.now().timestamp())) if ends_at else 0
+
+
+def _guess_counted(client: str) -> Proof | None:
+    """Count one identity guess by `client`; a LOCKED_OUT proof when it may not guess now."""
+    left = _lockout_left_s(client)
+    if left:
+        return Proof(ProofStatus.LOCKED_OUT, retry_after_s=left)
+    decision = rate_allow(f"identity:{client}", IDENTITY_GUESSES, window_s=IDENTITY_WINDOW.total_seconds())
+    if decision.allowed:
+        return None
+    level_key = f"identity-lockout-level:{client}"
+    level = int(cache.get(level_key) or 0)
+    lockout_s = int(min(IDENTITY_LOCKOUT.total_seconds() * 2**level, timedelta(days=1).total_seconds()))
+    cache.set(f"identity-lockout:{client}", timezone.now().timestamp() + lockout_s, lockout_s)
+    cache.set(level_key, level + 1, int(timedelta(days=1).total_seconds()))
+    logger.warning("identity guesses: client %s locked out for %s s", client, lockout_s)
+    return Proof(ProofStatus.LOCKED_OUT, retry_after_s=lockout_s)
 
 
 def chat_proof(conversation: Conversation, entities: dict[str, Any], text: str, *, awaiting: str = "") -> Proof:
@@ -166,21 +212,27 @@ def chat_proof(conversation: Conversation, entities: dict[str, Any], text: str, 
     - `details` (τ-bench's policy): the email, the name with the zip, or an order id with the phone's
       last four digits prove the account;
     - `code` (the default): those details only name the account; a 6-digit code is emailed to the
-      address on file, and typing it proves the account;
+      address on file, and typing it proves the account. Whether they named one is never told;
     - `signed`: nothing said in chat proves anything; only a signed-in identity does.
     `awaiting` is the slot the chat waits for ("email" or "code"): a bare zip counts beside a name only
-    as the answer to the identity question."""
+    as the answer to the identity question. Every check counts as a guess of the chat's client."""
     mode = settings.CHAT_VERIFICATION
     if mode == "signed":
         return Proof(ProofStatus.SIGN_IN)
+    client = client_key(conversation)
     if mode == "code":
         code = _CODE.search(text) if awaiting == "code" else None
         if code is not None:
-            return _code_check(conversation, code.group(1) + code.group(2))
+            return _guess_counted(client) or _code_check(conversation, code.group(1) + code.group(2))
     attempt = verification_attempt(entities, text if awaiting in ("email", "code") else "")
-    if attempt.customer is None:
-        return Proof(ProofStatus.NO_MATCH if attempt.tried else ProofStatus.NOTHING)
+    if not attempt.tried:
+        return Proof(ProofStatus.NOTHING)
+    locked = _guess_counted(client)
+    if locked is not None:
+        return locked
     if mode == "details":
+        if attempt.customer is None:
+            return Proof(ProofStatus.NO_MATCH)
         return Proof(ProofStatus.VERIFIED, attempt.customer)
     return _code_send(conversation, attempt.customer)
 
@@ -212,26 +264,44 @@ def masked_email(email: str) -> str:
     return f"{local[:1]}•••@{domain}"
 
 
-def _code_send(conversation: Conversation, customer: Customer) -> Proof:
-    """Email a new code to the account's address (any earlier one stops working)."""
-    if not customer.email:
-        return Proof(ProofStatus.CODE_UNSENDABLE, customer)
-    recent = VerificationCode.objects.filter(created_at__gte=timezone.now() - timedelta(hours=1))
-    if (
-        recent.filter(conversation_id=conversation.pk).count() >= CODES_PER_HOUR
-        or recent.filter(customer=customer).count() >= ACCOUNT_CODES_PER_HOUR
-    ):
-        return Proof(ProofStatus.CODE_UNSENDABLE, customer)
+def _code_budget_left(conversation: Conversation, customer: Customer) -> bool:
+    """Whether a code may go to `customer` at this chat's request: its chat, its client and the account
+    each have codes left this hour (the account's hourly cap counts only clients that never proved it)."""
+    client = client_key(conversation)
+    recent = VerificationCode.objects.filter(created_at__gte=timezone.now() - timedelta(hours=1)).exclude(sent_to="")
+    if recent.filter(conversation_id=conversation.pk).count() >= CODES_PER_HOUR:
+        return False
+    if recent.filter(client_key=client).count() >= CLIENT_CODES_PER_HOUR:
+        return False
+    if recent.filter(client_key=client, customer=customer).count() >= CLIENT_CODES_PER_ACCOUNT_HOUR:
+        return False
+    proven_by = VerificationCode.objects.filter(customer=customer, proven_at__isnull=False).values("client_key")
+    if client in {row["client_key"] for row in proven_by}:
+        return True
+    return recent.filter(customer=customer).exclude(client_key__in=proven_by).count() < ACCOUNT_CODES_PER_HOUR
+
+
+def _code_send(conversation: Conversation, customer: Customer | None) -> Proof:
+    """Email a new code to the account's address (any earlier one stops working). When no account was named,
+    or none can be sent to it now, a code row is kept all the same, which no code opens: what the customer
+    sees next is the same either way."""
     code = f"{secrets.randbelow(10**6):06d}"
+    sendable = customer is not None and bool(customer.email) and _code_budget_left(conversation, customer)
     with transaction.atomic():
         _codes_retire(conversation.pk)
         VerificationCode.objects.create(
             conversation=conversation,
             customer=customer,
-            code_hash=_code_hash(conversation.pk, code),
-            sent_to=customer.email,
+            client_key=client_key(conversation),
+            # Unsendable: the hash of another code, so the one in no mail cannot be guessed either.
+            code_hash=_code_hash(conversation.pk, code if sendable else secrets.token_hex(8)),
+            sent_to=customer.email if sendable and customer is not None else "",
             expires_at=timezone.now() + CODE_TTL,
         )
+    if not sendable or customer is None:
+        if customer is not None:
+            logger.info("verification code for customer %s not sent: no email or no codes left", customer.pk)
+        return Proof(ProofStatus.CODE_SENT)
     minutes = int(CODE_TTL.total_seconds() // 60)
     subject = say(conversation.language, "Your verification code: %(code)s", code=code)
     body = say(
@@ -244,10 +314,9 @@ def _code_send(conversation: Conversation, customer: Customer) -> Proof:
     try:
         send_mail(subject, body, None, [customer.email])
     except (OSError, smtplib.SMTPException) as exc:
+        # Said as if sent: the chat must not tell a working address from one that is not. The owner asks again.
         logger.warning("verification code to %s not sent: %s", masked_email(customer.email), exc)
-        _codes_retire(conversation.pk)
-        return Proof(ProofStatus.CODE_UNSENDABLE, customer)
-    return Proof(ProofStatus.CODE_SENT, customer, sent_to=masked_email(customer.email))
+    return Proof(ProofStatus.CODE_SENT)
 
 
 def _code_check(conversation: Conversation, code: str) -> Proof:
@@ -255,10 +324,10 @@ def _code_check(conversation: Conversation, code: str) -> Proof:
     if pending is None:
         return Proof(ProofStatus.NOTHING)
     if pending.expires_at <= timezone.now():
-        sent = _code_send(conversation, pending.customer)
-        return replace(sent, status=ProofStatus.CODE_EXPIRED) if sent.status == ProofStatus.CODE_SENT else sent
-    if hmac.compare_digest(pending.code_hash, _code_hash(conversation.pk, code)):
-        VerificationCode.objects.filter(pk=pending.pk).update(used_at=timezone.now())
+        return replace(_code_send(conversation, pending.customer), status=ProofStatus.CODE_EXPIRED)
+    if pending.customer is not None and hmac.compare_digest(pending.code_hash, _code_hash(conversation.pk, code)):
+        now = timezone.now()
+        VerificationCode.objects.filter(pk=pending.pk).update(used_at=now, proven_at=now)
         return Proof(ProofStatus.VERIFIED, pending.customer)
     VerificationCode.objects.filter(pk=pending.pk).update(attempts=F("attempts") + 1)
     pending.refresh_from_db(fields=["attempts"])

@@ -31,6 +31,8 @@ def django_setup(settings_module: str = "cs_project.settings.base", **env: str) 
     # The scripted shoppers prove who they are by their account's details (τ-bench's policy): no mailbox
     # to read an emailed code from. The worker inherits this environment.
     os.environ.setdefault("CHAT_VERIFICATION", "details")
+    # Every scripted shopper opens its chat from this machine's one address.
+    os.environ.setdefault("WIDGET_SESSIONS_PER_ADDRESS", "100000")
     os.environ.update(env)
     import django
 

@@ -7,7 +7,7 @@ back to back), and times each from `message.send` to its `reply.done`. A reply t
 not arrived after --timeout seconds counts as lost. The messages are ones the offline bot always
 answers (greetings, policy questions, zh and en), so every one of them must get exactly one reply.
 
-    make run                                   # in another terminal
+    WIDGET_SESSIONS_PER_ADDRESS=100000 make run   # in another terminal: every client comes from one address
     .venv/bin/python bench/ws_load.py          # 200 clients × 5 messages at a person's pace
     .venv/bin/python bench/ws_load.py --think 1    # ten times faster: the system's capacity
     .venv/bin/python bench/ws_load.py --burst --clients 100 --messages 3   # a busy evening's burst

@@ -90,6 +90,8 @@ class Conversation(models.Model):
     verified_customer = models.ForeignKey(
         Customer, null=True, blank=True, on_delete=models.SET_NULL, related_name="verified_conversations"
     )
+    # Who opened it, for limits that must hold across chats ("address:203.0.113.7"; empty: its customer).
+    client_key = models.CharField(max_length=80, blank=True)
     current_intent = models.CharField(max_length=64, blank=True)
     failed_attempts = models.PositiveSmallIntegerField(default=0)
     turn_count = models.PositiveIntegerField(default=0)

@@ -93,8 +93,12 @@ def customer_details_change(*, customer_id: int, **fields: Any) -> None:
         Customer.objects.filter(pk=customer_id).update(updated_at=timezone.now(), **fields)
 
 
-def conversation_start(*, customer: Customer, channel: str = Channel.WIDGET, language: str = "") -> Conversation:
-    return Conversation.objects.create(customer=customer, channel=channel, language=language or customer.locale)
+def conversation_start(
+    *, customer: Customer, channel: str = Channel.WIDGET, language: str = "", client_key: str = ""
+) -> Conversation:
+    return Conversation.objects.create(
+        customer=customer, channel=channel, language=language or customer.locale, client_key=client_key
+    )
 
 
 def message_create(

@@ -8,6 +8,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 
 from conversations.api_errors import error_body
+from conversations.client_address import client_address
 from conversations.json_input import JsonInputError, json_input_read
 from conversations.widget import WidgetSessionError, widget_session_open
 
@@ -65,9 +66,13 @@ def widget_session(request: HttpRequest) -> HttpResponse:
             identity_token=data.get("identity_token") or "",
             conversation_id=data.get("conversation_id"),
             token=data.get("token") or "",
+            client_address=client_address(request),
         )
     except WidgetSessionError as exc:
-        return _error(exc.code, exc.message, exc.field, status=exc.status)
+        response = _error(exc.code, exc.message, exc.field, status=exc.status)
+        if exc.retry_after_s:
+            response["Retry-After"] = str(exc.retry_after_s)
+        return response
     conversation = session.conversation
     scheme = "wss" if request.is_secure() else "ws"
     return JsonResponse(

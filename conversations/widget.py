@@ -12,6 +12,7 @@ the browser may read and write it; the token is what the WebSocket opens with.
 
 from __future__ import annotations
 
+import ipaddress
 import time
 import uuid
 from dataclasses import dataclass
@@ -24,7 +25,7 @@ from django.db import transaction
 
 from conversations.language import say
 from conversations.models import Channel, Conversation, ConversationStatus, Customer, Language, Message, Sender
-from conversations.rate import customer_rate_allow
+from conversations.rate import customer_rate_allow, rate_allow
 from conversations.realtime import message_payload, staff_display_name
 from conversations.services import conversation_start, conversation_verified_customer_set, customer_upsert
 
@@ -33,9 +34,10 @@ HISTORY_LIMIT = 100
 
 
 class WidgetSessionError(Exception):
-    def __init__(self, code: str, message: str, field: str = "", status: int = 400) -> None:
+    def __init__(self, code: str, message: str, field: str = "", status: int = 400, retry_after_s: int = 0) -> None:
         super().__init__(message)
         self.code, self.message, self.field, self.status = code, message, field, status
+        self.retry_after_s = retry_after_s
 
 
 @dataclass(frozen=True)
@@ -59,7 +61,8 @@ _IDENTITY_LEEWAY_S = 30
 
 def identity_token_issue(external_id: str, *, name: str = "", email: str = "", ttl_s: int = 3600) -> str:
     """What the store's server puts on the widget tag for a signed-in shopper (the demo page uses it too)."""
-    claims: dict[str, Any] = {"sub": external_id, "exp": int(time.time()) + ttl_s}
+    now = int(time.time())
+    claims: dict[str, Any] = {"sub": external_id, "iat": now, "exp": now + ttl_s}
     if name:
         claims["name"] = name
     if email:
@@ -69,15 +72,21 @@ def identity_token_issue(external_id: str, *, name: str = "", email: str = "", t
 
 def _identity_claims(token: str) -> dict[str, Any]:
     """The claims of a valid identity token. Only HS256 is accepted, so a token cannot pick a weaker
-    algorithm (`none`) or make our secret stand in for a public key."""
+    algorithm (`none`) or make our secret stand in for a public key. It lives at most
+    WIDGET_IDENTITY_MAX_AGE_S: from its `iat` (not in the future) to its `exp`, or from now to its `exp`
+    without an `iat`; an `nbf` still ahead refuses it."""
     try:
-        return jwt.decode(
+        claims = jwt.decode(
             token,
             settings.WIDGET_SITE_SECRET,
             algorithms=[_IDENTITY_ALGORITHM],
-            options={"require": ["sub", "exp"]},
+            options={"require": ["sub", "exp"], "verify_iat": True, "verify_nbf": True},
             leeway=_IDENTITY_LEEWAY_S,
         )
+    except jwt.ImmatureSignatureError:
+        raise WidgetSessionError(
+            "invalid", "the identity token is not valid yet (its nbf or iat is in the future)", "identity_token"
+        ) from None
     except jwt.ExpiredSignatureError:
         raise WidgetSessionError("identity_expired", "the identity token has expired", "identity_token") from None
     except jwt.MissingRequiredClaimError as exc:
@@ -92,6 +101,14 @@ def _identity_claims(token: str) -> dict[str, Any]:
         raise WidgetSessionError(
             "invalid", f"the identity token is not a valid HS256 JWT ({exc})", "identity_token"
         ) from None
+    issued = claims.get("iat", time.time())
+    if not isinstance(issued, int | float) or claims["exp"] - issued > settings.WIDGET_IDENTITY_MAX_AGE_S:
+        raise WidgetSessionError(
+            "invalid",
+            f"the identity token may live at most {settings.WIDGET_IDENTITY_MAX_AGE_S} s (exp - iat)",
+            "identity_token",
+        )
+    return claims
 
 
 def widget_token_issue(conversation: Conversation) -> str:
@@ -128,6 +145,17 @@ def _identified_customer(identity_token: str, locale: str) -> Customer:
     return customer_upsert(external_id=external_id, locale=locale, verified=True, **signed)
 
 
+def client_key_for(address: str | None) -> str:
+    """The key per-client limits count under: the address, and for IPv6 its /64 (one subscriber's block,
+    which hands out new addresses at will). Empty when the address is unknown (a Unix socket)."""
+    if not address:
+        return ""
+    ip = ipaddress.ip_address(address)
+    if ip.version == 6:
+        return f"address:{ipaddress.ip_network(f'{ip}/64', strict=False)}"
+    return f"address:{ip}"
+
+
 def widget_session_open(
     *,
     site_key: str = "",
@@ -135,6 +163,7 @@ def widget_session_open(
     identity_token: str = "",
     conversation_id: int | None = None,
     token: str = "",
+    client_address: str | None = None,
 ) -> WidgetSession:
     """Resume the conversation a valid token names, or start one.
 
@@ -142,11 +171,14 @@ def widget_session_open(
       conversation, forged or expired, is refused, so nobody reads a chat by guessing its id.
     - `identity_token` (signed): that customer, verified; a token of another customer is ignored (a shared
       computer after sign-in), and their latest open widget chat is resumed.
-    - neither: a new anonymous visitor.
+    - neither: a new anonymous visitor, at most WIDGET_SESSIONS_PER_ADDRESS from one `client_address` in any
+      WIDGET_SESSIONS_WINDOW_S (429 `rate_limited` beyond).
+    A new conversation remembers its client (`client_key`) for the limits on identity guesses.
     """
     if site_key and site_key != settings.WIDGET_SITE_KEY:
         raise WidgetSessionError("bad_site_key", "unknown site key", "site_key")
     language = locale_normalize(locale) or Language.EN
+    client = client_key_for(client_address)
     resumed: Conversation | None = None
     if conversation_id is not None or token:
         ticket = widget_token_read(token)
@@ -170,13 +202,31 @@ def widget_session_open(
         elif resumed is not None:
             customer = resumed.customer
         else:
+            _new_visitor_allow(client)
             customer = customer_upsert(external_id=f"visitor-{uuid.uuid4().hex}", locale=language)
         if resumed is None:
-            resumed = conversation_start(customer=customer, channel=Channel.WIDGET, language=language)
+            resumed = conversation_start(
+                customer=customer, channel=Channel.WIDGET, language=language, client_key=client
+            )
         if customer.verified and resumed.verified_customer_id is None:
             conversation_verified_customer_set(conversation_id=resumed.pk, customer=customer)
             resumed.verified_customer = customer
     return WidgetSession(conversation=resumed, token=widget_token_issue(resumed))
+
+
+def _new_visitor_allow(client: str) -> None:
+    if not client:
+        return
+    decision = rate_allow(
+        f"widget-sessions:{client}", settings.WIDGET_SESSIONS_PER_ADDRESS, window_s=settings.WIDGET_SESSIONS_WINDOW_S
+    )
+    if not decision.allowed:
+        raise WidgetSessionError(
+            "rate_limited",
+            f"too many new chats from this address; try again in {decision.retry_after_s} s",
+            status=429,
+            retry_after_s=decision.retry_after_s,
+        )
 
 
 def widget_history(ticket: WidgetTicket) -> dict[str, Any] | None:

@@ -11,7 +11,7 @@
   such a request itself, in its error shape.
 - Behind a proxy (`--proxy-headers`, on with HTTPS_PROXY) daphne took the client's address from the
   leftmost X-Forwarded-For entry, which the client writes itself. Here it is the entry the trusted
-  proxy appended (cs_project.client_address), so REMOTE_ADDR, the WebSocket scope's client and the
+  proxy appended (conversations.client_address), so REMOTE_ADDR, the WebSocket scope's client and the
   access log name the address Django's rules (login throttling) count.
 
 `daphne_adjust()` makes these changes; cs_project.asgi calls it, so they hold however daphne is
@@ -42,7 +42,7 @@ from daphne.ws_protocol import WebSocketFactory
 from django.conf import settings
 from twisted.web.http_headers import Headers
 
-from cs_project.client_address import forwarded_client_address
+from conversations.client_address import forwarded_client_address
 
 _NON_ASCII = re.compile(rb"[\x80-\xff]")
 
@@ -97,7 +97,7 @@ def parse_x_forwarded_for_trusted(
     original_scheme: str | None = None,
 ) -> tuple[list[Any] | None, str | None]:
     """daphne's parse_x_forwarded_for (the scheme and port it reads are kept), with the client's address
-    picked as cs_project.client_address picks it, from every line of the header joined."""
+    picked as conversations.client_address picks it, from every line of the header joined."""
     addr, scheme = _parse_x_forwarded_for(
         headers, address_header_name, port_header_name, proto_header_name, original_addr, original_scheme
     )

@@ -196,7 +196,6 @@ class Business(Specialist):
                     intent=ctx.intent,
                     text=ctx.message_text,
                     step=slot,
-                    code_sent_to=proof.sent_to,
                 )
                 return SpecialistResult(
                     text=prompt,

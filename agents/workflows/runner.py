@@ -432,10 +432,8 @@ def _verification_needed(
         )
     s["_verify_failures"] = failures
     if proof.status == ProofStatus.NOTHING and state.step == "code":
-        proof = Proof(ProofStatus.CODE_SENT, sent_to=s.get("_code_sent_to", ""))  # still waiting for that code
+        proof = Proof(ProofStatus.CODE_SENT)  # still waiting for that code
     prompt, slot = identity_question(sctx.language, proof)
-    if proof.sent_to:
-        s["_code_sent_to"] = proof.sent_to
     _save(state, step=slot, slots=s)
     awaiting = {"slot": slot, "prompt": prompt, "choices": []}
     if sctx.digression:  # the question was answered beside this; then the workflow's prompt again

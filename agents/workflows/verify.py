@@ -18,11 +18,9 @@ from conversations.services import workflow_open, workflows_end
 IDLE_TIMEOUT = timedelta(minutes=10)
 
 
-def workflow_verify_start(
-    *, conversation_id: int, intent: str, text: str, step: str = "email", code_sent_to: str = ""
-) -> None:
+def workflow_verify_start(*, conversation_id: int, intent: str, text: str, step: str = "email") -> None:
     """Pause a private question until the customer is verified; it is answered right after. `step` is
-    what is awaited: the account's details, or the code just emailed to `code_sent_to`."""
+    what is awaited: the account's details, or the code just emailed."""
     workflows_end(
         conversation_id=conversation_id,
         status=WorkflowStatus.ACTIVE,
@@ -33,20 +31,26 @@ def workflow_verify_start(
         conversation_id=conversation_id,
         kind=WorkflowKind.VERIFY,
         step=step,
-        slots={"intent": intent, "text": text, **({"_code_sent_to": code_sent_to} if code_sent_to else {})},
+        slots={"intent": intent, "text": text},
         expires_at=timezone.now() + IDLE_TIMEOUT,
     )
 
 
 # What to tell a customer whose last message proved no account yet, by what it did prove, and the slot
-# then awaited. %(to)s is the masked address a code went to.
+# then awaited. Details that name an account and details that do not are answered alike (agents.verification).
 _IDENTITY_REPLIES = {
     ProofStatus.CODE_SENT: (
-        gettext_noop("I've emailed a 6-digit code to %(to)s. Please type it here (valid for %(minutes)s minutes)."),
+        gettext_noop(
+            "If that matches an account, a 6-digit code is on its way to the account's email. Please type it "
+            "here (valid for %(minutes)s minutes)."
+        ),
         "code",
     ),
     ProofStatus.CODE_EXPIRED: (
-        gettext_noop("That code has expired, so I've emailed a new one to %(to)s. Please type it here."),
+        gettext_noop(
+            "That code has expired. If the details matched an account, a new code is on its way to its email: "
+            "please type it here."
+        ),
         "code",
     ),
     ProofStatus.CODE_WRONG: (
@@ -54,10 +58,10 @@ _IDENTITY_REPLIES = {
         "code",
     ),
     ProofStatus.CODE_SPENT: (gettext_noop("That code can't be used any more. %(ask)s"), "email"),
-    ProofStatus.CODE_UNSENDABLE: (
+    ProofStatus.LOCKED_OUT: (
         gettext_noop(
-            "I can't send a code to that account right now. A colleague can confirm it's you: just say 'talk to "
-            "a person'."
+            "There have been too many attempts to confirm an account from here. Please try again in %(minutes)s "
+            "minutes, or say 'talk to a person' and a colleague will help."
         ),
         "email",
     ),
@@ -85,10 +89,6 @@ def identity_question(language: str, proof: Proof | None = None, ask: str = "") 
     if proof is None or proof.status not in _IDENTITY_REPLIES:
         return ask, "email"
     message, slot = _IDENTITY_REPLIES[proof.status]
-    values = {
-        "to": proof.sent_to,
-        "tries": proof.tries_left,
-        "minutes": int(CODE_TTL.total_seconds() // 60),
-        "ask": ask,
-    }
+    minutes = proof.retry_after_s if proof.status == ProofStatus.LOCKED_OUT else CODE_TTL.total_seconds()
+    values = {"tries": proof.tries_left, "minutes": max(1, -(-int(minutes) // 60)), "ask": ask}
     return say(language, message, **values), slot

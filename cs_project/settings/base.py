@@ -52,7 +52,7 @@ if not SECRET_KEY:
 # Only with such a proxy in front: otherwise anyone could claim to be on HTTPS or at any address.
 HTTPS_PROXY = env_bool("HTTPS_PROXY", False)
 # How many proxies in front append to X-Forwarded-For (nginx alone: 1; a CDN then nginx: 2). The client's
-# address is the entry this many places from the right (cs_project.client_address); what is left of it the
+# address is the entry this many places from the right (conversations.client_address); what is left of it the
 # client may have written itself.
 TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", 1)
 if TRUSTED_PROXY_COUNT < 1:
@@ -209,7 +209,7 @@ AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "admin/locked_out.html"
 # The address axes counts failures from is the one the trusted proxy saw, never an X-Forwarded-For entry the
 # client wrote: the project's one rule for a client's address.
-AXES_CLIENT_IP_CALLABLE = "cs_project.client_address.client_address"
+AXES_CLIENT_IP_CALLABLE = "conversations.client_address.client_address"
 
 ROOT_URLCONF = "cs_project.urls"
 ASGI_APPLICATION = "cs_project.asgi.application"
@@ -362,3 +362,9 @@ API_REQUESTS_PER_MINUTE = env_int("API_REQUESTS_PER_MINUTE", 600)
 WIDGET_MAX_FRAME_BYTES = 16 * 1024
 # The largest JSON body the API reads (uploads have KNOWLEDGE_MAX_FILE_BYTES); more is refused with 413.
 API_MAX_BODY_BYTES = env_int("API_MAX_BODY_BYTES", 1024 * 1024)
+# The longest a signed identity may live (its exp - iat): a leaked token must not vouch for a shopper for years.
+WIDGET_IDENTITY_MAX_AGE_S = env_int("WIDGET_IDENTITY_MAX_AGE_S", 24 * 3600)
+# New anonymous chats one address may open in any WIDGET_SESSIONS_WINDOW_S (each is a new visitor with its own
+# message budget); a resumed chat or a signed-in shopper is not counted.
+WIDGET_SESSIONS_PER_ADDRESS = env_int("WIDGET_SESSIONS_PER_ADDRESS", 20)
+WIDGET_SESSIONS_WINDOW_S = env_int("WIDGET_SESSIONS_WINDOW_S", 600)

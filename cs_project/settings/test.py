@@ -25,3 +25,6 @@ WEBHOOK_SWEEP_GRACE_S = 2
 # The engine's tests prove identity by account details (τ-bench's policy); the emailed code and the
 # signed-only mode have their own tests (tests/agents/test_verification_modes.py).
 CHAT_VERIFICATION = "details"
+
+# Every test client comes from 127.0.0.1: the per-address limit on new chats has its own tests.
+WIDGET_SESSIONS_PER_ADDRESS = 100_000

@@ -100,6 +100,17 @@ def test_an_identity_ignores_a_token_of_another_customer(client: Client) -> None
         ({"identity_token": signed({"sub": "shop-42", "exp": 2**40}, algorithm="none")}, "invalid", "identity_token"),
         ({"identity_token": signed({"sub": "shop-42", "exp": 2**40}, algorithm="HS512")}, "invalid", "identity_token"),
         ({"identity_token": signed({"sub": "shop-42", "exp": 1_000_000})}, "identity_expired", "identity_token"),
+        # no maximum lifetime: 100 years ahead, or a day and more after its iat
+        ({"identity_token": signed({"sub": "shop-42", "exp": int(time.time()) + 100 * 365 * 86400})}, "invalid", "identity_token"),
+        (
+            {"identity_token": signed({"sub": "shop-42", "iat": int(time.time()) - 3600, "exp": int(time.time()) + 86400})},
+            "invalid",
+            "identity_token",
+        ),
+        # not valid yet, or issued in the future
+        ({"identity_token": signed({"sub": "shop-42", "nbf": int(time.time()) + 3600, "exp": int(time.time()) + 7200})}, "invalid", "identity_token"),
+        ({"identity_token": signed({"sub": "shop-42", "iat": int(time.time()) + 3600, "exp": int(time.time()) + 7200})}, "invalid", "identity_token"),
+        ({"identity_token": signed({"sub": "shop-42", "iat": "yesterday", "exp": int(time.time()) + 60})}, "invalid", "identity_token"),
         ({"identity_token": signed({"sub": "shop-42"})}, "invalid", "identity_token"),
         ({"identity_token": signed({"exp": 2**40, "email": "li.wei@example.com"})}, "invalid", "identity_token"),
         ({"identity_token": signed({"sub": "", "exp": 2**40})}, "invalid", "identity_token"),
@@ -155,3 +166,55 @@ def test_preflight_and_other_methods(client: Client) -> None:
 
     assert preflight.status_code == 204 and "POST" in preflight["Access-Control-Allow-Methods"]
     assert get.status_code == 405 and get.json()["error"]["code"] == "method_not_allowed"
+
+
+def test_an_identity_within_its_maximum_lifetime_is_accepted(client: Client, settings: Any) -> None:
+    now = int(time.time())
+    settings.WIDGET_IDENTITY_MAX_AGE_S = 2 * 3600
+
+    fresh = session(client, {"identity_token": signed({"sub": "shop-42", "iat": now - 60, "exp": now + 3600})})
+    without_iat = session(client, {"identity_token": signed({"sub": "shop-43", "exp": now + 3600})})
+    too_long = session(client, {"identity_token": signed({"sub": "shop-44", "iat": now, "exp": now + 3 * 3600})})
+
+    assert fresh.status_code == 200 and fresh.json()["customer"]["verified"] is True
+    assert without_iat.status_code == 200
+    assert too_long.status_code == 400 and "at most 7200 s" in too_long.json()["error"]["message"]
+
+
+def test_new_anonymous_chats_are_limited_per_address(client: Client, settings: Any) -> None:
+    # given: a limit of 3 new chats in 10 minutes
+    settings.WIDGET_SESSIONS_PER_ADDRESS = 3
+    opened = [session(client, {}, REMOTE_ADDR="203.0.113.5") for _ in range(3)]
+
+    # when
+    refused = session(client, {}, REMOTE_ADDR="203.0.113.5")
+    elsewhere = session(client, {}, REMOTE_ADDR="198.51.100.8")
+    resumed = session(
+        client, {"conversation_id": opened[0].json()["conversation_id"], "token": opened[0].json()["token"]},
+        REMOTE_ADDR="203.0.113.5",
+    )
+    signed_in = session(client, {"identity_token": identity_token_issue("shop-9")}, REMOTE_ADDR="203.0.113.5")
+
+    # then: the fourth is refused in the widget's error shape, and nothing was written for it
+    assert all(response.status_code == 200 for response in opened)
+    assert refused.status_code == 429 and refused.json()["error"]["code"] == "rate_limited"
+    assert 0 < int(refused["Retry-After"]) <= 600 and refused["Access-Control-Allow-Origin"] == "*"
+    assert Customer.objects.filter(external_id__startswith="visitor-").count() == 4  # 3 here, 1 elsewhere
+    assert elsewhere.status_code == resumed.status_code == signed_in.status_code == 200
+
+
+def test_an_ipv6_client_is_one_client_across_its_block(client: Client, settings: Any) -> None:
+    settings.WIDGET_SESSIONS_PER_ADDRESS = 2
+    first = session(client, {}, REMOTE_ADDR="2001:db8:1:2::10")
+    second = session(client, {}, REMOTE_ADDR="2001:db8:1:2:ffff::1")
+
+    third = session(client, {}, REMOTE_ADDR="2001:db8:1:2:abcd::9")
+
+    assert first.status_code == second.status_code == 200 and third.status_code == 429
+    assert Conversation.objects.get(pk=first.json()["conversation_id"]).client_key == "address:2001:db8:1:2::/64"
+
+
+def test_a_new_chat_remembers_its_client_for_identity_limits(client: Client) -> None:
+    opened = session(client, {}, REMOTE_ADDR="203.0.113.5").json()
+
+    assert Conversation.objects.get(pk=opened["conversation_id"]).client_key == "address:203.0.113.5"

@@ -1,4 +1,4 @@
-"""The client's address (cs_project.client_address): behind the proxy, only the entry the trusted proxy wrote
+"""The client's address (conversations.client_address): behind the proxy, only the entry the trusted proxy wrote
 into X-Forwarded-For counts, so a client forging the header cannot escape the login lockout; the web server
 (daphne) picks the same address."""
 
@@ -21,7 +21,7 @@ from django.test import Client, RequestFactory
 from django.urls import reverse
 from twisted.web.http_headers import Headers
 
-from cs_project.client_address import address_normalised, client_address, forwarded_client_address
+from conversations.client_address import address_normalised, client_address, forwarded_client_address
 from cs_project.web_server import daphne_adjust
 from tests.conftest import (
     BASE_DIR,
