@@ -1,5 +1,6 @@
 from django.contrib import admin
 from django.urls import include, path
+from django.views.decorators.cache import cache_control
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from agents.api import (
@@ -52,7 +53,9 @@ urlpatterns = [
     path("admin/analytics/export.csv", dashboard_view(export_csv), name="analytics-export"),
     path("admin/", admin.site.urls),
     path("healthz", healthz, name="healthz"),
-    path("widget/session", widget_session, name="widget-session"),
+    # Its answer holds the chat's resume token (a bearer credential for WIDGET_TOKEN_MAX_AGE_S) and the shopper's
+    # name: no cache, shared or the browser's, may keep it.
+    path("widget/session", cache_control(private=True, no_store=True)(widget_session), name="widget-session"),
     path("kb/sources/<int:chunk_id>", kb_source, name="kb-source"),
     path("api/v1/", include(api_v1)),
     path("api/schema/", SpectacularAPIView.as_view(permission_classes=[], authentication_classes=[]), name="schema"),
