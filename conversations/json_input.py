@@ -2,8 +2,9 @@
 
 `json.loads` alone lets a few kilobytes of `[[[[…` blow the interpreter's recursion limit, and it
 accepts a NUL or a lone surrogate (`"\\ud800"`) inside a string, which Postgres refuses and UTF-8
-cannot encode. Every door reads outside JSON through `json_input_read`, so each of these is a
-clear 400 (or an `error` event on the socket) instead of a server error.
+cannot encode. It also reads `NaN`, `Infinity` and `-Infinity`, which are not JSON at all, and a text
+field then stores "nan". Every door reads outside JSON through `json_input_read`, so each of these is a
+clear 400 (or an `error` event on the socket) instead of a server error or a strange value.
 """
 
 from __future__ import annotations
@@ -14,6 +15,10 @@ from typing import Any
 
 MAX_DEPTH = 32  # our deepest input is three levels; this is room for any integrator's metadata
 _UNREADABLE = re.compile("[\x00\ud800-\udfff]")
+
+
+def _not_json(constant: str) -> None:
+    raise ValueError(f"{constant} is not JSON")
 
 
 class JsonInputError(ValueError):
@@ -37,7 +42,7 @@ def json_input_read(raw: str | bytes, *, max_depth: int = MAX_DEPTH, strings_che
     `strings_checked=False` leaves NULs and lone surrogates to the caller, which can then answer
     the one field they are in (the socket's message text, with its client_id)."""
     try:
-        document = json.loads(raw)
+        document = json.loads(raw, parse_constant=_not_json)
     except RecursionError:
         raise JsonInputError("too_deep", f"the JSON is nested more than {max_depth} levels deep") from None
     except (ValueError, UnicodeDecodeError):

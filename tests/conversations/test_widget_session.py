@@ -124,6 +124,7 @@ def test_an_identity_ignores_a_token_of_another_customer(client: Client) -> None
         ({"site_key": "someone-else"}, "bad_site_key", "site_key"),
         ({"locale": 5}, "invalid", "locale"),
         ("{not json", "invalid_json", ""),
+        ('{"locale": NaN}', "invalid_json", ""),
         ("[1, 2]", "invalid", ""),
         (json.dumps({"locale": "x" * 9000}), "too_large", ""),
         (json.dumps({"locale": "x" * 70_000}), "too_large", ""),

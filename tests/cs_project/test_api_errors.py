@@ -69,6 +69,10 @@ def test_pages_outside_the_api_keep_their_html_404(client: Client, db: None) -> 
         ('{"customer": {"external_id": "\\ud800"}}', 400, "unreadable_text"),
         ('{"customer\\u0000": {"external_id": "u1"}}', 400, "unreadable_text"),
         ('{"customer": {"external_id": "u1", "name": "' + "x" * (1024 * 1024) + '"}}', 413, "too_large"),
+        # not JSON, though Python's json reads them (a text field would then store "nan")
+        ('{"customer": {"external_id": NaN}}', 400, "parse_error"),
+        ('{"customer": {"external_id": "u1", "name": Infinity}}', 400, "parse_error"),
+        ('{"customer": {"external_id": "u1"}, "locale": -Infinity}', 400, "parse_error"),
     ],
 )
 def test_bodies_too_deep_unreadable_or_too_large_get_the_error_shape_and_store_nothing(
