@@ -11,24 +11,20 @@ import csv
 import io
 import json
 import re
-import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from html.parser import HTMLParser
-from itertools import zip_longest
 
 from django.conf import settings
 
 from knowledge.chunking import TextChunk, chunk_markdown
+from knowledge.extract import CONTAINER_TYPES, ExtractLimits, IngestError, text_extract, text_extract_isolated
+from knowledge.tables import table_sentences
 
 MARKDOWN_TYPES = {".md", ".markdown", ".txt"}
 FAQ_TYPES = {".csv", ".json"}
 HTML_TYPES = {".html", ".htm"}
-SUPPORTED_TYPES = MARKDOWN_TYPES | FAQ_TYPES | HTML_TYPES | {".pdf", ".docx"}
-
-
-class IngestError(Exception):
-    """A file that cannot be ingested; the message says why."""
+SUPPORTED_TYPES = MARKDOWN_TYPES | FAQ_TYPES | HTML_TYPES | CONTAINER_TYPES
 
 
 @dataclass(frozen=True)
@@ -66,38 +62,6 @@ def _title_from(name: str) -> str:
     stem = name.rsplit("/", 1)[-1]
     stem = stem[: stem.rfind(".")] if "." in stem else stem
     return _LANGUAGE_TAG.sub("", stem).replace("_", " ").replace("-", " ").strip() or name
-
-
-_CJK = re.compile(r"[\u3400-\u9fff]")
-_DIGIT = re.compile(r"\d")
-
-
-def table_sentences(rows: list[list[str]], *, header: bool | None = None) -> list[str]:
-    """A table as one sentence per row, each cell labelled with its column's heading, so that a row read
-    alone (in a chunk, quoted in a reply) still says what its numbers are: "Destination: Hong Kong,
-    Delivery time: 2-4 business days, Shipping fee: ¥40." A flattened table runs all its cells into one
-    sentence that no answer can quote. Cells are joined with commas: a ";" would end the sentence.
-
-    `header` None guesses: the first row heads the table when it holds no digit and a later row does."""
-    rows = [[re.sub(r"\s+", " ", cell).strip() for cell in row] for row in rows]
-    rows = [row for row in rows if any(row)]
-    if header is None:
-        header = (
-            len(rows) > 1
-            and not any(map(_DIGIT.search, rows[0]))
-            and any(_DIGIT.search(c) for r in rows[1:] for c in r)
-        )
-    names = rows[0] if header and len(rows) > 1 else []
-    lines = []
-    for row in rows[1:] if names else rows:
-        chinese = any(_CJK.search(cell) for cell in row)
-        between, label, end = ("，", "：", "。") if chinese else (", ", ": ", ".")
-        cells = [
-            f"{name}{label}{cell}" if name else cell for name, cell in zip_longest(names, row, fillvalue="") if cell
-        ]
-        line = between.join(cells)
-        lines.append(line if line.endswith((".", "。", "!", "！", "?", "？")) else line + end)
-    return lines
 
 
 _PIPE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
@@ -241,52 +205,19 @@ def _read_html(raw: bytes, name: str) -> ReadDocument:
     return _markdown(markdown, name, title=parser.title)
 
 
-def _read_pdf(raw: bytes, name: str) -> ReadDocument:
-    from pypdf import PdfReader
-    from pypdf.errors import PdfReadError
-
-    try:
-        reader = PdfReader(io.BytesIO(raw))
-        if reader.is_encrypted:
-            raise IngestError(f"{name}: the PDF is password-protected")
-        limit = settings.KNOWLEDGE_MAX_PDF_PAGES
-        if len(reader.pages) > limit:
-            raise IngestError(f"{name}: {len(reader.pages)} pages; at most {limit} (KNOWLEDGE_MAX_PDF_PAGES)")
-        pages = [page.extract_text() or "" for page in reader.pages]
-        title = str(reader.metadata.get("/Title") or "").strip() if reader.metadata else ""
-    except IngestError:
-        raise
-    except (PdfReadError, ValueError, KeyError, TypeError, OSError) as exc:
-        raise IngestError(f"{name}: not a readable PDF ({exc})") from None
-    # PDF text comes in visual lines; a blank line between pages keeps sentences of two pages apart.
-    text = "\n\n".join(p.strip() for p in pages if p.strip())
-    if not text:
-        raise IngestError(f"{name}: the PDF has no text layer (a scan needs OCR first)")
-    return _markdown(text, name, title=title)
+def extract_limits() -> ExtractLimits:
+    return ExtractLimits(
+        inflated_bytes=settings.KNOWLEDGE_MAX_INFLATED_BYTES,
+        inflate_ratio=settings.KNOWLEDGE_MAX_INFLATE_RATIO,
+        pdf_pages=settings.KNOWLEDGE_MAX_PDF_PAGES,
+        pdf_page_bytes=settings.KNOWLEDGE_MAX_PDF_PAGE_BYTES,
+        text_chars=settings.KNOWLEDGE_MAX_TEXT_CHARS,
+    )
 
 
-def _read_docx(raw: bytes, name: str) -> ReadDocument:
-    import docx
-    from docx.opc.exceptions import PackageNotFoundError
-
-    try:
-        document = docx.Document(io.BytesIO(raw))
-    except (PackageNotFoundError, zipfile.BadZipFile, KeyError, ValueError) as exc:
-        raise IngestError(f"{name}: not a readable DOCX file ({exc})") from None
-    lines: list[str] = []
-    for paragraph in document.paragraphs:
-        text = paragraph.text.strip()
-        style = (paragraph.style.name if paragraph.style is not None else "") or ""
-        level = re.fullmatch(r"Heading (\d)", style)
-        if text and style == "Title":
-            lines.append(f"# {text}")
-        elif text and level:
-            lines.append("#" * min(6, int(level.group(1)) + 1) + f" {text}")
-        elif text:
-            lines.append(text)
-    for table in document.tables:
-        lines += table_sentences([[cell.text for cell in row.cells] for row in table.rows])
-    return _markdown("\n".join(lines), name, title=(document.core_properties.title or "").strip())
+def _read_container(raw: bytes, name: str) -> ReadDocument:
+    extracted = text_extract(name, raw, extract_limits())
+    return _markdown(extracted.text, name, title=extracted.title)
 
 
 _READERS: dict[str, Callable[[bytes, str], ReadDocument]] = {
@@ -294,8 +225,8 @@ _READERS: dict[str, Callable[[bytes, str], ReadDocument]] = {
     ".json": _read_json,
     ".html": _read_html,
     ".htm": _read_html,
-    ".pdf": _read_pdf,
-    ".docx": _read_docx,
+    ".pdf": _read_container,
+    ".docx": _read_container,
 }
 
 
@@ -323,3 +254,24 @@ def document_read(name: str, raw: bytes, *, max_bytes: int) -> ReadDocument:
     if reader is None:
         return _markdown(decode_text(raw, name), name)
     return reader(raw, name)
+
+
+def document_read_isolated(
+    name: str, raw: bytes, *, max_bytes: int, waiting: Callable[[], None] | None = None
+) -> ReadDocument:
+    """`document_read`, with a PDF or DOCX read in a child process under KNOWLEDGE_PARSE_MAX_CPU_S and
+    KNOWLEDGE_PARSE_MAX_MEMORY_BYTES (knowledge.extract); `waiting` is called while it works, and what
+    it raises kills the child. The other formats cannot unpack to more than they weigh, so they are
+    read here, saving a process start."""
+    if suffix_of(name) not in CONTAINER_TYPES:
+        return document_read(name, raw, max_bytes=max_bytes)
+    document_read_precheck(name, raw, max_bytes=max_bytes)
+    extracted = text_extract_isolated(
+        name,
+        raw,
+        limits=extract_limits(),
+        cpu_s=settings.KNOWLEDGE_PARSE_MAX_CPU_S,
+        memory_bytes=settings.KNOWLEDGE_PARSE_MAX_MEMORY_BYTES,
+        waiting=waiting,
+    )
+    return _markdown(extracted.text, name, title=extracted.title)

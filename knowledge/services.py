@@ -39,7 +39,7 @@ from knowledge.models import (
     Language,
     MissedQuestion,
 )
-from knowledge.readers import IngestError, document_check_unread, document_read, document_read_precheck
+from knowledge.readers import IngestError, document_check_unread, document_read_isolated, document_read_precheck
 
 EMBED_BATCH = 32
 
@@ -179,7 +179,10 @@ def document_ingest(
     on_progress: ProgressCallback | None = None,
 ) -> IngestResult:
     """Ingest one file's bytes (any supported format); `source` names it for updates and pruning."""
-    document = document_read(name, raw, max_bytes=settings.KNOWLEDGE_MAX_FILE_BYTES)
+    # While the file is read its progress is 0 of its passages; the report is also where a job notices
+    # it was cancelled or is out of time, and then the child process reading the file is killed.
+    waiting = (lambda: on_progress(0, 1)) if on_progress else None
+    document = document_read_isolated(name, raw, max_bytes=settings.KNOWLEDGE_MAX_FILE_BYTES, waiting=waiting)
     limit = settings.KNOWLEDGE_MAX_CHUNKS_PER_FILE
     if len(document.chunks) > limit:
         raise IngestError(

@@ -129,6 +129,18 @@ KNOWLEDGE_MAX_JOB_BYTES = env_int("KNOWLEDGE_MAX_JOB_BYTES", 50 * 1024 * 1024)
 KNOWLEDGE_MAX_PDF_PAGES = env_int("KNOWLEDGE_MAX_PDF_PAGES", 500)
 KNOWLEDGE_MAX_CHUNKS_PER_FILE = env_int("KNOWLEDGE_MAX_CHUNKS_PER_FILE", 3000)
 KNOWLEDGE_JOB_TIME_LIMIT_S = env_int("KNOWLEDGE_JOB_TIME_LIMIT_S", 900)
+# What a PDF or DOCX may unpack to, checked before it is unpacked (knowledge.extract): a DOCX's parts
+# together and what a PDF's pages draw together; one large DOCX part's unpacked-to-packed ratio (Word's
+# XML packs 5-30 times, a zip bomb a thousand); what one PDF page draws (pypdf parses about 0.5 MB of
+# drawing a second); the text a file yields (3000 passages hold about 1.5 million characters).
+KNOWLEDGE_MAX_INFLATED_BYTES = env_int("KNOWLEDGE_MAX_INFLATED_BYTES", 50 * 1024 * 1024)
+KNOWLEDGE_MAX_INFLATE_RATIO = env_int("KNOWLEDGE_MAX_INFLATE_RATIO", 100)
+KNOWLEDGE_MAX_PDF_PAGE_BYTES = env_int("KNOWLEDGE_MAX_PDF_PAGE_BYTES", 1024 * 1024)
+KNOWLEDGE_MAX_TEXT_CHARS = env_int("KNOWLEDGE_MAX_TEXT_CHARS", 2_000_000)
+# A PDF or DOCX is read in a child process with these limits, killed when past them; 50 MB of Word XML
+# takes about 27 s and 700 MB.
+KNOWLEDGE_PARSE_MAX_CPU_S = env_int("KNOWLEDGE_PARSE_MAX_CPU_S", 60)
+KNOWLEDGE_PARSE_MAX_MEMORY_BYTES = env_int("KNOWLEDGE_PARSE_MAX_MEMORY_BYTES", 1024 * 1024 * 1024)
 
 ESCALATE_FAILED_THRESHOLD = env_int("ESCALATE_FAILED_THRESHOLD", 2)
 # Where customers send returns, as told in each language (the return tool's instructions).

@@ -4,6 +4,7 @@ the test process step by step as the worker would."""
 from __future__ import annotations
 
 import io
+import time
 from typing import Any
 
 import pytest
@@ -15,6 +16,7 @@ from django.urls import reverse
 from knowledge.models import Document, IngestJob
 from knowledge.readers import IngestError
 from knowledge.services import ingest_job_cancel, ingest_job_create, ingest_job_run
+from tests.knowledge.documents import MB, docx_bomb, pdf_drawing
 from tickets.staff import support_group_ensure
 
 pytestmark = pytest.mark.django_db
@@ -75,6 +77,42 @@ def test_a_pdf_with_too_many_pages_is_refused_before_its_text_is_read(settings: 
 
     assert ingest_job_run(str(job.pk)) == "failed"
     assert "3 pages; at most 2" in job.files.get().error
+
+
+def test_bombs_in_an_upload_are_refused_alone_with_their_reason_and_the_rest_is_ingested() -> None:
+    # given: the security re-run's two files, beside an ordinary one
+    job = job_of(
+        ("bomb.docx", docx_bomb(unpacked_mb=300)),
+        ("bomb.pdf", pdf_drawing(pages=450, drawn_bytes=8 * MB)),
+        ("warranty.md", SHORT_EN),
+    )
+    started = time.monotonic()
+
+    status = ingest_job_run(str(job.pk))
+
+    seconds = time.monotonic() - started
+    docx_file, pdf_file, markdown = job.files.order_by("pk")
+    assert status == "partial"
+    assert docx_file.outcome == "failed" and docx_file.error.startswith("bomb.docx: too large when unpacked")
+    assert pdf_file.outcome == "failed" and pdf_file.error.startswith("bomb.pdf: too large when unpacked")
+    assert markdown.outcome == "added"
+    assert seconds < 10  # read as they come, each held a worker for minutes
+
+
+def test_a_file_past_the_readers_processor_time_is_stopped_and_the_job_goes_on(settings: Any) -> None:
+    # given: a PDF that passes every check but takes pypdf some 10 s to parse, and a second of reading
+    settings.KNOWLEDGE_PARSE_MAX_CPU_S = 1
+    job = job_of(("slow.pdf", pdf_drawing(pages=5, drawn_bytes=900_000)), ("warranty.md", SHORT_EN))
+
+    status = ingest_job_run(str(job.pk))
+
+    slow, markdown = job.files.order_by("pk")
+    assert status == "partial"
+    assert (slow.outcome, slow.error) == (
+        "failed",
+        "slow.pdf: took too long to read: stopped after 1 s (KNOWLEDGE_PARSE_MAX_CPU_S)",
+    )
+    assert markdown.outcome == "added" and Document.objects.get().source == "warranty.md"
 
 
 def test_a_job_out_of_time_stops_between_batches_and_says_so(settings: Any) -> None:

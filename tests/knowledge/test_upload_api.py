@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import http.client
 import json
+import subprocess
 import time
 import urllib.parse
 import uuid
 from typing import Any
 
+import psutil
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile, TemporaryUploadedFile
 from django.test import Client
@@ -20,6 +22,7 @@ from knowledge.readers import IngestError
 from knowledge.selectors import chunk_search_hybrid
 from knowledge.services import ingest_job_create
 from tests.conftest import AsgiServer
+from tests.knowledge.documents import pdf_drawing
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("celery_worker")]
 
@@ -264,6 +267,42 @@ def test_a_running_job_is_cancelled_through_the_api_and_drops_the_file_in_progre
     assert [(f["outcome"], f["error"]) for f in job["files"]] == [("skipped", "the job was cancelled")] * 2
     assert not Document.objects.exists()  # nothing of the file being embedded was written
     assert again.status_code == 409 and again.json()["error"]["code"] == "conflict"
+
+
+def _reader_processes(worker: subprocess.Popen[bytes]) -> list[psutil.Process]:
+    """The child processes reading a file (knowledge.extract) under the session's worker."""
+    return [
+        process
+        for process in psutil.Process(worker.pid).children(recursive=True)
+        if "knowledge.extract" in " ".join(process.cmdline())
+    ]
+
+
+def test_cancelling_a_job_kills_the_process_reading_its_file(
+    client: Client, auth: dict[str, Any], celery_worker: subprocess.Popen[bytes]
+) -> None:
+    # given: a PDF that passes every check and would take pypdf over a minute to parse, being read
+    url = upload(client, auth, [("slow.pdf", pdf_drawing(pages=40, drawn_bytes=900_000))]).json()["url"]
+    deadline = time.monotonic() + 30
+    while not (readers := _reader_processes(celery_worker)):
+        assert time.monotonic() < deadline, "no process started reading the file"
+        time.sleep(0.05)
+
+    # when
+    cancelled = client.post(f"{url}/cancel", **auth)
+    started = time.monotonic()
+    while readers[0].is_running() and readers[0].status() != psutil.STATUS_ZOMBIE:
+        assert time.monotonic() - started < 3, "the reading process outlived the cancel by 3 s"
+        time.sleep(0.05)
+
+    # then
+    assert cancelled.status_code == 200
+    while _worker_runs(url.rsplit("/", 1)[-1]):
+        assert time.monotonic() - started < 10, "the worker never let go of the cancelled job"
+        time.sleep(0.05)
+    job = client.get(url, **auth).json()
+    assert job["status"] == "cancelled" and job["files"][0]["outcome"] == "skipped"
+    assert not _reader_processes(celery_worker)
 
 
 def test_cancelling_an_unknown_job_is_404(client: Client, auth: dict[str, Any]) -> None:
