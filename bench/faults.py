@@ -196,7 +196,7 @@ def system_start(llm_base_url: str, var_dir: Path) -> System:
     system = System(f"http://127.0.0.1:{port}", var_dir, env, process)
     system.wait_healthy()
     created = subprocess.run(
-        [sys.executable, "manage.py", "create_api_key", "faults", "--scopes", "chat", "kb"],
+        [sys.executable, "manage.py", "create_api_key", "faults", "--scopes", "chat,kb"],
         cwd=ROOT,
         env=env,
         capture_output=True,
