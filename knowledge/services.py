@@ -266,8 +266,11 @@ def ingest_job_create(
         IngestFile.objects.bulk_create(
             IngestFile(job=job, name=name[:300], size=len(content), content=content) for name, content in contents
         )
-        # By name: the task calls down into this module, which never imports the tasks.
-        transaction.on_commit(lambda: current_app.send_task(INGEST_JOB_RUN, args=[str(job.pk)]))
+        # By name: the task calls down into this module, which never imports the tasks. On the ingest
+        # queue, whose worker is not the one answering chats.
+        transaction.on_commit(
+            lambda: current_app.send_task(INGEST_JOB_RUN, args=[str(job.pk)], queue=settings.CELERY_INGEST_QUEUE)
+        )
     return job
 
 

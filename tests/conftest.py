@@ -14,6 +14,7 @@ import urllib.error
 import urllib.request
 import uuid
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -47,24 +48,51 @@ def subprocess_env(**overrides: str) -> dict[str, str]:
     return env
 
 
+@dataclass(frozen=True)
+class CeleryWorkers:
+    engine: subprocess.Popen[bytes]  # the engine's queue (chat turns, webhooks, e-mail)
+    ingest: subprocess.Popen[bytes]  # the upload jobs' queue, one at a time
+
+
 @pytest.fixture(scope="session")
-def celery_worker(django_db_setup: None, django_db_blocker: pytest.FixtureRequest) -> Iterator[subprocess.Popen[bytes]]:
-    """A real Celery worker process on the test database and the test broker."""
+def celery_workers(django_db_setup: None, django_db_blocker: pytest.FixtureRequest) -> Iterator[CeleryWorkers]:
+    """Real Celery worker processes on the test database and the test broker, as `make run` starts them:
+    one on the engine's queue and one, with concurrency 1, on the uploads'. Started side by side."""
     with django_db_blocker.unblock():  # type: ignore[attr-defined]
         database_url = database_url_for_tests()
-    process = subprocess.Popen(
-        [sys.executable, "manage.py", "worker", "--concurrency=4", "--loglevel=WARNING"],
-        cwd=BASE_DIR,
-        env=subprocess_env(DATABASE_URL=database_url, REDIS_URL=settings.REDIS_URL),
-        start_new_session=True,
+
+    def start(*options: str) -> subprocess.Popen[bytes]:
+        return subprocess.Popen(
+            [sys.executable, "manage.py", "worker", "--loglevel=WARNING", *options],
+            cwd=BASE_DIR,
+            env=subprocess_env(DATABASE_URL=database_url, REDIS_URL=settings.REDIS_URL),
+            start_new_session=True,
+        )
+
+    workers = CeleryWorkers(
+        engine=start("--concurrency=4", "--hostname=engine@%h"),
+        ingest=start("--ingest", "--concurrency=1", "--hostname=ingest@%h"),
     )
     deadline = time.monotonic() + 60
-    while not celery_app.control.ping(timeout=0.5, limit=1):
-        if process.poll() is not None or time.monotonic() > deadline:
-            process.kill()
-            pytest.fail("the Celery worker did not start")
-    yield process
-    process_group_stop(process, timeout=20)
+    while len(celery_app.control.ping(timeout=0.5)) < 2:
+        if any(p.poll() is not None for p in (workers.engine, workers.ingest)) or time.monotonic() > deadline:
+            for process in (workers.engine, workers.ingest):
+                process.kill()
+            pytest.fail("the Celery workers did not start")
+    yield workers
+    for process in (workers.engine, workers.ingest):
+        process_group_stop(process, timeout=20)
+
+
+@pytest.fixture(scope="session")
+def celery_worker(celery_workers: CeleryWorkers) -> subprocess.Popen[bytes]:
+    """The worker on the engine's queue; the one on the uploads' queue runs beside it."""
+    return celery_workers.engine
+
+
+@pytest.fixture(scope="session")
+def ingest_worker(celery_workers: CeleryWorkers) -> subprocess.Popen[bytes]:
+    return celery_workers.ingest
 
 
 def process_group_stop(process: subprocess.Popen[bytes], *, timeout: float) -> None:

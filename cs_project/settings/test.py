@@ -9,6 +9,7 @@ CACHES = _redis["CACHES"]
 CHANNEL_LAYERS = _redis["CHANNEL_LAYERS"]
 CELERY_BROKER_URL = _redis["CELERY_BROKER_URL"]
 CELERY_TASK_DEFAULT_QUEUE = "cs-test"
+CELERY_INGEST_QUEUE = "ingest-test"
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 

@@ -30,7 +30,7 @@ HUABEI = "支持花呗分期付款吗？"
 
 
 def test_an_upload_is_followed_live_to_succeeded_with_each_files_outcome(
-    page: Page, page_problems: list[str], staff_login: Callable[..., Any], celery_worker: subprocess.Popen[bytes]
+    page: Page, page_problems: list[str], staff_login: Callable[..., Any], ingest_worker: subprocess.Popen[bytes]
 ) -> None:
     kb = KnowledgeBase.objects.create(name="help")
     staff_login(page)
@@ -42,8 +42,8 @@ def test_an_upload_is_followed_live_to_succeeded_with_each_files_outcome(
     ]
     page.set_input_files('input[name="files"]', files)
 
-    # The worker is held until the job page shows, so the page's own polling has to bring the result.
-    os.killpg(celery_worker.pid, signal.SIGSTOP)
+    # The uploads' worker is held until the job page shows, so the page's own polling has to bring the result.
+    os.killpg(ingest_worker.pid, signal.SIGSTOP)
     try:
         page.get_by_role("button", name="Upload and ingest").click()
         expect(page.get_by_test_id("ingest-progress")).to_be_visible()
@@ -54,7 +54,7 @@ def test_an_upload_is_followed_live_to_succeeded_with_each_files_outcome(
             pass
         assert poll.value.ok and poll.value.json()["status"] == "queued"
     finally:
-        os.killpg(celery_worker.pid, signal.SIGCONT)
+        os.killpg(ingest_worker.pid, signal.SIGCONT)
 
     expect(page.get_by_test_id("ingest-status")).to_have_text("Succeeded", timeout=60_000)
     expect(page.get_by_test_id("ingest-percent")).to_have_text("100%")

@@ -75,3 +75,10 @@ def test_with_urls_set_nothing_embedded_starts(tmp_path: Path) -> None:
     assert "redis (REDIS_URL)" in result.stdout
     assert not (var_dir / "postgres").exists()
     assert not (var_dir / "redis").exists()
+
+
+def test_a_worker_asked_for_no_queue_says_so_before_starting() -> None:
+    result = _manage("worker", "--queues", " , ", DATABASE_URL=settings.DATABASE_URL, REDIS_URL=settings.REDIS_URL)
+
+    assert result.returncode != 0
+    assert "--queues needs at least one queue name" in result.stderr and "Traceback" not in result.stderr

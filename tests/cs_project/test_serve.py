@@ -107,10 +107,11 @@ def _until_health(
     pytest.fail(f"not recovered within {timeout} s: {seen[-3:]}")
 
 
-def _pid_of(var_dir: str, command: str) -> int:
+def _pid_of(var_dir: str, command: str, *, without: str = "") -> int:
     for process in psutil.process_iter(["cmdline"]):
         try:
-            if process.environ().get("CS_VAR_DIR") == var_dir and command in " ".join(process.info["cmdline"] or []):
+            line = " ".join(process.info["cmdline"] or [])
+            if process.environ().get("CS_VAR_DIR") == var_dir and command in line and not (without and without in line):
                 return process.pid
         except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
             continue
@@ -135,8 +136,9 @@ def test_serve_starts_everything_and_ctrl_c_stops_it_keeping_the_data(isolated_e
     # when: the first run comes up, as `make run` starts it
     process, health = _serve_until_healthy({**isolated_env, "DEMO_MODE": "1"}, port)
 
-    # then: every part answers, and the demo store is there
-    assert health["status"] == "ok"
+    # then: every part answers, uploads with a worker of their own, and the demo store is there
+    assert health["status"] == "ok" and health["processes"]["ingest"]["state"] == "running"
+    assert _pid_of(isolated_env["CS_VAR_DIR"], "manage.py worker --ingest --concurrency 1")
     page = urllib.request.urlopen(f"http://127.0.0.1:{port}/?lang=zh", timeout=5).read().decode()
     assert "Find X9" in page
     assert urllib.request.urlopen(f"http://127.0.0.1:{port}/static/admin/css/base.css", timeout=5).status == 200
@@ -144,7 +146,7 @@ def test_serve_starts_everything_and_ctrl_c_stops_it_keeping_the_data(isolated_e
         conn.execute("UPDATE store_order SET status = 'cancelled' WHERE external_id = '#D1001'")
 
     # when: the worker's whole process group is killed; then: it is started again, the site never stops
-    worker = _pid_of(isolated_env["CS_VAR_DIR"], "manage.py worker")
+    worker = _pid_of(isolated_env["CS_VAR_DIR"], "manage.py worker", without="--ingest")
     os.killpg(worker, signal.SIGKILL)
     health = _until_health(port, lambda h: h["processes"]["worker"]["restarts"] >= 1 and h["status"] == "ok")
     assert health["processes"]["web"]["restarts"] == 0 and health["processes"]["beat"]["restarts"] == 0
@@ -156,7 +158,8 @@ def test_serve_starts_everything_and_ctrl_c_stops_it_keeping_the_data(isolated_e
     health = _until_health(
         port, lambda h: h["processes"]["web"]["restarts"] >= 1 and h["status"] == "ok", web_restarting=True
     )
-    assert {name: part["restarts"] for name, part in health["processes"].items()} == {"web": 1, "worker": 1, "beat": 1}
+    restarts = {name: part["restarts"] for name, part in health["processes"].items()}
+    assert restarts == {"web": 1, "worker": 1, "ingest": 0, "beat": 1}
 
     # when: the embedded Redis dies; then: it is started again on its data, and everything recovers
     redis_pid = int((Path(isolated_env["CS_VAR_DIR"]) / "redis" / "redis.pid").read_text())
@@ -173,7 +176,7 @@ def test_serve_starts_everything_and_ctrl_c_stops_it_keeping_the_data(isolated_e
     assert "not healthy yet" not in output and "Service Unavailable: /healthz" not in output
     assert f"admin      : http://127.0.0.1:{port}/admin/" in output
     assert "login staff / staff-demo-123" in output and "DEMO MODE" in output
-    assert "stopped: web, worker, beat" in output
+    assert "stopped: web, worker, ingest, beat" in output
     assert _processes_of_run(isolated_env["CS_VAR_DIR"]) == []
 
     # when: it runs a second time, out of demo mode

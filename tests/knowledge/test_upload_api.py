@@ -21,7 +21,7 @@ from knowledge.models import Document, IngestJob
 from knowledge.readers import IngestError
 from knowledge.selectors import chunk_search_hybrid
 from knowledge.services import ingest_job_create
-from tests.conftest import AsgiServer
+from tests.conftest import AsgiServer, ParkedQueue
 from tests.knowledge.documents import pdf_drawing
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("celery_worker")]
@@ -269,8 +269,71 @@ def test_a_running_job_is_cancelled_through_the_api_and_drops_the_file_in_progre
     assert again.status_code == 409 and again.json()["error"]["code"] == "conflict"
 
 
+def test_an_upload_job_is_queued_for_the_ingest_worker(client: Client, auth: dict[str, Any], settings: Any) -> None:
+    parked = ParkedQueue(f"ingest-test-parked-{uuid.uuid4().hex[:8]}")
+    settings.CELERY_INGEST_QUEUE = parked.name
+    try:
+        job_id = upload(client, auth, [("w.md", WARRANTY_EN)]).json()["job_id"]
+
+        assert parked.sent() == [("knowledge.tasks.ingest_job_run_task", (job_id,))]
+    finally:
+        parked.delete()
+
+
+def test_each_worker_consumes_its_own_queue(celery_worker: subprocess.Popen[bytes]) -> None:
+    queues = celery_app.control.inspect(timeout=2, limit=2).active_queues() or {}
+
+    consumed = {node.split("@")[0]: sorted(queue["name"] for queue in found) for node, found in queues.items()}
+    assert consumed == {"engine": ["cs-test"], "ingest": ["ingest-test"]}
+
+
+SLOW_PDF = pdf_drawing(pages=40, drawn_bytes=900_000)  # passes every check; pypdf would parse it for over a minute
+
+
+@pytest.mark.usefixtures("exemplars")
+def test_a_chat_is_answered_while_uploads_keep_the_ingest_worker_busy(
+    client: Client, auth: dict[str, Any], ingest_worker: subprocess.Popen[bytes]
+) -> None:
+    # given: four uploads that each take over a minute to read (four such held every worker, and a
+    # shopper's reply came only once they were killed), the first one being read
+    urls = [upload(client, auth, [(f"slow_{i}.pdf", SLOW_PDF)]).json()["url"] for i in range(4)]
+    deadline = time.monotonic() + 30
+    while not _reader_processes(ingest_worker):
+        assert time.monotonic() < deadline, "no process started reading the files"
+        time.sleep(0.05)
+    conversation = client.post(
+        "/api/v1/conversations",
+        json.dumps({"customer": {"external_id": "shopper_busy_ingest"}, "locale": "en"}),
+        content_type="application/json",
+        **auth,
+    ).json()
+
+    try:
+        # when: a shopper writes
+        started = time.monotonic()
+        response = client.post(
+            f"/api/v1/conversations/{conversation['id']}/messages",
+            json.dumps({"text": "Hello!"}),
+            content_type="application/json",
+            **auth,
+        )
+        seconds = time.monotonic() - started
+
+        # then: the reply comes at once, while the uploads wait their turn behind the one being read
+        assert response.status_code == 200 and response.json()["reply"]["text"]
+        assert seconds < 15
+        statuses = [client.get(url, **auth).json()["status"] for url in urls]
+        assert statuses == ["running", "queued", "queued", "queued"]
+    finally:
+        for url in urls:
+            client.post(f"{url}/cancel", **auth)
+    while _reader_processes(ingest_worker):
+        assert time.monotonic() - started < 30, "the cancelled upload is still being read"
+        time.sleep(0.05)
+
+
 def _reader_processes(worker: subprocess.Popen[bytes]) -> list[psutil.Process]:
-    """The child processes reading a file (knowledge.extract) under the session's worker."""
+    """The child processes reading a file (knowledge.extract) under a worker."""
     return [
         process
         for process in psutil.Process(worker.pid).children(recursive=True)
@@ -279,12 +342,12 @@ def _reader_processes(worker: subprocess.Popen[bytes]) -> list[psutil.Process]:
 
 
 def test_cancelling_a_job_kills_the_process_reading_its_file(
-    client: Client, auth: dict[str, Any], celery_worker: subprocess.Popen[bytes]
+    client: Client, auth: dict[str, Any], ingest_worker: subprocess.Popen[bytes]
 ) -> None:
     # given: a PDF that passes every check and would take pypdf over a minute to parse, being read
-    url = upload(client, auth, [("slow.pdf", pdf_drawing(pages=40, drawn_bytes=900_000))]).json()["url"]
+    url = upload(client, auth, [("slow.pdf", SLOW_PDF)]).json()["url"]
     deadline = time.monotonic() + 30
-    while not (readers := _reader_processes(celery_worker)):
+    while not (readers := _reader_processes(ingest_worker)):
         assert time.monotonic() < deadline, "no process started reading the file"
         time.sleep(0.05)
 
@@ -302,7 +365,7 @@ def test_cancelling_a_job_kills_the_process_reading_its_file(
         time.sleep(0.05)
     job = client.get(url, **auth).json()
     assert job["status"] == "cancelled" and job["files"][0]["outcome"] == "skipped"
-    assert not _reader_processes(celery_worker)
+    assert not _reader_processes(ingest_worker)
 
 
 def test_cancelling_an_unknown_job_is_404(client: Client, auth: dict[str, Any]) -> None:

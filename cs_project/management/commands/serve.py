@@ -1,4 +1,4 @@
-"""Run the whole system in one terminal: migrate, seed, then the ASGI server, a worker and beat."""
+"""Run the whole system in one terminal: migrate, seed, then the ASGI server, a worker, an ingest worker and beat."""
 
 from __future__ import annotations
 
@@ -19,7 +19,10 @@ from tickets.staff import support_group_ensure
 
 
 class Command(BaseCommand):
-    help = "Start everything (make run): migrate, the demo (DEMO_MODE), ASGI server, Celery worker and beat."
+    help = (
+        "Start everything (make run): migrate, the demo (DEMO_MODE), ASGI server, a Celery worker, one for uploads,"
+        " and beat."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--host", default=os.environ.get("HOST", "127.0.0.1"))
@@ -49,6 +52,9 @@ class Command(BaseCommand):
             argvs={
                 "web": [python, manage, "web", "--host", host, "--port", str(port)],
                 "worker": [python, manage, "worker"],
+                # Uploads on their own queue, one at a time: a job that reads for minutes holds this
+                # process, never the worker answering chats.
+                "ingest": [python, manage, "worker", "--ingest", "--concurrency", "1", "--hostname", "ingest@%h"],
                 "beat": [python, manage, "beat"],
             },
             cwd=settings.BASE_DIR,
@@ -61,7 +67,9 @@ class Command(BaseCommand):
             say=lambda line: self.stderr.write(line),
         )
         base = f"http://{host}:{port}"
-        self.stdout.write("starting the web server, a worker and beat: the addresses follow once everything answers")
+        self.stdout.write(
+            "starting the web server, a worker, an ingest worker and beat: the addresses follow once everything answers"
+        )
 
         def announce(healthy: bool) -> None:
             note = "" if healthy else f"\n  not healthy yet after {READY_WAIT_S:.0f} s: see {base}/healthz\n"
