@@ -325,10 +325,13 @@ def text_extract_isolated(
 
 def _child_answer(name: str, code: int, out: bytes, err: bytes, *, cpu_s: int, memory_bytes: int) -> ExtractedText:
     if code == 0:
-        answer = json.loads(out)
-        if "error" in answer:
-            raise IngestError(answer["error"])
-        return ExtractedText(answer["title"], answer["text"])
+        try:
+            answer = json.loads(out)
+            if "error" in answer:
+                raise IngestError(answer["error"])
+            return ExtractedText(answer["title"], answer["text"])
+        except (ValueError, KeyError, TypeError):  # an answer cut short: the job must still record the file
+            raise IngestError(f"{name}: could not be read (the reader's answer was incomplete)") from None
     if code == _EXIT_MEMORY:
         raise IngestError(
             f"{name}: too large when unpacked: reading it needs more than {memory_bytes // 1048576} MB of memory"

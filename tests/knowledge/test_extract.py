@@ -12,7 +12,7 @@ import psutil
 import pypdf  # noqa: F401 - imported here, so what it allocates on import is not counted as a file's
 import pytest
 
-from knowledge.extract import ExtractLimits, IngestError, text_extract, text_extract_isolated
+from knowledge.extract import ExtractLimits, IngestError, _child_answer, text_extract, text_extract_isolated
 from tests.knowledge.documents import (
     MB,
     declared_size_changed,
@@ -168,3 +168,24 @@ def test_what_waiting_raises_kills_the_child_at_once() -> None:
         )
 
     assert len(children) == 1 and not psutil.pid_exists(children[0].pid)
+
+
+@pytest.mark.parametrize(
+    ("code", "out", "err", "reason"),
+    [
+        (0, b'{"title": "", "te', b"", "a.pdf: could not be read (the reader's answer was incomplete)"),
+        (
+            1,
+            b"",
+            b"Traceback (most recent call last):\n  ...\nRuntimeError: boom\n",
+            "a.pdf: could not be read (RuntimeError: boom)",
+        ),
+        (-9, b"", b"", "a.pdf: took too long to read: stopped after 5 s (KNOWLEDGE_PARSE_MAX_CPU_S)"),
+    ],
+    ids=["cut-short", "crashed", "killed"],
+)
+def test_a_reader_that_ends_badly_still_gives_the_file_a_reason(code: int, out: bytes, err: bytes, reason: str) -> None:
+    with pytest.raises(IngestError) as error:
+        _child_answer("a.pdf", code, out, err, cpu_s=5, memory_bytes=100 * MB)
+
+    assert str(error.value) == reason
