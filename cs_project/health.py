@@ -39,17 +39,31 @@ def _redis() -> dict[str, Any]:
 
 
 def _celery() -> dict[str, Any]:
+    """A worker must consume the chat's queue: an upload worker alone (CELERY_INGEST_QUEUE) answers no
+    customer. A missing upload worker is reported beside it (`ingest`), and does not make the chat down."""
+    chat, ingest = settings.CELERY_TASK_DEFAULT_QUEUE, settings.CELERY_INGEST_QUEUE
     try:
         with celery_app.connection_for_write(url=settings.CELERY_BROKER_URL) as conn:
             conn.ensure_connection(max_retries=1, timeout=2)
-            # limit=1: return as soon as one worker answers instead of waiting the whole timeout.
-            replies = celery_app.control.ping(timeout=1.5, limit=1, connection=conn)
+            # limit=2: `make run`'s two workers answer at once; only when neither consumes the chat's queue
+            # is every worker waited for.
+            queues = _worker_queues(conn, limit=2)
+            if chat not in {queue for names in queues.values() for queue in names}:
+                queues = _worker_queues(conn, limit=None)
     except Exception as exc:  # noqa: BLE001 - kombu raises transport-specific errors
         return {"ok": False, "error": f"broker unreachable: {exc}"}
-    workers = sorted(name for reply in replies for name in reply)
-    if not workers:
+    if not queues:
         return {"ok": False, "error": "no worker replied to ping"}
-    return {"ok": True, "workers": workers}
+    consuming = {queue for names in queues.values() for queue in names}
+    report: dict[str, Any] = {"ok": chat in consuming, "workers": sorted(queues), "ingest": ingest in consuming}
+    if not report["ok"]:
+        report["error"] = f"no worker consumes the chat queue '{chat}'"
+    return report
+
+
+def _worker_queues(conn: Any, *, limit: int | None) -> dict[str, list[str]]:
+    replies = celery_app.control.broadcast("active_queues", reply=True, timeout=1.5, limit=limit, connection=conn)
+    return {name: [queue["name"] for queue in queues] for reply in replies for name, queues in reply.items()}
 
 
 def _embeddings() -> dict[str, Any]:

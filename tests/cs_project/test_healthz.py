@@ -33,7 +33,7 @@ def test_healthz_reports_every_part_healthy(client: Client, celery_worker: objec
     assert body["postgres"]["ok"] is True and body["postgres"]["version"][0].isdigit()
     assert body["postgres"]["pgvector"].count(".") == 2
     assert body["redis"]["ok"] is True and body["redis"]["version"]
-    assert body["celery"]["ok"] is True and body["celery"]["workers"]
+    assert body["celery"]["ok"] is True and body["celery"]["workers"] and body["celery"]["ingest"] is True
     assert body["embeddings"] == {
         "ok": True,
         "loaded": True,
@@ -58,6 +58,22 @@ def test_healthz_is_503_naming_redis_when_redis_is_stopped(
     assert body["down"] == ["redis"]
     assert body["redis"]["ok"] is False and body["redis"]["error"]
     assert body["postgres"]["ok"] is True
+
+
+def test_healthz_is_503_when_no_worker_consumes_the_chat_queue(client: Client, celery_worker: object) -> None:
+    # the workers answer, but none takes the chat's tasks (as if only the upload worker ran)
+    with override_settings(CELERY_TASK_DEFAULT_QUEUE="nobody-consumes-this"):
+        response = client.get("/healthz")
+
+    assert response.status_code == 503 and response.json()["down"] == ["celery"]
+    assert response.json()["celery"]["error"] == "no worker consumes the chat queue 'nobody-consumes-this'"
+
+
+def test_healthz_says_when_no_worker_takes_uploads_and_the_chat_stays_up(client: Client, celery_worker: object) -> None:
+    with override_settings(CELERY_INGEST_QUEUE="nobody-consumes-this"):
+        response = client.get("/healthz")
+
+    assert response.status_code == 200 and response.json()["celery"]["ingest"] is False
 
 
 def test_healthz_is_503_naming_celery_when_no_worker_answers(client: Client) -> None:
