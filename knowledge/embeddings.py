@@ -155,6 +155,33 @@ def passage_vectors(texts: list[str]) -> np.ndarray:
     return np.stack(_cached_queries(f"{embedder.name} passages", texts, embedder.passages))
 
 
+@functools.cache
+def _bundled_e5() -> Embedder:
+    return LocalE5()
+
+
+def _bundled_model() -> Embedder:
+    try:
+        return _bundled_e5() if settings.EMBEDDINGS_BASE_URL else embedder_get()  # the same model when local
+    except (ImportError, OSError) as exc:
+        raise EmbeddingsUnavailable(f"embedding model failed to load: {exc}") from exc
+
+
+def bundled_passage_vectors(texts: list[str]) -> np.ndarray:
+    """Passage-side vectors of `texts` by the bundled e5 whatever EMBEDDINGS_BASE_URL says: a classifier fitted
+    on its vectors (knowledge.injection_model) reads only its vectors. Process-cached like passage_vectors."""
+    if not texts:
+        return np.zeros((0, 384), np.float32)
+    return np.stack(_cached_queries(f"{LocalE5.name} passages", texts, _bundled_model().passages))
+
+
+def bundled_query_vectors(texts: list[str]) -> np.ndarray:
+    """Query-side vectors of `texts` by the bundled e5 (see bundled_passage_vectors), process-cached."""
+    if not texts:
+        return np.zeros((0, 384), np.float32)
+    return np.stack(_cached_queries(LocalE5.name, texts, _bundled_model().queries))
+
+
 def english_encoder() -> MiniLM | None:
     """The English companion of the bundled e5; None when an embeddings server is configured (its
     model is the one chosen, and the fusion is scaled to e5's cosines) or the companion model is not

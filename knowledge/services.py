@@ -27,7 +27,8 @@ from knowledge.embeddings import (
     passage_vectors,
     query_vectors,
 )
-from knowledge.injection import instructions_withheld
+from knowledge.injection import chunks_withheld
+from knowledge.injection_model import fitted as injection_fitted
 from knowledge.models import (
     Chunk,
     Document,
@@ -124,20 +125,18 @@ def chunks_store(
     file that an upgrade reads differently is stored again); new content for a known
     source replaces the old version in one transaction, so searches see the old version until
     the new one is complete."""
-    checksum = checksum or hashlib.sha256("\n".join(f"{c.heading}\t{c.text}" for c in chunks).encode()).hexdigest()
+    # The injection classifier's version is part of the default checksum: a document ingested before it changed
+    # is read again by the next ingest, not left with what an older one let through.
+    content = "\n".join(f"{c.heading}\t{c.text}" for c in chunks)
+    checksum = checksum or hashlib.sha256(f"{injection_fitted().key}\n{content}".encode()).hexdigest()
     kb, _ = KnowledgeBase.objects.get_or_create(name=kb_name)
     if Document.objects.filter(knowledge_base=kb, checksum=checksum, status=DocumentStatus.READY).exists():
         return IngestResult(source, "unchanged", 0)
     lang = language if language in Language.values else _detect_language(" ".join(c.text for c in chunks))
-    # What speaks to the assistant instead of the customer is never searched, quoted or prompted.
-    withheld: list[str] = []
-    kept = []
-    for chunk in chunks:
-        text, found = instructions_withheld(chunk.text)
-        withheld += found
-        if text:
-            kept.append(TextChunk(chunk.heading, text))
-    chunks = kept
+    # What speaks to the assistant or the staff instead of the customer is never searched, quoted, shown or
+    # prompted: the chunks keep the rest (headings and title included), the document lists it for review.
+    chunks, title, withheld = chunks_withheld(chunks, title=title)
+    title = title or Path(source).stem
     vectors = _embed_checked([f"{c.heading}: {c.text}" for c in chunks], on_progress)
     with transaction.atomic():
         previous = list(

@@ -149,6 +149,10 @@ ESCALATE_FAILED_THRESHOLD = env_int("ESCALATE_FAILED_THRESHOLD", 2)
 # Where customers send returns, as told in each language (the return tool's instructions).
 RETURN_ADDRESS = os.environ.get("RETURN_ADDRESS", "") or "Returns Centre, 8 Keji Road, Nanshan, Shenzhen 518057"
 RETURN_ADDRESS_ZH = os.environ.get("RETURN_ADDRESS_ZH", "") or "深圳市南山区科技路 8 号 退货中心（518057）"
+# The store's own domains and social "@handles": an email, link or handle elsewhere in a help article or a reply is
+# not the store's (knowledge.injection at ingest, agents.safety before a reply is said). The site's own host names
+# (ALLOWED_HOSTS, CSRF_TRUSTED_ORIGINS) count too.
+STORE_DOMAINS = env_list("STORE_DOMAINS", [])
 
 # --- Django ----------------------------------------------------------------------------------
 
