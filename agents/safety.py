@@ -5,6 +5,14 @@
   Offline rules describe the shape of such language in Chinese and English, a classifier (agents.harm_model)
   reads the wordings no rule describes; with an LLM and a MODERATION_MODEL configured, the provider's
   moderation endpoint is asked too;
+- requests the store never makes: a sentence that asks the shopper for a card number, CVV, password, PIN or a
+  one-time code, or points them to an email, link or handle that is not the store's own (STORE_DOMAINS, the
+  site's hosts), is cut from the reply, even when it is quoted from the knowledge base (a document ingested
+  before its check, or a sentence the check let through). Cut, not blocked: the rest of the reply (the fact the
+  shopper asked about) is still true and still answers them, while a block would send the chat to a person for
+  something the gate can mend itself; a reply with nothing left is blocked. Whether a sentence that names a
+  secret or an outside email asks for it is the ingest's classifier (knowledge.injection), so "never share your
+  code" stays; a link or handle elsewhere is cut as it is; the engine's own phrases (its code prompt) are its own;
 - data leaks: full card and ID-card numbers, secrets (API keys) and the staff's internal notes are never said,
   and an email, a phone number, an order id or an order's address other than the verified customer's own is
   masked: the reply is revised;
@@ -18,12 +26,15 @@ milliseconds; the revisions made on the way) is kept on the turn.
 from __future__ import annotations
 
 import functools
+import gettext
 import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+from django.conf import settings
 from django.utils.translation import gettext_noop
 
 from agents.harm_model import harm_predicted
@@ -33,6 +44,8 @@ from agents.store.models import Order
 from conversations.language import say
 from conversations.models import Customer
 from knowledge.chunking import sentences
+from knowledge.injection import sentences_withheld, store_domains, text_without
+from knowledge.injection_model import Sentence, addresses
 
 PASS, REVISE, BLOCK = "pass", "revise", "block"
 
@@ -236,6 +249,78 @@ def _others_orders_masked(
     return text, found
 
 
+# What a shopper may be asked to hand over that the store never asks for: a lookup table of the secrets' names
+# (like a Rasa lookup table), not of phrasings. A sentence naming one goes to the ingest's classifier, which tells
+# "send us your card number" from "we never ask for your card number".
+_SECRET_NAMES = re.compile(
+    r"\b(?:(?:credit|debit|bank) ?cards?|card (?:number|details)|cvv2?|cvc|pins?|passwords?|passcodes?|otp|"
+    r"one[- ]time|codes?|logins?|credentials?|iban)\b|银行卡|信用卡|卡号|密码|验证码|动态码|校验码|安全码|卡密|口令",
+    re.IGNORECASE,
+)
+_CATALOGUE = Path(settings.BASE_DIR) / "locale" / "zh_Hans" / "LC_MESSAGES" / "django.mo"
+_PLACEHOLDER = re.compile(r"%\(\w+\)[sd]")
+
+
+@functools.cache
+def _own_phrases() -> re.Pattern[str] | None:
+    """The engine's own phrases (both languages) that name a secret: its verification prompt asks for the code it
+    emailed, which is the store asking for its own code in its own words, not a request to cut."""
+    if not _CATALOGUE.exists():
+        return None
+    with _CATALOGUE.open("rb") as file:
+        catalogue = gettext.GNUTranslations(file)._catalog  # type: ignore[attr-defined]
+    phrases = {
+        text
+        for msgid, msgstr in catalogue.items()
+        if isinstance(msgid, str)
+        for text in (msgid, str(msgstr))
+        if text and _SECRET_NAMES.search(_PLACEHOLDER.sub("", text))
+    }
+    # a placeholder ("%(to)s") matches whatever the engine put there
+    patterns = [".+?".join(map(re.escape, _PLACEHOLDER.split(p))) for p in sorted(phrases, key=len, reverse=True)]
+    return re.compile("|".join(patterns)) if phrases else None
+
+
+def _requests_cut(
+    text: str, customer_of_chat: Callable[[], Customer | None], support_contacts: tuple[str, ...]
+) -> tuple[str, list[str]]:
+    """The reply without the sentences that ask the shopper for a secret or send them to an address that is not
+    the store's, and the kinds found (secret_request, outside_contact)."""
+    own_phrases = _own_phrases()
+    checked = own_phrases.sub(" ", text) if own_phrases else text
+    found = sentences(checked)
+    domains = store_domains()
+    own_contacts = {contact.lower() for contact in support_contacts}
+    outside: dict[int, list[str]] = {}
+    for index, sentence in enumerate(found):
+        others = [a for a in addresses(sentence, domains) if not a.own and a.value.lower() not in own_contacts]
+        if others and any(a.kind == "email" for a in others):
+            customer = customer_of_chat()  # a customer's own email may be told back to them
+            own_email = (customer.email or "").lower() if customer else ""
+            others = [a for a in others if a.value.lower() != own_email]
+        if others:
+            outside[index] = [a.kind for a in others]
+    asking = [i for i, sentence in enumerate(found) if _SECRET_NAMES.search(sentence)]
+    # A link or a handle elsewhere is cut as it is; an email or a named secret when the classifier reads the
+    # sentence as a request (an email in a statement about someone is a leak: masked further on).
+    ask = sorted(set(asking) | {i for i, kinds in outside.items() if kinds == ["email"] * len(kinds)})
+    batch = [Sentence(found[i], found[i - 1] if i else "", found[i + 1] if i + 1 < len(found) else "") for i in ask]
+    requested = {i for i, out in zip(ask, sentences_withheld(batch, domains=domains), strict=True) if out}
+    cut: list[str] = []
+    categories: set[str] = set()
+    for index, sentence in enumerate(found):
+        linked = any(kind != "email" for kind in outside.get(index, []))
+        if linked or index in requested:
+            cut.append(sentence)
+            if index in requested and index in asking:
+                categories.add("secret_request")
+            if linked or (index in requested and index in outside):
+                categories.add("outside_contact")
+    if not cut:
+        return text, []
+    return text_without(text, cut), sorted(categories)
+
+
 NOTE_MIN_CHARS = 8  # a note's sentence this long, said word for word, is a leak; "OK." is not
 
 
@@ -268,7 +353,12 @@ def safety_check(
     harmful = harmful_categories(text)
     if harmful:
         return SafetyVerdict(BLOCK, "", harmful, (time.perf_counter() - started) * 1000)  # never said
-    revised, categories = _leaks_masked(text, customer, support_contacts, customer_text)
+    customer = functools.cache(customer)  # read at most once for the requests and the leaks
+    revised, categories = _requests_cut(text, customer, support_contacts)
+    if categories and not re.search(r"\w", re.sub(r"\[\d+\]", "", revised)):
+        return SafetyVerdict(BLOCK, "", categories, (time.perf_counter() - started) * 1000)  # nothing else said
+    revised, leaks = _leaks_masked(revised, customer, support_contacts, customer_text)
+    categories += leaks
     revised, noted = _notes_masked(revised, internal_notes)
     categories += ["internal_note"] if noted else []
     topics = [topic for topic, (pattern, _) in DISCLAIMERS.items() if disclaimers and pattern.search(revised)]

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from urllib.parse import urlsplit
 
 from django.conf import settings
@@ -51,13 +51,22 @@ def store_domains() -> tuple[str, ...]:
     return tuple(dict.fromkeys(own))
 
 
-def sentences_withheld(batch: Sequence[Sentence], *, domains: Sequence[str] | None = None) -> list[bool]:
-    """Whether each sentence (read with its neighbours) is an instruction to withhold."""
-    if not batch:
-        return []
+CHECK_BATCH = 64  # sentences read between two calls of `waiting`
+
+
+def sentences_withheld(
+    batch: Sequence[Sentence], *, domains: Sequence[str] | None = None, waiting: Callable[[], None] | None = None
+) -> list[bool]:
+    """Whether each sentence (read with its neighbours) is an instruction to withhold. `waiting` is called
+    between slices of a long batch: an ingest job notices there that it was cancelled or is out of time."""
     model = fitted()
-    found = probabilities(batch, store_domains() if domains is None else domains, model)
-    return [bool(p >= model.threshold) for p in found]
+    domains = store_domains() if domains is None else domains
+    found: list[bool] = []
+    for start in range(0, len(batch), CHECK_BATCH):
+        if waiting and start:
+            waiting()
+        found += [bool(p >= model.threshold) for p in probabilities(batch[start : start + CHECK_BATCH], domains, model)]
+    return found
 
 
 def text_without(text: str, withheld: Sequence[str]) -> str:
@@ -94,7 +103,11 @@ def instructions_withheld(
 
 
 def chunks_withheld(
-    chunks: Sequence[TextChunk], *, title: str, domains: Sequence[str] | None = None
+    chunks: Sequence[TextChunk],
+    *,
+    title: str,
+    domains: Sequence[str] | None = None,
+    waiting: Callable[[], None] | None = None,
 ) -> tuple[list[TextChunk], str, list[str]]:
     """A document's chunks without their instruction-like sentences (a chunk left empty is dropped), its title,
     and what was withheld, in document order. Each sentence is read with its neighbours in the document (across
@@ -108,7 +121,7 @@ def chunks_withheld(
         for part in chunk.heading.split(HEADING_SEPARATOR):
             under.setdefault(part, next(iter(sentences(chunk.text)), ""))
     labels = [Sentence(part, after=under.get(part) or next((s.text for s in batch), "")) for part in parts]
-    flags = sentences_withheld([*labels, *batch], domains=domains)
+    flags = sentences_withheld([*labels, *batch], domains=domains, waiting=waiting)
     withheld = [s.text for s, out in zip([*labels, *batch], flags, strict=True) if out]
     if not withheld:
         return list(chunks), title, []

@@ -55,7 +55,11 @@ FLAG_WEIGHT = 1.0  # the format flags beside the n-grams
 NETWORK_SHARE = 2 / 3  # of the final probability; the n-gram regression has the rest
 # A sentence is withheld when it is at least this likely an instruction.
 THRESHOLD = 0.4
-FEATURES_VERSION = "2"
+# The network reads only a sentence the n-gram regression finds at least this likely (or one with an address or
+# a long number); the rest are kept. Chosen so that no instruction the whole model withholds in cross-validation
+# or on the dev set is screened out.
+SCREEN = 0.15
+FEATURES_VERSION = "3"
 
 # --- formats (the only regular expressions: what an address or a number looks like) ----------------------
 
@@ -69,9 +73,10 @@ LINK = re.compile(
     rf"(?:{_TLD})\b(?:/[A-Za-z0-9./_~%?#=&+-]*)?",
     re.IGNORECASE,
 )
-# "@name" on a social network, or an id given after the network's name ("微信：abc123", "QQ 2837465910").
+# "@name" on a social network (at the start or after a space or a bracket: "l***@example.com" is a masked
+# email), or an id given after the network's name ("微信：abc123", "QQ 2837465910").
 HANDLE = re.compile(
-    r"(?<![\w@.])@[A-Za-z_\u4e00-\u9fff][\w\u4e00-\u9fff.]{1,30}"
+    r"(?<![^\s(（\[【:：,，、;；])@[A-Za-z_\u4e00-\u9fff][\w\u4e00-\u9fff.]{1,30}"
     r"|(?:微信号?|vx|wechat(?:\s*id)?|qq号?|telegram|tg|whatsapp|line\s*id|skype|飞机号?|电报)\s*(?:号|id)?\s*[:：]?\s*"
     r"[A-Za-z0-9][A-Za-z0-9_.-]{4,}",
     re.IGNORECASE,
@@ -106,7 +111,9 @@ def _registrable(host: str) -> str:
 def _is_own(kind: str, value: str, domains: Sequence[str]) -> bool:
     if kind == "handle":
         name = re.sub(r"^.*?[:：]\s*|^@", "", value.strip()).lower()
-        return any(d.startswith("@") and d[1:].lower() == name for d in domains)
+        if not LINK.fullmatch(name):
+            return any(d.startswith("@") and d[1:].lower() == name for d in domains)
+        kind, value = "link", name  # "addresses ending in @shop.example" names a domain
     host = _host(kind, value)
     return any(
         not d.startswith("@") and (host == d or host.endswith("." + d) or _registrable(host) == _registrable(d))
@@ -181,6 +188,7 @@ def hashed_features(text: str, domains: Sequence[str]) -> np.ndarray:
 
 
 FLAGS = ("email", "link", "handle", "own address", "other address", "long number", "context", "chinese")
+_ADDRESS_FLAGS = 6  # the first six: an address or a long number
 
 
 def format_flags(text: str, domains: Sequence[str], *, context: bool) -> np.ndarray:
@@ -296,16 +304,27 @@ def _hashed_scores(model: Fitted, sentences: Sequence[Sentence], domains: Sequen
     return scores
 
 
+def _screened(words: np.ndarray, flags: np.ndarray) -> np.ndarray:
+    """Which sentences the network reads: those the n-gram regression finds at least SCREEN likely, and every
+    one with an address or a long number."""
+    return np.asarray((words >= SCREEN) | flags[:, :_ADDRESS_FLAGS].any(axis=1))
+
+
 def probabilities(sentences: Sequence[Sentence], domains: Sequence[str], model: Fitted | None = None) -> np.ndarray:
     """How likely each sentence is an instruction (0–1): the network's reading of its meaning and the n-gram
-    regression's of its words, weighed NETWORK_SHARE to the rest."""
+    regression's of its words, weighed NETWORK_SHARE to the rest. A sentence the n-gram regression screens out
+    is 0 without its embeddings being taken (two e5 calls a sentence are most of an ingest's time otherwise)."""
+    found = np.zeros(len(sentences))
     if not sentences:
-        return np.zeros(0)
+        return found
     model = model or fitted()
-    dense = dense_rows(sentences, domains)
-    network = _networks(model, dense)
-    words = _sigmoid(_hashed_scores(model, sentences, domains, dense[:, _FLAGS_AT:]))
-    return np.asarray(NETWORK_SHARE * network + (1 - NETWORK_SHARE) * words)
+    flags = np.stack([format_flags(s.text, domains, context=bool(s.before or s.after)) for s in sentences])
+    words = _sigmoid(_hashed_scores(model, sentences, domains, flags))
+    read = _screened(words, flags)
+    if read.any():
+        dense = dense_rows([s for s, r in zip(sentences, read, strict=True) if r], domains)
+        found[read] = NETWORK_SHARE * _networks(model, dense) + (1 - NETWORK_SHARE) * words[read]
+    return found
 
 
 # --- training ----------------------------------------------------------------------------------------
@@ -345,6 +364,7 @@ def training_key() -> str:
         ALPHA,
         NETWORK_SHARE,
         THRESHOLD,
+        SCREEN,
     ]
     digest.update(json.dumps([model_settings, TRAINING_STORE_DOMAINS]).encode())
     for path in sorted(EXAMPLES.glob("*.jsonl")):
@@ -461,13 +481,16 @@ def fit(rows: Sequence[Example], dense: np.ndarray) -> Fitted:
 def training_probabilities(model: Fitted, rows: Sequence[Example], dense: np.ndarray) -> np.ndarray:
     """The model's probabilities for training rows whose dense reading is in hand (no embedding call)."""
     network = _networks(model, dense)
-    words = np.array(
-        [
-            _hashed_scores(model, [row.sentence], row.domains, dense[index : index + 1, _FLAGS_AT:])[0]
-            for index, row in enumerate(rows)
-        ]
+    words = _sigmoid(
+        np.array(
+            [
+                _hashed_scores(model, [row.sentence], row.domains, dense[index : index + 1, _FLAGS_AT:])[0]
+                for index, row in enumerate(rows)
+            ]
+        )
     )
-    return np.asarray(NETWORK_SHARE * network + (1 - NETWORK_SHARE) * _sigmoid(words))
+    found = NETWORK_SHARE * network + (1 - NETWORK_SHARE) * words
+    return np.where(_screened(words, dense[:, _FLAGS_AT:]), found, 0.0)
 
 
 def cross_validated(rows: Sequence[Example], dense: np.ndarray, *, folds: int = 5) -> np.ndarray:

@@ -135,7 +135,8 @@ def chunks_store(
     lang = language if language in Language.values else _detect_language(" ".join(c.text for c in chunks))
     # What speaks to the assistant or the staff instead of the customer is never searched, quoted, shown or
     # prompted: the chunks keep the rest (headings and title included), the document lists it for review.
-    chunks, title, withheld = chunks_withheld(chunks, title=title)
+    waiting = (lambda: on_progress(0, 1)) if on_progress else None  # the check is part of reading the file
+    chunks, title, withheld = chunks_withheld(chunks, title=title, waiting=waiting)
     title = title or Path(source).stem
     vectors = _embed_checked([f"{c.heading}: {c.text}" for c in chunks], on_progress)
     with transaction.atomic():

@@ -374,6 +374,12 @@ DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "") or "support@localh
 WIDGET_SITE_KEY = os.environ.get("WIDGET_SITE_KEY", "demo")
 WIDGET_SITE_SECRET = os.environ.get("WIDGET_SITE_SECRET") or hashlib.sha256(f"widget:{SECRET_KEY}".encode()).hexdigest()
 WIDGET_TOKEN_MAX_AGE_S = env_int("WIDGET_TOKEN_MAX_AGE_S", 30 * 24 * 3600)
+# The longest a signed identity may live (its exp - iat): a leaked token must not vouch for a shopper for years.
+WIDGET_IDENTITY_MAX_AGE_S = env_int("WIDGET_IDENTITY_MAX_AGE_S", 24 * 3600)
+# New anonymous chats one address may open in any WIDGET_SESSIONS_WINDOW_S (each is a new visitor with its own
+# message budget); a resumed chat or a signed-in shopper is not counted.
+WIDGET_SESSIONS_PER_ADDRESS = env_int("WIDGET_SESSIONS_PER_ADDRESS", 20)
+WIDGET_SESSIONS_WINDOW_S = env_int("WIDGET_SESSIONS_WINDOW_S", 600)
 # Per customer, across all their connections and API calls (seed 001: 100 requests/min).
 CUSTOMER_MESSAGES_PER_MINUTE = env_int("CUSTOMER_MESSAGES_PER_MINUTE", 100)
 # Per API key, unless the key has its own rate (admin).
@@ -381,9 +387,3 @@ API_REQUESTS_PER_MINUTE = env_int("API_REQUESTS_PER_MINUTE", 600)
 WIDGET_MAX_FRAME_BYTES = 16 * 1024
 # The largest JSON body the API reads (uploads have KNOWLEDGE_MAX_FILE_BYTES); more is refused with 413.
 API_MAX_BODY_BYTES = env_int("API_MAX_BODY_BYTES", 1024 * 1024)
-# The longest a signed identity may live (its exp - iat): a leaked token must not vouch for a shopper for years.
-WIDGET_IDENTITY_MAX_AGE_S = env_int("WIDGET_IDENTITY_MAX_AGE_S", 24 * 3600)
-# New anonymous chats one address may open in any WIDGET_SESSIONS_WINDOW_S (each is a new visitor with its own
-# message budget); a resumed chat or a signed-in shopper is not counted.
-WIDGET_SESSIONS_PER_ADDRESS = env_int("WIDGET_SESSIONS_PER_ADDRESS", 20)
-WIDGET_SESSIONS_WINDOW_S = env_int("WIDGET_SESSIONS_WINDOW_S", 600)

@@ -251,12 +251,13 @@ def test_a_running_job_is_cancelled_through_the_api_and_drops_the_file_in_progre
 ) -> None:
     url = upload(client, auth, [("long_guide.md", _long_guide(1500)), ("later.md", WARRANTY_EN)]).json()["url"]
     deadline = time.monotonic() + 60
-    while client.get(url, **auth).json()["progress"] <= 0:
-        assert time.monotonic() < deadline, "the job never started embedding"
+    while client.get(url, **auth).json()["current_file"] != "long_guide.md":
+        assert time.monotonic() < deadline, "the job never started the file"
         time.sleep(0.05)
+    time.sleep(1)  # well into the file: reading, checking or embedding it
 
     cancelled = client.post(f"{url}/cancel", **auth)
-    while _worker_runs(url.rsplit("/", 1)[-1]):  # it notices at its next embedding batch
+    while _worker_runs(url.rsplit("/", 1)[-1]):  # it notices between two batches of whatever it was doing
         assert time.monotonic() < deadline, "the worker never stopped the cancelled job"
         time.sleep(0.05)
     job = client.get(url, **auth).json()
