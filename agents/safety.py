@@ -257,6 +257,10 @@ _SECRET_NAMES = re.compile(
     r"one[- ]time|codes?|logins?|credentials?|iban)\b|银行卡|信用卡|卡号|密码|验证码|动态码|校验码|安全码|卡密|口令",
     re.IGNORECASE,
 )
+# How likely a reply's sentence that names a secret or an outside email must read as a request to be cut: lower
+# than an ingest's threshold, since a cut costs one sentence of a reply and a miss may cost a shopper their card
+# (warnings such as "never share your code" read below 0.25).
+REQUEST_THRESHOLD = 0.35
 _CATALOGUE = Path(settings.BASE_DIR) / "locale" / "zh_Hans" / "LC_MESSAGES" / "django.mo"
 _PLACEHOLDER = re.compile(r"%\(\w+\)[sd]")
 
@@ -281,6 +285,15 @@ def _own_phrases() -> re.Pattern[str] | None:
     return re.compile("|".join(patterns)) if phrases else None
 
 
+def _read_as_requests(
+    found: list[str], indices: list[int], domains: Sequence[str], threshold: float | None
+) -> set[int]:
+    """Which of the sentences at `indices` the ingest's classifier reads as requests (with their neighbours)."""
+    batch = [Sentence(found[i], found[i - 1] if i else "", found[i + 1] if i + 1 < len(found) else "") for i in indices]
+    read = sentences_withheld(batch, domains=domains, threshold=threshold)
+    return {i for i, out in zip(indices, read, strict=True) if out}
+
+
 def _requests_cut(
     text: str, customer_of_chat: Callable[[], Customer | None], support_contacts: tuple[str, ...]
 ) -> tuple[str, list[str]]:
@@ -303,9 +316,10 @@ def _requests_cut(
     asking = [i for i, sentence in enumerate(found) if _SECRET_NAMES.search(sentence)]
     # A link or a handle elsewhere is cut as it is; an email or a named secret when the classifier reads the
     # sentence as a request (an email in a statement about someone is a leak: masked further on).
-    ask = sorted(set(asking) | {i for i, kinds in outside.items() if kinds == ["email"] * len(kinds)})
-    batch = [Sentence(found[i], found[i - 1] if i else "", found[i + 1] if i + 1 < len(found) else "") for i in ask]
-    requested = {i for i, out in zip(ask, sentences_withheld(batch, domains=domains), strict=True) if out}
+    emailed = sorted({i for i, kinds in outside.items() if kinds == ["email"] * len(kinds)} - set(asking))
+    requested = _read_as_requests(found, asking, domains, REQUEST_THRESHOLD) | _read_as_requests(
+        found, emailed, domains, None
+    )
     cut: list[str] = []
     categories: set[str] = set()
     for index, sentence in enumerate(found):

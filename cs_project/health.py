@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlsplit
 
 import redis
 from django.conf import settings
@@ -45,10 +46,11 @@ def _celery() -> dict[str, Any]:
     try:
         with celery_app.connection_for_write(url=settings.CELERY_BROKER_URL) as conn:
             conn.ensure_connection(max_retries=1, timeout=2)
-            # limit=2: `make run`'s two workers answer at once; only when neither consumes the chat's queue
-            # is every worker waited for.
+            # limit=2: `make run`'s two workers answer at once. Only when two answered and neither consumes the
+            # chat's queue is every worker waited for (fewer answers mean the wait was spent already: a poll
+            # must answer within seconds while a worker reconnects).
             queues = _worker_queues(conn, limit=2)
-            if chat not in {queue for names in queues.values() for queue in names}:
+            if len(queues) >= 2 and chat not in {queue for names in queues.values() for queue in names}:
                 queues = _worker_queues(conn, limit=None)
     except Exception as exc:  # noqa: BLE001 - kombu raises transport-specific errors
         return {"ok": False, "error": f"broker unreachable: {exc}"}
@@ -88,13 +90,22 @@ def _supervised() -> tuple[dict[str, Any], list[str]]:
     return {"processes": processes, "embedded": services}, degraded
 
 
+def _server(url: str) -> tuple[str | None, int | None]:
+    parts = urlsplit(url)
+    return parts.hostname, parts.port
+
+
 def health_report() -> dict[str, Any]:
     """Check every part; `down` names the ones that failed (empty when all are healthy), and
     `degraded` the supervised processes being started again after they died."""
+    redis_part = _redis()
+    # While the broker's Redis does not answer, asking the workers would only wait for it again, past a poller's
+    # patience.
+    broker_down = not redis_part["ok"] and _server(settings.CELERY_BROKER_URL) == _server(settings.REDIS_URL)
     parts = {
         "postgres": _postgres(),
-        "redis": _redis(),
-        "celery": _celery(),
+        "redis": redis_part,
+        "celery": {"ok": False, "error": "broker unreachable: Redis is down"} if broker_down else _celery(),
         "embeddings": _embeddings(),
     }
     down = [name for name, part in parts.items() if not part["ok"]]

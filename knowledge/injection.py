@@ -55,17 +55,23 @@ CHECK_BATCH = 64  # sentences read between two calls of `waiting`
 
 
 def sentences_withheld(
-    batch: Sequence[Sentence], *, domains: Sequence[str] | None = None, waiting: Callable[[], None] | None = None
+    batch: Sequence[Sentence],
+    *,
+    domains: Sequence[str] | None = None,
+    waiting: Callable[[], None] | None = None,
+    threshold: float | None = None,
 ) -> list[bool]:
-    """Whether each sentence (read with its neighbours) is an instruction to withhold. `waiting` is called
-    between slices of a long batch: an ingest job notices there that it was cancelled or is out of time."""
+    """Whether each sentence (read with its neighbours) is an instruction to withhold: at least `threshold`
+    likely (the model's own by default). `waiting` is called between slices of a long batch: an ingest job
+    notices there that it was cancelled or is out of time."""
     model = fitted()
     domains = store_domains() if domains is None else domains
+    threshold = model.threshold if threshold is None else threshold
     found: list[bool] = []
     for start in range(0, len(batch), CHECK_BATCH):
         if waiting and start:
             waiting()
-        found += [bool(p >= model.threshold) for p in probabilities(batch[start : start + CHECK_BATCH], domains, model)]
+        found += [bool(p >= threshold) for p in probabilities(batch[start : start + CHECK_BATCH], domains, model)]
     return found
 
 
