@@ -67,6 +67,7 @@ QUESTIONS = [
 SEND_EVERY_S = 2.0  # per shopper
 STEADY_S = 6.0  # load before the fault
 AFTER_S = 30.0  # load after the fault ends
+POLL_S = 0.5  # how often a sent message's turn is asked after
 DRAIN_S = 120.0  # how long accepted messages may take to be answered once the load stops
 TERMINAL = {"done", "escalated", "skipped", "failed"}
 
@@ -285,17 +286,28 @@ class Load:
             n += 1
             self.stop.wait(SEND_EVERY_S)
 
+    def _poll(self) -> int:
+        """Ask once after every accepted, unanswered message's turn; how many are still pending."""
+        with self.lock:
+            pending = [s for s in self.sent if s.turn_id is not None and s.answered_at is None]
+        for record in pending:
+            url = f"{self.system.url}/api/v1/conversations/{record.conversation_id}/turns/{record.turn_id}"
+            status, _, body = self._call("GET", url)
+            if status == 200 and body.get("turn_status") in TERMINAL:
+                record.answered_at, record.turn_status = time.monotonic(), body["turn_status"]
+        return sum(1 for s in pending if s.answered_at is None)
+
+    def follow(self) -> None:
+        """While the shoppers chat, poll their turns (as the widget would be told) every POLL_S, so that a
+        reply's wait is measured when it is given, not when the run ends."""
+        while not self.stop.is_set():
+            self._poll()
+            self.stop.wait(POLL_S)
+
     def drain(self, deadline: float) -> None:
         """Poll every accepted message's turn until it ends or the deadline passes."""
-        pending = [s for s in self.sent if s.turn_id is not None and s.answered_at is None]
-        while pending and time.monotonic() < deadline:
-            for record in list(pending):
-                url = f"{self.system.url}/api/v1/conversations/{record.conversation_id}/turns/{record.turn_id}"
-                status, _, body = self._call("GET", url)
-                if status == 200 and body.get("turn_status") in TERMINAL:
-                    record.answered_at, record.turn_status = time.monotonic(), body["turn_status"]
-                    pending.remove(record)
-            time.sleep(1)
+        while self._poll() and time.monotonic() < deadline:
+            time.sleep(POLL_S)
         for record in self.sent:
             if record.answered_at is not None and not record.turn_status and record.turn_id is not None:
                 record.turn_status = "done"
@@ -335,6 +347,7 @@ def _p95(waits: list[float]) -> float | None:
 def scenario_run(system: System, llm: LLM, name: str, shoppers: int) -> dict[str, Any]:
     load = Load(system)
     threads = [threading.Thread(target=load.shopper, args=(i, name), daemon=True) for i in range(shoppers)]
+    threads.append(threading.Thread(target=load.follow, daemon=True))
     for thread in threads:
         thread.start()
     time.sleep(STEADY_S)

@@ -102,6 +102,9 @@ CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_QUEUE", "") or "cs"
 # Uploads are read and embedded on a queue of their own, by a worker of their own (manage.py worker --ingest),
 # so a chat's turn never waits behind a job that takes minutes.
 CELERY_INGEST_QUEUE = os.environ.get("CELERY_INGEST_QUEUE", "") or "ingest"
+# The upload worker (and the readers it starts) runs at this lower CPU priority, so chat turns are served first
+# on a small machine while a file is read and embedded.
+INGEST_WORKER_NICE = env_int("INGEST_WORKER_NICE", 10)
 # Celery's Django fixup otherwise closes the database connections around every task, and in a prefork
 # child the whole pool with them: a new pool and a new connection per task. Reused instead, and checked
 # at each task's start as a request's are (cs_project.celery).

@@ -288,6 +288,17 @@ def test_each_worker_consumes_its_own_queue(celery_worker: subprocess.Popen[byte
     assert consumed == {"engine": ["cs-test"], "ingest": ["ingest-test"]}
 
 
+def test_the_upload_worker_yields_the_cpu_to_the_chat(
+    celery_worker: subprocess.Popen[bytes], ingest_worker: subprocess.Popen[bytes], settings: Any
+) -> None:
+    def niceness(worker: subprocess.Popen[bytes]) -> set[int]:
+        process = psutil.Process(worker.pid)
+        return {p.nice() for p in [process, *process.children(recursive=True)]}
+
+    assert niceness(ingest_worker) == {settings.INGEST_WORKER_NICE} and settings.INGEST_WORKER_NICE > 0
+    assert niceness(celery_worker) == {0}
+
+
 SLOW_PDF = pdf_drawing(pages=40, drawn_bytes=900_000)  # passes every check; pypdf would parse it for over a minute
 
 

@@ -33,6 +33,8 @@ class Command(BaseCommand):
             raise CommandError("--queues needs at least one queue name")
         if not names:
             names = [settings.CELERY_INGEST_QUEUE if ingest else settings.CELERY_TASK_DEFAULT_QUEUE]
+        if ingest:
+            os.nice(settings.INGEST_WORKER_NICE)  # inherited by its processes and their readers
         app.worker_main(
             [
                 "worker",
