@@ -54,7 +54,7 @@ C = 4.0  # the n-gram regression's inverse penalty
 FLAG_WEIGHT = 1.0  # the format flags beside the n-grams
 NETWORK_SHARE = 2 / 3  # of the final probability; the n-gram regression has the rest
 # A sentence is withheld when it is at least this likely an instruction.
-THRESHOLD = 0.5
+THRESHOLD = 0.6
 # The network reads only a sentence the n-gram regression finds at least this likely (or one with an address or
 # a long number); the rest are kept. Chosen so that no instruction the whole model withholds in cross-validation
 # or on the dev set is screened out.
