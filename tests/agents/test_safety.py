@@ -133,8 +133,10 @@ def test_an_answer_giving_another_customers_email_is_said_masked(
 
     turn = run_turn(visitor, question)
 
+    # then: the address is never said: masked, or its sentence cut when it reads as handing out another
+    # customer's details; the answer is still given
     assert turn.status == "done" and turn.safety["decision"] == REVISE
-    assert "li.wei@example.com" not in turn.reply["text"] and "l***@example.com" in turn.reply["text"]
+    assert "li.wei@example.com" not in turn.reply["text"] and "6-month warranty" in turn.reply["text"]
     assert turn.reply_message is not None and "li.wei@example.com" not in turn.reply_message.text
 
 
