@@ -5,15 +5,17 @@ a giveaway? Language lives in the examples, not in rules (STYLE B6b).
 - It learns from `knowledge/injection_examples/*.jsonl` (sentences written for it in en and zh, each with its
   neighbouring sentences where they matter, a label, a kind and a `why`), and from the demo knowledge base read
   as ordinary text.
-- It reads a sentence through the bundled e5's passage vector of the sentence and the mean of its neighbours'
-  (whatever embeddings server the search uses: it was fitted on e5's vectors), hashed word and character
+- It reads a sentence through the bundled e5's passage and query vectors of the sentence, the mean of its neighbours'
+  passage vectors (whatever embeddings server the search uses: it was fitted on e5's), hashed word and character
   n-grams, and a few format flags: an email, link or handle, whether it is the store's own (STORE_DOMAINS)
   or not, a card- or account-like number. Addresses are read as their kind, never by their name, so a
   planted domain it has not seen counts the same as one it has.
-- A logistic regression (scikit-learn) is fitted by `manage.py train_injection`, which writes its weights to
-  `knowledge/injection_model.npz` with the hash of the example files; the file is committed (embedding the
-  examples takes about ten seconds) and a test fails when it is stale. A process that finds it stale fits
-  the model itself once and keeps it under VAR_DIR. The demo knowledge base is not part of the hash, so
+- A hashed n-gram logistic regression reads every sentence; those it finds at least SCREEN likely (or with an
+  address or a long number) are read by small networks over the dense reading too, and the two are weighed.
+  Both are fitted (scikit-learn) by `manage.py train_injection`, which writes their weights to
+  `knowledge/injection_model.npz` with the hash of the example files and the settings; the file is committed
+  (embedding the examples takes about three minutes) and a test fails when it is stale. A process that finds
+  it stale fits the model itself once and keeps it under VAR_DIR. The demo knowledge base is not part of the hash, so
   editing a help article does not make the file stale; a test keeps every one of its sentences kept instead.
 """
 
