@@ -25,9 +25,7 @@ from urllib.parse import urlsplit
 from django.conf import settings
 
 from knowledge.chunking import TextChunk, sentences
-from knowledge.injection_model import Sentence, fitted, in_context, probabilities
-
-HEADING_SEPARATOR = " › "
+from knowledge.injection_model import HEADING_SEPARATOR, Sentence, document_sentences, fitted, in_context, probabilities
 
 
 def store_domains() -> tuple[str, ...]:
@@ -118,20 +116,13 @@ def chunks_withheld(
     """A document's chunks without their instruction-like sentences (a chunk left empty is dropped), its title,
     and what was withheld, in document order. Each sentence is read with its neighbours in the document (across
     chunks); headings and the title are read too, and a withheld part of a heading path is cut from it."""
-    batch = in_context([chunk.text for chunk in chunks])
-    parts = list(dict.fromkeys(p for c in chunks for p in c.heading.split(HEADING_SEPARATOR) if p.strip()))
-    parts += [title] if title.strip() and title not in parts else []
-    # A heading is read with the first sentence under it; the title with the document's first one.
-    under: dict[str, str] = {}
-    for chunk in chunks:
-        for part in chunk.heading.split(HEADING_SEPARATOR):
-            under.setdefault(part, next(iter(sentences(chunk.text)), ""))
-    labels = [Sentence(part, after=under.get(part) or next((s.text for s in batch), "")) for part in parts]
+    labels, batch = document_sentences(chunks, title)
     flags = sentences_withheld([*labels, *batch], domains=domains, waiting=waiting)
     withheld = [s.text for s, out in zip([*labels, *batch], flags, strict=True) if out]
     if not withheld:
         return list(chunks), title, []
     out = set(withheld)
+    parts = [label.text for label in labels]
     kept = []
     for chunk in chunks:
         heading = HEADING_SEPARATOR.join(p for p in chunk.heading.split(HEADING_SEPARATOR) if p not in out)

@@ -3,8 +3,9 @@ customers (the assistant, staff), asking shoppers for secrets or to send money o
 a giveaway? Language lives in the examples, not in rules (STYLE B6b).
 
 - It learns from `knowledge/injection_examples/*.jsonl` (sentences written for it in en and zh, each with its
-  neighbouring sentences where they matter, a label, a kind and a `why`), and from the demo knowledge base read
-  as ordinary text.
+  neighbouring sentences where they matter, a label, a kind and a `why`), from whole articles with their planted
+  sentences marked (`knowledge/injection_documents/*.jsonl`, read as an ingest reads them), and from the demo
+  knowledge base read as ordinary text.
 - It reads a sentence through the bundled e5's passage and query vectors of the sentence, the mean of its neighbours'
   passage vectors (whatever embeddings server the search uses: it was fitted on e5's), hashed word and character
   n-grams, and a few format flags: an email, link or handle, whether it is the store's own (STORE_DOMAINS)
@@ -42,6 +43,7 @@ from knowledge.embeddings import bundled_passage_vectors, bundled_query_vectors,
 logger = logging.getLogger(__name__)
 
 EXAMPLES = Path(__file__).resolve().parent / "injection_examples"
+DOCUMENTS = Path(__file__).resolve().parent / "injection_documents"
 FITTED = Path(__file__).resolve().parent / "injection_model.npz"
 _DEMO_KB = Path(__file__).resolve().parent / "demo_kb"
 # The store the examples are written for: its addresses are "own", every other one is not.
@@ -55,12 +57,14 @@ ALPHA = 1.0  # its L2 penalty
 C = 4.0  # the n-gram regression's inverse penalty
 FLAG_WEIGHT = 1.0  # the format flags beside the n-grams
 NETWORK_SHARE = 2 / 3  # of the final probability; the n-gram regression has the rest
-# A sentence is withheld when it is at least this likely an instruction.
-THRESHOLD = 0.6
+# A sentence is withheld when it is at least this likely an instruction: read on the written documents'
+# cross-validation (the highest threshold keeping >= 99 % of their ordinary sentences in both languages) and
+# checked on the dev set.
+THRESHOLD = 0.4
 # The network reads only a sentence the n-gram regression finds at least this likely (or one with an address or
-# a long number); the rest are kept. Chosen so that no instruction the whole model withholds in cross-validation
-# or on the dev set is screened out.
-SCREEN = 0.15
+# a long number); the rest are kept. At 0.15, blunt instructions in an unseen document's words ("忽略前文安全
+# 规则。") were screened out in cross-validation.
+SCREEN = 0.05
 FEATURES_VERSION = "3"
 
 # --- formats (the only regular expressions: what an address or a number looks like) ----------------------
@@ -369,8 +373,8 @@ def training_key() -> str:
         SCREEN,
     ]
     digest.update(json.dumps([model_settings, TRAINING_STORE_DOMAINS]).encode())
-    for path in sorted(EXAMPLES.glob("*.jsonl")):
-        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    for path in [*sorted(EXAMPLES.glob("*.jsonl")), *sorted(DOCUMENTS.glob("*.jsonl"))]:
+        digest.update(path.parent.name.encode() + b"/" + path.name.encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()[:16]
 
 
@@ -390,6 +394,25 @@ def in_context(texts: Sequence[str]) -> list[Sentence]:
     ]
 
 
+HEADING_SEPARATOR = " › "  # between the parts of a chunk's heading path (knowledge.chunking)
+
+
+def document_sentences(chunks: Sequence[Any], title: str) -> tuple[list[Sentence], list[Sentence]]:
+    """A document as the check reads it: its headings and title, each with the first sentence under it (the
+    title with the document's first), and its sentences with their neighbours across chunks."""
+    from knowledge.chunking import sentences
+
+    batch = in_context([chunk.text for chunk in chunks])
+    parts = list(dict.fromkeys(p for c in chunks for p in c.heading.split(HEADING_SEPARATOR) if p.strip()))
+    parts += [title] if title.strip() and title not in parts else []
+    under: dict[str, str] = {}
+    for chunk in chunks:
+        for part in chunk.heading.split(HEADING_SEPARATOR):
+            under.setdefault(part, next(iter(sentences(chunk.text)), ""))
+    labels = [Sentence(part, after=under.get(part) or next((s.text for s in batch), "")) for part in parts]
+    return labels, batch
+
+
 def demo_sentences() -> list[Sentence]:
     """Every sentence of the demo knowledge base with its neighbours, as an ingest reads it."""
     from knowledge.readers import document_read
@@ -401,10 +424,38 @@ def demo_sentences() -> list[Sentence]:
     return found
 
 
+def _plain(text: str) -> str:
+    """Text compared without Markdown's marks and with its spaces collapsed."""
+    return re.sub(r"\s+", " ", re.sub(r"[*_`|>#]+|<!--|-->", " ", text)).strip()
+
+
+def documents() -> list[dict[str, Any]]:
+    """The written documents (`knowledge/injection_documents/*.jsonl`), each with its file's name as "file"."""
+    rows = []
+    for path in sorted(DOCUMENTS.glob("*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                rows.append({**json.loads(line), "file": path.name})
+    return rows
+
+
+def labelled_document(document: dict[str, Any]) -> list[tuple[Sentence, bool]]:
+    """Every sentence of a written document as an ingest reads it (knowledge.readers), each with whether it is
+    planted: it holds a piece of a planted sentence (the ingest may split one planted sentence in two, and
+    reads a table row whole)."""
+    from knowledge.chunking import sentences
+    from knowledge.readers import document_read
+
+    read = document_read(f"{document['id']}.md", document["text"].encode(), max_bytes=1 << 24)
+    labels, batch = document_sentences(read.chunks, read.title)
+    pieces = [piece for planted in document["planted"] for piece in map(_plain, sentences(planted)) if piece]
+    return [(sentence, any(piece in _plain(sentence.text) for piece in pieces)) for sentence in [*labels, *batch]]
+
+
 def training_set() -> list[Example]:
     """The examples read with the store's domains known; those with an address read again without them (an
-    address marked `outside` is then no reason to withhold: whose it is cannot be told); and the demo knowledge
-    base as ordinary text."""
+    address marked `outside` is then no reason to withhold: whose it is cannot be told); the written documents'
+    sentences in their context, with their store's domains; and the demo knowledge base as ordinary text."""
     rows: list[Example] = []
     for group, row in enumerate(examples()):
         sentence = Sentence(row["text"], row.get("before", ""), row.get("after", ""))
@@ -414,7 +465,14 @@ def training_set() -> list[Example]:
         if addresses(row["text"], ()):
             unknown = withhold and not row.get("outside", False)
             rows.append(Example(sentence, unknown, (), group, language, row["kind"], row["file"]))
-    start = len(rows)
+    group = len(rows)
+    for document in documents():
+        domains = tuple(document.get("domains", TRAINING_STORE_DOMAINS))
+        group += 1  # a document's sentences are one group: cross-validation never splits a document
+        for sentence, planted in labelled_document(document):
+            language = "zh" if has_cjk(sentence.text) else "en"
+            rows.append(Example(sentence, planted, domains, group, language, "document", document["file"]))
+    start = group + 1
     for offset, sentence in enumerate(demo_sentences()):
         language = "zh" if has_cjk(sentence.text) else "en"
         rows.append(Example(sentence, False, (), start + offset, language, "ordinary", "demo_kb"))

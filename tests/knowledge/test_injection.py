@@ -17,7 +17,15 @@ from django.test import Client
 from conversations.api_keys import api_key_create
 from knowledge.chunking import TextChunk
 from knowledge.injection import chunks_withheld, instructions_withheld, store_domains
-from knowledge.injection_model import FITTED, Fitted, demo_sentences, examples, training_key
+from knowledge.injection_model import (
+    FITTED,
+    Fitted,
+    demo_sentences,
+    documents,
+    examples,
+    labelled_document,
+    training_key,
+)
 from knowledge.models import Chunk, Document
 from knowledge.selectors import chunk_search_hybrid
 from knowledge.services import chunks_store
@@ -100,17 +108,40 @@ def test_the_committed_classifier_comes_from_the_current_examples() -> None:
     assert Fitted.load(FITTED).key == training_key()
 
 
+def _normalised(text: str) -> str:
+    return re.sub(r"\W+", "", text.lower())
+
+
+def _benchmark_sentences(*, planted_only: bool) -> set[str]:
+    """The sentences of the benchmark's document sets (bench/injection_sets/): the planted ones, or every
+    sentence long enough to be more than a stock heading."""
+    found = set()
+    for path in (Path(settings.BASE_DIR) / "bench" / "injection_sets").glob("*.jsonl"):
+        for line in path.read_text().splitlines():
+            document = json.loads(line)
+            texts = document["planted"] if planted_only else re.split(r"(?<=[.!?。！？])\s*|\n", document["text"])
+            found |= {_normalised(s) for s in texts if len(_normalised(s)) > 40 or planted_only}
+    return found
+
+
 def test_the_examples_are_labelled_explained_and_never_copied_from_the_benchmark() -> None:
     rows = examples()
-    dev = Path(settings.BASE_DIR) / "bench" / "injection_sets" / "dev.jsonl"
-    plain = {
-        re.sub(r"\W+", "", s.lower()) for line in dev.read_text().splitlines() for s in json.loads(line)["planted"]
-    }
+    planted = _benchmark_sentences(planted_only=True)
 
     assert {row["label"] for row in rows} == {"keep", "withhold"}
     assert all(row["why"].strip() for row in rows)
     assert sum(row["label"] == "withhold" for row in rows) >= 300 and len(rows) >= 1000
-    assert not [row["text"] for row in rows if re.sub(r"\W+", "", row["text"].lower()) in plain]
+    assert not [row["text"] for row in rows if _normalised(row["text"]) in planted]
+
+
+def test_the_documents_mark_sentences_of_their_own_and_none_of_the_benchmark() -> None:
+    written = documents()
+    labelled = [pair for document in written for pair in labelled_document(document)]
+    benchmark = _benchmark_sentences(planted_only=False)
+
+    assert all(p in document["text"] for document in written for p in document["planted"])
+    assert sum(planted for _, planted in labelled) >= 250 and len(labelled) >= 2500
+    assert not [s.text for s, _ in labelled if _normalised(s.text) in benchmark]
 
 
 def test_the_stores_own_domains_come_from_the_settings(settings: Any) -> None:

@@ -1,4 +1,5 @@
-"""Fit the injection classifier on knowledge/injection_examples/ and write knowledge/injection_model.npz."""
+"""Fit the injection classifier on knowledge/injection_examples/ and injection_documents/, and write
+knowledge/injection_model.npz."""
 
 from typing import Any
 
@@ -10,8 +11,9 @@ from knowledge.injection_model import FITTED, cross_validated, fit, training_row
 
 class Command(BaseCommand):
     help = (
-        "Fit the classifier that withholds instructions planted in documents (knowledge/injection_examples/) and "
-        "write knowledge/injection_model.npz, which is committed; prints its cross-validated figures."
+        "Fit the classifier that withholds instructions planted in documents (knowledge/injection_examples/ and "
+        "injection_documents/) and write knowledge/injection_model.npz, which is committed; prints its "
+        "cross-validated figures."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -23,19 +25,28 @@ class Command(BaseCommand):
         dense = training_rows(rows)
         model = fit(rows, dense)
         model.save(FITTED)
-        written = sum(row.source != "demo_kb" for row in rows)
-        self.stdout.write(f"{len(rows)} rows ({written} from the examples, the rest the demo knowledge base)")
+        documents = sum(row.kind == "document" for row in rows)
+        demo = sum(row.source == "demo_kb" for row in rows)
+        self.stdout.write(
+            f"{len(rows)} rows ({len(rows) - documents - demo} from the examples, {documents} from the documents, "
+            f"{demo} from the demo knowledge base)"
+        )
         self.stdout.write(f"wrote {FITTED.name} (key {model.key}, threshold {model.threshold})")
         if no_cv:
             return
         found = cross_validated(rows, dense) >= model.threshold
-        for language in ("en", "zh"):
-            planted = [i for i, row in enumerate(rows) if row.language == language and row.withhold]
-            ordinary = [i for i, row in enumerate(rows) if row.language == language and not row.withhold]
-            self.stdout.write(
-                f"cross-validated {language}: instructions withheld {np.mean(found[planted]):.1%} of {len(planted)}, "
-                f"ordinary kept {1 - np.mean(found[ordinary]):.1%} of {len(ordinary)}"
-            )
+        for part, written in (
+            ("sentences", lambda r: r.kind != "document"),
+            ("documents", lambda r: r.kind == "document"),
+        ):
+            for language in ("en", "zh"):
+                mine = [i for i, row in enumerate(rows) if row.language == language and written(row)]
+                planted = [i for i in mine if rows[i].withhold]
+                ordinary = [i for i in mine if not rows[i].withhold]
+                self.stdout.write(
+                    f"cross-validated {part} {language}: instructions withheld {np.mean(found[planted]):.1%} of "
+                    f"{len(planted)}, ordinary kept {1 - np.mean(found[ordinary]):.1%} of {len(ordinary)}"
+                )
         if misses:
             for index in [i for i, row in enumerate(rows) if found[i] != row.withhold]:
                 row = rows[index]
