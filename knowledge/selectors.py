@@ -8,7 +8,7 @@ import hashlib
 import math
 import re
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -102,6 +102,8 @@ class ScoredChunk:
     score: float
     similarity: float
     keyword_rank: int | None
+    # What the hybrid search knew of it, for the ranking stage (knowledge.ranking.SIGNALS): empty in the other modes.
+    signals: dict[str, float] = field(default_factory=dict)
 
     @property
     def label(self) -> str:
@@ -359,6 +361,24 @@ def _article_coverage(terms: list[str], shares: dict[str, float], rows: list[_Ro
     return coverage
 
 
+def _signals(asked: list[str], shares: dict[str, float], row: _Row, version: str) -> dict[str, float]:
+    """What the question's words say of one candidate, for the ranking stage: the rarity-weighted share of them
+    its own text and heading hold, and how rare the rarest one its whole article lacks is (relative to the
+    question's rarest word): "Apple Pay", "Cardiff", "student" said nowhere in the article."""
+    idf = {t: _idf(shares[t]) for t in asked if t in shares}
+    total, rarest = sum(idf.values()), max(idf.values(), default=0.0)
+    if not total:
+        return {"passage_words": 0.0, "article_lacks": 0.0}
+    own = frozenset(row.search_text.split())
+    document = _article_words({row.document_id}, version)[row.document_id]
+    held = (document.get(_article(row.heading), own) if row.heading else own) | document.get(_TITLE, frozenset())
+    lacking = [w for t, w in idf.items() if t not in held and not synonyms(t) & held]
+    return {
+        "passage_words": sum(w for t, w in idf.items() if t in own or synonyms(t) & own) / total,
+        "article_lacks": max(lacking, default=0.0) / rarest,
+    }
+
+
 def _confirmed(query: str, chunk: ScoredChunk) -> bool:
     """The keyword arm found the passage through one of the question's words as written, or the
     shop's word for it ("refurbished" → "renewed"), not only its stem. Stems rank passages; as evidence
@@ -422,15 +442,31 @@ def chunk_search_hybrid(
         coverage = _article_coverage(asked, shares, list(chunks.values()), version) if shares else {}
         phrase = _phrase(query)
         keyword_weight = KEYWORD_WEIGHTS["zh" if has_cjk(query) else "en"]
+        phrased = {pk for pk, row in chunks.items() if phrase and phrase.search(_words(f"{row.heading} {row.text}"))}
         scores = {
-            pk: similarity[pk]
+            pk: similarity.get(pk, 0.0)
             + keyword_weight * bm25.get(pk, 0.0)
             + ARTICLE_WEIGHT * coverage.get(pk, 0.0)
-            + (EXACT_PHRASE_BONUS if phrase and phrase.search(_words(f"{row.heading} {row.text}")) else 0.0)
+            + (EXACT_PHRASE_BONUS if pk in phrased else 0.0)
+            for pk in chunks
+        }
+        total_idf = sum(_idf(shares[t]) for t in terms if t in shares) or 1.0
+        vector_position = {pk: i + 1 for i, (pk, _) in enumerate(vector_ranked)}
+        signals = {
+            pk: {
+                "similarity": similarity.get(pk, 0.0),
+                "bm25": bm25.get(pk, 0.0) / total_idf,
+                "article_words": coverage.get(pk, 0.0),
+                "phrase": float(pk in phrased),
+                "keyword_rank": 1 / keyword_position[pk] if pk in keyword_position else 0.0,
+                "vector_rank": 1 / vector_position[pk] if pk in vector_position else 0.0,
+                **_signals(asked, shares, row, version),
+            }
             for pk, row in chunks.items()
         }
     else:
         scores = dict(vector_ranked if mode == "vector" else keyword_ranked)
+        signals = {}
     best = sorted(chunks, key=lambda pk: (-scores[pk], candidates[pk]))[:k]
     results = [
         ScoredChunk(
@@ -443,6 +479,7 @@ def chunk_search_hybrid(
             score=round(scores[pk], 6),
             similarity=round(similarity.get(pk, 0.0), 4),
             keyword_rank=keyword_position.get(pk),
+            signals=signals.get(pk, {}),
         )
         for pk in best
     ]

@@ -70,6 +70,11 @@ def knowledge_version() -> str:
     return version
 
 
+def knowledge_version_renew() -> None:
+    """A new knowledge version now, whatever the transaction (knowledge_changed waits for the commit)."""
+    cache.set(KNOWLEDGE_VERSION_KEY, uuid.uuid4().hex, timeout=None)
+
+
 def knowledge_changed(**signal: object) -> None:
     """Receives every save and delete of a knowledge base or document (knowledge.apps), whoever makes
     it: an ingest, a prune, the admin. After the commit, since searches until then see the old rows."""

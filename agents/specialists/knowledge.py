@@ -23,6 +23,7 @@ from agents.specialists import Specialist, register
 from conversations.language import say
 from knowledge.chunking import meaning_terms, sentences, word_stem
 from knowledge.hits import KnowledgeHit
+from knowledge.ranking import ANSWER_KINDS, kinds_asked, kinds_held
 from knowledge.selectors import ScoredChunk, chunk_search_answering, chunk_sections
 from knowledge.services import missed_question_record
 
@@ -46,33 +47,6 @@ SECTION_TIE = 0.01
 SUPPORT_CHARS = 240
 _CITATION = re.compile(r"\[(\d{1,2})\]")
 _CJK = re.compile(r"[\u3400-\u9fff]")
-# What kind of answer a question wants, and the sentences that hold one: "how much" is answered by a
-# price, "how long" by a duration, "how many" by a count. Shop language in both languages.
-_ANSWER_KINDS = {
-    "<amount>": (
-        # a discount is asked for as an amount too: "do you do student discounts?" wants "¥300 off"
-        re.compile(
-            r"\bhow much\b|\bcosts?\b|\bprices?\b|\bfees?\b|\bcharges?\b|\bdiscounts?\b|\bcheaper\b|\bsav(?:e|ings?)\b|"
-            r"多少钱|价格|价钱|费用|收费|几块|优惠|折扣|便宜|省多少",
-            re.I,
-        ),
-        re.compile(r"[¥$€£]\s?\d|\d\s?(?:元|块|yuan|rmb|usd|dollars?)\b|\d元|\d+\s?%|\d折|\bfree\b|免费", re.I),
-    ),
-    "<duration>": (
-        re.compile(r"\bhow long\b|\bhow soon\b|\bwhen\b|\buntil\b|多久|多长时间|几天|什么时候|何时|期限|有效期", re.I),
-        re.compile(
-            r"\d+\s?(?:business\s|working\s)?(?:minutes?|hours?|days?|weeks?|months?|years?)\b|"
-            r"\d+\s?(?:分钟|小时|个?工作日|天|日|周|个月|月|年)|\d{1,2}\s?月\s?\d{1,2}\s?日",
-            re.I,
-        ),
-    ),
-    "<count>": (
-        re.compile(r"\bhow many\b|\bup to\b|\bmaximum\b|\blimit\b|几个|几台|几次|几件|多少[个台次件]|最多|上限", re.I),
-        re.compile(r"\b\d+\b|\d+\s?(?:个|台|次|件|张)", re.I),
-    ),
-}
-
-
 def _extract(question: str, section: str) -> str:
     """The section, or when it is too long, its sentences that answer the question, in their order.
 
@@ -110,8 +84,7 @@ def _extract(question: str, section: str) -> str:
 
 def _terms(text: str, *, question: bool) -> set[str]:
     """meaning_terms, plus the kinds of answer a question asks for or a sentence holds."""
-    side = 0 if question else 1
-    return meaning_terms(text) | {kind for kind, patterns in _ANSWER_KINDS.items() if patterns[side].search(text)}
+    return meaning_terms(text) | (kinds_asked(text) if question else kinds_held(text))
 
 
 def _products_meant(question: str) -> frozenset[str]:
@@ -137,7 +110,7 @@ def _supporting_sentences(
     asked = _terms(question, question=True) | meant
     said = _terms(answer, question=False)
     # The kind of answer asked for and not yet given comes first: a price for "how much".
-    wanted = {term for term in asked - said if term in _ANSWER_KINDS}
+    wanted = {term for term in asked - said if term in ANSWER_KINDS}
     best = results[0]
     # (gain, same article, -rank, chunk, position, sentence)
     candidates: list[tuple[int, bool, int, ScoredChunk, int, str]] = []
