@@ -20,6 +20,8 @@ from knowledge.cache_tally import cache_lookup_count
 from knowledge.chunking import joined, query_words, search_text
 from knowledge.embeddings import english_query_vector, has_cjk, query_vectors
 from knowledge.models import Chunk, Document, DocumentStatus, IngestJob
+from knowledge.ranking import common_rarity
+from knowledge.ranking import fitted as ranking_fitted
 from knowledge.services import knowledge_version
 from knowledge.synonyms import synonyms, with_synonyms
 
@@ -362,21 +364,27 @@ def _article_coverage(terms: list[str], shares: dict[str, float], rows: list[_Ro
 
 
 def _signals(asked: list[str], shares: dict[str, float], row: _Row, version: str) -> dict[str, float]:
-    """What the question's words say of one candidate, for the ranking stage: the rarity-weighted share of them
-    its own text and heading hold, and how rare the rarest one its whole article lacks is (relative to the
-    question's rarest word): "Apple Pay", "Cardiff", "student" said nowhere in the article."""
-    idf = {t: _idf(shares[t]) for t in asked if t in shares}
-    total, rarest = sum(idf.values()), max(idf.values(), default=0.0)
-    if not total:
-        return {"passage_words": 0.0, "article_lacks": 0.0}
+    """What the question's words say of one candidate, for the ranking stage (knowledge.ranking): the
+    rarity-weighted share of them its own text and its article hold, and how rare the rarest one its article lacks
+    is (relative to the question's rarest word): "Apple Pay", "Cardiff", "student" said nowhere in the article.
+    Rarity as this knowledge base counts it, and as the project's written texts do (knowledge.ranking's common
+    words: "rules" and "规则" are rare in a small knowledge base, common in help articles)."""
     own = frozenset(row.search_text.split())
     document = _article_words({row.document_id}, version)[row.document_id]
     held = (document.get(_article(row.heading), own) if row.heading else own) | document.get(_TITLE, frozenset())
-    lacking = [w for t, w in idf.items() if t not in held and not synonyms(t) & held]
-    return {
-        "passage_words": sum(w for t, w in idf.items() if t in own or synonyms(t) & own) / total,
-        "article_lacks": max(lacking, default=0.0) / rarest,
-    }
+
+    def said(term: str, words: frozenset[str]) -> bool:
+        return term in words or bool(synonyms(term) & words)
+
+    found = {}
+    for suffix, idf in (("", {t: _idf(shares[t]) for t in asked if t in shares}), ("_common", common_rarity(asked))):
+        total, rarest = sum(idf.values()), max(idf.values(), default=0.0)
+        lacking = [w for t, w in idf.items() if not said(t, held)]
+        found[f"article_words{suffix}"] = sum(w for t, w in idf.items() if said(t, held)) / total if total else 0.0
+        found[f"article_lacks{suffix}"] = max(lacking, default=0.0) / rarest if rarest else 0.0
+        if not suffix:
+            found["passage_words"] = sum(w for t, w in idf.items() if said(t, own)) / total if total else 0.0
+    return found
 
 
 def _confirmed(query: str, chunk: ScoredChunk) -> bool:
@@ -456,7 +464,6 @@ def chunk_search_hybrid(
             pk: {
                 "similarity": similarity.get(pk, 0.0),
                 "bm25": bm25.get(pk, 0.0) / total_idf,
-                "article_words": coverage.get(pk, 0.0),
                 "phrase": float(pk in phrased),
                 "keyword_rank": 1 / keyword_position[pk] if pk in keyword_position else 0.0,
                 "vector_rank": 1 / vector_position[pk] if pk in vector_position else 0.0,
@@ -495,11 +502,20 @@ def chunk_search_hybrid(
 
 def chunk_search_answering(*, query: str, k: int, lang: str | None) -> tuple[list[ScoredChunk], bool]:
     """Passages that answer `query`: in its language first, then in any (a knowledge base written in
-    the other language still beats nothing). The second tuple item is the miss decision."""
-    results, miss = chunk_search_hybrid(query=query, k=k, lang=lang)
-    if (miss or not results) and lang:
-        results, miss = chunk_search_hybrid(query=query, k=k)
-    return results, miss or not results
+    the other language still beats nothing). The second tuple item is the miss decision: the learned
+    check's (knowledge.ranking) when its model is current, else the search's own."""
+    model = ranking_fitted()
+
+    def search(language: str | None) -> tuple[list[ScoredChunk], bool]:
+        results, miss = chunk_search_hybrid(query=query, k=k, lang=language)
+        if model is not None and results:
+            miss = model.answerable(query, results) < model.threshold
+        return results, miss or not results
+
+    results, miss = search(lang)
+    if miss and lang:
+        results, miss = search(None)
+    return results, miss
 
 
 def _without_overlap(text: str, following: str) -> str:

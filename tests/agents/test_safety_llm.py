@@ -164,7 +164,7 @@ def test_a_harmful_polish_whose_revision_fails_leaves_the_engines_own_draft(
     ("language", "question", "passage"),
     [
         ("en", "Do you laminate receipts?", "Receipts are laminated on request, you idiot, just ask at the till."),
-        ("zh", "小票可以覆膜吗？", "小票可以覆膜，你这个白痴，到收银台问就行。"),
+        ("zh", "小票可以覆膜吗？", "小票可以覆膜，你这个白痴，收银台就能办。"),
     ],
 )
 def test_a_harmful_text_with_nothing_safe_left_is_blocked_and_a_person_takes_over(

@@ -1,5 +1,6 @@
-"""The learned abstention check's material (knowledge.ranking): the hybrid search's signals per candidate, and the
-answer sets it learns from, zh and en."""
+"""The learned check of whether the knowledge base answers (knowledge.ranking): the hybrid search's signals per
+candidate, the answer sets it learns from, the committed model, and an honest miss for what the help articles
+do not say while what they say is answered, zh and en."""
 
 from __future__ import annotations
 
@@ -11,8 +12,8 @@ import pytest
 from django.conf import settings
 
 from agents.demo import demo_seed
-from knowledge.ranking import SIGNALS, answer_sets, questions
-from knowledge.selectors import chunk_search_hybrid
+from knowledge.ranking import FITTED, SIGNALS, Ranking, answer_sets, fitted, questions, training_key
+from knowledge.selectors import chunk_search_answering, chunk_search_hybrid
 
 
 def _normalised(text: str) -> str:
@@ -59,3 +60,33 @@ def test_the_search_says_how_much_of_the_question_the_best_article_holds(
     assert set(signals) == set(SIGNALS)
     assert (signals["article_lacks"] == 0.0) is answered
     assert (signals["article_words"] >= 0.99) is answered
+
+
+def test_the_committed_model_comes_from_the_current_answer_sets() -> None:
+    """Stale when an answer set, the common words or a setting changed: run manage.py train_ranking and commit
+    knowledge/ranking_model.json and knowledge/common_words.json."""
+    assert Ranking.load(FITTED).key == training_key() and fitted() is not None
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("question", "language", "answered"),
+    [
+        ("What is your return policy?", "en", True),
+        ("How long does shipping take?", "en", True),
+        ("退货政策是什么？", "zh", True),
+        ("保修多久", "zh", True),
+        ("Do you offer gift wrapping?", "en", False),
+        ("can I pay with Apple Pay?", "en", False),
+        ("你们有线下门店吗？在上海哪里？", "zh", False),
+        ("你们提供礼品包装吗？", "zh", False),
+    ],
+)
+def test_what_the_help_articles_do_not_say_is_a_miss_and_what_they_say_is_answered(
+    question: str, language: str, answered: bool
+) -> None:
+    demo_seed()
+
+    results, miss = chunk_search_answering(query=question, k=5, lang=language)
+
+    assert results and miss is not answered

@@ -1,4 +1,5 @@
-"""Measure and fit the learned abstention check (knowledge.ranking) on knowledge/answer_sets/."""
+"""Fit the learned check of whether the knowledge base answers (knowledge.ranking) on knowledge/answer_sets/, and
+write knowledge/ranking_model.json and knowledge/common_words.json."""
 
 import json
 from pathlib import Path
@@ -8,7 +9,16 @@ import numpy as np
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
-from knowledge.ranking import THRESHOLD, Question, fit, sets_key, training_rows
+from knowledge.ranking import (
+    COMMON_WORDS,
+    FITTED,
+    THRESHOLD,
+    Question,
+    common_words_count,
+    fit,
+    sets_key,
+    training_rows,
+)
 from knowledge.ranking_training import ranking_candidates
 from knowledge.selectors import ScoredChunk
 
@@ -17,22 +27,28 @@ THRESHOLDS = np.round(np.arange(0.1, 0.75, 0.05), 2)
 
 class Command(BaseCommand):
     help = (
-        "Measure the learned check of whether the knowledge base answers a question, on the help centres and "
-        "questions of knowledge/answer_sets/ (ingested into throw-away knowledge bases in one transaction that is "
-        "rolled back: the chat never sees them): prints, per threshold, the share of answerable questions kept and "
-        "of unanswerable ones missed, with each store held out in turn, and writes the model fitted on all of them "
-        "to VAR_DIR/ranking_model.json."
+        "Fit the learned check of whether the knowledge base answers a question on the help centres and questions "
+        "of knowledge/answer_sets/ (ingested into throw-away knowledge bases in one transaction that is rolled "
+        "back: the chat never sees them), and write knowledge/ranking_model.json and knowledge/common_words.json, "
+        "which are committed. Prints, per threshold, the share of answerable questions kept and of unanswerable "
+        "ones missed, with each store held out in turn."
     )
 
     def handle(self, *args: Any, **options: Any) -> None:
-        found = self._candidates()
+        common = json.dumps(common_words_count(), ensure_ascii=False, indent=0) + "\n"
+        if not COMMON_WORDS.exists() or COMMON_WORDS.read_text(encoding="utf-8") != common:
+            COMMON_WORDS.write_text(common, encoding="utf-8")
+            self.stdout.write(f"wrote {COMMON_WORDS.name}: commit it")
+        found = [(question, candidates) for question, candidates in self._candidates() if candidates]
         rows, answerable = training_rows(found)
         stores = np.array([question.store for question, _ in found])
         languages = np.array([question.lang for question, _ in found])
         held_out = np.zeros(len(rows))
         for store in sorted(set(stores)):
             mine = stores == store
-            held_out[mine] = fit(rows[~mine], answerable[~mine]).probabilities_of(rows[mine])
+            model = fit(rows[~mine], answerable[~mine])
+            for index in np.flatnonzero(mine):
+                held_out[index] = model.answerable(found[index][0].text, found[index][1])
         self.stdout.write(f"{len(found)} questions ({int(answerable.sum())} answerable), each store held out in turn:")
         for value in THRESHOLDS:
             cells = [
@@ -43,9 +59,8 @@ class Command(BaseCommand):
             mark = " <- THRESHOLD" if abs(value - THRESHOLD) < 1e-9 else ""
             self.stdout.write(f"  {value:.2f}: " + "  ".join(cells) + mark)
         model = fit(rows, answerable)
-        path = Path(settings.VAR_DIR) / "ranking_model.json"
-        model.save(path)
-        self.stdout.write(f"wrote {path} (key {model.key}, threshold {model.threshold})")
+        model.save(FITTED)
+        self.stdout.write(f"wrote {FITTED.name} (key {model.key}, threshold {model.threshold}): commit it")
 
     @staticmethod
     def _candidates() -> list[tuple[Question, list[ScoredChunk]]]:
