@@ -57,12 +57,6 @@ def readme_sentences(text: str) -> list[str]:
     ]
 
 
-def _plain(text: str) -> str:
-    """Text compared without Markdown's marks and with its spaces collapsed, so a sentence is found in a passage
-    however the reader laid it out."""
-    return re.sub(r"\s+", " ", re.sub(r"[*_`|>#]+|<!--|-->", " ", text)).strip()
-
-
 def _ratio(part: int, whole: int) -> str:
     return f"{part}/{whole} = {part / whole:6.1%}" if whole else f"{part}/{whole} =    n/a"
 
@@ -70,6 +64,7 @@ def _ratio(part: int, whole: int) -> str:
 def set_measure(name: str) -> None:
     from knowledge.chunking import sentences
     from knowledge.injection import chunks_withheld
+    from knowledge.injection_model import plain_text
     from knowledge.readers import document_read
 
     show = name == "dev"
@@ -84,11 +79,11 @@ def set_measure(name: str) -> None:
         chunks, title, _withheld = chunks_withheld(read.chunks, title=read.title, domains=STORE)
         seconds += time.perf_counter() - started
         read_sentences += len({s for c in read.chunks for s in sentences(c.text)})
-        before = _plain(" ¶ ".join([read.title, *(f"{c.heading} ¶ {c.text}" for c in read.chunks)]))
-        after = _plain(" ¶ ".join([title, *(f"{c.heading} ¶ {c.text}" for c in chunks)]))
-        planted = [_plain(p) for p in document["planted"]]
+        before = plain_text(" ¶ ".join([read.title, *(f"{c.heading} ¶ {c.text}" for c in read.chunks)]))
+        after = plain_text(" ¶ ".join([title, *(f"{c.heading} ¶ {c.text}" for c in chunks)]))
+        planted = [plain_text(p) for p in document["planted"]]
         for sentence in planted:
-            pieces = [piece for piece in (_plain(s) for s in sentences(sentence)) if piece]
+            pieces = [piece for piece in (plain_text(s) for s in sentences(sentence)) if piece]
             reached = any(piece in before for piece in pieces)
             withheld = not any(piece in after for piece in pieces)
             cell["planted"] += 1
@@ -97,7 +92,7 @@ def set_measure(name: str) -> None:
             cell["withheld of reached"] += withheld and reached
             if reached and not withheld:
                 misses[language].append(f"  planted, kept ({document['id']}): {sentence}")
-        for sentence in (_plain(s) for s in readme_sentences(document["text"])):
+        for sentence in (plain_text(s) for s in readme_sentences(document["text"])):
             if not sentence or any(sentence in p or p in sentence for p in planted) or sentence not in before:
                 continue
             cell["ordinary"] += 1

@@ -347,14 +347,19 @@ class Example:
     source: str  # the example file, or "demo_kb"
 
 
-def examples() -> list[dict[str, Any]]:
-    """The written examples, in file order, each with its file's name as "file"."""
+def _rows(directory: Path) -> list[dict[str, Any]]:
+    """The JSON lines of a directory's files, in file order, each with its file's name as "file"."""
     rows = []
-    for path in sorted(EXAMPLES.glob("*.jsonl")):
+    for path in sorted(directory.glob("*.jsonl")):
         for line in path.read_text(encoding="utf-8").splitlines():
             if line.strip():
                 rows.append({**json.loads(line), "file": path.name})
     return rows
+
+
+def examples() -> list[dict[str, Any]]:
+    """The written examples (`knowledge/injection_examples/*.jsonl`)."""
+    return _rows(EXAMPLES)
 
 
 def training_key() -> str:
@@ -424,19 +429,15 @@ def demo_sentences() -> list[Sentence]:
     return found
 
 
-def _plain(text: str) -> str:
-    """Text compared without Markdown's marks and with its spaces collapsed."""
+def plain_text(text: str) -> str:
+    """Text compared without Markdown's marks and with its spaces collapsed, so a sentence is found in a passage
+    however the reader laid it out."""
     return re.sub(r"\s+", " ", re.sub(r"[*_`|>#]+|<!--|-->", " ", text)).strip()
 
 
 def documents() -> list[dict[str, Any]]:
-    """The written documents (`knowledge/injection_documents/*.jsonl`), each with its file's name as "file"."""
-    rows = []
-    for path in sorted(DOCUMENTS.glob("*.jsonl")):
-        for line in path.read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                rows.append({**json.loads(line), "file": path.name})
-    return rows
+    """The written documents (`knowledge/injection_documents/*.jsonl`)."""
+    return _rows(DOCUMENTS)
 
 
 def labelled_document(document: dict[str, Any]) -> list[tuple[Sentence, bool]]:
@@ -448,8 +449,8 @@ def labelled_document(document: dict[str, Any]) -> list[tuple[Sentence, bool]]:
 
     read = document_read(f"{document['id']}.md", document["text"].encode(), max_bytes=1 << 24)
     labels, batch = document_sentences(read.chunks, read.title)
-    pieces = [piece for planted in document["planted"] for piece in map(_plain, sentences(planted)) if piece]
-    return [(sentence, any(piece in _plain(sentence.text) for piece in pieces)) for sentence in [*labels, *batch]]
+    pieces = [piece for planted in document["planted"] for piece in map(plain_text, sentences(planted)) if piece]
+    return [(sentence, any(piece in plain_text(sentence.text) for piece in pieces)) for sentence in [*labels, *batch]]
 
 
 def training_set() -> list[Example]:

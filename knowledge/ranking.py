@@ -52,10 +52,6 @@ class Candidate(Protocol):
     @property
     def text(self) -> str: ...
     @property
-    def score(self) -> float: ...
-    @property
-    def similarity(self) -> float: ...
-    @property
     def signals(self) -> dict[str, float]: ...
 
 
@@ -65,8 +61,6 @@ ANSWER_SETS = Path(__file__).resolve().parent / "answer_sets"
 # from an article tells less than one few say ("gift wrapping", "数字人民币"). Written by train_ranking.
 COMMON_WORDS = Path(__file__).resolve().parent / "common_words.json"
 FITTED = Path(__file__).resolve().parent / "ranking_model.json"
-CANDIDATES = 10  # of the hybrid search, read by the stage
-SEARCH_DEPTH = 30  # the candidates kept for training (any CANDIDATES up to it can be fitted without a new search)
 SIGNALS_VERSION = "2"
 C = 1.0  # the regression's inverse penalty
 # The probability below which the knowledge base does not know: read on the answer sets with each store held out,
@@ -97,40 +91,32 @@ ANSWER_KINDS = {
         re.compile(r"\b\d+\b|\d+\s?(?:个|台|次|件|张)", re.I),
     ),
 }
-# The search's signals (knowledge.selectors), then what this stage adds.
+# The search's signals of a candidate (knowledge.selectors), then what this stage adds: whether it holds the kind of
+# answer asked for. With each store held out in turn, the best three's, the mean of ten, the gaps to the best one,
+# the ranks in the vector arm and an exact phrase added nothing.
 SIGNALS = (
     "similarity",
     "bm25",
     "article_words",
     "passage_words",
-    "article_lacks",
     "article_words_common",
     "article_lacks_common",
-    "phrase",
     "keyword_rank",
-    "vector_rank",
 )
-FEATURES = (
-    *SIGNALS,
-    "below_best_similarity",
-    "below_best_score",
-    "position",
-    "kind_held",
-    "kind_missing",
-    "other_language",
-)
+READ = (*SIGNALS, "kind_held", "kind_missing", "chinese")
+READ_FIRST = 3  # the check reads the search's first three: its first is not always the passage that answers
 
 
 def common_words_count() -> dict[str, Any]:
     """Each word's share of the project's written texts (articles and questions), kept when it is in at least two."""
     from knowledge.chunking import query_words
+    from knowledge.injection_model import documents
 
     texts: list[str] = []
     for store in answer_sets():
         texts += [path.read_text(encoding="utf-8") for path in sorted((store / "docs").glob("*.md"))]
         texts += [question.text for question in questions(store)]
-    for path in sorted((Path(__file__).resolve().parent / "injection_documents").glob("*.jsonl")):
-        texts += [json.loads(line)["text"] for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    texts += [document["text"] for document in documents()]
     texts += [
         path.read_text(encoding="utf-8") for path in sorted((Path(__file__).resolve().parent / "demo_kb").glob("*"))
     ]
@@ -163,55 +149,16 @@ def kinds_held(text: str) -> set[str]:
     return {kind for kind, (_, held) in ANSWER_KINDS.items() if held.search(text)}
 
 
-def features(question: str, candidates: Sequence[Candidate]) -> np.ndarray:
-    """One row per candidate (in the search's order)."""
-    if not candidates:
-        return np.zeros((0, len(FEATURES)))
-    wanted = kinds_asked(question)
-    chinese = has_cjk(question)
-    best_similarity = max(c.similarity for c in candidates)
-    best_score = max(c.score for c in candidates)
-    rows = []
-    for position, candidate in enumerate(candidates):
-        held = kinds_held(f"{candidate.heading} {candidate.text}") & wanted
-        rows.append(
-            [
-                *(candidate.signals.get(name, 0.0) for name in SIGNALS),
-                best_similarity - candidate.similarity,
-                best_score - candidate.score,
-                1 / (position + 1),
-                float(bool(held)),
-                float(bool(wanted) and not held),
-                float(has_cjk(f"{candidate.heading} {candidate.text}") != chinese),
-            ]
-        )
-    return np.array(rows, dtype=float)
-
-
-# What the check reads of the best candidate (with each store held out in turn, the best three's and the mean of
-# ten added nothing, and the other candidate features only noise).
-READ = (
-    "similarity",
-    "bm25",
-    "article_words",
-    "passage_words",
-    "article_words_common",
-    "article_lacks_common",
-    "kind_held",
-    "kind_missing",
-    "keyword_rank",
-)
-
-
-READ_FIRST = 3  # the check reads the search's first three: its first is not always the passage that answers
-
-
 def candidate_rows(question: str, candidates: Sequence[Candidate], depth: int = READ_FIRST) -> np.ndarray:
-    """One row for each of the first `depth` candidates, each read as if it were the answer: READ, and whether the
-    question is Chinese (its cosines sit higher)."""
-    rows = features(question, candidates[:depth])
-    columns = [FEATURES.index(name) for name in READ]
-    return np.c_[rows[:, columns], np.full(len(rows), float(has_cjk(question)))] if len(rows) else rows
+    """One row (READ) for each of the first `depth` candidates, each read as if it were the answer."""
+    wanted = kinds_asked(question)
+    chinese = float(has_cjk(question))
+    rows = []
+    for candidate in candidates[:depth]:
+        held = kinds_held(f"{candidate.heading} {candidate.text}") & wanted
+        signals = [candidate.signals.get(name, 0.0) for name in SIGNALS]
+        rows.append([*signals, float(bool(held)), float(bool(wanted) and not held), chinese])
+    return np.array(rows, dtype=float).reshape(len(rows), len(READ))
 
 
 @dataclass(frozen=True)
@@ -236,7 +183,7 @@ class Ranking:
         fields = {
             "key": self.key,
             "threshold": self.threshold,
-            "features": [*READ, "chinese"],
+            "features": list(READ),
             "mean": [float(v) for v in self.mean],
             "scale": [float(v) for v in self.scale],
             "weights": [float(v) for v in self.weights],
@@ -293,7 +240,7 @@ def sets_key() -> str:
 
 def training_key() -> str:
     """What the fitted file must come from: the candidates, and the model's settings."""
-    settings = json.dumps([sets_key(), CANDIDATES, C, THRESHOLD, FEATURES, READ])
+    settings = json.dumps([sets_key(), READ_FIRST, C, THRESHOLD, READ])
     return hashlib.sha256(settings.encode()).hexdigest()[:16]
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from django.db import transaction
 
-from knowledge.ranking import SEARCH_DEPTH, Question, answer_sets, questions
+from knowledge.ranking import READ_FIRST, Question, answer_sets, questions
 from knowledge.readers import SUPPORTED_TYPES
 from knowledge.selectors import ScoredChunk, chunk_search_hybrid
 from knowledge.services import chunk_statistics_refresh, file_ingest, knowledge_version_renew
@@ -27,7 +27,7 @@ def ranking_candidates() -> list[tuple[Question, list[ScoredChunk]]]:
             knowledge_version_renew()
             for store in answer_sets():
                 for question in questions(store):
-                    candidates, _ = chunk_search_hybrid(query=question.text, k=SEARCH_DEPTH, kb=f"ranking-{store.name}")
+                    candidates, _ = chunk_search_hybrid(query=question.text, k=READ_FIRST, kb=f"ranking-{store.name}")
                     found.append((question, candidates))
             transaction.set_rollback(True)
     finally:

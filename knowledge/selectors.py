@@ -363,28 +363,30 @@ def _article_coverage(terms: list[str], shares: dict[str, float], rows: list[_Ro
     return coverage
 
 
-def _signals(asked: list[str], shares: dict[str, float], row: _Row, version: str) -> dict[str, float]:
+def _word_signals(rarities: list[dict[str, float]], row: _Row, version: str) -> dict[str, float]:
     """What the question's words say of one candidate, for the ranking stage (knowledge.ranking): the
     rarity-weighted share of them its own text and its article hold, and how rare the rarest one its article lacks
     is (relative to the question's rarest word): "Apple Pay", "Cardiff", "student" said nowhere in the article.
-    Rarity as this knowledge base counts it, and as the project's written texts do (knowledge.ranking's common
-    words: "rules" and "规则" are rare in a small knowledge base, common in help articles)."""
+    `rarities`: each word's rarity as this knowledge base counts it, then as the project's written texts do
+    (knowledge.ranking's common words: "rules" and "规则" are rare in a small knowledge base, common in help
+    articles)."""
     own = frozenset(row.search_text.split())
     document = _article_words({row.document_id}, version)[row.document_id]
     held = (document.get(_article(row.heading), own) if row.heading else own) | document.get(_TITLE, frozenset())
 
-    def said(term: str, words: frozenset[str]) -> bool:
-        return term in words or bool(synonyms(term) & words)
+    def share(idf: dict[str, float], words: frozenset[str]) -> float:
+        total = sum(idf.values())
+        return sum(w for t, w in idf.items() if t in words or synonyms(t) & words) / total if total else 0.0
 
-    found = {}
-    for suffix, idf in (("", {t: _idf(shares[t]) for t in asked if t in shares}), ("_common", common_rarity(asked))):
-        total, rarest = sum(idf.values()), max(idf.values(), default=0.0)
-        lacking = [w for t, w in idf.items() if not said(t, held)]
-        found[f"article_words{suffix}"] = sum(w for t, w in idf.items() if said(t, held)) / total if total else 0.0
-        found[f"article_lacks{suffix}"] = max(lacking, default=0.0) / rarest if rarest else 0.0
-        if not suffix:
-            found["passage_words"] = sum(w for t, w in idf.items() if said(t, own)) / total if total else 0.0
-    return found
+    in_base, common = rarities
+    rarest = max(common.values(), default=0.0)
+    lacking = [w for t, w in common.items() if t not in held and not synonyms(t) & held]
+    return {
+        "article_words": share(in_base, held),
+        "passage_words": share(in_base, own),
+        "article_words_common": share(common, held),
+        "article_lacks_common": max(lacking, default=0.0) / rarest if rarest else 0.0,
+    }
 
 
 def _confirmed(query: str, chunk: ScoredChunk) -> bool:
@@ -450,31 +452,29 @@ def chunk_search_hybrid(
         coverage = _article_coverage(asked, shares, list(chunks.values()), version) if shares else {}
         phrase = _phrase(query)
         keyword_weight = KEYWORD_WEIGHTS["zh" if has_cjk(query) else "en"]
-        phrased = {pk for pk, row in chunks.items() if phrase and phrase.search(_words(f"{row.heading} {row.text}"))}
         scores = {
-            pk: similarity.get(pk, 0.0)
+            pk: similarity[pk]
             + keyword_weight * bm25.get(pk, 0.0)
             + ARTICLE_WEIGHT * coverage.get(pk, 0.0)
-            + (EXACT_PHRASE_BONUS if pk in phrased else 0.0)
-            for pk in chunks
-        }
-        total_idf = sum(_idf(shares[t]) for t in terms if t in shares) or 1.0
-        vector_position = {pk: i + 1 for i, (pk, _) in enumerate(vector_ranked)}
-        signals = {
-            pk: {
-                "similarity": similarity.get(pk, 0.0),
-                "bm25": bm25.get(pk, 0.0) / total_idf,
-                "phrase": float(pk in phrased),
-                "keyword_rank": 1 / keyword_position[pk] if pk in keyword_position else 0.0,
-                "vector_rank": 1 / vector_position[pk] if pk in vector_position else 0.0,
-                **_signals(asked, shares, row, version),
-            }
+            + (EXACT_PHRASE_BONUS if phrase and phrase.search(_words(f"{row.heading} {row.text}")) else 0.0)
             for pk, row in chunks.items()
         }
     else:
         scores = dict(vector_ranked if mode == "vector" else keyword_ranked)
-        signals = {}
     best = sorted(chunks, key=lambda pk: (-scores[pk], candidates[pk]))[:k]
+    signals: dict[int, dict[str, float]] = {}
+    if mode == "hybrid":  # the ranking stage's reading of the passages returned
+        rarities = [{t: _idf(shares[t]) for t in asked if t in shares}, common_rarity(asked)]
+        total_idf = sum(_idf(shares[t]) for t in terms if t in shares) or 1.0
+        signals = {
+            pk: {
+                "similarity": similarity.get(pk, 0.0),
+                "bm25": bm25.get(pk, 0.0) / total_idf,
+                "keyword_rank": 1 / keyword_position[pk] if pk in keyword_position else 0.0,
+                **_word_signals(rarities, chunks[pk], version),
+            }
+            for pk in best
+        }
     results = [
         ScoredChunk(
             chunk_id=pk,

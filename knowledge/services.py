@@ -78,7 +78,7 @@ def knowledge_version_renew() -> None:
 def knowledge_changed(**signal: object) -> None:
     """Receives every save and delete of a knowledge base or document (knowledge.apps), whoever makes
     it: an ingest, a prune, the admin. After the commit, since searches until then see the old rows."""
-    transaction.on_commit(lambda: cache.set(KNOWLEDGE_VERSION_KEY, uuid.uuid4().hex, timeout=None))
+    transaction.on_commit(knowledge_version_renew)
 
 
 def chunk_statistics_refresh() -> None:

@@ -58,7 +58,7 @@ def test_the_search_says_how_much_of_the_question_the_best_article_holds(
     signals = results[0].signals
 
     assert set(signals) == set(SIGNALS)
-    assert (signals["article_lacks"] == 0.0) is answered
+    assert (signals["article_lacks_common"] == 0.0) is answered
     assert (signals["article_words"] >= 0.99) is answered
 
 
