@@ -1,5 +1,6 @@
 """The staff inbox at /admin/console/ (Chatwoot's and Intercom's split view): the list of chats on the
-left, the open chat in the middle, the customer beside it with their orders, past chats and tickets.
+left, the open chat in the middle, the customer beside it with their orders, past chats and tickets, and
+a search of every knowledge base, internal ones included (the chat quotes only the public ones).
 
 Composed here, above the apps, because one screen shows the console's chats (tickets), the customer's
 store orders (agents.store) and their conversations. Pages are server-rendered, so they work before the
@@ -18,6 +19,7 @@ from django.views.decorators.http import require_GET
 
 from agents.store.selectors import customer_orders
 from conversations.models import ResolutionReason
+from knowledge.selectors import chunk_search_hybrid
 from tickets.console import StaffRequest, console_strings
 from tickets.selectors import (
     INBOX_VIEWS,
@@ -44,6 +46,15 @@ def _list_context(request: StaffRequest, open_id: int | None, colleagues: list[C
     return {"inbox": inbox, "tabs": tabs, "open_id": open_id, "colleagues_online": online}
 
 
+STAFF_KNOWLEDGE_RESULTS = 5
+
+
+def _knowledge_context(request: StaffRequest) -> dict[str, object]:
+    query = request.GET.get("kq", "").strip()[:500]
+    results = chunk_search_hybrid(query=query, k=STAFF_KNOWLEDGE_RESULTS)[0] if query else []
+    return {"knowledge_query": query, "knowledge": results}
+
+
 @require_GET
 def inbox_page(request: StaffRequest, conversation_id: int | None = None) -> HttpResponse:
     colleagues = console_colleagues(staff=request.user)  # the list's "also online" and the transfer menu
@@ -52,6 +63,7 @@ def inbox_page(request: StaffRequest, conversation_id: int | None = None) -> Htt
         "title": _("Live console"),
         "strings": console_strings(),
         **_list_context(request, conversation_id, colleagues),
+        **_knowledge_context(request),
     }
     if conversation_id is not None:
         chat = console_chat(conversation_id=conversation_id, staff=request.user)

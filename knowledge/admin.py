@@ -66,7 +66,8 @@ class DeletesChunks:
 
 @admin.register(KnowledgeBase)
 class KnowledgeBaseAdmin(DeletesChunks, admin.ModelAdmin):
-    list_display = ["name", "title", "document_count", "upload_link", "updated_at"]
+    list_display = ["name", "title", "audience", "document_count", "upload_link", "updated_at"]
+    list_filter = ["audience"]
     search_fields = ["name", "title", "description"]
 
     @admin.display(description="documents")

@@ -15,7 +15,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from knowledge.models import IngestJob
+from knowledge.models import Audience, IngestJob
 from knowledge.selectors import chunk_search_hybrid, ingest_job_json
 from knowledge.services import IngestError, ingest_job_cancel, ingest_job_create
 
@@ -58,6 +58,12 @@ class KbDocumentUploadApi(APIView):
         file = serializers.ListField(child=serializers.FileField(allow_empty_file=True), allow_empty=False)
         kb = serializers.SlugField(max_length=64, required=False, default="default")
         lang = serializers.ChoiceField(choices=["zh", "en", "auto"], required=False, default="auto")
+        audience = serializers.ChoiceField(
+            choices=Audience.values,
+            required=False,
+            help_text="Sets the knowledge base's audience: public (the chat quotes it) or internal (staff only)."
+            " Left out: a new base is public, an existing one keeps its audience.",
+        )
 
     @extend_schema(
         request={"multipart/form-data": KbUploadSerializer},
@@ -77,6 +83,7 @@ class KbDocumentUploadApi(APIView):
                 files=params["file"],
                 language=params["lang"],
                 requested_by=str(request.user or ""),
+                audience=params.get("audience"),
             )
         except IngestError as exc:
             raise ValidationError({"file": [str(exc)]}) from None
@@ -138,6 +145,7 @@ class KbSearchResultSerializer(serializers.Serializer):
         heading = serializers.CharField(allow_blank=True)
         text = serializers.CharField()
         score = serializers.FloatField()
+        audience = serializers.ChoiceField(choices=Audience.values, help_text="internal: staff only, never quoted")
 
     results = ResultSerializer(many=True)
     miss = serializers.BooleanField(help_text="True when the knowledge base does not know.")
@@ -151,6 +159,9 @@ class KbSearchApi(APIView):
         k = serializers.IntegerField(min_value=1, max_value=50, required=False, default=5)
         kb = serializers.SlugField(max_length=64, required=False)
         lang = serializers.ChoiceField(choices=["zh", "en"], required=False)
+        audience = serializers.ChoiceField(
+            choices=Audience.values, required=False, help_text="Only knowledge bases of this audience; left out: all."
+        )
 
     @extend_schema(
         parameters=[KbSearchQuerySerializer],
@@ -162,7 +173,11 @@ class KbSearchApi(APIView):
         data.is_valid(raise_exception=True)
         params = data.validated_data
         results, miss = chunk_search_hybrid(
-            query=params["q"], k=params["k"], kb=params.get("kb"), lang=params.get("lang")
+            query=params["q"],
+            k=params["k"],
+            kb=params.get("kb"),
+            lang=params.get("lang"),
+            audience=params.get("audience"),
         )
         return Response(
             {
@@ -174,6 +189,7 @@ class KbSearchApi(APIView):
                         "heading": r.heading,
                         "text": r.text,
                         "score": r.score,
+                        "audience": r.audience,
                     }
                     for r in results
                 ],

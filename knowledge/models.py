@@ -16,15 +16,26 @@ class Language(models.TextChoices):
     ZH = "zh", "中文"
 
 
+class Audience(models.TextChoices):
+    PUBLIC = "public", "Public: the chat may quote it"
+    INTERNAL = "internal", "Internal: staff only"
+
+
 class KnowledgeBase(models.Model):
     name = models.SlugField(max_length=64, unique=True)
     title = models.CharField(max_length=200, blank=True)
     description = models.TextField(blank=True)
+    # Stores keep internal procedures beside their help centre: staff search them in the console, the
+    # chat and the public source pages never see them.
+    audience = models.CharField(max_length=16, choices=Audience.choices, default=Audience.PUBLIC)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
         ordering = ["name"]
+        constraints = [
+            models.CheckConstraint(condition=Q(audience__in=Audience.values), name="knowledge_base_audience_valid"),
+        ]
 
     def __str__(self) -> str:
         return self.title or self.name

@@ -19,7 +19,7 @@ from pgvector.django import VectorField
 from knowledge.cache_tally import cache_lookup_count
 from knowledge.chunking import joined, query_words, search_text
 from knowledge.embeddings import english_query_vector, has_cjk, query_vectors
-from knowledge.models import Chunk, Document, DocumentStatus, IngestJob
+from knowledge.models import Audience, Chunk, Document, DocumentStatus, IngestJob
 from knowledge.ranking import common_rarity
 from knowledge.ranking import fitted as ranking_fitted
 from knowledge.services import knowledge_version
@@ -106,6 +106,7 @@ class ScoredChunk:
     keyword_rank: int | None
     # What the hybrid search knew of it, for the ranking stage (knowledge.ranking.SIGNALS): empty in the other modes.
     signals: dict[str, float] = field(default_factory=dict)
+    audience: str = Audience.PUBLIC  # its knowledge base's: only staff read internal passages
 
     @property
     def label(self) -> str:
@@ -174,18 +175,20 @@ def _arm_sql(*, vector: bool, english: bool, keywords: bool, exact: bool) -> str
     return _ARMS_SQL.format(arms=" UNION ALL ".join(f"({arm})" for arm in arms))
 
 
-_ready_documents: dict[tuple[str, str, str | None, str | None], list[int]] = {}
+_ready_documents: dict[tuple[str, str, str | None, str | None, str | None], list[int]] = {}
 
 
-def _document_ids(version: str, kb: str | None, lang: str | None) -> list[int]:
+def _document_ids(version: str, kb: str | None, lang: str | None, audience: str | None) -> list[int]:
     """The searchable documents' ids, kept by each process until the knowledge changes."""
-    key = (connection.settings_dict["NAME"], version, kb, lang)
+    key = (connection.settings_dict["NAME"], version, kb, lang, audience)
     if key not in _ready_documents:
         documents = Document.objects.filter(status=DocumentStatus.READY)
         if kb:
             documents = documents.filter(knowledge_base__name=kb)
         if lang:
             documents = documents.filter(language=lang)
+        if audience:
+            documents = documents.filter(knowledge_base__audience=audience)
         if len(_ready_documents) >= 64:  # mostly lists of earlier versions
             _ready_documents.clear()
         _ready_documents[key] = list(documents.order_by().values_list("pk", flat=True))
@@ -416,11 +419,18 @@ def _unknown(query: str, results: list[ScoredChunk], mode: str) -> bool:
 
 
 def chunk_search_hybrid(
-    *, query: str, k: int = 5, kb: str | None = None, lang: str | None = None, mode: str = "hybrid"
+    *,
+    query: str,
+    k: int = 5,
+    kb: str | None = None,
+    lang: str | None = None,
+    mode: str = "hybrid",
+    audience: str | None = None,
 ) -> tuple[list[ScoredChunk], bool]:
-    """The k best chunks and whether it is a knowledge miss. `mode`: hybrid, vector or keyword."""
+    """The k best chunks and whether it is a knowledge miss. `mode`: hybrid, vector or keyword; `audience`:
+    only knowledge bases of that audience (None: all, as staff search)."""
     version = knowledge_version()
-    key = "kbsearch:" + hashlib.sha256(f"{version}|{kb}|{lang}|{mode}|{k}|{query}".encode()).hexdigest()
+    key = "kbsearch:" + hashlib.sha256(f"{version}|{kb}|{lang}|{mode}|{k}|{audience}|{query}".encode()).hexdigest()
     cached = cache.get(key)
     cache_lookup_count("retrieval", hit=cached is not None)
     if cached is not None:
@@ -435,7 +445,7 @@ def chunk_search_hybrid(
     # miss the one passage that answers (HNSW results also vary with the order rows were inserted).
     exact = vector is not None and _chunk_stats(version)[0] < EXACT_SEARCH_BELOW
     keywords = _keyword_query(terms, shares, rows_total) if shares else None
-    rows = _arm_rows(vector, english, keywords, _document_ids(version, kb, lang), exact=exact)
+    rows = _arm_rows(vector, english, keywords, _document_ids(version, kb, lang, audience), exact=exact)
     # Every candidate carries both cosines (and its English one when it has one), whichever arm found it.
     similarity = {r.pk: _similarity(r.distance, r.english_distance) for r in rows if r.distance is not None}
     nearest = {r.pk for r in rows if r.arm in (_VECTOR_ARM, _ENGLISH_ARM)}
@@ -487,6 +497,7 @@ def chunk_search_hybrid(
             similarity=round(similarity.get(pk, 0.0), 4),
             keyword_rank=keyword_position.get(pk),
             signals=signals.get(pk, {}),
+            audience=Audience.PUBLIC if audience == Audience.PUBLIC else _audience(version, chunks[pk].document_id),
         )
         for pk in best
     ]
@@ -500,14 +511,20 @@ def chunk_search_hybrid(
     return results, miss
 
 
+def _audience(version: str, document_id: int) -> str:
+    internal = _document_ids(version, None, None, Audience.INTERNAL)
+    return Audience.INTERNAL if document_id in internal else Audience.PUBLIC
+
+
 def chunk_search_answering(*, query: str, k: int, lang: str | None) -> tuple[list[ScoredChunk], bool]:
-    """Passages that answer `query`: in its language first, then in any (a knowledge base written in
-    the other language still beats nothing). The second tuple item is the miss decision: the learned
-    check's (knowledge.ranking) when its model is current, else the search's own."""
+    """Passages that answer a shopper's `query`, from the public knowledge bases only: in its language
+    first, then in any (a knowledge base written in the other language still beats nothing). The second
+    tuple item is the miss decision: the learned check's (knowledge.ranking) when its model is current,
+    else the search's own."""
     model = ranking_fitted()
 
     def search(language: str | None) -> tuple[list[ScoredChunk], bool]:
-        results, miss = chunk_search_hybrid(query=query, k=k, lang=language)
+        results, miss = chunk_search_hybrid(query=query, k=k, lang=language, audience=Audience.PUBLIC)
         if model is not None and results:
             miss = model.answerable(query, results) < model.threshold
         return results, miss or not results

@@ -30,6 +30,7 @@ from knowledge.embeddings import (
 from knowledge.injection import chunks_withheld
 from knowledge.injection_model import fitted as injection_fitted
 from knowledge.models import (
+    Audience,
     Chunk,
     Document,
     DocumentStatus,
@@ -91,6 +92,18 @@ def chunk_statistics_refresh() -> None:
     with connection.cursor() as cursor:
         cursor.execute(f"ANALYZE {connection.ops.quote_name(Chunk._meta.db_table)} (search_vector)")
     knowledge_changed()  # searches cached under the old figures are stale
+
+
+def knowledge_base_audience_set(*, kb_name: str, audience: str) -> KnowledgeBase:
+    """Who may read a knowledge base: `public` (the chat quotes it) or `internal` (staff only); the base is
+    created when new. A change is searched at once (knowledge_changed on the save)."""
+    if audience not in Audience.values:
+        raise IngestError(f"audience must be public or internal, not {audience!r}")
+    kb, created = KnowledgeBase.objects.get_or_create(name=kb_name, defaults={"audience": audience})
+    if not created and kb.audience != audience:
+        kb.audience = audience
+        kb.save(update_fields=["audience", "updated_at"])
+    return kb
 
 
 def _detect_language(text: str) -> str:
@@ -242,7 +255,12 @@ _PROGRESS_EVERY_S = 0.3
 
 
 def ingest_job_create(
-    *, kb_name: str, files: Sequence[UploadedFile], language: str = "auto", requested_by: str = ""
+    *,
+    kb_name: str,
+    files: Sequence[UploadedFile],
+    language: str = "auto",
+    requested_by: str = "",
+    audience: str | None = None,
 ) -> IngestJob:
     """Check what can be checked at once (type, size, emptiness), store the files, queue the job.
     Type and size are checked before any file is read, so an oversized upload is never loaded into
@@ -254,6 +272,8 @@ def ingest_job_create(
         raise IngestError(f"{len(files)} files: at most {MAX_FILES_PER_JOB} per upload")
     if language not in [*Language.values, "auto"]:
         raise IngestError(f"language must be zh, en or auto, not {language!r}")
+    if audience is not None and audience not in Audience.values:
+        raise IngestError(f"audience must be public or internal, not {audience!r}")
     # In memory, or in a temporary file when large: sizes are known before anything is read.
     for file in files:
         document_check_unread(file.name or "", file.size or 0, max_bytes=settings.KNOWLEDGE_MAX_FILE_BYTES)
@@ -266,7 +286,10 @@ def ingest_job_create(
     for name, content in contents:
         document_read_precheck(name, content, max_bytes=settings.KNOWLEDGE_MAX_FILE_BYTES)
     with transaction.atomic():
-        kb, _ = KnowledgeBase.objects.get_or_create(name=kb_name)
+        if audience is None:
+            kb, _ = KnowledgeBase.objects.get_or_create(name=kb_name)
+        else:
+            kb = knowledge_base_audience_set(kb_name=kb_name, audience=audience)
         job = IngestJob.objects.create(knowledge_base=kb, language=language, requested_by=requested_by[:150])
         IngestFile.objects.bulk_create(
             IngestFile(job=job, name=name[:300], size=len(content), content=content) for name, content in contents

@@ -97,8 +97,9 @@ def test_the_same_upload_twice_changes_nothing(client: Client, auth: dict[str, A
         ([("empty.md", b"")], {}, "file", "empty.md: empty"),
         ([("ok.md", WARRANTY_EN)], {"kb": "not a slug!"}, "kb", "letters, numbers"),
         ([("ok.md", WARRANTY_EN)], {"lang": "fr"}, "lang", "not a valid choice"),
+        ([("ok.md", WARRANTY_EN)], {"audience": "staff"}, "audience", "not a valid choice"),
     ],
-    ids=["no-file", "unsupported", "empty", "bad-kb", "bad-lang"],
+    ids=["no-file", "unsupported", "empty", "bad-kb", "bad-lang", "bad-audience"],
 )
 def test_bad_uploads_are_refused_at_once_and_nothing_is_queued(
     client: Client,

@@ -6,7 +6,13 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from knowledge.embeddings import EmbeddingsUnavailable, embeddings_check
 from knowledge.readers import SUPPORTED_TYPES
-from knowledge.services import IngestError, chunk_statistics_refresh, file_ingest, kb_prune
+from knowledge.services import (
+    IngestError,
+    chunk_statistics_refresh,
+    file_ingest,
+    kb_prune,
+    knowledge_base_audience_set,
+)
 
 BAR_WIDTH = 24
 
@@ -24,15 +30,25 @@ class Command(BaseCommand):
             default="default",
             help=(
                 "Knowledge base to add the documents to (default: %(default)s; the demo's help articles are in "
-                "'demo'). Answers search every knowledge base."
+                "'demo'). Answers search every public knowledge base."
             ),
         )
         parser.add_argument("--lang", choices=["zh", "en", "auto"], default="auto")
         parser.add_argument(
+            "--audience",
+            choices=["public", "internal"],
+            help=(
+                "Who may read the knowledge base: public (the chat quotes it) or internal (staff only: the console's"
+                " and the API's search). Left out: a new base is public, an existing one keeps its audience."
+            ),
+        )
+        parser.add_argument(
             "--prune", action="store_true", help="Remove documents from under these paths whose file is gone."
         )
 
-    def handle(self, *args: Any, paths: list[Path], kb: str, lang: str, prune: bool, **options: Any) -> None:
+    def handle(
+        self, *args: Any, paths: list[Path], kb: str, lang: str, prune: bool, audience: str | None, **options: Any
+    ) -> None:
         files: list[Path] = []
         for path in paths:
             if not path.exists():
@@ -46,6 +62,8 @@ class Command(BaseCommand):
             embeddings_check()
         except EmbeddingsUnavailable as exc:
             raise CommandError(f"embeddings: {exc}") from None
+        if audience is not None:
+            knowledge_base_audience_set(kb_name=kb, audience=audience)
         started = time.monotonic()
         counts = {"added": 0, "changed": 0, "unchanged": 0, "failed": 0}
         chunks = withheld = 0
