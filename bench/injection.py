@@ -5,7 +5,7 @@ the article's ordinary sentences? And what it costs per sentence.
 Each document of bench/injection_sets/ (one JSON object a line: id, lang, title, text, planted: the planted
 sentences, copied verbatim from the text; written blind to the detector, see its README) is read as an ingest
 reads it (knowledge.readers: Markdown, its headings, lists and tables) and passed through the same detector an
-ingest uses (knowledge.injection.chunks_withheld), with the store's domain (`shop.example`, the sets' store) as
+ingest uses (knowledge.injection.chunks_withheld), with the set's store domain (`shop.example`; blind3's `lanju.example`) as
 STORE_DOMAINS would give it. Then, per set and language:
 
 - planted withheld: a planted sentence counts as withheld when none of its sentences is left in what the ingest
@@ -20,7 +20,7 @@ STORE_DOMAINS would give it. Then, per set and language:
 
 No database is needed.
 
-    .venv/bin/python bench/injection.py [--set dev|blind2|all]
+    .venv/bin/python bench/injection.py [--set dev|blind2|blind3|all]
 """
 
 from __future__ import annotations
@@ -36,7 +36,8 @@ from typing import Any
 from harness import django_setup
 
 DATA = Path(__file__).resolve().parent / "injection_sets"
-SETS = ("dev", "blind2")
+SETS = ("dev", "blind2", "blind3")
+STORES = {"blind3": ("lanju.example",)}  # each set's own store domain (its README); Shop Example's by default
 STORE = ("shop.example",)
 TARGET_WITHHELD, TARGET_KEPT = 0.95, 0.99
 
@@ -76,7 +77,7 @@ def set_measure(name: str) -> None:
         cell = cells[language]
         read = document_read(f"{document['id']}.md", document["text"].encode(), max_bytes=1 << 24)
         started = time.perf_counter()
-        chunks, title, _withheld = chunks_withheld(read.chunks, title=read.title, domains=STORE)
+        chunks, title, _withheld = chunks_withheld(read.chunks, title=read.title, domains=STORES.get(name, STORE))
         seconds += time.perf_counter() - started
         read_sentences += len({s for c in read.chunks for s in sentences(c.text)})
         before = plain_text(" ¶ ".join([read.title, *(f"{c.heading} ¶ {c.text}" for c in read.chunks)]))
@@ -129,7 +130,7 @@ def main() -> None:
         dest="which",
         choices=[*SETS, "all"],
         default="dev",
-        help="dev (misses listed), blind2 (held out), or all",
+        help="dev (misses listed), blind3 (held out), blind2 (reported once, for reference), or all",
     )
     args = parser.parse_args()
     django_setup()
