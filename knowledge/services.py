@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import sys
 import time
 import uuid
 from collections.abc import Callable, Sequence
@@ -41,9 +42,18 @@ from knowledge.models import (
     Language,
     MissedQuestion,
 )
-from knowledge.readers import IngestError, document_check_unread, document_read_isolated, document_read_precheck
+from knowledge.extract import CONTAINER_TYPES
+from knowledge.readers import (
+    IngestError,
+    document_check_unread,
+    document_read_isolated,
+    document_read_precheck,
+    suffix_of,
+)
 
 EMBED_BATCH = 32
+# Rows of one INSERT: a statement holds at most 65,535 parameters, and a 50,000-entry FAQ is one document.
+INSERT_BATCH = 1000
 
 
 @dataclass(frozen=True)
@@ -173,16 +183,19 @@ def chunks_store(
             withheld=withheld,
         )
         Chunk.objects.bulk_create(
-            Chunk(
-                document=document,
-                position=i,
-                heading=c.heading[:300],
-                text=c.text,
-                search_text=search_text(f"{c.heading} {c.text}"),
-                embedding=vector,
-                english_embedding=english,
-            )
-            for i, (c, (vector, english)) in enumerate(zip(chunks, vectors, strict=True))
+            (
+                Chunk(
+                    document=document,
+                    position=i,
+                    heading=c.heading[:300],
+                    text=c.text,
+                    search_text=search_text(f"{c.heading} {c.text}"),
+                    embedding=vector,
+                    english_embedding=english,
+                )
+                for i, (c, (vector, english)) in enumerate(zip(chunks, vectors, strict=True))
+            ),
+            batch_size=INSERT_BATCH,
         )
     return IngestResult(source, "changed" if previous else "added", len(chunks), len(withheld))
 
@@ -195,13 +208,17 @@ def document_ingest(
     language: str = "auto",
     source: str = "",
     on_progress: ProgressCallback | None = None,
+    capped: bool = True,
 ) -> IngestResult:
-    """Ingest one file's bytes (any supported format); `source` names it for updates and pruning."""
+    """Ingest one file's bytes (any supported format); `source` names it for updates and pruning. `capped`: held
+    to KNOWLEDGE_MAX_FILE_BYTES and KNOWLEDGE_MAX_CHUNKS_PER_FILE, as an upload is; an operator's file from the
+    disk (ingest_kb) is not (a 50,000-row FAQ), though a PDF or DOCX keeps its unpacking limits."""
     # While the file is read its progress is 0 of its passages; the report is also where a job notices
     # it was cancelled or is out of time, and then the child process reading the file is killed.
     waiting = (lambda: on_progress(0, 1)) if on_progress else None
-    document = document_read_isolated(name, raw, max_bytes=settings.KNOWLEDGE_MAX_FILE_BYTES, waiting=waiting)
-    limit = settings.KNOWLEDGE_MAX_CHUNKS_PER_FILE
+    max_bytes = settings.KNOWLEDGE_MAX_FILE_BYTES if capped or suffix_of(name) in CONTAINER_TYPES else sys.maxsize
+    document = document_read_isolated(name, raw, max_bytes=max_bytes, waiting=waiting)
+    limit = settings.KNOWLEDGE_MAX_CHUNKS_PER_FILE if capped else sys.maxsize
     if len(document.chunks) > limit:
         raise IngestError(
             f"{name}: {len(document.chunks)} passages; at most {limit} per file (KNOWLEDGE_MAX_CHUNKS_PER_FILE):"
@@ -218,14 +235,26 @@ def document_ingest(
 
 
 def file_ingest(
-    *, kb_name: str, path: Path, language: str = "auto", source: str = "", on_progress: ProgressCallback | None = None
+    *,
+    kb_name: str,
+    path: Path,
+    language: str = "auto",
+    source: str = "",
+    on_progress: ProgressCallback | None = None,
+    capped: bool = True,
 ) -> IngestResult:
     try:
         raw = path.read_bytes()
     except OSError as exc:
         raise IngestError(f"{path}: {exc.strerror or exc}") from None
     return document_ingest(
-        kb_name=kb_name, name=str(path), raw=raw, language=language, source=source, on_progress=on_progress
+        kb_name=kb_name,
+        name=str(path),
+        raw=raw,
+        language=language,
+        source=source,
+        on_progress=on_progress,
+        capped=capped,
     )
 
 

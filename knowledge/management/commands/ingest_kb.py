@@ -1,3 +1,4 @@
+import os
 import time
 from pathlib import Path
 from typing import Any
@@ -6,13 +7,8 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from knowledge.embeddings import EmbeddingsUnavailable, embeddings_check
 from knowledge.readers import SUPPORTED_TYPES
-from knowledge.services import (
-    IngestError,
-    chunk_statistics_refresh,
-    file_ingest,
-    kb_prune,
-    knowledge_base_audience_set,
-)
+from knowledge.bulk_ingest import files_ingest
+from knowledge.services import chunk_statistics_refresh, kb_prune, knowledge_base_audience_set
 
 BAR_WIDTH = 24
 
@@ -43,12 +39,28 @@ class Command(BaseCommand):
             ),
         )
         parser.add_argument(
+            "--jobs",
+            type=int,
+            default=os.cpu_count() or 1,
+            help="Processes ingesting files side by side (default: one per core, %(default)s here).",
+        )
+        parser.add_argument(
             "--prune", action="store_true", help="Remove documents from under these paths whose file is gone."
         )
 
     def handle(
-        self, *args: Any, paths: list[Path], kb: str, lang: str, prune: bool, audience: str | None, **options: Any
+        self,
+        *args: Any,
+        paths: list[Path],
+        kb: str,
+        lang: str,
+        prune: bool,
+        audience: str | None,
+        jobs: int,
+        **options: Any,
     ) -> None:
+        if jobs < 1:
+            raise CommandError("--jobs must be at least 1")
         files: list[Path] = []
         for path in paths:
             if not path.exists():
@@ -67,21 +79,23 @@ class Command(BaseCommand):
         started = time.monotonic()
         counts = {"added": 0, "changed": 0, "unchanged": 0, "failed": 0}
         chunks = withheld = 0
-        for index, file in enumerate(files, 1):
-            self._progress(index - 1, len(files), str(file))
-            try:
-                result = file_ingest(kb_name=kb, path=file, language=lang)
-            except IngestError as exc:
-                counts["failed"] += 1
-                self._clear_bar()
-                self.stderr.write(f"skipped {exc}")
-                continue
-            except EmbeddingsUnavailable as exc:  # the server went away mid-run: the rest would fail too
-                self._clear_bar()
-                raise CommandError(f"embeddings: {exc}; {index - 1} of {len(files)} file(s) done") from None
-            counts[result.outcome] += 1
-            chunks += result.chunks
-            withheld += result.withheld
+        self._progress(0, len(files), str(files[0]) if files else "")
+        done = files_ingest(kb_name=kb, paths=files, language=lang, jobs=jobs, capped=False)
+        try:
+            for index, (file, result, error) in enumerate(done, 1):
+                self._progress(index, len(files), str(file))
+                if result is None:
+                    counts["failed"] += 1
+                    self._clear_bar()
+                    self.stderr.write(f"skipped {error}")
+                    continue
+                counts[result.outcome] += 1
+                chunks += result.chunks
+                withheld += result.withheld
+        except EmbeddingsUnavailable as exc:  # the server went away mid-run: the rest would fail too
+            self._clear_bar()
+            done_count = sum(counts.values())
+            raise CommandError(f"embeddings: {exc}; {done_count} of {len(files)} file(s) done") from None
         self._progress(len(files), len(files), "done")
         self._clear_bar()
         pruned = 0
