@@ -28,6 +28,7 @@ from knowledge.embeddings import (
     passage_vectors,
     query_vectors,
 )
+from knowledge.extract import CONTAINER_TYPES
 from knowledge.injection import chunks_withheld
 from knowledge.injection_model import fitted as injection_fitted
 from knowledge.models import (
@@ -42,7 +43,6 @@ from knowledge.models import (
     Language,
     MissedQuestion,
 )
-from knowledge.extract import CONTAINER_TYPES
 from knowledge.readers import (
     IngestError,
     document_check_unread,

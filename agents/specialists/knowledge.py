@@ -23,6 +23,7 @@ from agents.specialists import Specialist, register
 from conversations.language import say
 from knowledge.chunking import meaning_terms, sentences, word_stem
 from knowledge.hits import KnowledgeHit
+from knowledge.quantities import numbers_asked, quantity_fits
 from knowledge.ranking import ANSWER_KINDS, kinds_asked, kinds_held
 from knowledge.selectors import ScoredChunk, chunk_search_answering, chunk_sections
 from knowledge.services import missed_question_record
@@ -45,8 +46,11 @@ SUPPORT_DEPTH = 10
 # cannot break: the reply quotes both rather than guess.
 SECTION_TIE = 0.01
 SUPPORT_CHARS = 240
+FITS = "<fits>"  # a sentence's range holds a number the question gives (knowledge.quantities)
 _CITATION = re.compile(r"\[(\d{1,2})\]")
 _CJK = re.compile(r"[\u3400-\u9fff]")
+
+
 def _extract(question: str, section: str) -> str:
     """The section, or when it is too long, its sentences that answer the question, in their order.
 
@@ -61,8 +65,15 @@ def _extract(question: str, section: str) -> str:
     if len(text) <= MAX_ANSWER_CHARS:
         return re.sub(r"\s*\n\s*", " ", text)
     parts = sentences(text) or [text]
-    asked = _terms(question, question=True)
-    said = [_terms(s, question=False) & asked for s in parts]
+    asked = _terms(question, question=True) | {FITS}
+    numbers = numbers_asked(question)
+    fits = [quantity_fits(numbers, s) for s in parts]
+    if True in fits:  # the rows whose ranges leave the question's number out answer other cases
+        parts = [s for s, fit in zip(parts, fits, strict=True) if fit is not False]
+        fits = [fit for fit in fits if fit is not False]
+    said = [
+        (_terms(s, question=False) | ({FITS} if fit else set())) & asked for s, fit in zip(parts, fits, strict=True)
+    ]
     # A word most sentences of the section share (its topic) tells little about which one answers.
     spread = Counter(term for terms in said for term in terms)
     overlap = [sum(1 / spread[term] for term in terms) for terms in said]

@@ -88,12 +88,12 @@ def test_staff_find_internal_passages_in_the_console_marked_as_never_quoted(
 def test_the_api_searches_every_audience_unless_told_which(procedures: Path, client: Client) -> None:
     call_command("ingest_kb", str(procedures), "--kb", "procedures", "--audience", "internal", verbosity=0)
     _, key = api_key_create(name="integrator")
-    auth = {"HTTP_AUTHORIZATION": f"Bearer {key}"}
+    auth = f"Bearer {key}"
     query = "/api/v1/kb/search?q=unlock+a+locked+gift+card"
 
-    every = client.get(query, **auth).json()["results"]
-    public = client.get(f"{query}&audience=public", **auth).json()["results"]
-    wrong = client.get(f"{query}&audience=secret", **auth)
+    every = client.get(query, HTTP_AUTHORIZATION=auth).json()["results"]
+    public = client.get(f"{query}&audience=public", HTTP_AUTHORIZATION=auth).json()["results"]
+    wrong = client.get(f"{query}&audience=secret", HTTP_AUTHORIZATION=auth)
 
     assert every[0]["audience"] == "internal" and "fraud console" in every[0]["text"]
     assert public and all(r["audience"] == "public" and "fraud console" not in r["text"] for r in public)

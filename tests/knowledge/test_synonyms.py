@@ -156,7 +156,7 @@ def _rows(query: str) -> list[Any]:
     from knowledge.selectors import _arm_rows, _document_ids
 
     return _arm_rows(
-        None, None, " | ".join(query_words(query)), _document_ids(knowledge_version(), "svc", None), exact=True
+        None, None, " | ".join(query_words(query)), _document_ids(knowledge_version(), "svc", None, None), exact=True
     )
 
 

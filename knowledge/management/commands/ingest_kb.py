@@ -5,9 +5,9 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from knowledge.bulk_ingest import files_ingest
 from knowledge.embeddings import EmbeddingsUnavailable, embeddings_check
 from knowledge.readers import SUPPORTED_TYPES
-from knowledge.bulk_ingest import files_ingest
 from knowledge.services import chunk_statistics_refresh, kb_prune, knowledge_base_audience_set
 
 BAR_WIDTH = 24
