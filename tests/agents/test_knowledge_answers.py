@@ -92,6 +92,25 @@ def test_the_model_saying_the_passages_do_not_answer_is_a_miss(visitor: Conversa
     assert MissedQuestion.objects.get().question == "How do I change the wallpaper?"
 
 
+@pytest.mark.parametrize(
+    ("question", "language"), [("Do you offer gift wrapping?", "en"), ("你们提供礼品包装吗？", "zh")]
+)
+def test_with_a_model_the_ranking_stage_still_decides_a_miss_and_the_model_never_sees_unrelated_passages(
+    visitor: Conversation, llm_settings: FakeOpenAI, question: str, language: str
+) -> None:
+    visitor.language = language
+    visitor.save(update_fields=["language"])
+    _intent(llm_settings, "policy_inquiry", question)
+    llm_settings.reply("Gift wrapping is free for every order [1].")  # what a model could make of a loose passage
+
+    turn = run_turn(visitor, question)
+
+    prompts = [str(r["body"]["messages"]) for r in llm_settings.chat_requests]
+    assert not any("<message>" in p and "[1] " in p for p in prompts[1:])  # no passages were offered
+    assert "free for every order" not in turn.reply["text"] and not turn.reply["sources"]
+    assert MissedQuestion.objects.get().question == question
+
+
 def test_citation_filter_renumbers_by_first_use_and_drops_the_rest() -> None:
     assert grounded_citations("A [3]. B [1] and [3]. C [0][12].", passages=3) == ("A [1]. B [2] and [1]. C.", [2, 0])
     assert grounded_citations("Nothing cited.", passages=3) == ("Nothing cited.", [])
