@@ -1,7 +1,7 @@
 import pytest
 from django.db import DataError, connection, transaction
 
-from knowledge.models import Chunk, Document, IngestJob, MissedQuestion
+from knowledge.models import Chunk, Document, IngestJob, KnowledgeBase, MissedQuestion
 from tests.constraints import assert_rejected
 from tests.factories import DocumentFactory, KnowledgeBaseFactory
 
@@ -28,6 +28,12 @@ def test_document_rejects_unknown_status_language_and_version_zero() -> None:
     assert_rejected(
         lambda: Document.objects.create(knowledge_base=kb, source="a.md", title="A", checksum="2", version=1),
         "document_source_version_unique",
+    )
+
+
+def test_knowledge_base_rejects_an_unknown_audience() -> None:
+    assert_rejected(
+        lambda: KnowledgeBase.objects.create(name="staff", audience="staff"), "knowledge_base_audience_valid"
     )
 
 

@@ -82,8 +82,9 @@ class Command(BaseCommand):
         self._progress(0, len(files), str(files[0]) if files else "")
         done = files_ingest(kb_name=kb, paths=files, language=lang, jobs=jobs, capped=False)
         try:
-            for index, (file, result, error) in enumerate(done, 1):
-                self._progress(index, len(files), str(file))
+            for index, (_, result, error) in enumerate(done, 1):
+                if index < len(files):  # the next file in order: the one a single process reads now
+                    self._progress(index, len(files), str(files[index]))
                 if result is None:
                     counts["failed"] += 1
                     self._clear_bar()
