@@ -115,6 +115,16 @@ def staff_login(live_server: Any) -> Callable[..., Any]:
     return login
 
 
+def console_login(page: Page, username: str, password: str) -> Page:
+    """Log `page` in through the admin login form to the live console, and wait until it is connected."""
+    page.goto("/admin/login/?next=/admin/console/")
+    page.fill("#id_username", username)
+    page.fill("#id_password", password)
+    page.click("input[type=submit]")
+    expect(page.get_by_test_id("console-live")).to_have_attribute("data-state", "live")
+    return page
+
+
 @pytest.hookimpl(wrapper=True, tryfirst=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
     """Remember each phase's outcome on the test item, so a fixture can tell a failed test at teardown."""

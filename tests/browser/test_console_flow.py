@@ -16,6 +16,7 @@ from playwright.sync_api import Page, expect
 from agents.intents.exemplar_index import exemplars_sync
 from agents.store.models import Order, OrderStatus
 from conversations.models import Conversation, ConversationStatus, Message
+from tests.browser.conftest import console_login
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -41,13 +42,7 @@ def _ask(page: Page, text: str) -> None:
 
 
 def _staff_console(widget_pages: Any) -> Page:
-    page = widget_pages()
-    page.goto("/admin/login/?next=/admin/console/")
-    page.fill("#id_username", "lin")
-    page.fill("#id_password", STAFF_PASSWORD)
-    page.click("input[type=submit]")
-    expect(page.get_by_test_id("console-live")).to_have_attribute("data-state", "live")
-    return page
+    return console_login(widget_pages(), "lin", STAFF_PASSWORD)
 
 
 def test_a_chat_goes_from_the_bot_to_a_person_and_back(demo: User, widget_pages: Any) -> None:

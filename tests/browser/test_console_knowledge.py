@@ -11,6 +11,7 @@ from playwright.sync_api import Page, expect
 
 from knowledge.chunking import TextChunk
 from knowledge.services import chunks_store, knowledge_base_audience_set
+from tests.browser.conftest import console_login
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -20,13 +21,7 @@ STAFF_PASSWORD = "console-kb-pw-1"
 def _console(widget_pages: Any) -> Page:
     user = User.objects.create_user(username="mei", password=STAFF_PASSWORD, is_staff=True)
     user.user_permissions.add(Permission.objects.get(codename="take_over_conversation"))
-    page = widget_pages()
-    page.goto("/admin/login/?next=/admin/console/")
-    page.fill("#id_username", "mei")
-    page.fill("#id_password", STAFF_PASSWORD)
-    page.click("input[type=submit]")
-    expect(page.get_by_test_id("console-live")).to_have_attribute("data-state", "live")
-    return page
+    return console_login(widget_pages(), "mei", STAFF_PASSWORD)
 
 
 def _search(page: Page, query: str) -> Any:
