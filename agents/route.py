@@ -425,7 +425,8 @@ def clarify_picked(answer: str, offered: list[tuple[str, tuple[str, ...]]]) -> s
     """Which intent of a clarifying question the answer picks: its label ("Cancel an order", "取消订单"),
     its position ("the first one", "2", "第二个"), or a plain yes for the first. `offered` is each
     intent with its labels, in the order they were shown."""
-    from agents.workflows.slots import normalise, yes_no
+    from agents.reading.confirmation import yes_no
+    from agents.workflows.slots import normalise
 
     clean = normalise(answer).strip(" .!。！")
     for intent, labels in offered:

@@ -176,7 +176,7 @@ def reasons_measure(half: str, show: bool) -> None:
 def confirmations_measure(half: str, show: bool) -> None:
     """As the workflows read the answer to "Shall I go ahead?": a yes writes, a no drops the request,
     anything else is read for what it says. A yes read where none was said is the costly error."""
-    from agents.workflows.slots import yes_no
+    from agents.reading.confirmation import yes_no
 
     examples = json.loads((DATA / "confirmations.json").read_text()).get(half)
     if examples is None:

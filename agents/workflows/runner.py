@@ -22,6 +22,7 @@ from agents.answers import SpecialistContext, SpecialistResult
 from agents.intents.catalogue import catalogue_get
 from agents.intents.entities.extract import extract_entities
 from agents.models import TurnRun
+from agents.reading.confirmation import gives_up, yes_no
 from agents.tools import ToolContext, ToolError
 from agents.verification import (
     MAX_FAILED_ATTEMPTS,
@@ -169,7 +170,7 @@ def workflow_handle(sctx: SpecialistContext) -> SpecialistResult:
             .get(pk=sctx.conversation_id)
         )
         state = workflow_active(conversation.pk)
-        if state is not None and read.is_cancel(sctx.text or sctx.message_text):
+        if state is not None and gives_up(sctx.text or sctx.message_text):
             _save(state, step="", slots=state.slots, status=WorkflowStatus.CANCELLED)
             workflows_queued_cancel(conversation.pk)
             return SpecialistResult(text=say(sctx.language, "Cancelled. Anything else I can help with?"))
@@ -305,7 +306,7 @@ def _advance(sctx: SpecialistContext, conversation: Conversation, state: Workflo
         return _confirm(ctx, workflow, s)
     if state.step == "confirm":
         # "hang on, I got that wrong: X rather than Y" puts a value right: read it, then confirm again
-        answer = None if fix is not None else read.yes_no(text)
+        answer = None if fix is not None else yes_no(text)
         if answer is True:
             try:
                 result = workflow.perform(ctx, s)

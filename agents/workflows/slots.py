@@ -11,59 +11,6 @@ import unicodedata
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-# An answer to "Shall I go ahead?": short, and affirmative or negative anywhere in it ("Sounds good,
-# please proceed", "That's not what I asked"). A negation wins; idioms that carry "no" are affirmative.
-_AFFIRMATIVE = re.compile(
-    r"\b(?:yes+|yeah|yea|yeh|yah|yh|aye|yep|yup|ya|y|sure|ok|okay|okie(?: dokie)?|okey(?: dokey)?|k|correct|right|"
-    r"confirm(?:ed)?|proceed|"
-    r"go ahead|go for it|do it|"
-    r"please do|do so|go on|sounds good|looks good|looks right|that works|perfect|absolutely|definitely|of course|"
-    r"fine|agreed|affirmative|exactly|alright|all right|indeed|certainly|great|good|why not|no problems?|"
-    r"no worries|not a problem|nothing wrong|(?:don'?t|do not|can'?t|cannot) see (?:any|a|anything) "
-    r"(?:wrong|problems?|issues?))\b|👍|✅|👌|"
-    # "ok的", "ok吧": an English word beside Chinese has no word boundary
-    r"(?<![a-z])ok(?:ay)?(?![a-z])|"
-    r"是的?|好的?|好滴|好哒|可以|确认|确定|对的?|没有?问题|没错|没毛病|行|办吧|办理吧|照办|就这么办|同意|嗯嗯|"
-    r"就这样|收到",
-    re.IGNORECASE,
-)
-_NEGATIVE = re.compile(
-    # "cancel" declines, unless it names what is cancelled: "yes, cancel W1234567" repeats the request
-    r"\b(?:no+|nope|nah|not|don'?t|do not|doesn'?t|isn'?t|wrong|incorrect|stop|wait|hold on|never ?mind|"
-    r"negative|abort|forget it|scrap (?:it|that)|leave it|changed my mind|rather (?:keep|not|leave))\b|"
-    r"(?<!\bthe )\bcancel\b(?!\s+(?:it|this|that|the|my|order|#?w?\d))|^n$|👎|"
-    r"\w+n't\b|否|不|错|别(?![的人处])|等等|算了|改主意|保持原样|维持原样",
-    re.IGNORECASE,
-)
-# Negated negatives and idioms that carry a "no" or "not": they say yes.
-_NOT_NEGATIVE = re.compile(
-    r"\bno (?:problem|worries|issue)s?\b|\bnot a problem\b|\bno longer need(?:ed)?\b|\bwhy not\b|"
-    r"\b(?:don'?t|do not|can'?t|cannot) see (?:any|a|anything) (?:wrong|problems?|issues?)\b|"
-    r"\bnothing (?:wrong|to change)\b|"
-    r"没有?问题|不错|没错|没毛病",
-    re.IGNORECASE,
-)
-# Not an answer yet: a hesitation, or a question back ("wait, which gift card?").
-_UNSURE = re.compile(r"\bbut\b|\bhowever\b|\bexcept\b|\blet me think\b|\?|？|但是|不过|除了|想想|考虑", re.IGNORECASE)
-_HESITANT = re.compile(
-    r"\b(?:not|n'?t) (?:sure|certain)\b|\bunsure\b|\bno idea\b|\bmaybe\b|\bperhaps\b|"
-    r"不确定|说不好|不好说|不知道|再看看",
-    re.IGNORECASE,
-)
-# A question back ("wait, which gift card?", "能不能顺便改一下颜色？") or another subject brought up ("by the
-# way, my other order…", "对了，…"): a plain "no?" or "yes?" still answers.
-_ASKS_BACK = re.compile(
-    r"\b(?:which|what|how|why|when|where|who)\b[^.!]*[?？]\s*$|(?:哪|什么|怎么|为什么|多少|几)[^。！]*[?？吗]?\s*$|"
-    r"^(?!\W*(?:yes|yeah|yep|no|nope|nah|ok|okay|sure|是|对|好|不|没|行|可以)\b).*[?？]\s*$|"
-    r"^\W*(?:by the way|btw|another thing|on another note|对了|顺便|另外)",
-    re.IGNORECASE,
-)
-MAX_YES_NO_WORDS = 14  # a longer message tells or asks more than a yes or a no
-
-CANCEL_WORDS = re.compile(
-    r"^\s*(?:取消|退出|算了|不办了|不用了|cancel|quit|exit|stop|never ?mind|forget it)\s*(?:吧|了)?\s*[.!。！]*\s*$",
-    re.IGNORECASE,
-)
 _PAYMENT_ID = re.compile(r"\b((?:credit_card|gift_card|paypal)_[A-Za-z0-9_]+)\b")
 _TAX_ID = re.compile(r"\b([0-9A-Z]{15,20})\b")
 _KEEP = re.compile(r"\bkeep\b|\bas it is\b|\bas is\b|\bunchanged\b|\bthe same\b|不变|保持|不用换", re.IGNORECASE)
@@ -100,24 +47,6 @@ def _has_chinese(text: str) -> bool:
 
 def normalise(text: str) -> str:
     return unicodedata.normalize("NFKC", text).lower()
-
-
-def yes_no(text: str) -> bool | None:
-    """True for a yes, False for a no, None when the message is not (only) an answer."""
-    clean = normalise(text)
-    if len(clean.split()) > MAX_YES_NO_WORDS or _HESITANT.search(clean) or _ASKS_BACK.search(clean):
-        return None
-    negative = bool(_NEGATIVE.search(_NOT_NEGATIVE.sub(" ", clean)))
-    affirmative = bool(_AFFIRMATIVE.search(clean))
-    if negative:
-        return False
-    if affirmative and not _UNSURE.search(clean):
-        return True
-    return None
-
-
-def is_cancel(text: str) -> bool:
-    return bool(CANCEL_WORDS.match(normalise(text)))
 
 
 # What the customer says they do not mean: "the address, not the items", "改地址，不是换商品".

@@ -6,6 +6,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from agents.reading.confirmation import yes_no
 from agents.workflows import slots as read
 
 _ASKS = re.compile(
@@ -31,7 +32,7 @@ def is_slot_answer(slot: str, text: str, entities: dict[str, Any], *, other_inte
     if read.correction(text) is not None:  # "sorry typo, linear not tactile" puts right what was said
         return True
     if slot == "confirm":
-        return read.yes_no(text) is not None
+        return yes_no(text) is not None
     choices: dict[str, Mapping[str, Iterable[str]]] = {
         "change": read.CHANGE_WORDS,
         "warranty_status": read.WARRANTY_WORDS,

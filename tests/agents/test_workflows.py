@@ -164,6 +164,25 @@ def test_a_no_writes_nothing_and_an_unclear_answer_is_asked_again(li: Conversati
     assert Order.objects.get(external_id="#D1001").status == "pending"
 
 
+@pytest.mark.parametrize("answer", ["I don't mind, go ahead", "sounds good, no rush", "好的，不用急", "可以，不着急"])
+def test_a_plain_yes_holding_a_no_word_goes_ahead(li: Conversation, answer: str) -> None:
+    run_turn(li, "我要取消订单 #D1001，不需要了")
+
+    run_turn(li, answer)
+
+    assert Order.objects.get(external_id="#D1001").status == "cancelled"
+
+
+@pytest.mark.parametrize(("text", "said"), [("never mind, thanks", "Cancelled"), ("不办了谢谢", "已取消")])
+def test_giving_up_politely_ends_the_request_at_any_step(li: Conversation, text: str, said: str) -> None:
+    run_turn(li, "我要退货")
+
+    turn = run_turn(li, text)
+
+    assert said in turn.reply["text"]
+    assert not WorkflowState.objects.filter(conversation=li, status="active").exists()
+
+
 def test_a_correction_replaces_the_order(li: Conversation) -> None:
     run_turn(li, "I want to return order #D1004")  # refused: out of the window
     turn = run_turn(li, "no, the other order: #D1003")

@@ -1,0 +1,73 @@
+"""What an answer to "Shall I go ahead?" says, and whether a customer gives up a request: a learned decision.
+
+Read by agents.reading.decisions from `examples/confirmation.<lang>.jsonl`: "yes" (go ahead), "no" (not this,
+or something in it is wrong), "cancel" (drop the whole request, at any step) and "other" (a question back, a
+hesitation, another subject, an answer to some other question). "I don't mind, go ahead" and "好的，不用急" say
+yes although they hold a "no"; "ok but no, the colour is wrong" says no although it holds an "ok".
+
+A yes writes a change, so it is read only when the model is sure of it (YES_AT); a message it is not sure of is
+asked again, which costs a turn and never a wrong write. Giving up ends the request, so it too needs CANCEL_AT.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+
+from agents.reading.decisions import Decision, fitted, probabilities
+
+
+class Answer(StrEnum):
+    YES = "yes"
+    NO = "no"
+    CANCEL = "cancel"
+    OTHER = "other"
+
+
+CONFIRMATION = Decision("confirmation", tuple(answer.value for answer in Answer))
+# Chosen on the examples' cross-validation (manage.py train_decisions): the lowest probabilities at which no
+# "no" or "cancel" example was read as a yes, and no answer to another question as giving up.
+YES_AT = 0.6
+CANCEL_AT = 0.6
+MAX_WORDS = 30  # a longer message tells or asks more than a yes or a no
+
+
+@dataclass(frozen=True)
+class ConfirmationReading:
+    answer: Answer
+    likelihood: dict[Answer, float]
+
+
+def confirmation_read(text: str) -> ConfirmationReading:
+    """The answer a message gives (see answer_of)."""
+    if not text.strip() or len(text.split()) > MAX_WORDS:
+        return ConfirmationReading(Answer.OTHER, {})
+    model = fitted(CONFIRMATION)
+    row = probabilities(model, [text])[0]
+    likelihood = {Answer(label): float(p) for label, p in zip(model.labels, row, strict=True)}
+    return ConfirmationReading(answer_of(likelihood), likelihood)
+
+
+def answer_of(likelihood: Mapping[Answer, float]) -> Answer:
+    """Giving up and yes each need their bar; a message more likely to decline (no and giving up together) than
+    anything else declines; the rest is no answer."""
+    yes, no, cancel, other = (likelihood[label] for label in Answer)
+    if cancel >= CANCEL_AT:
+        return Answer.CANCEL
+    if no + cancel > max(yes, other):  # declining, whether it is this proposal or the whole request
+        return Answer.NO
+    if yes >= YES_AT and yes > other:
+        return Answer.YES
+    return Answer.OTHER
+
+
+def yes_no(text: str) -> bool | None:
+    """True for a yes, False for a no (or giving up), None when the message is not (only) an answer."""
+    answer = confirmation_read(text).answer
+    return {Answer.YES: True, Answer.NO: False, Answer.CANCEL: False}.get(answer)
+
+
+def gives_up(text: str) -> bool:
+    """The customer drops the request they are in ("never mind, thanks", "不办了谢谢")."""
+    return confirmation_read(text).answer == Answer.CANCEL

@@ -1,0 +1,265 @@
+"""Decisions about what a customer's message means, learned from examples instead of written as rules.
+
+A decision (`Decision`) is a small set of labels, such as what an answer to "Shall I go ahead?" says. Its
+language lives in example files beside this module (`examples/<decision>.<lang>.jsonl`: one example a line, its
+`text`, its `label` and a short `why`), so a wording it misses is fixed by adding an example, never by a rule for
+that sentence.
+
+- A message is read through the bundled e5's query vector (multilingual: zh and en share one model) and hashed
+  n-grams: words, word pairs, the first and the last word, character n-grams of longer words, Chinese characters
+  and their pairs and triples, and whether it asks ("?"). The vector carries meaning across wordings it has not
+  seen; the n-grams carry the small words a vector blurs ("no", "not", "别").
+- A multinomial logistic regression (scikit-learn) weighs them. `manage.py train_decisions` fits every decision,
+  prints its cross-validated accuracy and writes `fitted/<decision>.npz` with the hash of its examples and
+  settings; the files are committed (embedding the examples takes a while) and a test fails when one is stale.
+  A process that finds a file stale fits that decision itself once and keeps it under VAR_DIR.
+- Reading needs only numpy: the weights are applied by hand.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import re
+import threading
+import unicodedata
+import zlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from django.conf import settings
+
+from knowledge.embeddings import bundled_query_vectors
+
+logger = logging.getLogger(__name__)
+
+EXAMPLES = Path(__file__).resolve().parent / "examples"
+FITTED = Path(__file__).resolve().parent / "fitted"
+HASH_DIMENSIONS = 1 << 15
+# The regression's inverse penalty and the weight of the meaning vector beside the n-grams: chosen by the
+# examples' cross-validation (`manage.py train_decisions --search`), never on a benchmark.
+C = 16.0
+DENSE_WEIGHT = 2.0
+FEATURES_VERSION = "1"
+
+_CJK_RUN = re.compile(r"[\u3400-\u9fff]+")
+_WORD = re.compile(r"[a-z][a-z0-9']*|\d+")
+
+
+@dataclass(frozen=True)
+class Decision:
+    name: str
+    labels: tuple[str, ...]
+
+    def example_files(self) -> list[Path]:
+        return sorted(EXAMPLES.glob(f"{self.name}.*.jsonl"))
+
+
+@dataclass(frozen=True)
+class Example:
+    text: str
+    label: str
+    language: str
+
+
+@dataclass(frozen=True)
+class Fitted:
+    key: str
+    labels: tuple[str, ...]
+    dense: np.ndarray  # (labels × vector) weights of the meaning vector
+    hashed: np.ndarray  # (labels × HASH_DIMENSIONS) weights of the n-grams
+    intercept: np.ndarray  # one per label
+
+    def save(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f"{path.stem}.tmp.npz")
+        np.savez_compressed(
+            tmp,
+            key=np.array(self.key),
+            labels=np.array(self.labels),
+            dense=self.dense.astype(np.float32),
+            hashed=self.hashed.astype(np.float32),
+            intercept=self.intercept.astype(np.float32),
+        )
+        tmp.replace(path)
+
+    @classmethod
+    def load(cls, path: Path) -> Fitted:
+        with np.load(path, allow_pickle=False) as data:
+            return cls(
+                key=str(data["key"]),
+                labels=tuple(str(label) for label in data["labels"]),
+                dense=data["dense"],
+                hashed=data["hashed"],
+                intercept=data["intercept"],
+            )
+
+
+def _hashed(feature: str) -> int:
+    return zlib.crc32(feature.encode()) & (HASH_DIMENSIONS - 1)
+
+
+def normalised(text: str) -> str:
+    return " ".join(unicodedata.normalize("NFKC", text).lower().split())
+
+
+def hashed_features(text: str) -> np.ndarray:
+    """The hashed n-gram indices of a message (each once)."""
+    clean = normalised(text)
+    found = {"^"}
+    words = _WORD.findall(clean)
+    found.update(f"w{word}" for word in words)
+    found.update(f"b{first} {second}" for first, second in zip(words, words[1:], strict=False))
+    if words:
+        found.update((f"s{words[0]}", f"e{words[-1]}"))
+    for word in words:
+        if len(word) > 3:
+            padded = f"<{word}>"
+            found.update(f"g{padded[i : i + 4]}" for i in range(len(padded) - 3))
+    runs = _CJK_RUN.findall(clean)
+    for run in runs:
+        for size in (1, 2, 3):
+            found.update(f"c{run[i : i + size]}" for i in range(len(run) - size + 1))
+    if runs:
+        found.update((f"S{runs[0][:2]}", f"E{runs[-1][-2:]}"))
+    if "?" in clean:
+        found.add("?")
+    if not words and not runs:
+        found.add(f"only{clean[:8]}")  # an emoji or a sign alone
+    return np.fromiter(sorted({_hashed(feature) for feature in found}), dtype=np.int64)
+
+
+def examples(decision: Decision) -> list[Example]:
+    rows = []
+    for path in decision.example_files():
+        language = path.suffixes[-2].lstrip(".") if len(path.suffixes) >= 2 else ""
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                row = json.loads(line)
+                if row["label"] not in decision.labels:
+                    raise ValueError(f"{path.name}: unknown label {row['label']!r} for {row['text']!r}")
+                rows.append(Example(text=row["text"], label=row["label"], language=language))
+    return rows
+
+
+def training_key(decision: Decision) -> str:
+    """The hash of what a fitted file must come from: the decision's examples, its labels and the settings."""
+    digest = hashlib.sha256()
+    digest.update(repr((decision.labels, HASH_DIMENSIONS, C, DENSE_WEIGHT, FEATURES_VERSION)).encode())
+    for path in decision.example_files():
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def _sparse(texts: Sequence[str]) -> Any:
+    from scipy.sparse import csr_matrix
+
+    indices = [hashed_features(text) for text in texts]
+    lengths = np.array([len(found) for found in indices])
+    values = np.repeat(1 / np.sqrt(np.maximum(lengths, 1)), lengths)
+    return csr_matrix(
+        (values, np.concatenate(indices), np.r_[0, np.cumsum(lengths)]), shape=(len(texts), HASH_DIMENSIONS)
+    )
+
+
+def fit(
+    decision: Decision,
+    rows: Sequence[Example],
+    vectors: np.ndarray,
+    *,
+    c: float = C,
+    dense_weight: float = DENSE_WEIGHT,
+) -> Fitted:
+    from scipy.sparse import csr_matrix, hstack
+    from sklearn.linear_model import LogisticRegression
+
+    matrix = hstack([csr_matrix(vectors * dense_weight), _sparse([row.text for row in rows])]).tocsr()
+    model = LogisticRegression(C=c, max_iter=5000)
+    model.fit(matrix, [decision.labels.index(row.label) for row in rows])
+    if len(model.classes_) != len(decision.labels):
+        raise ValueError(f"{decision.name}: every label needs examples ({decision.labels})")
+    coefficients, intercept = model.coef_, model.intercept_
+    width = vectors.shape[1]
+    return Fitted(
+        key=training_key(decision),
+        labels=decision.labels,
+        dense=coefficients[:, :width] * dense_weight,
+        hashed=coefficients[:, width:],
+        intercept=intercept,
+    )
+
+
+def probabilities(model: Fitted, texts: Sequence[str], vectors: np.ndarray | None = None) -> np.ndarray:
+    """Each text's probability of each label (rows: texts, columns: model.labels)."""
+    if not texts:
+        return np.zeros((0, len(model.labels)))
+    vectors = bundled_query_vectors([text.strip() for text in texts]) if vectors is None else vectors
+    scores = vectors @ model.dense.T + model.intercept
+    for row, text in enumerate(texts):
+        found = hashed_features(text)
+        scores[row] += model.hashed[:, found].sum(axis=1) / np.sqrt(max(len(found), 1))
+    scores -= scores.max(axis=1, keepdims=True)
+    exp = np.exp(scores)
+    return exp / exp.sum(axis=1, keepdims=True)
+
+
+def training_vectors(rows: Sequence[Example]) -> np.ndarray:
+    return bundled_query_vectors([row.text.strip() for row in rows])
+
+
+def cross_validated(
+    decision: Decision,
+    rows: Sequence[Example],
+    vectors: np.ndarray,
+    *,
+    folds: int = 5,
+    c: float = C,
+    dense_weight: float = DENSE_WEIGHT,
+) -> np.ndarray:
+    """Each example's probabilities from a model fitted without its fold (folds stratified by label, seeded)."""
+    from sklearn.model_selection import StratifiedKFold
+
+    labels = [row.label for row in rows]
+    found = np.zeros((len(rows), len(decision.labels)))
+    for train, test in StratifiedKFold(folds, shuffle=True, random_state=0).split(np.zeros(len(rows)), labels):
+        model = fit(decision, [rows[i] for i in train], vectors[train], c=c, dense_weight=dense_weight)
+        found[test] = probabilities(model, [rows[i].text for i in test], vectors[test])
+    return found
+
+
+_lock = threading.Lock()
+_fitted: dict[str, Fitted] = {}
+
+
+def fitted(decision: Decision) -> Fitted:
+    """The decision's model: the committed file when it comes from the current examples, else one fitted from
+    them under VAR_DIR (fitted now, once, when there is none)."""
+    key = training_key(decision)
+    with _lock:
+        model = _fitted.get(decision.name)
+        if model is not None and model.key == key:
+            return model
+        path = FITTED / f"{decision.name}.npz"
+        model = Fitted.load(path) if path.exists() else None
+        if model is None or model.key != key:
+            local = Path(settings.VAR_DIR) / "decisions" / f"{decision.name}-{key}.npz"
+            if local.exists():
+                model = Fitted.load(local)
+            else:
+                logger.warning(
+                    "agents/reading/fitted/%s.npz does not match its examples; fitting it now "
+                    "(manage.py train_decisions writes the file to commit)",
+                    decision.name,
+                )
+                rows = examples(decision)
+                model = fit(decision, rows, training_vectors(rows))
+                for old in local.parent.glob(f"{decision.name}-*.npz"):
+                    old.unlink(missing_ok=True)
+                model.save(local)
+        _fitted[decision.name] = model
+        return model

@@ -1,0 +1,130 @@
+"""Reading an answer to "Shall I go ahead?" and giving up a request, learned from examples (zh, en)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from agents.reading.confirmation import CONFIRMATION, Answer, confirmation_read, gives_up, yes_no
+from agents.reading.decisions import FITTED, Fitted, examples, training_key
+
+
+def test_the_committed_model_comes_from_the_current_examples() -> None:
+    """A stale file means every process fits the model itself: run manage.py train_decisions and commit."""
+    assert Fitted.load(FITTED / "confirmation.npz").key == training_key(CONFIRMATION)
+
+
+def test_every_example_says_why_it_is_there_and_none_is_given_twice() -> None:
+    rows = [
+        json.loads(line)
+        for path in CONFIRMATION.example_files()
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    ]
+    assert all(row["why"].strip() and row["text"].strip() for row in rows)
+    texts = [row["text"].strip().lower() for row in rows]
+    assert len(texts) == len(set(texts))
+    assert {row.language for row in examples(CONFIRMATION)} == {"en", "zh"}
+    assert {row.label for row in examples(CONFIRMATION)} == set(CONFIRMATION.labels)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["go ahead, I can't wait", "I don't mind, go ahead", "sounds good, no rush", "好的，不用急", "可以，不着急"],
+)
+def test_a_yes_that_holds_a_no_is_a_yes(text: str) -> None:
+    assert confirmation_read(text).answer == Answer.YES
+
+
+@pytest.mark.parametrize("text", ["cancel please", "never mind, thanks", "不办了谢谢", "算了"])
+def test_giving_up_is_read_in_both_languages(text: str) -> None:
+    assert gives_up(text)
+
+
+@pytest.mark.parametrize(
+    "text", ["no, the other order: #D1003", "I don't remember the order number", "不是这个订单", "the red one"]
+)
+def test_an_answer_with_a_no_in_it_does_not_give_up(text: str) -> None:
+    assert not gives_up(text)
+
+
+def test_an_empty_or_long_message_is_no_answer() -> None:
+    assert yes_no("") is None
+    assert yes_no("yes " + "and also I wanted to tell you about my other order " * 4) is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["yes", "Yes please.", "Sounds good, please proceed.", "That's all correct, yes.", "Perfect, go for it.",
+     "ok go ahead", "no problem, do it", "yea", "aye, go ahead", "是的", "确认", "没问题，办吧", "好的"],
+)  # fmt: skip
+def test_a_yes_in_many_words(text: str) -> None:
+    assert yes_no(text) is True
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["no", "nope", "That isn't what I wanted.", "No, that's not it", "wait", "Negative.", "不", "不对", "先别办了"],
+)
+def test_a_no_in_many_words(text: str) -> None:
+    assert yes_no(text) is False
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["I want the blue one instead", "嗯……让我想想别的", "what is the refund time?"],
+)
+def test_anything_else_is_neither(text: str) -> None:
+    assert yes_no(text) is None
+
+
+def test_a_yes_asking_for_another_change_is_not_taken_for_a_yes() -> None:
+    assert yes_no("yes but change the colour") is not True
+
+
+@pytest.mark.parametrize(
+    ("text", "answer"),
+    [
+        # texting, emoji, idioms that carry a "no", the request repeated
+        ("yh go for it", True),
+        ("👌", True),
+        ("why not", True),
+        ("I don't see a problem, go ahead", True),
+        ("yes, cancel #W7654321", True),
+        ("ok的", True),
+        ("没错，就这样", True),
+        ("没有问题，办理吧", True),
+        ("yesss thanks!!", True),
+        ("okie dokie", True),
+        ("I can't see anything wrong, go ahead", True),
+        ("Yes please, do the cancel.", True),
+        # declining without a "no"
+        ("leave it as it is", False),
+        ("scrap that", False),
+        ("👎", False),
+        ("n", False),
+        ("no, cancel", False),
+        ("我改主意了", False),
+        ("保持原样吧", False),
+        ("nooo", False),
+        ("Abort.", False),
+        ("I'd rather keep my card, thanks.", False),
+        # a negation that is not an idiom wins over a yes-word
+        ("no problem? the zip is wrong", False),
+        # not an answer yet: a hesitation or a question back
+        ("I'm not sure", None),
+        ("wait, which card?", None),
+        ("说不好", None),
+        ("哪张卡？", None),
+        ("could you also change the colour?", None),
+        ("by the way, my other parcel is late", None),
+        ("对了，另一个订单还没到", None),
+    ],
+)
+def test_a_confirmation_answered_the_way_people_type(text: str, answer: bool | None) -> None:
+    assert yes_no(text) is answer
+
+
+def test_no_longer_needed_is_not_a_no_at_the_confirmation() -> None:
+    assert yes_no("ok no longer needed then") is not False
