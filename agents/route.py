@@ -22,6 +22,7 @@ from typing import Any
 
 from agents.intents.offline.classify import CONFIDENT, ORDER_REQUEST_MIN
 from agents.intents.offline.orders import names_an_order
+from agents.reading.asks import Asks, asks_read
 from agents.taxonomy import KNOWLEDGE_INTENTS, QUERY_INTENTS, WORKFLOW_INTENTS, Intent
 from knowledge.chunking import query_words
 from knowledge.hits import KnowledgeHit
@@ -101,7 +102,10 @@ class PlannedPart:
 
 
 def uses_own_data(text: str, entities: dict[str, Any]) -> bool:
-    return bool(_OWN_DATA.search(text)) or any(entities.get(key) for key in _OWN_ENTITIES)
+    """The message names the customer's order, parcel or device by id, or asks what became of their own or
+    for something to be done to it (agents.reading.asks): "my screen broke, does the accident plan cost me
+    anything?" says "my" and still asks how the store works."""
+    return any(entities.get(key) for key in _OWN_ENTITIES) or asks_read(text) in (Asks.OWN_STATE, Asks.REQUEST)
 
 
 def is_request(text: str) -> bool:
@@ -134,7 +138,7 @@ def is_public_question(text: str, entities: dict[str, Any]) -> bool:
     condition says is supposed, not told: "if I return it, do I get back the duties I paid?" asks for
     no order and states none."""
     asked = _CONDITION.sub(" ", text)
-    return bool(_QUESTION.search(text)) and not is_request(asked) and not uses_own_data(asked, entities)
+    return bool(_QUESTION.search(text)) and not is_request(asked) and not uses_own_data(text, entities)
 
 
 def _knowledge_takes(
@@ -164,7 +168,11 @@ def _knowledge_takes(
         # the rest of the message can tell whose order it is ("I picked the wrong colour when I ordered. Can it
         # still be changed?").
         asked = message if alone and not _QUESTION.search(text) else text
-        return is_public_question(asked, entities) and not uses_own_data(_CONDITION.sub(" ", message), entities)
+        if is_public_question(asked, entities) and not uses_own_data(message, entities):
+            return True
+        # what happened, told before a question about how the store works ("I dropped my phone and the screen
+        # cracked, does the warranty cover that?"), asks nothing of its own: the help centre answers
+        return asks_read(text) == Asks.OTHER and is_public_question(message, entities)
     if intent in PRIVATE_QUERIES:
         return not asks_own_order_state(text, entities)
     if intent in CATALOGUE_QUERIES:

@@ -8,6 +8,11 @@ committed before their first run; they are never trained or tuned on (their fail
   said writes a change nobody asked for: it is counted on its own (target: never).
 - confirmation.json, "slot": answers while the bot asks something else (the order, the items, the reason, the
   address). Right when giving up the request is read as giving up and nothing else is.
+- asks.json: a shopper's message, read for what it asks (agents.reading.asks): how the store works (policy),
+  what became of their own order or account, a request, or none of these. Accuracy over the four, and the two
+  costly confusions counted on their own: a request or own-order question read as policy (the help centre
+  answers and the request is lost), a policy question read as needing the customer's records (the bot asks who
+  they are instead of answering).
 
     .venv/bin/python bench/decisions.py
 """
@@ -56,9 +61,34 @@ def confirmation_measure() -> None:
                 print(f"    {count:3d}  {key}")
 
 
+def asks_measure() -> None:
+    from agents.reading.asks import Asks, asks_read
+
+    items = json.loads((SETS / "asks.json").read_text())["items"]
+    for language in ("en", "zh"):
+        mine = [item for item in items if item["lang"] == language]
+        cell: Counter[str] = Counter()
+        for item in mine:
+            read = asks_read(item["text"])
+            cell["right"] += read == item["label"]
+            cell["lost request"] += item["label"] in ("own_state", "request") and read == Asks.POLICY
+            cell["needless identity"] += item["label"] == "policy" and read in (Asks.OWN_STATE, Asks.REQUEST)
+            if read != item["label"]:
+                cell[f"{item['label']} as {read.value}"] += 1
+        print(
+            f"asks {language}: {cell['right']}/{len(mine)} = {cell['right'] / len(mine):.1%}  (a request or own-order "
+            f"question read as policy: {cell['lost request']}; a policy question read as needing their records: "
+            f"{cell['needless identity']})"
+        )
+        for key, count in sorted(cell.items()):
+            if " as " in key:
+                print(f"    {count:3d}  {key}")
+
+
 def main() -> None:
     django_setup()
     confirmation_measure()
+    asks_measure()
 
 
 if __name__ == "__main__":

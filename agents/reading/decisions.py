@@ -184,6 +184,8 @@ def fit(
     if len(model.classes_) != len(decision.labels):
         raise ValueError(f"{decision.name}: every label needs examples ({decision.labels})")
     coefficients, intercept = model.coef_, model.intercept_
+    if len(decision.labels) == 2:  # one row of weights, for the second label: the first's are zero
+        coefficients, intercept = np.vstack([np.zeros_like(coefficients), coefficients]), np.r_[0.0, intercept]
     width = vectors.shape[1]
     return Fitted(
         key=training_key(decision),
@@ -237,29 +239,31 @@ _fitted: dict[str, Fitted] = {}
 
 
 def fitted(decision: Decision) -> Fitted:
-    """The decision's model: the committed file when it comes from the current examples, else one fitted from
-    them under VAR_DIR (fitted now, once, when there is none)."""
-    key = training_key(decision)
+    """The decision's model, once per process: the committed file when it comes from the current examples,
+    else one fitted from them under VAR_DIR (fitted now, once, when there is none)."""
     with _lock:
         model = _fitted.get(decision.name)
-        if model is not None and model.key == key:
-            return model
-        path = FITTED / f"{decision.name}.npz"
-        model = Fitted.load(path) if path.exists() else None
-        if model is None or model.key != key:
-            local = Path(settings.VAR_DIR) / "decisions" / f"{decision.name}-{key}.npz"
-            if local.exists():
-                model = Fitted.load(local)
-            else:
-                logger.warning(
-                    "agents/reading/fitted/%s.npz does not match its examples; fitting it now "
-                    "(manage.py train_decisions writes the file to commit)",
-                    decision.name,
-                )
-                rows = examples(decision)
-                model = fit(decision, rows, training_vectors(rows))
-                for old in local.parent.glob(f"{decision.name}-*.npz"):
-                    old.unlink(missing_ok=True)
-                model.save(local)
-        _fitted[decision.name] = model
+        if model is None:
+            model = _fitted[decision.name] = _current(decision)
         return model
+
+
+def _current(decision: Decision) -> Fitted:
+    key = training_key(decision)
+    path = FITTED / f"{decision.name}.npz"
+    if path.exists() and (model := Fitted.load(path)).key == key:
+        return model
+    local = Path(settings.VAR_DIR) / "decisions" / f"{decision.name}-{key}.npz"
+    if local.exists():
+        return Fitted.load(local)
+    logger.warning(
+        "agents/reading/fitted/%s.npz does not match its examples; fitting it now "
+        "(manage.py train_decisions writes the file to commit)",
+        decision.name,
+    )
+    rows = examples(decision)
+    model = fit(decision, rows, training_vectors(rows))
+    for old in local.parent.glob(f"{decision.name}-*.npz"):
+        old.unlink(missing_ok=True)
+    model.save(local)
+    return model

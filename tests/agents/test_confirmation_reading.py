@@ -2,31 +2,9 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
-from agents.reading.confirmation import CONFIRMATION, Answer, confirmation_read, gives_up, yes_no
-from agents.reading.decisions import FITTED, Fitted, examples, training_key
-
-
-def test_the_committed_model_comes_from_the_current_examples() -> None:
-    """A stale file means every process fits the model itself: run manage.py train_decisions and commit."""
-    assert Fitted.load(FITTED / "confirmation.npz").key == training_key(CONFIRMATION)
-
-
-def test_every_example_says_why_it_is_there_and_none_is_given_twice() -> None:
-    rows = [
-        json.loads(line)
-        for path in CONFIRMATION.example_files()
-        for line in path.read_text(encoding="utf-8").splitlines()
-        if line.strip()
-    ]
-    assert all(row["why"].strip() and row["text"].strip() for row in rows)
-    texts = [row["text"].strip().lower() for row in rows]
-    assert len(texts) == len(set(texts))
-    assert {row.language for row in examples(CONFIRMATION)} == {"en", "zh"}
-    assert {row.label for row in examples(CONFIRMATION)} == set(CONFIRMATION.labels)
+from agents.reading.confirmation import Answer, confirmation_read, gives_up, yes_no
 
 
 @pytest.mark.parametrize(

@@ -396,3 +396,19 @@ def test_a_table_row_or_a_sentence_across_a_chunk_cut_is_quoted_with_what_it_mea
     assert fact in turn.reply["text"], turn.reply["text"]
     assert turn.reply["sources"][0]["title"].startswith(("Delivery abroad", "海外配送"))
     assert turn.reply["awaiting"] is None
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("I dropped my phone last week and the screen cracked, does the warranty cover that?", "cracked screens"),
+        ("我的耳机用了两个月就坏了，耳机保修期是多久？", "耳机保修 6 个月"),
+    ],
+)
+def test_a_policy_question_told_as_the_customers_own_story_is_answered_before_any_identity_check(
+    visitor: Conversation, text: str, fact: str
+) -> None:
+    turn = run_turn(visitor, text)
+
+    assert fact in turn.reply["text"] and turn.reply["sources"]
+    assert turn.reply.get("awaiting") is None  # no "first I need to confirm it's you"

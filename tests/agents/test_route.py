@@ -13,7 +13,6 @@ from agents.route import (
     clarify_picked,
     is_public_question,
     route_plan,
-    uses_own_data,
 )
 from agents.taxonomy import Intent
 
@@ -340,13 +339,15 @@ def test_a_one_clause_question_is_a_question_though_its_clause_lost_the_question
         ("where is my order", True),
         ("I ordered a phone last week, when does it come", True),
         ("我的订单怎么还没发货", True),
-        ("我昨天买的耳机能退吗", True),
+        # a story told in the first person that asks how the store works is the help centre's
+        ("我昨天买的耳机能退吗", False),
+        ("my screen cracked on day three, does the accident plan cover it?", False),
         ("how long does delivery take", False),
         ("退货运费谁出", False),
     ],
 )
 def test_own_data_is_recognised_in_both_languages(text: str, own: bool) -> None:
-    assert uses_own_data(text, {}) is own
+    assert asks_own_order_state(text, {}) is own
 
 
 @pytest.mark.parametrize(
@@ -979,6 +980,8 @@ def test_a_sure_complaint_keeps_its_specialist() -> None:
         "要是我想退货，运费谁出",
         "if I return something from abroad do I get back the customs tax I paid?",
         "如果我买的手机降价了，能退差价吗",
+        # what the customer tells of their own purchase is the story around a policy question
+        "I paid customs on my order, if I return it do I get that back?",
     ],
 )
 def test_a_request_inside_a_condition_is_a_public_question(text: str) -> None:
@@ -990,8 +993,6 @@ def test_a_request_inside_a_condition_is_a_public_question(text: str) -> None:
     [
         "如果可以的话帮我取消订单",
         "I want to return it, how long do I have?",
-        "I paid customs on my order, if I return it do I get that back?",
-        "我昨天买的耳机，如果退货运费谁出",
     ],
 )
 def test_a_request_beside_a_condition_stays_a_request(text: str) -> None:

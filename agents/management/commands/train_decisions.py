@@ -5,10 +5,9 @@ from typing import Any
 import numpy as np
 from django.core.management.base import BaseCommand, CommandParser
 
+from agents.reading.catalogue import DECISIONS
 from agents.reading.confirmation import CANCEL_AT, CONFIRMATION, YES_AT, Answer, answer_of
 from agents.reading.decisions import DENSE_WEIGHT, FITTED, C, cross_validated, examples, fit, training_vectors
-
-DECISIONS = (CONFIRMATION,)
 
 
 class Command(BaseCommand):
@@ -20,9 +19,12 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--search", action="store_true", help="Cross-validate a grid of settings; write nothing.")
         parser.add_argument("--misses", action="store_true", help="List the cross-validation's mistakes.")
+        parser.add_argument("--only", default="", help="Fit only this decision (by name).")
 
-    def handle(self, *args: Any, search: bool, misses: bool, **options: Any) -> None:
+    def handle(self, *args: Any, search: bool, misses: bool, only: str, **options: Any) -> None:
         for decision in DECISIONS:
+            if only and decision.name != only:
+                continue
             rows = examples(decision)
             vectors = training_vectors(rows)
             if search:

@@ -1,0 +1,43 @@
+"""What a message (or one clause of it) asks for, learned from examples: how the store works, what became of the
+customer's own order or account, or that the store act on it.
+
+Read by agents.reading.decisions from `examples/asks.<lang>.jsonl`. The line it draws is whether the answer is a
+policy fact or lies in the customer's records: "my screen broke, does the accident plan cost me anything?" and
+"is it too late to add cover seven weeks after buying?" tell a story in the first person and still ask how the
+store works, so the help centre answers them without asking who the customer is; "has my refund come through?"
+can only be answered from their records, and "I'd like to send the earbuds back" asks the store to act.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from functools import lru_cache
+
+from agents.reading.decisions import Decision, fitted, probabilities
+
+
+class Asks(StrEnum):
+    POLICY = "policy"  # how the store works: the help centre answers it for anyone
+    OWN_STATE = "own_state"  # what became of the customer's own order, parcel, refund or account
+    REQUEST = "request"  # the store is to act on the customer's order or account
+    OTHER = "other"  # greetings, feelings, the catalogue (a product's price, stock, specs), small talk
+
+
+ASKS = Decision("asks", tuple(kind.value for kind in Asks))
+# A message read as a policy question is answered by the help centre and nothing else: a request told with a
+# question ("…the earbuds still haven't shipped. Can I just cancel them?") would be lost, so a policy reading
+# must be this sure; below it the likeliest other reading stands.
+POLICY_AT = 0.6
+
+
+@lru_cache(maxsize=1024)
+def asks_read(text: str) -> Asks:
+    """The likeliest of the four, a policy question only when sure (a route plan reads the same clause several
+    times: it is read once)."""
+    if not text.strip():
+        return Asks.OTHER
+    model = fitted(ASKS)
+    likelihood = dict(zip(map(Asks, model.labels), probabilities(model, [text])[0], strict=True))
+    if likelihood[Asks.POLICY] < POLICY_AT:
+        likelihood.pop(Asks.POLICY)
+    return max(likelihood, key=lambda kind: likelihood[kind])

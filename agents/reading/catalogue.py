@@ -1,0 +1,7 @@
+"""Every learned decision of the wing that reads customer text: what `manage.py train_decisions` fits and what
+the tests keep fresh."""
+
+from agents.reading.asks import ASKS
+from agents.reading.confirmation import CONFIRMATION
+
+DECISIONS = (CONFIRMATION, ASKS)
