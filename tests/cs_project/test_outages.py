@@ -23,6 +23,8 @@ import websockets
 from django.conf import settings
 from django.db import connection
 
+from agents.models import TurnRun
+from agents.states import TERMINAL
 from conversations.api_keys import api_key_create
 from conversations.models import Message
 from conversations.services import conversation_start, customer_upsert
@@ -80,6 +82,22 @@ def web() -> Iterator[Web]:
     process_group_stop(process, timeout=15)
     postgres.close()
     redis.close()
+    _turns_settled()
+
+
+def _turns_settled(timeout: float = 30, still_for: float = 3) -> None:
+    """Wait for a worker of the session (when one runs) to finish the turns the server took: the database is
+    emptied after the test, and emptying it under a worker's query deadlocks. Turns that nobody moves for
+    `still_for` seconds have no worker."""
+    deadline = time.monotonic() + timeout
+    seen, since = None, time.monotonic()
+    while time.monotonic() < deadline:
+        open_turns = list(TurnRun.objects.exclude(status__in=TERMINAL).values_list("pk", "status"))
+        if not open_turns or time.monotonic() - since > still_for:
+            return
+        if open_turns != seen:
+            seen, since = open_turns, time.monotonic()
+        time.sleep(0.2)
 
 
 def assert_unavailable(status: int, headers: dict[str, str], body: bytes) -> None:
