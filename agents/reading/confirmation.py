@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import lru_cache
 
 from agents.reading.decisions import Decision, fitted, probabilities
 
@@ -39,8 +40,10 @@ class ConfirmationReading:
     likelihood: dict[Answer, float]
 
 
+@lru_cache(maxsize=1024)
 def confirmation_read(text: str) -> ConfirmationReading:
-    """The answer a message gives (see answer_of)."""
+    """The answer a message gives (see answer_of). A workflow turn asks it more than once of one message
+    (whether it gives up, whether it answers the confirmation): it is read once."""
     if not text.strip() or len(text.split()) > MAX_WORDS:
         return ConfirmationReading(Answer.OTHER, {})
     model = fitted(CONFIRMATION)

@@ -103,13 +103,13 @@ def _hashed(feature: str) -> int:
     return zlib.crc32(feature.encode()) & (HASH_DIMENSIONS - 1)
 
 
-def normalised(text: str) -> str:
+def _normalised(text: str) -> str:
     return " ".join(unicodedata.normalize("NFKC", text).lower().split())
 
 
 def hashed_features(text: str) -> np.ndarray:
     """The hashed n-gram indices of a message (each once)."""
-    clean = normalised(text)
+    clean = _normalised(text)
     found = {"^"}
     words = _WORD.findall(clean)
     found.update(f"w{word}" for word in words)

@@ -27,11 +27,12 @@ class Command(BaseCommand):
                 continue
             rows = examples(decision)
             vectors = training_vectors(rows)
+            said = np.array([decision.labels.index(row.label) for row in rows])
             if search:
                 for c in (1.0, 4.0, 8.0, 16.0, 32.0):
                     for dense_weight in (0.5, 1.0, 2.0, 4.0):
                         found = cross_validated(decision, rows, vectors, c=c, dense_weight=dense_weight)
-                        right = found.argmax(axis=1) == [decision.labels.index(row.label) for row in rows]
+                        right = found.argmax(axis=1) == said
                         self.stdout.write(f"{decision.name} C={c} dense={dense_weight}: {right.mean():.1%}")
                 continue
             model = fit(decision, rows, vectors)
@@ -41,7 +42,6 @@ class Command(BaseCommand):
                 f"C={C}, dense={DENSE_WEIGHT})"
             )
             found = cross_validated(decision, rows, vectors)
-            said = np.array([decision.labels.index(row.label) for row in rows])
             for language in sorted({row.language for row in rows}):
                 mine = np.array([row.language == language for row in rows])
                 right = found[mine].argmax(axis=1) == said[mine]
