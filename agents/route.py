@@ -22,7 +22,7 @@ from typing import Any
 
 from agents.intents.offline.classify import CONFIDENT, ORDER_REQUEST_MIN
 from agents.intents.offline.orders import names_an_order
-from agents.reading.asks import Asks, asks_read
+from agents.reading.asks import Asks, asks_policy_too, asks_read
 from agents.taxonomy import KNOWLEDGE_INTENTS, QUERY_INTENTS, WORKFLOW_INTENTS, Intent
 from knowledge.chunking import query_words
 from knowledge.hits import KnowledgeHit
@@ -225,14 +225,22 @@ _INFORMATION = re.compile(
 )
 
 
-def _unknown_but_public(intent: Intent, text: str, message: str, entities: dict[str, Any]) -> bool:
+def _unknown_but_public(intent: Intent, confidence: float, text: str, message: str, entities: dict[str, Any]) -> bool:
     """A question about how the store works that the help centre does not know the answer to is still
-    the help centre's: it says it does not know, and never asks who the customer is. For an order or
-    delivery question ("my husband will pick up the parcel for me, is that ok?") the clause may have
-    lost the question's ending, so the whole message is read; a workflow's question must ask for
-    information ("申请换新的话多久能寄过来"), since "can I exchange…?" is how requests are put too."""
-    if intent in WORKFLOW_INTENTS:
+    the help centre's: it says it does not know, and never asks who the customer is, which product is meant,
+    or which of the bot's tasks was meant ("Do you offer gift wrapping?" is no return). What the part or the
+    whole message asks is read by agents.reading.asks. A workflow's question, unless the guess at it is unsure,
+    must ask for information, since "can I exchange…?" is how requests are put too. An order or delivery
+    question ("my husband will pick up the parcel for me, is that ok?") may have lost the question's ending
+    in its clause, so the whole message is read too."""
+    if intent in WORKFLOW_INTENTS and confidence >= CLARIFY_BELOW:
+        # the bot can act on it: unknown to the help centre, a request put as a question ("包裹能改寄到我妈家吗")
+        # goes to its workflow, unless it asks for information ("申请换新的话多久能寄过来")
         return is_public_question(text, entities) and bool(_INFORMATION.search(_CONDITION.sub(" ", text)))
+    if intent in _KEPT or any(entities.get(key) for key in _OWN_ENTITIES):
+        return False
+    if asks_read(text) == Asks.POLICY or (text in message and asks_read(message) == Asks.POLICY):
+        return True
     if intent not in PRIVATE_QUERIES or asks_own_order_state(text, entities):
         return False
     return is_public_question(text, entities) or (text in message and is_public_question(message, entities))
@@ -266,7 +274,9 @@ def route_plan(
             parts.append(PlannedPart(intent, text, confidence, "intent"))
             continue
         hit = hits.get(text)
-        knowledge_answers = hit.matched or _unknown_but_public(intent, text, message, entities) if hit else False
+        knowledge_answers = (
+            hit.matched or _unknown_but_public(intent, confidence, text, message, entities) if hit else False
+        )
         if (
             hit
             and knowledge_answers
@@ -330,15 +340,16 @@ def _asks_beside_a_request(parts: list[PlannedPart], message: str, entities: dic
     gifts on return, late-delivery compensation) goes beside the request, which still asks what it
     needs: the customer learns the rule before the identity check, and a request the rule forbids is
     seen for what it is. An order named by id is being acted on: its request needs no explanation. A
-    request and nothing more ("can you cancel my order?") is left alone; a question or situation told
-    beside it is not."""
+    request and nothing more ("can you cancel my order?") is left alone; one that asks whether it can be
+    done at all ("发票抬头写错了，还能改吗", agents.reading.asks) or tells a question or situation beside it
+    is not."""
     if any(p.via == "knowledge" for p in parts):
         return False
     if not any(p.intent in _ACTED_ON and p.via == "intent" for p in parts):
         return False
     if names_an_order(message) or any(entities.get(key) for key in _OWN_ENTITIES):
         return False
-    if _WHAT_TO_DO.search(message):
+    if _WHAT_TO_DO.search(message) or asks_policy_too(message):
         return True
     return bool(_QUESTION.search(message)) and not any(
         p.text.strip(" ?？.。!！") == message.strip(" ?？.。!！") for p in parts
@@ -465,7 +476,10 @@ def _beside_requests(parts: list[PlannedPart]) -> list[PlannedPart]:
         and not (part.intent in KNOWLEDGE_INTENTS and part.via == "intent")
         # "Never mind the laptop order I made yesterday, …, please don't send it": what is told beside a
         # request is its context, not a question for the help centre
-        and not (part.via == "knowledge" and not (_QUESTION.search(part.text) or _ASKS.search(part.text)))
+        and not (
+            part.via == "knowledge"
+            and not (_QUESTION.search(part.text) or _ASKS.search(part.text) or asks_policy_too(part.text))
+        )
     ]
 
 

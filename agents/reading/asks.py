@@ -28,16 +28,31 @@ ASKS = Decision("asks", tuple(kind.value for kind in Asks))
 # question ("…the earbuds still haven't shipped. Can I just cancel them?") would be lost, so a policy reading
 # must be this sure; below it the likeliest other reading stands.
 POLICY_AT = 0.6
+# Read as a request, but this likely a policy question too: the help centre's answer goes beside the request.
+POLICY_BESIDE_AT = 0.2
 
 
 @lru_cache(maxsize=1024)
-def asks_read(text: str) -> Asks:
-    """The likeliest of the four, a policy question only when sure (a route plan reads the same clause several
-    times: it is read once)."""
+def asks_likelihood(text: str) -> dict[Asks, float]:
+    """How likely each of the four readings is (a route plan reads the same clause several times: it is read
+    once)."""
     if not text.strip():
-        return Asks.OTHER
+        return {kind: float(kind == Asks.OTHER) for kind in Asks}
     model = fitted(ASKS)
-    likelihood = dict(zip(map(Asks, model.labels), probabilities(model, [text])[0], strict=True))
+    return dict(zip(map(Asks, model.labels), map(float, probabilities(model, [text])[0]), strict=True))
+
+
+def asks_read(text: str) -> Asks:
+    """The likeliest of the four, a policy question only when sure."""
+    likelihood = dict(asks_likelihood(text))
     if likelihood[Asks.POLICY] < POLICY_AT:
         likelihood.pop(Asks.POLICY)
     return max(likelihood, key=lambda kind: likelihood[kind])
+
+
+def asks_policy_too(text: str) -> bool:
+    """A request that also asks how the store works ("the invoice title is wrong, can it still be changed?",
+    "I bought the cover two months ago and want to cancel it, do I get anything back?"): the rule answers
+    the question whether the request can be done, so the help centre's answer goes beside it. A bare
+    request ("can you cancel my order?", "我要退货") reads as policy at under 0.05."""
+    return asks_likelihood(text)[Asks.POLICY] >= POLICY_BESIDE_AT

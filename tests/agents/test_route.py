@@ -165,7 +165,8 @@ def test_a_low_confidence_human_request_never_escalates_by_itself() -> None:
     unknown = route_plan(intents=[_intent("human_request", 0.2, text)], knowledge=[_unknown(text)], entities={})
     known = route_plan(intents=[_intent("human_request", 0.2, text)], knowledge=[_known(text)], entities={})
 
-    assert unknown == []
+    # a question of policy the help centre does not know is its honest miss, not a hand-over
+    assert _routes(unknown) == [("faq", "knowledge")]
     assert _routes(known) == [("faq", "knowledge")]
 
 
@@ -1540,3 +1541,41 @@ def test_an_unsure_guess_beside_other_clauses_yields_to_the_help_centre() -> Non
     )
 
     assert ("cancel_order", "intent") not in _routes(plan) and ("modify_order", "intent") in _routes(plan)
+
+
+@pytest.mark.parametrize(
+    ("name", "confidence", "text"),
+    [
+        ("return", 0.13, "Do you offer gift wrapping?"),
+        ("invoice", 0.26, "可以帮忙礼品包装、写贺卡吗"),
+        ("price_query", 0.85, "Do you do an NHS or blue light discount?"),
+        ("out_of_scope", 0.3, "AppleCare+能在你们这儿买吗"),
+    ],
+)
+def test_a_question_of_policy_the_help_centre_does_not_know_is_its_honest_miss(
+    name: str, confidence: float, text: str
+) -> None:
+    # not "Did you mean: Return an item?", nor "Which product do you mean?"
+    plan = route_plan(intents=[_intent(name, confidence, text)], knowledge=[_unknown(text)], entities={})
+
+    assert _routes(plan) == [("faq", "knowledge")]
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("modify_order", "发票抬头写错了，还能改吗"),
+        ("cancel_order", "I bought the cover 2 months ago but want to cancel it now, do i get anything back"),
+    ],
+)
+def test_a_request_that_asks_whether_it_can_be_done_gets_the_rule_before_the_request(name: str, text: str) -> None:
+    plan = route_plan(intents=[_intent(name, 0.92, text)], knowledge=[_known(text)], entities={})
+
+    assert _routes(plan) == [("faq", "knowledge"), (name, "intent")]
+
+
+@pytest.mark.parametrize(("name", "text"), [("cancel_order", "can you cancel my order?"), ("return", "我要退货")])
+def test_a_bare_request_gets_no_help_article_beside_it(name: str, text: str) -> None:
+    plan = route_plan(intents=[_intent(name, 0.95, text)], knowledge=[_known(text)], entities={})
+
+    assert _routes(plan) == [(name, "intent")]
