@@ -108,8 +108,12 @@ def show(outcome: Outcome, answerable: bool, cited: list[str], names: set[str]) 
     print(f"  < {outcome.reply_text[:400]}")
     titles = "; ".join(str(s.get("title")) for s in outcome.sources)
     print(f"  cited: {', '.join(cited) or '-'} | sources: {titles or '-'} | route: {outcome.route or '-'}")
-    read = "; ".join(f"{i.get('name')} {float(i.get('confidence', 0)):.2f} '{i.get('text', '')[:60]}'" for i in outcome.intents)
-    done = "; ".join(f"{specialist}/{intent}{' (miss)' if miss else ''}" for specialist, intent, miss in outcome.subtasks)
+    read = "; ".join(
+        f"{i.get('name')} {float(i.get('confidence', 0)):.2f} '{i.get('text', '')[:60]}'" for i in outcome.intents
+    )
+    done = "; ".join(
+        f"{specialist}/{intent}{' (miss)' if miss else ''}" for specialist, intent, miss in outcome.subtasks
+    )
     print(f"  intents: {read or '-'} | subtasks: {done or '-'}")
 
 
