@@ -6,6 +6,7 @@ from django.conf import settings
 from django.db import transaction
 
 from agents.store.demo import store_seed_demo
+from knowledge.models import SAMPLE_KB
 from knowledge.services import chunk_statistics_refresh, file_ingest, kb_prune
 from tickets.demo import canned_responses_seed, demo_staff_ensure, demo_staff_retire
 
@@ -23,9 +24,9 @@ def demo_seed(*, reset: bool = False) -> None:
     # Unchanged articles are skipped by their content hash, so this is cheap on every start.
     sources, changed = set(), False
     for path in sorted(DEMO_KB.iterdir()):
-        result = file_ingest(kb_name="demo", path=path, source=f"demo_kb/{path.name}")
+        result = file_ingest(kb_name=SAMPLE_KB, path=path, source=f"demo_kb/{path.name}")
         sources.add(result.source)
         changed |= result.outcome != "unchanged"
     # Articles renamed or removed since.
-    if kb_prune(kb_name="demo", keep_sources=sources, under=["demo_kb"]) or changed:
+    if kb_prune(kb_name=SAMPLE_KB, keep_sources=sources, under=["demo_kb"]) or changed:
         chunk_statistics_refresh()

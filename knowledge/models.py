@@ -21,6 +21,11 @@ class Audience(models.TextChoices):
     INTERNAL = "internal", "Internal: staff only"
 
 
+# The demo's help articles (agents.demo): a sample store's policies, which the chat quotes only until the store
+# ingests public knowledge of its own (knowledge.selectors).
+SAMPLE_KB = "demo"
+
+
 class KnowledgeBase(models.Model):
     name = models.SlugField(max_length=64, unique=True)
     title = models.CharField(max_length=200, blank=True)

@@ -19,7 +19,7 @@ from pgvector.django import VectorField
 from knowledge.cache_tally import cache_lookup_count
 from knowledge.chunking import joined, query_words, search_text
 from knowledge.embeddings import english_query_vector, has_cjk, query_vectors
-from knowledge.models import Audience, Chunk, Document, DocumentStatus, IngestJob
+from knowledge.models import SAMPLE_KB, Audience, Chunk, Document, DocumentStatus, IngestJob
 from knowledge.ranking import common_rarity
 from knowledge.ranking import fitted as ranking_fitted
 from knowledge.services import knowledge_version
@@ -179,7 +179,12 @@ _ready_documents: dict[tuple[str, str, str | None, str | None, str | None], list
 
 
 def _document_ids(version: str, kb: str | None, lang: str | None, audience: str | None) -> list[int]:
-    """The searchable documents' ids, kept by each process until the knowledge changes."""
+    """The searchable documents' ids, kept by each process until the knowledge changes.
+
+    The public knowledge leaves the demo's sample articles aside once the store has public articles of its own:
+    the sample store's policies (7-day returns, its payment methods) are not the store's, and quoting them beside
+    its own would state a wrong fact to a customer or answer what its help centre does not cover. Staff still
+    search them."""
     key = (connection.settings_dict["NAME"], version, kb, lang, audience)
     if key not in _ready_documents:
         documents = Document.objects.filter(status=DocumentStatus.READY)
@@ -189,10 +194,20 @@ def _document_ids(version: str, kb: str | None, lang: str | None, audience: str 
             documents = documents.filter(language=lang)
         if audience:
             documents = documents.filter(knowledge_base__audience=audience)
+        if audience == Audience.PUBLIC and not kb and _has_own_public_knowledge():
+            documents = documents.exclude(knowledge_base__name=SAMPLE_KB)
         if len(_ready_documents) >= 64:  # mostly lists of earlier versions
             _ready_documents.clear()
         _ready_documents[key] = list(documents.order_by().values_list("pk", flat=True))
     return _ready_documents[key]
+
+
+def _has_own_public_knowledge() -> bool:
+    return (
+        Document.objects.filter(status=DocumentStatus.READY, knowledge_base__audience=Audience.PUBLIC)
+        .exclude(knowledge_base__name=SAMPLE_KB)
+        .exists()
+    )
 
 
 def _chunk_stats(version: str) -> tuple[float, dict[str, float]]:

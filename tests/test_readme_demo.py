@@ -44,4 +44,5 @@ def test_ingest_kb_help_names_the_default_knowledge_base(capsys: pytest.CaptureF
         call_command("ingest_kb", "--help")
 
     help_text = " ".join(capsys.readouterr().out.split())
-    assert "(default: default; the demo's help articles are in 'demo')" in help_text
+    assert "(default: default; the demo's help articles are in 'demo'" in help_text
+    assert "quotes only until a public base of the store's own has documents" in help_text

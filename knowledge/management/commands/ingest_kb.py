@@ -26,7 +26,8 @@ class Command(BaseCommand):
             default="default",
             help=(
                 "Knowledge base to add the documents to (default: %(default)s; the demo's help articles are in "
-                "'demo'). Answers search every public knowledge base."
+                "'demo', which the chat quotes only until a public base of the store's own has documents). Answers "
+                "search every public knowledge base."
             ),
         )
         parser.add_argument("--lang", choices=["zh", "en", "auto"], default="auto")
