@@ -343,8 +343,8 @@ def _asks_beside_a_request(parts: list[PlannedPart], message: str, entities: dic
     request and nothing more ("can you cancel my order?") is left alone; one that asks whether it can be
     done at all ("发票抬头写错了，还能改吗", agents.reading.asks) or tells a question or situation beside it
     is not."""
-    if any(p.via == "knowledge" for p in parts):
-        return False
+    if any(p.via == "knowledge" and _asks_something(p.text) for p in parts):
+        return False  # a clause of its own asks the help centre (what only tells is dropped beside a request)
     if not any(p.intent in _ACTED_ON and p.via == "intent" for p in parts):
         return False
     if names_an_order(message) or any(entities.get(key) for key in _OWN_ENTITIES):
@@ -476,11 +476,12 @@ def _beside_requests(parts: list[PlannedPart]) -> list[PlannedPart]:
         and not (part.intent in KNOWLEDGE_INTENTS and part.via == "intent")
         # "Never mind the laptop order I made yesterday, …, please don't send it": what is told beside a
         # request is its context, not a question for the help centre
-        and not (
-            part.via == "knowledge"
-            and not (_QUESTION.search(part.text) or _ASKS.search(part.text) or asks_policy_too(part.text))
-        )
+        and not (part.via == "knowledge" and not _asks_something(part.text))
     ]
+
+
+def _asks_something(clause: str) -> bool:
+    return bool(_QUESTION.search(clause) or _ASKS.search(clause)) or asks_policy_too(clause)
 
 
 # A clause that asks something itself: it opens as a question, or is a Chinese question. Not a relative

@@ -1516,7 +1516,9 @@ def test_a_request_put_as_a_question_is_one_when_the_message_says_whose_order(to
         entities={},
     )
 
-    assert _routes(plan)[0] == ("modify_order", "intent")
+    # the request is kept; whether it can still be done is the help centre's rule, said before it
+    assert _routes(plan) == [("faq", "knowledge"), ("modify_order", "intent")]
+    assert plan[0].text == f"{told}, {asked}"
 
 
 def test_an_unsure_request_beside_a_sure_one_is_kept_when_it_asks_for_something() -> None:
