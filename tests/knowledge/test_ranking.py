@@ -14,12 +14,14 @@ from django.conf import settings
 
 from agents.demo import demo_seed
 from knowledge.ranking import (
+    COMMON_WORDS,
     FITTED,
     READ,
     SIGNALS,
     Ranking,
     answer_sets,
     candidate_rows,
+    common_words_count,
     fitted,
     questions,
     training_key,
@@ -77,6 +79,12 @@ def test_the_committed_model_comes_from_the_current_answer_sets() -> None:
     """Stale when an answer set, the common words or a setting changed: run manage.py train_ranking and commit
     knowledge/ranking_model.json and knowledge/common_words.json."""
     assert Ranking.load(FITTED).key == training_key() and fitted() is not None
+
+
+def test_the_committed_word_shares_come_from_the_current_written_texts() -> None:
+    """The rarities the check reads count the answer sets, the injection documents and the demo's articles: when
+    one of them changed, run manage.py train_ranking and commit both files."""
+    assert json.loads(COMMON_WORDS.read_text(encoding="utf-8")) == common_words_count()
 
 
 @pytest.mark.django_db
