@@ -234,6 +234,10 @@ def _unknown_but_public(intent: Intent, confidence: float, text: str, message: s
     question ("my husband will pick up the parcel for me, is that ok?") may have lost the question's ending
     in its clause, so the whole message is read too."""
     if intent in WORKFLOW_INTENTS and confidence >= CLARIFY_BELOW:
+        # what happened, told before a question about how the store works ("I dropped my phone and the screen
+        # cracked, does the warranty cover that?"), is the question's context, not a request
+        if text != message and asks_read(text) == Asks.OTHER and is_public_question(message, entities):
+            return True
         # the bot can act on it: unknown to the help centre, a request put as a question ("包裹能改寄到我妈家吗")
         # goes to its workflow, unless it asks for information ("申请换新的话多久能寄过来")
         return is_public_question(text, entities) and bool(_INFORMATION.search(_CONDITION.sub(" ", text)))

@@ -76,11 +76,6 @@ def sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENTENCE_END.split(text) if s and s.strip()]
 
 
-def passage_sentences(text: str) -> list[str]:
-    """A passage's sentences as an answer quotes them: a list item or a table row (one line each) is one."""
-    return sentences(re.sub(r"[^\S\n]+", " ", text)) or [text]
-
-
 def query_words(text: str, *, stem: bool = True) -> list[str]:
     """The words of a question that carry its meaning, in order and once each: segmented and
     stemmed like the index, without stop words, punctuation or lone Latin letters."""

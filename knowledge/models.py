@@ -102,10 +102,6 @@ class Chunk(models.Model):
     embedding = VectorField(dimensions=settings.EMBEDDING_DIMENSIONS, null=True, blank=True)
     # English passages only: the English companion model's vector (knowledge.embeddings).
     english_embedding = VectorField(dimensions=384, null=True, blank=True)
-    # The bundled e5's vector of each of its sentences (knowledge.chunking.passage_sentences), float16, one after
-    # the other: the search reads whether one sentence says what a question asks (knowledge.selectors). Empty for
-    # a passage stored before they were.
-    sentence_vectors = models.BinaryField(default=bytes, editable=False)
 
     class Meta:
         ordering = ["document", "position"]

@@ -18,7 +18,7 @@ from pgvector.django import VectorField
 
 from knowledge.cache_tally import cache_lookup_count
 from knowledge.chunking import joined, query_words, search_text
-from knowledge.embeddings import bundled_query_vectors, english_query_vector, has_cjk, query_vectors
+from knowledge.embeddings import english_query_vector, has_cjk, query_vectors
 from knowledge.models import SAMPLE_KB, Audience, Chunk, Document, DocumentStatus, IngestJob
 from knowledge.ranking import common_rarity
 from knowledge.ranking import fitted as ranking_fitted
@@ -62,11 +62,6 @@ BM25_K1, BM25_B = 1.2, 0.75
 # The customer's exact words inside a passage ("批量采购" in a long price list) beat a passage that
 # is only about the same topic; too rare in paraphrase questions to mislead there.
 EXACT_PHRASE_BONUS = 0.03
-# The passages of the fused ranking read again sentence by sentence, and how much their closest sentence's cosine
-# adds to the score: on the project's answer sets (knowledge/answer_sets/) the passage holding the answer came
-# first for 78 -> 80 % (en) and 76 -> 81 % (zh) of the questions it is among the first three for.
-SENTENCE_DEPTH = 10
-SENTENCE_WEIGHT = 0.5
 # A help article is written about one topic and its sections rarely repeat it: "does a renewed phone
 # come with a charger" is answered by the "In the box" section of the renewed-devices article, which
 # never says "renewed", while a student-offer section says "charger" too. So a passage also scores
@@ -491,14 +486,7 @@ def chunk_search_hybrid(
         }
     else:
         scores = dict(vector_ranked if mode == "vector" else keyword_ranked)
-    ranked = sorted(chunks, key=lambda pk: (-scores[pk], candidates[pk]))
-    sentence_similarity: dict[int, float] = {}
-    if mode == "hybrid":
-        sentence_similarity = _sentence_similarity(query, ranked[: max(k, SENTENCE_DEPTH)], similarity)
-        for pk, said in sentence_similarity.items():
-            scores[pk] += SENTENCE_WEIGHT * said
-        ranked = sorted(chunks, key=lambda pk: (-scores[pk], candidates[pk]))
-    best = ranked[:k]
+    best = sorted(chunks, key=lambda pk: (-scores[pk], candidates[pk]))[:k]
     signals: dict[int, dict[str, float]] = {}
     if mode == "hybrid":  # the ranking stage's reading of the passages returned
         rarities = [{t: _idf(shares[t]) for t in asked if t in shares}, common_rarity(asked)]
@@ -506,7 +494,6 @@ def chunk_search_hybrid(
         signals = {
             pk: {
                 "similarity": similarity.get(pk, 0.0),
-                "sentence_similarity": sentence_similarity.get(pk, similarity.get(pk, 0.0)),
                 "bm25": bm25.get(pk, 0.0) / total_idf,
                 "keyword_rank": 1 / keyword_position[pk] if pk in keyword_position else 0.0,
                 **_word_signals(rarities, chunks[pk], version),
@@ -537,23 +524,6 @@ def chunk_search_hybrid(
         miss = not results or _unknown(query, results, mode)
     cache.set(key, {"results": [asdict(r) for r in results], "miss": miss}, timeout=CACHE_TTL_S)
     return results, miss
-
-
-def _sentence_similarity(query: str, pks: list[int], similarity: dict[int, float]) -> dict[int, float]:
-    """Each passage's closest sentence to the question by the bundled e5 (its stored sentence vectors): a section
-    that shares a question's topic reads close as a whole, the one whose sentence says what is asked reads closer
-    sentence by sentence. A passage stored without them counts its own cosine."""
-    stored = dict(Chunk.objects.filter(pk__in=pks).values_list("pk", "sentence_vectors"))
-    asked = bundled_query_vectors([query])[0]
-    found = {}
-    for pk in pks:
-        raw = bytes(stored.get(pk) or b"")
-        if raw:
-            vectors = np.frombuffer(raw, dtype=np.float16).reshape(-1, asked.shape[0]).astype(np.float32)
-            found[pk] = float((vectors @ asked).max())
-        else:
-            found[pk] = similarity.get(pk, 0.0)
-    return found
 
 
 def _audience(version: str, document_id: int) -> str:

@@ -19,10 +19,9 @@ from django.db import connection, transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from knowledge.chunking import TextChunk, passage_sentences, search_text
+from knowledge.chunking import TextChunk, search_text
 from knowledge.embeddings import (
     EmbeddingsUnavailable,
-    bundled_passage_vectors,
     dimension_mismatch,
     embedder_get,
     english_passage_vectors,
@@ -53,9 +52,6 @@ from knowledge.readers import (
 )
 
 EMBED_BATCH = 32
-# What a stored passage holds beside its text, in the default checksum: a document stored before a change
-# ("sentences": Chunk.sentence_vectors) is read again by the next ingest (the demo's at the next start).
-STORED_AS = "sentences"
 # Rows of one INSERT: a statement holds at most 65,535 parameters, and a 50,000-entry FAQ is one document.
 INSERT_BATCH = 1000
 
@@ -127,26 +123,19 @@ def _detect_language(text: str) -> str:
 
 
 def _embed_checked(
-    chunks: Sequence[TextChunk], on_progress: ProgressCallback | None
-) -> list[tuple[np.ndarray, np.ndarray | None, bytes]]:
-    """Each passage's vector in batches, with its English companion vector (None for Chinese text) and its
-    sentences' vectors (Chunk.sentence_vectors); a model of the wrong width stops before anything is written."""
-    vectors: list[tuple[np.ndarray, np.ndarray | None, bytes]] = []
-    for start in range(0, len(chunks), EMBED_BATCH):
-        chunks_batch = chunks[start : start + EMBED_BATCH]
-        texts_batch = [f"{c.heading}: {c.text}" for c in chunks_batch]
+    texts: list[str], on_progress: ProgressCallback | None
+) -> list[tuple[np.ndarray, np.ndarray | None]]:
+    """Passage vectors in batches, each with its English companion vector (None for Chinese text);
+    a model of the wrong width stops before anything is written."""
+    vectors: list[tuple[np.ndarray, np.ndarray | None]] = []
+    for start in range(0, len(texts), EMBED_BATCH):
+        texts_batch = texts[start : start + EMBED_BATCH]
         batch = passage_vectors(texts_batch)
         if batch.shape[1] != settings.EMBEDDING_DIMENSIONS:
             raise EmbeddingsUnavailable(dimension_mismatch(embedder_get().name, batch.shape[1]))
-        said = [passage_sentences(c.text) for c in chunks_batch]
-        flat = iter(bundled_passage_vectors([sentence for sentences in said for sentence in sentences]))
-        packed = [
-            np.stack([next(flat) for _ in sentences]).astype(np.float16).tobytes() if sentences else b""
-            for sentences in said
-        ]
-        vectors.extend(zip(batch, english_passage_vectors(texts_batch), packed, strict=True))
+        vectors.extend(zip(batch, english_passage_vectors(texts_batch), strict=True))
         if on_progress:
-            on_progress(len(vectors), len(chunks))
+            on_progress(len(vectors), len(texts))
     return vectors
 
 
@@ -167,7 +156,7 @@ def chunks_store(
     # The injection classifier's version is part of the default checksum: a document ingested before it changed
     # is read again by the next ingest, not left with what an older one let through.
     content = "\n".join(f"{c.heading}\t{c.text}" for c in chunks)
-    checksum = checksum or hashlib.sha256(f"{injection_fitted().key}\n{STORED_AS}\n{content}".encode()).hexdigest()
+    checksum = checksum or hashlib.sha256(f"{injection_fitted().key}\n{content}".encode()).hexdigest()
     kb, _ = KnowledgeBase.objects.get_or_create(name=kb_name)
     if Document.objects.filter(knowledge_base=kb, checksum=checksum, status=DocumentStatus.READY).exists():
         return IngestResult(source, "unchanged", 0)
@@ -177,7 +166,7 @@ def chunks_store(
     waiting = (lambda: on_progress(0, 1)) if on_progress else None  # the check is part of reading the file
     chunks, title, withheld = chunks_withheld(chunks, title=title, waiting=waiting)
     title = title or Path(source).stem
-    vectors = _embed_checked(chunks, on_progress)
+    vectors = _embed_checked([f"{c.heading}: {c.text}" for c in chunks], on_progress)
     with transaction.atomic():
         previous = list(
             Document.objects.select_for_update().filter(knowledge_base=kb, source=source).order_by("-version")
@@ -203,9 +192,8 @@ def chunks_store(
                     search_text=search_text(f"{c.heading} {c.text}"),
                     embedding=vector,
                     english_embedding=english,
-                    sentence_vectors=said,
                 )
-                for i, (c, (vector, english, said)) in enumerate(zip(chunks, vectors, strict=True))
+                for i, (c, (vector, english)) in enumerate(zip(chunks, vectors, strict=True))
             ),
             batch_size=INSERT_BATCH,
         )

@@ -8,16 +8,15 @@ import re
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pytest
 from django.core.management import CommandError, call_command
 from django.db import connection
 
-from knowledge.chunking import TextChunk, chunk_markdown, passage_sentences, search_text, sentences
+from knowledge.chunking import TextChunk, chunk_markdown, search_text, sentences
 from knowledge.embeddings import EmbeddingsUnavailable
 from knowledge.models import Chunk, Document
 from knowledge.selectors import _chunk_stats, chunk_search_hybrid
-from knowledge.services import IngestError, chunks_store, file_ingest, knowledge_version, knowledge_version_renew
+from knowledge.services import IngestError, chunks_store, file_ingest, knowledge_version
 
 pytestmark = pytest.mark.django_db
 
@@ -377,63 +376,3 @@ def test_a_selective_filter_still_finds_its_passages_through_the_hnsw_index() ->
     results, _ = chunk_search_hybrid(query="how long is the warranty", kb="help", mode="vector")
 
     assert [r.text for r in results] == ["Phones have a one-year warranty."]
-
-
-def test_a_passage_keeps_a_vector_for_each_of_its_sentences(tmp_path: Path) -> None:
-    file_ingest(kb_name="help", path=_write(tmp_path, "returns_zh.md", RETURNS_ZH))
-
-    chunk = Chunk.objects.get(heading="退换货政策 › 七天无理由退货")
-    vectors = np.frombuffer(bytes(chunk.sentence_vectors), dtype=np.float16).reshape(-1, 384)
-
-    assert len(vectors) == len(passage_sentences(chunk.text)) == 2
-    assert np.allclose(np.linalg.norm(vectors.astype(np.float32), axis=1), 1.0, atol=0.01)
-
-
-# An article's opening shares the question's topic and reads closer as a whole; one sentence of the next section
-# says what is asked, among others that do not.
-DELIVERY = {
-    "en": (
-        "# Home delivery\n\nOur couriers deliver to your home from Monday to Saturday, bringing the parcel to your "
-        "door.\n\n## Delivery day\nYou get a one-hour delivery window by text on the morning of delivery. You can "
-        "follow the van live from the link in the text. Large items are carried to the room of your choice and the "
-        "packaging is taken away. Please keep pets away from the door. Our couriers cannot take cash or card "
-        "payments. Assembly is booked separately at checkout. Fridges need 4 hours to settle before switching on. If "
-        "nobody is in, the courier leaves the parcel with a neighbour or takes it back to the local depot for five "
-        "days.\n",
-        "what happens if I'm out when the courier comes?",
-    ),
-    "zh": (
-        "# 送货上门\n\n快递员周一到周六送货上门，把包裹送到您家门口。\n\n## 派送当天\n派送当天上午会短信通知一小时的送达"
-        "时段。您可以通过短信里的链接实时查看配送进度。大件商品可以送到指定房间，并带走包装。请把宠物关好。快递员不收现金，"
-        "也不能刷卡。安装服务需在下单时另行预约。冰箱送达后需静置 4 小时再通电。如果家里没人，快递员会把包裹交给邻居代收，"
-        "或者带回当地网点保存五天。\n",
-        "快递来的时候我不在家怎么办",
-    ),
-}
-
-
-@pytest.mark.parametrize("language", ["en", "zh"])
-def test_the_search_reads_which_passage_has_the_sentence_that_answers(tmp_path: Path, language: str) -> None:
-    article, question = DELIVERY[language]
-    file_ingest(kb_name="help", path=_write(tmp_path, f"delivery_{language}.md", article))
-    knowledge_version_renew()
-
-    results, _ = chunk_search_hybrid(query=question, k=2)
-    by_heading = {result.heading.rsplit(" › ", 1)[-1]: result for result in results}
-    opening, answering = by_heading.pop("Home delivery", None) or by_heading.pop("送货上门"), [*by_heading.values()][0]
-
-    assert answering.similarity < opening.similarity
-    assert answering.signals["sentence_similarity"] > opening.signals["sentence_similarity"]
-    if language == "zh":  # here the closer sentence outweighs the whole passage's lead
-        assert results[0] is answering
-
-
-def test_a_passage_stored_without_sentence_vectors_is_still_found(tmp_path: Path) -> None:
-    file_ingest(kb_name="help", path=_write(tmp_path, "returns_en.md", RETURNS_EN))
-    Chunk.objects.update(sentence_vectors=b"")  # as stored before passages kept them
-    knowledge_version_renew()
-
-    results, miss = chunk_search_hybrid(query="How many days do I have to return an item?", k=1)
-
-    assert not miss and results[0].heading == "Returns › Seven days"
-    assert results[0].signals["sentence_similarity"] == pytest.approx(results[0].similarity, abs=1e-4)

@@ -6,26 +6,13 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 from django.conf import settings
 
 from agents.demo import demo_seed
-from knowledge.ranking import (
-    COMMON_WORDS,
-    FITTED,
-    READ,
-    SIGNALS,
-    Ranking,
-    answer_sets,
-    candidate_rows,
-    common_words_count,
-    fitted,
-    questions,
-    training_key,
-)
+from knowledge.ranking import FITTED, SIGNALS, Ranking, answer_sets, fitted, questions, training_key
 from knowledge.selectors import chunk_search_answering, chunk_search_hybrid
 
 
@@ -81,12 +68,6 @@ def test_the_committed_model_comes_from_the_current_answer_sets() -> None:
     assert Ranking.load(FITTED).key == training_key() and fitted() is not None
 
 
-def test_the_committed_word_shares_come_from_the_current_written_texts() -> None:
-    """The rarities the check reads count the answer sets, the injection documents and the demo's articles: when
-    one of them changed, run manage.py train_ranking and commit both files."""
-    assert json.loads(COMMON_WORDS.read_text(encoding="utf-8")) == common_words_count()
-
-
 @pytest.mark.django_db
 @pytest.mark.parametrize(
     ("question", "language", "answered"),
@@ -109,35 +90,3 @@ def test_what_the_help_articles_do_not_say_is_a_miss_and_what_they_say_is_answer
     results, miss = chunk_search_answering(query=question, k=5, lang=language)
 
     assert results and miss is not answered
-
-
-@dataclass(frozen=True)
-class _Passage:
-    heading: str
-    text: str
-    signals: dict[str, float] = field(default_factory=dict)
-
-
-@pytest.mark.parametrize(
-    ("question", "answering", "other"),
-    [
-        (
-            "can I spread a £450 phone over 24 months?",
-            _Passage("Instalments", "Term: 24 months, Interest: 9.9% APR, Minimum order value: £500."),
-            _Passage("Returns", "Delivered items can be returned for any reason within the return window."),
-        ),
-        (
-            "800块的耳机能分6期吗",
-            _Passage("分期付款", "期数：6 期，手续费：3.5%，订单最低金额：¥1000。"),
-            _Passage("退货", "签收后可以无理由退货，请保持包装完整。"),
-        ),
-    ],
-)
-def test_the_check_reads_whether_a_passage_states_figures_in_the_units_the_question_gives(
-    question: str, answering: _Passage, other: _Passage
-) -> None:
-    rows = candidate_rows(question, [answering, other])
-
-    assert rows[:, READ.index("unit_held")].tolist() == [1.0, 0.0]
-    assert rows[:, READ.index("unit_missing")].tolist() == [0.0, 1.0]
-    assert candidate_rows("do you offer gift wrapping?", [answering])[0, READ.index("unit_missing")] == 0.0
