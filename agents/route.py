@@ -170,9 +170,7 @@ def _knowledge_takes(
         asked = message if alone and not _QUESTION.search(text) else text
         if is_public_question(asked, entities) and not uses_own_data(message, entities):
             return True
-        # what happened, told before a question about how the store works ("I dropped my phone and the screen
-        # cracked, does the warranty cover that?"), asks nothing of its own: the help centre answers
-        return asks_read(text) == Asks.OTHER and is_public_question(message, entities)
+        return _told_before_a_question(text, message, entities)
     if intent in PRIVATE_QUERIES:
         return not asks_own_order_state(text, entities)
     if intent in CATALOGUE_QUERIES:
@@ -225,6 +223,12 @@ _INFORMATION = re.compile(
 )
 
 
+def _told_before_a_question(text: str, message: str, entities: dict[str, Any]) -> bool:
+    """What happened, told before a question about how the store works ("I dropped my phone and the screen
+    cracked, does the warranty cover that?"): it asks nothing of its own, it is the question's context."""
+    return asks_read(text) == Asks.OTHER and is_public_question(message, entities)
+
+
 def _unknown_but_public(intent: Intent, confidence: float, text: str, message: str, entities: dict[str, Any]) -> bool:
     """A question about how the store works that the help centre does not know the answer to is still
     the help centre's: it says it does not know, and never asks who the customer is, which product is meant,
@@ -234,9 +238,7 @@ def _unknown_but_public(intent: Intent, confidence: float, text: str, message: s
     question ("my husband will pick up the parcel for me, is that ok?") may have lost the question's ending
     in its clause, so the whole message is read too."""
     if intent in WORKFLOW_INTENTS and confidence >= CLARIFY_BELOW:
-        # what happened, told before a question about how the store works ("I dropped my phone and the screen
-        # cracked, does the warranty cover that?"), is the question's context, not a request
-        if text != message and asks_read(text) == Asks.OTHER and is_public_question(message, entities):
+        if text != message and _told_before_a_question(text, message, entities):
             return True
         # the bot can act on it: unknown to the help centre, a request put as a question ("包裹能改寄到我妈家吗")
         # goes to its workflow, unless it asks for information ("申请换新的话多久能寄过来")
