@@ -13,6 +13,9 @@ committed before their first run; they are never trained or tuned on (their fail
   costly confusions counted on their own: a request or own-order question read as policy (the help centre
   answers and the request is lost), a policy question read as needing the customer's records (the bot asks who
   they are instead of answering).
+- cancel_reason.json: answers to "Why would you like to cancel: no longer needed, or ordered by mistake?"
+  (agents.reading.cancel_reason): accuracy over the two reasons and none, and the costly confusion counted on its
+  own: the other reason written to the order.
 
     .venv/bin/python bench/decisions.py
 """
@@ -85,10 +88,33 @@ def asks_measure() -> None:
                 print(f"    {count:3d}  {key}")
 
 
+def cancel_reason_measure() -> None:
+    from agents.reading.cancel_reason import cancel_reason
+
+    items = json.loads((SETS / "cancel_reason.json").read_text())["items"]
+    for language in ("en", "zh"):
+        mine = [item for item in items if item["lang"] == language]
+        cell: Counter[str] = Counter()
+        for item in mine:
+            read = cancel_reason(item["text"]) or "none"
+            cell["right"] += read == item["label"]
+            cell["wrong reason"] += "none" not in (read, item["label"]) and read != item["label"]
+            if read != item["label"]:
+                cell[f"{item['label']} as {read}"] += 1
+        print(
+            f"cancel reason {language}: {cell['right']}/{len(mine)} = {cell['right'] / len(mine):.1%}  (the other "
+            f"reason written: {cell['wrong reason']})"
+        )
+        for key, count in sorted(cell.items()):
+            if " as " in key:
+                print(f"    {count:3d}  {key}")
+
+
 def main() -> None:
     django_setup()
     confirmation_measure()
     asks_measure()
+    cancel_reason_measure()
 
 
 if __name__ == "__main__":

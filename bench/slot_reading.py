@@ -2,7 +2,7 @@
 
 What the workflows read from free text decides whether a change is written right: an address read into the
 wrong fields ships an order to nowhere, a reason not understood sends the customer round the same question.
-Both readers are pure functions (agents.workflows.addresses.parse_address, agents.workflows.slots
+Both readers are pure functions (agents.workflows.addresses.parse_address, agents.reading.cancel_reason
 .cancel_reason), so they are measured directly, on data written for this benchmark by someone who had not
 seen the readers (bench/slot_reading/):
 
@@ -19,8 +19,8 @@ seen the readers (bench/slot_reading/):
   the route, in a scratch database holding what `make run` seeds (the demo store and help articles).
 - cancel_reasons.json: what customers answer when asked why they cancel, in English and Chinese: "no
   longer needed", "ordered by mistake", or no reason that fits (the reader must then say it does not
-  know, so that the bot asks). Read as the cancel workflow reads an answer to its question (the word
-  rules, then by meaning: agents.workflows.meaning); accuracy over all three.
+  know, so that the bot asks). Read as the cancel workflow reads an answer to its question (the learned
+  decision, agents.reading.cancel_reason); accuracy over all three.
 
 Each file has a development half (read its failures, improve the readers), a held-out half (report it
 untouched: never read its failures, never tune on it; `--half heldout` never prints failures) and, for
@@ -153,9 +153,8 @@ def _tally(
 
 
 def reasons_measure(half: str, show: bool) -> None:
-    """As the cancel workflow reads the answer to its question: the word rules, then by meaning."""
-    from agents.workflows.meaning import cancel_reason_meant
-    from agents.workflows.slots import cancel_reason
+    """As the cancel workflow reads the answer to its question."""
+    from agents.reading.cancel_reason import cancel_reason
 
     examples = json.loads((DATA / "cancel_reasons.json").read_text()).get(half)
     if examples is None:
@@ -163,14 +162,12 @@ def reasons_measure(half: str, show: bool) -> None:
     by_lang: dict[str, Counter[str]] = {}
     confusion: Counter[tuple[str, str]] = Counter()
     for number, example in enumerate(examples):
-        by_rules = cancel_reason(example["text"], typos=True)
-        said = by_rules or cancel_reason_meant(example["text"])
-        cell = _tally(by_lang, confusion, example["lang"], example["reason"], said)
-        cell["rules"] += by_rules == example["reason"]
+        said = cancel_reason(example["text"])
+        _tally(by_lang, confusion, example["lang"], example["reason"], said)
         if show and said != example["reason"]:
             print(f"reason {half}-{number} ({example['lang']}): expected {example['reason']}, read {said}")
             print(f"  > {example['text']!r}")
-    _report("cancel reasons", half, by_lang, confusion, lambda c: f"word rules alone: {c['rules'] / c['total']:.1%}")
+    _report("cancel reasons", half, by_lang, confusion)
 
 
 def confirmations_measure(half: str, show: bool) -> None:

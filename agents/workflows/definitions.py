@@ -12,6 +12,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_noop
 
 from agents.llm.client import llm_enabled
+from agents.reading.cancel_reason import cancel_reason
 from agents.store.labels import order_status_said
 from agents.store.models import Address, Order, OrderStatus, PaymentKind, PaymentMethod, PaymentTransaction, Variant
 from agents.store.money import money
@@ -20,7 +21,6 @@ from agents.taxonomy import Intent
 from agents.tools import ToolContext, tool_call
 from agents.workflows import slots as read
 from agents.workflows.addresses import address_fragment, address_lines, parse_address
-from agents.workflows.meaning import cancel_reason_meant
 from agents.workflows.variants import Clarify, llm_replacements, match_replacement, wanted_options
 from conversations.language import say, say_in_context
 from conversations.models import WorkflowKind
@@ -170,11 +170,6 @@ class Workflow(ABC):
     def read(self, slot: str, ctx: Ctx, text: str, entities: dict[str, Any], s: dict[str, Any]) -> Any:
         """The slot's value in this message, or None; SlotInvalid when it is there but not acceptable."""
 
-    def read_meant(self, slot: str, text: str) -> Any:
-        """The slot's value in an answer to the bot's question for it that read() finds nothing in,
-        read by meaning (agents.workflows.meaning), or None."""
-        return None
-
     @abstractmethod
     def summary(self, ctx: Ctx, s: dict[str, Any]) -> str:
         """What will be written, for the explicit yes/no."""
@@ -284,11 +279,8 @@ class CancelOrder(Workflow):
                 s["_part_asked"] = True
             return order_id
         if slot == "reason":
-            return read.cancel_reason(text, typos=True)
+            return cancel_reason(text)
         return None
-
-    def read_meant(self, slot: str, text: str) -> Any:
-        return cancel_reason_meant(text) if slot == "reason" else None
 
     @staticmethod
     def _part_asked(ctx: Ctx, text: str, order_id: str) -> bool:
@@ -445,7 +437,7 @@ class Return(_ItemsWorkflow):
     ) -> tuple[str, dict[str, Any]] | None:
         # "D1001 不想要了" of an order not yet shipped: the whole order is no longer wanted, so it is
         # cancelled; returning one item of several is not possible before delivery.
-        if status != OrderStatus.PENDING or not read.cancel_reason(text):
+        if status != OrderStatus.PENDING or not cancel_reason(text):
             return None
         order_id = next(iter(entities.get("order_ids") or []), "")
         items = ctx.items(order_id)

@@ -305,7 +305,7 @@ def _advance(sctx: SpecialistContext, conversation: Conversation, state: Workflo
         _save(state, step="confirm", slots=s)
         return _confirm(ctx, workflow, s)
     if state.step == "confirm":
-        # "hang on, I got that wrong: X rather than Y" puts a value right: read it, then confirm again
+        # "wait, that was wrong: X rather than Y" puts a value right: read it, then confirm again
         answer = None if fix is not None else yes_no(text)
         if answer is True:
             try:
@@ -574,7 +574,7 @@ def _fill_said(
     for said in earlier:
         kind, filled, _ = _fill(kind, ctx, state, s, said["text"], said["entities"])
         filled_before = filled_before or filled
-    kind, filled, error = _fill(kind, ctx, state, s, text, entities, answers=state.step)
+    kind, filled, error = _fill(kind, ctx, state, s, text, entities)
     return kind, filled_before, filled, error
 
 
@@ -585,12 +585,8 @@ def _fill(
     s: dict[str, Any],
     text: str,
     entities: dict[str, Any],
-    *,
-    answers: str = "",
 ) -> tuple[str, bool, str]:
-    """Fill every slot this message carries; a new order id replaces the old one (a correction). The
-    slot the message `answers` (the bot asked for it) is also read by meaning when its words say nothing
-    the readers know.
+    """Fill every slot this message carries; a new order id replaces the old one (a correction).
 
     Returns the workflow kind (an order's status can turn an exchange into an item change of a
     pending order, and back), whether anything was filled, and why a value was refused.
@@ -615,8 +611,6 @@ def _fill(
                 continue
             try:
                 value = workflow.read(slot, ctx, text, entities, s)
-                if not value and slot == answers:
-                    value = workflow.read_meant(slot, text)
             except OtherWorkflow as other:
                 kind = other.kind
                 s.update(other.slots)

@@ -56,23 +56,14 @@ _NOT_MEANT = re.compile(
 )
 
 
-def read_choice(text: str, choices: Mapping[str, Iterable[str]], *, typos: bool = False) -> str | None:
+def read_choice(text: str, choices: Mapping[str, Iterable[str]]) -> str | None:
     """The choice one of whose words appears in the text (first listed wins), leaving out what the
-    text says is not meant when something else is left; with `typos`, also a word of 6 letters or
-    more typed with one slip (for answers to the question itself: a product's "charger" must not
-    read as "change" in a request)."""
+    text says is not meant when something else is left."""
     clean = normalise(text)
     for candidate in (_NOT_MEANT.sub(" ", clean), clean):
         for value, words in choices.items():
             if any(word in candidate for word in words):
                 return value
-    if not typos:
-        return None
-    # Typed in a hurry ("by acident", "mistkae"): one slip in a long enough word still says it.
-    said = set(re.findall(r"[a-z]{5,}", _NOT_MEANT.sub(" ", clean)))
-    for value, words in choices.items():
-        if any(typing_slip(word, token) for word in words if len(word) >= 6 and word.isalpha() for token in said):
-            return value
     return None
 
 
@@ -99,69 +90,6 @@ def zip_put_right(address: Any, text: str) -> str | None:
     if len(said) != 1 or said[0] == address["zip"] or not typing_slip(address["zip"].split("-")[0], said[0]):
         return None
     return said[0]
-
-
-CANCEL_REASON_WORDS = {
-    "ordered by mistake": (
-        "mistake", "mistaken", "accident", "in error", "by error", "wrong", "didn't mean", "did not mean",
-        "didn't intend", "did not intend", "never meant", "never intended", "never wanted to order",
-        "unintentional", "unintended", "not intended", "misclick", "duplicate", "twice", "error on my part", "my error",
-        # someone else in the house placed it, or a finger slipped
-        "kid ordered", "kids ordered", "child ordered", "son ordered", "daughter ordered", "ordered by my",
-        "without meaning", "not meaning to", "without thinking", "without realising", "without realizing",
-        "toddler", "got hold of my", "slip of the", "finger slipped", "fat finger", "fat-finger",
-        "butt dial", "clicked by", "clicked the wrong", "hit buy", "hit the buy", "pressed buy", "meant to add",
-        "买错", "下错", "拍错", "点错", "手滑", "误", "重复下单", "不小心", "孩子下的", "小孩下的",
-    ),
-    "no longer needed": (
-        "no longer", "any longer", "don't need", "do not need", "not needed", "not needing", "not need",
-        "won't need", "will not need", "won't be needing", "dont need", "dont want", "wont need",
-        # plans changed, or the thing came another way
-        "plans changed", "plan changed", "change of plans", "changed plans", "decided against", "decided not to",
-        "gave me one", "got me one", "got one from", "do without", "won't use", "wont use",
-        "not going to use", "redundant",
-        "anymore", "any more", "no need", "no use", "changed my mind", "change of mind", "don't want", "do not want",
-        "unnecessary", "not necessary", "don't require", "do not require", "already have", "already got",
-        # a better offer or a wait too long: the customer no longer needs this order
-        "cheaper", "better price", "better deal", "elsewhere", "somewhere else", "another store", "too expensive",
-        "too long", "too slow", "can't wait",
-        "不需要", "不要了", "用不上", "不想要", "用不到", "用不着", "不用了", "没必要", "改主意", "改变主意",
-        "计划有变", "已经买到", "送了一个", "送我一个", "更便宜", "别家",
-        "太贵", "太慢", "等不及", "太久",
-    ),
-}  # fmt: skip
-# The reason told as what happened rather than named. A slip (someone else's finger, a pet, a double click)
-# is a mistake; a need that went away (one came as a gift, the old one works, the trip was called off, the
-# customer can do without) means the order is no longer needed.
-_MISTAKE_STORY = re.compile(
-    r"\bnever\s+(?:\w+\s+){0,2}(?:meant|intended)\b|\bdid(?:n'?t| not)\s+(?:\w+\s+)?(?:mean|intend)\b|"
-    r"\b(?:son|daughter|kids?|child|children|toddler|baby|nephew|niece|grandson|granddaughter)\b[^.!?]{0,30}"
-    r"\b(?:placed|submitted|clicked|pressed|tapped|was playing|while playing)\b|"
-    r"\b(?:cat|dog|kitten|puppy|pet)\b[^.!?]{0,20}\b(?:walked|stepped|sat|jumped|lay|pressed)\b|"
-    r"\bgot\s+(?:submitted|placed)\b|\b(?:submitted|placed)\s+(?:it\s+|this\s+|the order\s+)?(?:in error|by accident|"
-    r"accidentally|by mistake)\b|\b(?:was|were)(?:n'?t| not)\s+supposed\s+to\b|\bdouble[- ]?click|\bmis-?click|"
-    r"\bonly\s+meant\s+to\b|\bthought\s+i\s+was\s+(?:only\s+|just\s+)?(?:adding|saving|putting|browsing)\b|"
-    r"点了两[次遍]|重复提交|[猫狗](?:踩|按|碰)",
-    re.IGNORECASE,
-)
-_NOT_NEEDED_STORY = re.compile(
-    r"\b(?:given|gave|bought|got|received|gifted|handed)\s+(?:me\s+|us\s+)?(?:one|theirs|his|hers|a spare|another)\b|"
-    r"\bas\s+a\s+(?:present|gift)\b|\bfor free\b|\bsurplus\b|\b(?:manage|cope|live|get by|make do)\s+without\b|"
-    r"\b(?:no|any|have no|won'?t have any)\s+use\s+for\b|\b(?:called|been called)\s+off\b|\bfell\s+through\b|"
-    r"\b(?:trip|event|party|wedding|holiday|vacation|project|plan)\b[^.!?]{0,30}\b(?:cancell?ed|off|postponed|over)\b|"
-    r"\bold\s+one\b[^.!?]{0,30}\b(?:works?|working|fine|fixed|repaired)\b|\b(?:fixed|repaired)\s+(?:my|the)\s+old\b|"
-    r"送了我一个|别人送|旧的还能用|旧的修好|行程取消|活动取消",
-    re.IGNORECASE,
-)
-
-
-def cancel_reason(text: str, *, typos: bool = False) -> str | None:
-    """Why the customer cancels: "ordered by mistake", "no longer needed", or None when the text does
-    not say. A slip said in any way wins over a need that went away."""
-    if _MISTAKE_STORY.search(text):
-        return "ordered by mistake"
-    said = read_choice(text, CANCEL_REASON_WORDS, typos=typos)
-    return said or ("no longer needed" if _NOT_NEEDED_STORY.search(text) else None)
 
 
 WARRANTY_WORDS = {

@@ -6,6 +6,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from agents.reading.cancel_reason import cancel_reason
 from agents.reading.confirmation import yes_no
 from agents.workflows import slots as read
 
@@ -41,7 +42,7 @@ def is_slot_answer(slot: str, text: str, entities: dict[str, Any], *, other_inte
     }
     if slot in choices and read.read_choice(text, choices[slot]):
         return True
-    if slot == "reason" and read.cancel_reason(text):
+    if slot == "reason" and cancel_reason(text):
         return True
     if slot == "payment_method_id" and read.PAYMENT_WORDS.search(text):
         return True

@@ -1,0 +1,41 @@
+"""Why a customer cancels an order, a learned decision: "ordered by mistake", "no longer needed", or no reason
+that fits (then the bot asks).
+
+Read by agents.reading.decisions from `examples/cancel_reason.<lang>.jsonl`. A customer asked why tells a story
+as often as they name a reason ("my sister gave me hers", "公司发了电脑", "the cat walked over the keyboard"),
+and a question put back ("do I get my money back?") or "just cancel it" gives none. The reason goes to the
+store with the cancellation, so a message the model is not sure of gives none and the bot asks again: that
+costs a turn, a wrong reason costs nothing the customer sees but is a wrong record.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from functools import lru_cache
+
+from agents.reading.decisions import Decision, fitted, probabilities
+
+
+class Reason(StrEnum):
+    MISTAKE = "ordered by mistake"  # the values the cancel tool takes
+    NOT_NEEDED = "no longer needed"
+    NONE = "none"
+
+
+CANCEL_REASON = Decision("cancel_reason", tuple(reason.value for reason in Reason))
+# A reason is read when the model is at least this sure of it: chosen on the examples' cross-validation
+# (manage.py train_decisions).
+REASON_AT = 0.5
+MAX_WORDS = 60  # a longer message tells more than why; its reason, if any, is asked for
+
+
+@lru_cache(maxsize=1024)
+def cancel_reason(text: str) -> str | None:
+    """The reason the message gives for cancelling, as the cancel tool takes it, or None when it gives none
+    (a workflow turn reads one message for several slots: it is read once)."""
+    if not text.strip() or len(text.split()) > MAX_WORDS:
+        return None
+    model = fitted(CANCEL_REASON)
+    likelihood = dict(zip(model.labels, map(float, probabilities(model, [text])[0]), strict=True))
+    best = max(likelihood, key=lambda label: likelihood[label])
+    return best if best != Reason.NONE and likelihood[best] >= REASON_AT else None

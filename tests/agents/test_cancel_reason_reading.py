@@ -1,0 +1,78 @@
+"""Why a customer cancels, read by the learned decision (agents.reading.cancel_reason), zh and en: a reason
+named, told as what happened, typed in a hurry or said with a negation; and no reason where none is given."""
+
+from __future__ import annotations
+
+import pytest
+
+from agents.reading.cancel_reason import cancel_reason
+
+MISTAKE, NOT_NEEDED = "ordered by mistake", "no longer needed"
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("I won't be needing it anymore", NOT_NEEDED),
+        ("changed my mind", NOT_NEEDED),
+        ("用不到了", NOT_NEEDED),
+        ("没必要了", NOT_NEEDED),
+        ("I found it cheaper somewhere else", NOT_NEEDED),
+        ("别家更便宜", NOT_NEEDED),
+        ("I placed it in error", MISTAKE),
+        ("accidentally ordered it twice", MISTAKE),
+        ("不小心下单了", MISTAKE),
+        ("手滑点错了", MISTAKE),
+    ],
+)
+def test_a_reason_named_in_the_customers_words(text: str, reason: str) -> None:
+    assert cancel_reason(text) == reason
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("we were given one as a present in the meantime", NOT_NEEDED),
+        ("my old one turned out to work fine after all", NOT_NEEDED),
+        ("the trip I bought it for has been called off", NOT_NEEDED),
+        ("my neighbour lent me his, so I'm sorted", NOT_NEEDED),
+        ("朋友借了我一台，就不用买了", NOT_NEEDED),
+        ("my son placed it while playing on my phone", MISTAKE),
+        ("my cat walked across the keyboard and it got submitted", MISTAKE),
+        ("I hit checkout when I only wanted to see the shipping cost", MISTAKE),
+        ("本来只是想看看运费，结果直接付款了", MISTAKE),
+        ("猫踩到键盘下的单", MISTAKE),
+    ],
+)
+def test_a_reason_told_as_what_happened(text: str, reason: str) -> None:
+    assert cancel_reason(text) == reason
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("it was an acident", MISTAKE),
+        ("I placed it by mistkae", MISTAKE),
+        ("we moved so it's unnecesary now", NOT_NEEDED),
+        ("it's not a mistake, I just don't need it", NOT_NEEDED),
+        ("no, it was a mistake", MISTAKE),
+        ("不是不想要了，是拍错了颜色", MISTAKE),
+    ],
+)
+def test_a_reason_typed_in_a_hurry_or_said_with_a_negation(text: str, reason: str) -> None:
+    assert cancel_reason(text) == reason
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "how long will my refund take?",
+        "cancel it please",
+        "就是想取消",
+        "退款多久到账？",
+        "  ",
+    ],
+)
+def test_a_question_or_an_answer_that_gives_no_reason_gives_none(text: str) -> None:
+    """The bot then asks again rather than write a reason the customer did not give."""
+    assert cancel_reason(text) is None
