@@ -177,8 +177,8 @@ def requests_in_order(text: str, parts: list[PlannedPart]) -> tuple[list[Planned
             begin = cut
             if begin <= begins[-1]:
                 # Two clauses after one announcement ("Second: before #W1 goes out, can you switch…")
-                # are one request: the one that asks the store ("…#W2 isn't what I hoped, can it be
-                # exchanged?"), else the surer reading of the two.
+                # are one request: the one that asks the store ("…#W2 is not what I expected, could I
+                # exchange it?"), else the surer reading of the two.
                 asks, earlier_asks = asks_the_store(part.text), asks_the_store(requests[-1].text)
                 if (asks and not earlier_asks) or (asks == earlier_asks and part.confidence > requests[-1].confidence):
                     requests[-1] = part

@@ -125,7 +125,7 @@ def asks_own_order_state(text: str, entities: dict[str, Any]) -> bool:
     return bool(_STATE_ASKED.search(text)) or not _QUESTION.search(text) or is_request(text)
 
 
-# A condition is no request: "if I want to return it, how long do I have?", "申请换新的话多久能寄到".
+# A condition is no request: "if I want to return it, how long do I have?", "换新的话几天能寄到".
 _CONDITION = re.compile(
     r"\b(?:if|in case|suppose|supposing)\s+(?:i|we)\b[^,;?.!]*|"
     r"(?:如果|要是|假如|万一)[^，,；。？?！]*|[^，,；。？?！]*的话",
@@ -152,9 +152,9 @@ def _knowledge_takes(
 ) -> bool:
     """Would a knowledge match answer this part better than its classified intent?"""
     if intent in WORKFLOW_INTENTS and confidence >= ORDER_REQUEST_MIN and alone and names_an_order(text):
-        # "Please use my Visa ending 4421 for order W1 instead": an unsure guess at the one request of a
+        # "Charge order W1 to my Visa ending 1234 instead": an unsure guess at the one request of a
         # message, about an order the customer names, goes to the workflow, which asks for what it needs
-        # and writes nothing without a yes. Beside other clauses ("Is it too late to tweak #W1? I'd want
+        # and writes nothing without a yes. Beside other clauses ("Can #W1 still be altered? I'd like
         # the Skateboard …") an unsure guess is more often the wrong kind.
         return False
     if confidence < CLARIFY_BELOW:  # an unsure guess, even of a complaint, yields to what the KB knows
@@ -164,7 +164,7 @@ def _knowledge_takes(
     if intent in KNOWLEDGE_INTENTS or intent in (Intent.OUT_OF_SCOPE, Intent.HUMAN_REQUEST):
         return True
     if intent in WORKFLOW_INTENTS:
-        # The clause of a one-clause message has lost its question mark ("battery swap price for find x9?");
+        # The clause of a one-clause message has lost its question mark ("screen repair cost for the x9?");
         # the rest of the message can tell whose order it is ("I picked the wrong colour when I ordered. Can it
         # still be changed?").
         asked = message if alone and not _QUESTION.search(text) else text
@@ -200,7 +200,7 @@ _CATALOGUE_WORDS = frozenset(
 
 def beyond_catalogue(text: str, hit: KnowledgeHit | None, entities: dict[str, Any]) -> bool:
     """A product question about something the catalogue does not know and the knowledge passage is
-    about: "how much is a grade B Find X9 renewed?" (the renewed-devices price list), "Find X9 分24期
+    about: "what does a renewed Find X9 in grade B cost?" (the renewed-devices price list), "Find X9 分24期
     每月还多少" (the instalment terms). The catalogue would quote the new device's price; the question's
     own words beside the product's name, its options and price or stock words are what it asks about,
     and the passage that names one of them answers it."""
@@ -215,7 +215,7 @@ def beyond_catalogue(text: str, hit: KnowledgeHit | None, entities: dict[str, An
 
 # Asking for information (a time, an amount, a reason, the way to do something), not whether the
 # store will do something: "can I exchange the keyboard for the clicky one?" is a request put as a
-# question, "申请换新的话多久能寄过来" is not.
+# question, "换新的话几天能寄到" is not.
 _INFORMATION = re.compile(
     r"\bhow\s+(?:long|much|many|soon|fast|often|do|does)\b|\bwhen\b|\bwhat\b|\bwhich\b|\bwhy\b|"
     r"多久|多长时间|多少|几天|几个|什么时候|何时|为什么|为啥|怎么|如何",
@@ -241,7 +241,7 @@ def _unknown_but_public(intent: Intent, confidence: float, text: str, message: s
         if text != message and _told_before_a_question(text, message, entities):
             return True
         # the bot can act on it: unknown to the help centre, a request put as a question ("包裹能改寄到我妈家吗")
-        # goes to its workflow, unless it asks for information ("申请换新的话多久能寄过来")
+        # goes to its workflow, unless it asks for information ("换新一般几天能寄出")
         return is_public_question(text, entities) and bool(_INFORMATION.search(_CONDITION.sub(" ", text)))
     if intent in _KEPT or any(entities.get(key) for key in _OWN_ENTITIES):
         return False
@@ -341,13 +341,13 @@ _ACTED_ON = WORKFLOW_INTENTS | {Intent.COMPLAINT}
 def _asks_beside_a_request(parts: list[PlannedPart], message: str, entities: dict[str, Any]) -> bool:
     """A message that starts a request or a complaint and also asks how things work, about no order it
     names: "the first part of my order came a week ago and the earbuds still haven't shipped. Can I just
-    cancel them?", "I want to return the phone but keep the free power bank, is that ok?", "the driver
-    came three hours late. Do I get anything for that?". The help centre's answer (partial cancellation,
+    cancel them?", "I want to return the phone but keep the free power bank, is that ok?", "the courier
+    turned up a day late. Is there any compensation?". The help centre's answer (partial cancellation,
     gifts on return, late-delivery compensation) goes beside the request, which still asks what it
     needs: the customer learns the rule before the identity check, and a request the rule forbids is
     seen for what it is. An order named by id is being acted on: its request needs no explanation. A
     request and nothing more ("can you cancel my order?") is left alone; one that asks whether it can be
-    done at all ("发票抬头写错了，还能改吗", agents.reading.asks) or tells a question or situation beside it
+    done at all ("发票抬头开错了能重开吗", agents.reading.asks) or tells a question or situation beside it
     is not."""
     if any(p.via == "knowledge" and _asks_something(p.text) for p in parts):
         return False  # a clause of its own asks the help centre (what only tells is dropped beside a request)
@@ -398,8 +398,8 @@ def _whole_question(
 ) -> list[PlannedPart]:
     """One knowledge answer for the whole message when its clauses only make sense together.
 
-    The clause splitter cuts "I got my phone with the student discount, am I covered if the price
-    goes down?" and "can I pick my order up in a shop? is there a fee" in two, and a clause that is
+    The clause splitter cuts "I paid the student price for my phone, does the price guarantee
+    cover me?" and "can I pick my order up in a shop? is there a fee" in two, and a clause that is
     not a question of its own (a statement of circumstances, or a few words leaning on the clause
     before: "is there a fee", "possible?") finds a passage about something else, or none. So when every part
     is for the knowledge base, the message's own search matched, and one part does not stand alone,
@@ -523,7 +523,7 @@ def asks_the_store(clause: str) -> bool:
     return bool(_REQUEST.search(clause) or OPENS_A_REQUEST.search(clause) or _ASKS_LEAVE.search(clause))
 
 
-# "Can you fix it?", "please sort that out", "能帮我处理一下吗": after "The address on my order is wrong"
+# "Can you fix it?", "please sort that out", "能帮我处理一下吗": after "my order's address is not right"
 # it is the address that gets fixed, not a device repaired.
 _REFERS_BACK = re.compile(
     r"^\W*(?:(?:so|and|then|ok|okay)\W+)?(?:(?:can|could|would|will)\s+(?:you|u|someone|somebody)\s+|please\s+|pls\s+|kindly\s+)*"

@@ -418,7 +418,7 @@ def _city_after(text: str) -> str:
 def _anchored(text: str, default_country: str) -> dict[str, str] | None:
     """A US address read field by field, each by its own shape, in whatever order the sentence gives
     them: "Suite 564 (that's at 760 Elm Avenue), Houston TX 77034", "Fort Worth, TX: 285 Elm Street,
-    Suite 121, 76155", "…, Phoenix, AZ. Oh and the zip code is 85072"."""
+    Suite 121, 76155", "…, Phoenix, AZ. Zip code 85072"."""
     text = _GOES_ON.sub(", ", _ORDER_ID.sub(" ", text))
     street = _STREET_TYPE.search(text)
     if street is None:

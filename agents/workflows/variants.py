@@ -22,7 +22,7 @@ from django.utils.translation import gettext_noop
 
 from conversations.language import say, say_in_context
 
-# "a brand-new one with exactly the same options", "同款同配置".
+# "a new one, same options as before", "同款同配置".
 SAME_OPTIONS = re.compile(
     r"\bexact(?:ly)?\s+(?:the\s+)?same\b|\bidentical\b|"
     r"\bsame\s+(?:one|item|thing|product|model)\b.{0,25}\b(?:again|brand[-\s]new|new|fresh|replacement)\b|"

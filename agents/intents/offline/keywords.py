@@ -201,11 +201,11 @@ _RULES: list[_Rule] = [
             r"\bfix\w*\s+(?:the|my|this|that)\s+(?:shipping |delivery |billing )?(?:address|payment|order|details|"
             r"typo|spelling|name|zip|postcode|card)\b|"
             # the customer putting right what they said, or what the order says: "let me fix the size: it should
-            # say M", "wrong address on my order, I need to fix it"
+            # say M", "the order has a wrong address, let me fix it"
             r"\blet me (?:just )?(?:fix|correct)\b|\bfix\w*\b[^.?!]{0,30}\bshould (?:say|be|read)\b|"
             r"\b(?:wrong|incorrect)\s+(?:shipping |delivery )?(?:address|order|item|size|colou?r|option|details)\b"
             r"[^.?!]{0,40}\bfix|"
-            # a story of a repair done, the reason an order is not needed: "I ended up fixing my old one"
+            # a story of a repair done, the reason an order is not needed: "we managed to repair the old one"
             r"\b(?:ended up|managed to|went and)\s+(?:fix|repair)\w*|\b(?:i|we)(?:'ve| have)?\s+(?:already\s+)?"
             r"(?:fixed|repaired)\s+(?:it|my|the)\b(?![^.?!]{0,40}\b(?:but|still|again|broke)\b)|"
             r"(?:旧的|旧手机|原来的|自己|已经)[^，。？！,.?!]{0,6}修好了"
@@ -262,7 +262,7 @@ _RULES: list[_Rule] = [
         Intent.INVOICE,
         _rx(r"\b(?:invoic\w*|receipts?|bills?|billing|fapiao|vat)\b|发票|开票|普票|专票|抬头|税号"),
         0.9,
-        # "bill" as charging: "bill or refund the difference via my card", "bill my visa"
+        # "bill" as charging: "bill my card for the difference", "bill my visa"
         unless=_rx(
             r"\bbilling address\b|\bbill(?:ed)?\s+(?:or\s+refund|me|it|my|the\s+(?:difference|card))\b|"
             r"\bbill(?:ed)?\b.{0,40}\b(?:difference|(?:credit_card|gift_card|paypal)_\w+)"
