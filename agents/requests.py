@@ -12,6 +12,7 @@ import re
 from agents.intents.offline.classify import CONFIDENT
 from agents.intents.offline.keywords import OLD_METHOD_REFUNDED
 from agents.intents.offline.orders import names_an_order, order_ids
+from agents.reading.change import change_read
 from agents.route import CLARIFY_BELOW, ITEM_CHANGES, OPENS_A_REQUEST, PlannedPart, asks_the_store, one_kind
 from agents.taxonomy import WORKFLOW_INTENTS, Intent
 
@@ -34,70 +35,34 @@ _NEW_REQUEST = re.compile(_OWN_REQUEST, re.IGNORECASE)
 def _changes_items(text: str) -> bool:
     """A modification that is not of the address or the payment method changes items."""
     from agents.workflows.addresses import parse_address
-    from agents.workflows.slots import CHANGE_WORDS, read_choice, without_product_cards
 
-    if parse_address(text):
-        return False
-    text = without_product_cards(text)
-    return read_choice(text, {k: v for k, v in CHANGE_WORDS.items() if k != "items"}) is None or bool(
-        read_choice(text, {"items": CHANGE_WORDS["items"]})
-    )
+    return not parse_address(text) and change_read(text) in (None, "items")
 
 
 # An item turned into another version of itself ("the helmet -> one in high", "the 75W one"). The
 # words say less than the arrows: "the correct one is 377 River Road…" gives an address.
 _ITEM_CHANGE = re.compile(r"->|[→⇒➔➜➡⟶⇨]|=>|[换改]成.{0,12}的")
-# Not "the other one", nor a stored payment method: "my PayPal, the one saved as paypal_1", "the one ending in 4242",
-# nor "one of my orders".
-_ITEM_CHANGE_WORDS = re.compile(
-    r"(?<!\bother )\b(?:one|version|variant|model)\b"
-    r"(?!\s+(?:of\b|saved|stored|on file|ending|that ends|registered|linked|on (?:my|the) (?:account|profile)))",
-    re.IGNORECASE,
-)
-
-
-_ADDRESS_NAMED = re.compile(r"\baddress\b|地址", re.IGNORECASE)
-
-
-_PAYMENT_CHANGE = re.compile(r"\bpay(?:s|ment|ing)?\b|\bpaid\b|\bbill|\bcharg|支付|付款|换卡", re.IGNORECASE)
-# What pays the difference of an item change: "use my card for the difference", "charge or refund my gift card".
-_DIFFERENCE = re.compile(
-    r"\bdifference\b|\bdiff\b|\bprice\s+gap\b|\bcharge or refund\b|\brefund or charge\b|差价|补差|多退少补",
-    re.IGNORECASE,
-)
-
-
-# How far an order has got, which asks for no change: "my delivered order", "my order #W1 was delivered".
-_ORDER_STATE = re.compile(
-    r"\b(?:delivered|shipped|pending|processed|paid)\s+order\b|"
-    r"\b(?:was|were|been|got|is|are|already)\s+(?:already\s+|just\s+)?(?:delivered|shipped)\b",
-    re.IGNORECASE,
-)
 
 
 def _change_kind(text: str) -> str | None:
-    """What a modification changes: "items", "address", "payment", or None when it does not say."""
+    """What a modification changes: "items", "address", "payment", "default_address", or None when it does not
+    say (agents.reading.change; an address written out, or an arrow to another version, when the words do not)."""
     from agents.workflows.addresses import parse_address
-    from agents.workflows.slots import CHANGE_WORDS, read_choice, without_product_cards
 
-    others = {k: v for k, v in CHANGE_WORDS.items() if k != "items"}
-    # "exchange for delivered order #W1" changes no delivery, and an SD card pays for nothing
-    text = without_product_cards(_ORDER_STATE.sub("order", text))
-    if arrow := _ITEM_CHANGE.search(text):
-        # "payment for #W1 -> credit_card_2" points the payment, not an item, somewhere else
-        return read_choice(re.split(r"[.;!?]", text[: arrow.start()])[-1], others) or "items"
+    if kind := change_read(text):
+        return kind
     if parse_address(text):
         return "address"
-    if _ITEM_CHANGE_WORDS.search(text) and not _ADDRESS_NAMED.search(text):
-        return "items"  # "the 75W one"; but "the address on #W1 is my old one" is about the address
-    kind = read_choice(text, others) or read_choice(text, {"items": CHANGE_WORDS["items"]})
-    # What pays a price difference belongs to an item change, it changes no payment of its own; so
-    # does a method only named, for no order ("…, rest unchanged; use my gift card").
-    if kind == "payment" and _DIFFERENCE.search(text):
-        return "items"  # only a change of items has a price difference to pay
-    if kind == "payment" and not (_PAYMENT_CHANGE.search(text) or order_ids(text)):
-        return read_choice(text, {"items": CHANGE_WORDS["items"]})
-    return kind
+    return "items" if _ITEM_CHANGE.search(text) else None
+
+
+def _kinds_of_change(earlier: str, later: str, *, announced: bool) -> set[str | None]:
+    """What the request told so far and the clause after it change. A card named after an item change,
+    unannounced and for no order of its own, pays the change's difference ("…换成浮光白，用原来的信用卡")."""
+    kinds = (_change_kind(earlier), _change_kind(later))
+    if kinds == ("items", "payment") and not announced and not order_ids(later):
+        return {"items"}
+    return set(kinds)
 
 
 def requests_in_order(text: str, parts: list[PlannedPart]) -> tuple[list[PlannedPart], list[PlannedPart]]:
@@ -147,7 +112,7 @@ def requests_in_order(text: str, parts: list[PlannedPart]) -> tuple[list[Planned
         # own, order named or not: they are carried out one after the other, the items last.
         # An announcement ("Second: …") ends the words of the request before.
         cut = min(announcement.start(), here) if announcement else here
-        kinds = {_change_kind(text[begins[-1] : cut]), _change_kind(text[cut:following])}
+        kinds = _kinds_of_change(text[begins[-1] : cut], text[cut:following], announced=bool(announcement))
         # An exchange changes only items: two exchange clauses are never two kinds of change.
         pair = {part.intent, requests[-1].intent}
         other_change = Intent.MODIFY_ORDER in pair and pair <= ITEM_CHANGES and None not in kinds and len(kinds) == 2

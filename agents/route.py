@@ -175,7 +175,7 @@ def _knowledge_takes(
         return not asks_own_order_state(text, entities)
     if intent in CATALOGUE_QUERIES:
         # A product named asks the catalogue, unless the customer already bought it ("I bought a Pad 3
-        # and now it's cheaper, can I get the difference back?" asks how the store works) or the
+        # and now it's cheaper, do I get the difference refunded?" asks how the store works) or the
         # question is about something the catalogue does not hold and the passage is about.
         return not entities.get("products") or bool(_BOUGHT.search(text)) or beyond_catalogue(text, hit, entities)
     return False

@@ -16,6 +16,9 @@ committed before their first run; they are never trained or tuned on (their fail
 - cancel_reason.json: answers to "Why would you like to cancel: no longer needed, or ordered by mistake?"
   (agents.reading.cancel_reason): accuracy over the two reasons and none, and the costly confusion counted on its
   own: the other reason written to the order.
+- change.json: what a message about changing an order not yet shipped changes (agents.reading.change): its
+  items, its address, its payment method, the account's default address, or nothing it says. Accuracy over the
+  five, and another kind of change read than the one meant (the bot would ask for the wrong thing) on its own.
 
     .venv/bin/python bench/decisions.py
 """
@@ -110,11 +113,34 @@ def cancel_reason_measure() -> None:
                 print(f"    {count:3d}  {key}")
 
 
+def change_measure() -> None:
+    from agents.reading.change import change_read
+
+    items = json.loads((SETS / "change.json").read_text())["items"]
+    for language in ("en", "zh"):
+        mine = [item for item in items if item["lang"] == language]
+        cell: Counter[str] = Counter()
+        for item in mine:
+            read = change_read(item["text"]) or "none"
+            cell["right"] += read == item["label"]
+            cell["another kind"] += "none" not in (read, item["label"]) and read != item["label"]
+            if read != item["label"]:
+                cell[f"{item['label']} as {read}"] += 1
+        print(
+            f"change {language}: {cell['right']}/{len(mine)} = {cell['right'] / len(mine):.1%}  (another kind of "
+            f"change read: {cell['another kind']})"
+        )
+        for key, count in sorted(cell.items()):
+            if " as " in key:
+                print(f"    {count:3d}  {key}")
+
+
 def main() -> None:
     django_setup()
     confirmation_measure()
     asks_measure()
     cancel_reason_measure()
+    change_measure()
 
 
 if __name__ == "__main__":

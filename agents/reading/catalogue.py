@@ -3,6 +3,7 @@ the tests keep fresh."""
 
 from agents.reading.asks import ASKS
 from agents.reading.cancel_reason import CANCEL_REASON
+from agents.reading.change import CHANGE
 from agents.reading.confirmation import CONFIRMATION
 
-DECISIONS = (CONFIRMATION, ASKS, CANCEL_REASON)
+DECISIONS = (CONFIRMATION, ASKS, CANCEL_REASON, CHANGE)

@@ -44,19 +44,39 @@ HASH_DIMENSIONS = 1 << 15
 # examples' cross-validation (`manage.py train_decisions --search`), never on a benchmark.
 C = 16.0
 DENSE_WEIGHT = 2.0
-FEATURES_VERSION = "1"
+FEATURES_VERSION = "2"
 
 _CJK_RUN = re.compile(r"[\u3400-\u9fff]+")
 _WORD = re.compile(r"[a-z][a-z0-9']*|\d+")
+# Where what follows is said not to be meant, up to the clause's end: "the items, not the address", "改地址，不是换
+# 商品", "it's not a mistake". Grammar, not shop language: the words after it are read as negated words.
+_NEGATION = re.compile(r"\b(?:not|no|never|nor|without|instead of|rather than|\w+n't)\b|不是|不要|不用|没有|别|而非")
+# A clause that says something stays as it is ("the address is fine", "颜色不变") names what is not meant too.
+_KEPT = re.compile(
+    r"\b(?:is|are|'s|looks?|seems?)\s+(?:fine|ok|okay|right|correct|good)\b|\bkeep\b|\bstays?\b|\bunchanged\b|"
+    r"\bas (?:it )?is\b|没问题|不变|不用动|不改|保持|照旧"
+)
+_CLAUSE_END = re.compile(r"[,.;:!?，。；：！？、]")
+NEGATED_WORDS = 3  # how many words (or Chinese characters' pairs) after a negation are read as negated
 
 
 @dataclass(frozen=True)
 class Decision:
     name: str
     labels: tuple[str, ...]
+    # A choice between things the message names (what a change changes): the meaning vector is read without
+    # what the message says it does not mean ("the items, not the address"), which a vector of the whole
+    # sentence blurs into both; the n-grams still see it, marked as negated.
+    meaning_without_negated: bool = False
 
     def example_files(self) -> list[Path]:
         return sorted(EXAMPLES.glob(f"{self.name}.*.jsonl"))
+
+    def vectors(self, texts: Sequence[str]) -> np.ndarray:
+        """The meaning vectors the decision reads its texts by."""
+        if self.meaning_without_negated:
+            texts = [without_negated(text) for text in texts]
+        return bundled_query_vectors([text.strip() or "-" for text in texts])
 
 
 @dataclass(frozen=True)
@@ -126,11 +146,38 @@ def hashed_features(text: str) -> np.ndarray:
             found.update(f"c{run[i : i + size]}" for i in range(len(run) - size + 1))
     if runs:
         found.update((f"S{runs[0][:2]}", f"E{runs[-1][-2:]}"))
+    found.update(_negated(clean))
     if "?" in clean:
         found.add("?")
     if not words and not runs:
         found.add(f"only{clean[:8]}")  # an emoji or a sign alone
     return np.fromiter(sorted({_hashed(feature) for feature in found}), dtype=np.int64)
+
+
+def without_negated(text: str) -> str:
+    """The text with what it says is not meant cut out: from a negation to its clause's end, and a clause that
+    says something stays as it is."""
+    kept = []
+    for clause in re.split(f"({_CLAUSE_END.pattern})", _normalised(text)):
+        negation = _NEGATION.search(clause)
+        kept.append("" if _KEPT.search(clause) else clause[: negation.start()] if negation else clause)
+    return "".join(kept)
+
+
+def _negated(clean: str) -> set[str]:
+    """The words (and Chinese character pairs) said not to be meant or to stay as they are, each marked as
+    negated."""
+    found: set[str] = set()
+    for clause in _CLAUSE_END.split(clean):
+        if _KEPT.search(clause):
+            found.update(f"n{word}" for word in _WORD.findall(clause))
+            found.update(f"N{run[i : i + 2]}" for run in _CJK_RUN.findall(clause) for i in range(len(run) - 1))
+        for negation in _NEGATION.finditer(clause):
+            after = clause[negation.end() :]
+            found.update(f"n{word}" for word in _WORD.findall(after)[:NEGATED_WORDS])
+            run = next(iter(_CJK_RUN.findall(after[:8])), "")
+            found.update(f"N{run[i : i + 2]}" for i in range(min(len(run) - 1, NEGATED_WORDS)))
+    return found
 
 
 def examples(decision: Decision) -> list[Example]:
@@ -149,7 +196,11 @@ def examples(decision: Decision) -> list[Example]:
 def training_key(decision: Decision) -> str:
     """The hash of what a fitted file must come from: the decision's examples, its labels and the settings."""
     digest = hashlib.sha256()
-    digest.update(repr((decision.labels, HASH_DIMENSIONS, C, DENSE_WEIGHT, FEATURES_VERSION)).encode())
+    digest.update(
+        repr(
+            (decision.labels, decision.meaning_without_negated, HASH_DIMENSIONS, C, DENSE_WEIGHT, FEATURES_VERSION)
+        ).encode()
+    )
     for path in decision.example_files():
         digest.update(path.name.encode())
         digest.update(path.read_bytes())
@@ -210,8 +261,8 @@ def probabilities(model: Fitted, texts: Sequence[str], vectors: np.ndarray | Non
     return exp / exp.sum(axis=1, keepdims=True)
 
 
-def training_vectors(rows: Sequence[Example]) -> np.ndarray:
-    return bundled_query_vectors([row.text.strip() for row in rows])
+def training_vectors(decision: Decision, rows: Sequence[Example]) -> np.ndarray:
+    return decision.vectors([row.text for row in rows])
 
 
 def cross_validated(
@@ -262,7 +313,7 @@ def _current(decision: Decision) -> Fitted:
         decision.name,
     )
     rows = examples(decision)
-    model = fit(decision, rows, training_vectors(rows))
+    model = fit(decision, rows, training_vectors(decision, rows))
     for old in local.parent.glob(f"{decision.name}-*.npz"):
         old.unlink(missing_ok=True)
     model.save(local)

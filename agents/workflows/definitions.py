@@ -13,6 +13,7 @@ from django.utils.translation import gettext_noop
 
 from agents.llm.client import llm_enabled
 from agents.reading.cancel_reason import cancel_reason
+from agents.reading.change import change_read
 from agents.store.labels import order_status_said
 from agents.store.models import Address, Order, OrderStatus, PaymentKind, PaymentMethod, PaymentTransaction, Variant
 from agents.store.money import money
@@ -62,15 +63,6 @@ ORDER_ACTIONS = {
     OrderStatus.PROCESSED: gettext_noop("it is being prepared, so nothing can be changed now; you can track it here"),
     OrderStatus.DELIVERED: gettext_noop("its items can be returned or exchanged"),
 }
-
-
-def _named_first(text: str, products: list[str]) -> bool:
-    """A product is named before any payment word: the payment only settles an item change."""
-    clean = read.without_product_cards(text).lower()
-    heads = [p.lower().split()[-1] for p in products if p.strip()]  # "the thermostat" names the Smart Thermostat
-    product = min((clean.find(p) for p in [*map(str.lower, products), *heads] if p in clean), default=-1)
-    payment = min((clean.find(w) for w in read.CHANGE_WORDS["payment"] if w in clean), default=len(clean))
-    return 0 <= product < payment
 
 
 def _variant_values(variants: dict[str, list[dict[str, Any]]]) -> set[str]:
@@ -603,26 +595,25 @@ class ModifyOrder(_ItemsWorkflow):
         ctx: Ctx, text: str, entities: dict[str, Any], *, country: str, order_named: bool = False
     ) -> str | None:
         """What of an order the message changes: its address, its payment, its items, or the
-        account's default address."""
-        if parse_address(text, default_country=country):
+        account's default address (agents.reading.change); what the order's items and the customer's
+        payment methods say when the words do not."""
+        said = change_read(text)
+        if said != "default_address" and parse_address(text, default_country=country):
             return "address"  # "ship it to 12 Main St, …": the address says what changes
-        said = read.read_choice(read.without_product_cards(text), read.CHANGE_WORDS)
-        if said is None and read.SENT_ELSEWHERE.search(text):
-            return "address"  # "can you ship W1 to my office instead?", "包裹能改寄到我妈家吗"
         if said == "default_address" and (order_named or entities.get("order_ids")):
             if not read.SETS_DEFAULT_ADDRESS.search(text):
                 return "address"  # "deliver #W1 to my default address": the order's address changes
+        if said is not None:
+            return said
         order_id = next(iter(entities.get("order_ids") or []), None)
         items = ctx.items(order_id) if order_id else []
-        named = [*entities.get("products", []), *(i["name"] for i in items if read.read_items(text, [i]))]
-        if named and (said is None or (said == "payment" and _named_first(text, named))):
-            return "items"  # "change the Find X9 in #D1001 to white, pay with my card"
-        if said is None and items and _asks_other_options(text, items):
+        if entities.get("products") or any(read.read_items(text, [i]) for i in items):
+            return "items"  # "the Find X9 in #D1001, white": the item named is what changes
+        if items and _asks_other_options(text, items):
             return "items"  # "D1001 能不能改成 512G 的黑色": the options say it
-        if said is None and read.read_payment_method(text, ctx.payment_methods(), None, strict=True):
-            if not entities.get("products"):
-                return "payment"  # "can I pay for #W1 with my Visa ending 5768": the method says it
-        return said
+        if read.read_payment_method(text, ctx.payment_methods(), None, strict=True):
+            return "payment"  # "can I pay for #W1 with my Visa ending 5768": the method says it
+        return None
 
     def _address(self, ctx: Ctx, text: str, s: dict[str, Any]) -> dict[str, str] | None:
         """A whole address; or the account's own ("my default address"); or a part of one, kept as a

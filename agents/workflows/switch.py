@@ -7,6 +7,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from agents.reading.cancel_reason import cancel_reason
+from agents.reading.change import change_read
 from agents.reading.confirmation import yes_no
 from agents.workflows import slots as read
 
@@ -35,12 +36,13 @@ def is_slot_answer(slot: str, text: str, entities: dict[str, Any], *, other_inte
     if slot == "confirm":
         return yes_no(text) is not None
     choices: dict[str, Mapping[str, Iterable[str]]] = {
-        "change": read.CHANGE_WORDS,
         "warranty_status": read.WARRANTY_WORDS,
         "repair_type": read.REPAIR_TYPE_WORDS,
         "invoice_type": read.INVOICE_TYPE_WORDS,
     }
     if slot in choices and read.read_choice(text, choices[slot]):
+        return True
+    if slot == "change" and change_read(text):
         return True
     if slot == "reason" and cancel_reason(text):
         return True

@@ -224,27 +224,6 @@ def test_a_product_name_said_as_an_option_value_is_not_that_product() -> None:
     assert "color set to green" in segments["7000000011"] and "32gb" in segments["7000000012"]
 
 
-@pytest.mark.parametrize(
-    ("text", "choice"),
-    [
-        ("shipping address, not the items", "address"),
-        ("the items, not the address", "items"),
-        ("改地址，不是换商品", "address"),
-        ("payment", "payment"),
-        # how customers say which change they mean
-        ("the way it's paid for", "payment"),
-        ("how I'm paying", "payment"),
-        ("where it gets delivered", "address"),
-        ("换个型号", "items"),
-        ("寄到别的地方", "address"),
-    ],
-)
-def test_a_choice_the_customer_says_they_do_not_mean_is_not_taken(text: str, choice: str) -> None:
-    from agents.workflows.slots import CHANGE_WORDS, read_choice
-
-    assert read_choice(text, CHANGE_WORDS) == choice
-
-
 @pytest.mark.parametrize("text", ["items: Tea Kettle", "Return request for order #W5565470: Tea Kettle (1L); Pet Bed"])
 def test_a_product_named_after_a_colon_is_that_product(text: str) -> None:
     from agents.workflows.slots import read_items

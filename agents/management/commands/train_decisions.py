@@ -26,7 +26,7 @@ class Command(BaseCommand):
             if only and decision.name != only:
                 continue
             rows = examples(decision)
-            vectors = training_vectors(rows)
+            vectors = training_vectors(decision, rows)
             said = np.array([decision.labels.index(row.label) for row in rows])
             if search:
                 for c in (1.0, 4.0, 8.0, 16.0, 32.0):
