@@ -1,12 +1,14 @@
 from typing import Any
 
+from django import forms
 from django.contrib import admin
 from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils.html import format_html, format_html_join
 
 from agents.intents.exemplar_index import exemplar_add, exemplar_change
-from agents.models import IntentExemplar, Subtask, TurnEvent, TurnRun
+from agents.models import DecisionExample, IntentExemplar, Subtask, TurnEvent, TurnRun
+from agents.reading.staff import ExampleRefused, decision_example_check, decision_example_save
 from conversations.admin import ReadOnlyAdmin, ReadOnlyInline
 
 
@@ -164,3 +166,32 @@ class IntentExemplarAdmin(admin.ModelAdmin):
             ).pk
         else:
             obj.pk = exemplar_add(intent=obj.intent, language=obj.language, text=obj.text).pk
+
+
+class DecisionExampleForm(forms.ModelForm):
+    class Meta:
+        model = DecisionExample
+        fields = ["decision", "label", "text", "why", "language", "active"]
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        example = DecisionExample(**{f: cleaned.get(f) or "" for f in ("decision", "label", "text", "why")})
+        try:
+            decision_example_check(example)
+        except ExampleRefused as refused:
+            raise forms.ValidationError(str(refused)) from refused
+        return cleaned
+
+
+@admin.register(DecisionExample)
+class DecisionExampleAdmin(admin.ModelAdmin):
+    """Staff teach the learned decisions (agents.reading) here: the decision is fitted again with the example
+    in the worker and read with it within half a minute."""
+
+    form = DecisionExampleForm
+    list_display = ["text", "decision", "label", "language", "active", "created_at"]
+    list_filter = ["decision", "label", "language", "active"]
+    search_fields = ["text", "why"]
+
+    def save_model(self, request: HttpRequest, obj: DecisionExample, form: Any, change: bool) -> None:
+        decision_example_save(obj)

@@ -189,3 +189,32 @@ class VerificationCode(models.Model):
 
     def __str__(self) -> str:
         return f"code for {self.customer_id} in conversation {self.conversation_id}"
+
+
+def _decision_choices() -> list[tuple[str, str]]:
+    from agents.reading.catalogue import DECISIONS
+
+    return [(decision.name, decision.name) for decision in DECISIONS]
+
+
+class DecisionExample(models.Model):
+    """An example staff teach a learned decision (agents.reading) in the admin, beside the example files
+    shipped with the product; the decision is fitted again with it (agents.reading.staff)."""
+
+    decision = models.CharField(max_length=32, choices=_decision_choices)
+    language = models.CharField(max_length=8, choices=Language.choices, blank=True)  # read from the text if blank
+    text = models.CharField(max_length=500)
+    label = models.CharField(max_length=32)
+    why = models.CharField(max_length=200, help_text="What the example teaches, so the next person knows if it may go.")
+    active = models.BooleanField(default=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["decision", "label", "text"]
+        constraints = [
+            models.UniqueConstraint(fields=["decision", "text"], name="decision_example_unique_text"),
+            models.CheckConstraint(condition=~Q(text=""), name="decision_example_text_not_empty"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.decision}: {self.text} → {self.label}"

@@ -6,6 +6,7 @@ from celery import Task, shared_task
 from django.conf import settings
 
 from agents.pipeline import turn_advance
+from agents.reading.staff import decision_refit
 from agents.subtasks import subtask_execute, turn_sweep
 from conversations.outage import service_outage
 from conversations.services import workflows_expire_idle
@@ -45,3 +46,8 @@ def turn_sweep_task() -> dict[str, int]:
 @shared_task
 def workflows_expire_task() -> int:
     return workflows_expire_idle()
+
+
+@shared_task(acks_late=True)
+def decision_refit_task(name: str) -> str:
+    return decision_refit(name)

@@ -11,9 +11,8 @@ can only be answered from their records, and "I'd like to send the earbuds back"
 from __future__ import annotations
 
 from enum import StrEnum
-from functools import lru_cache
 
-from agents.reading.decisions import Decision, fitted, probabilities
+from agents.reading.decisions import Decision, likelihood
 
 
 class Asks(StrEnum):
@@ -32,22 +31,19 @@ POLICY_AT = 0.6
 POLICY_BESIDE_AT = 0.2
 
 
-@lru_cache(maxsize=1024)
 def asks_likelihood(text: str) -> dict[Asks, float]:
-    """How likely each of the four readings is (a route plan reads the same clause several times: it is read
-    once)."""
+    """How likely each of the four readings is."""
     if not text.strip():
         return {kind: float(kind == Asks.OTHER) for kind in Asks}
-    model = fitted(ASKS)
-    return dict(zip(map(Asks, model.labels), map(float, probabilities(model, [text])[0]), strict=True))
+    return {Asks(label): p for label, p in likelihood(ASKS, text).items()}
 
 
 def asks_read(text: str) -> Asks:
     """The likeliest of the four, a policy question only when sure."""
-    likelihood = dict(asks_likelihood(text))
-    if likelihood[Asks.POLICY] < POLICY_AT:
-        likelihood.pop(Asks.POLICY)
-    return max(likelihood, key=lambda kind: likelihood[kind])
+    read = dict(asks_likelihood(text))
+    if read[Asks.POLICY] < POLICY_AT:
+        read.pop(Asks.POLICY)
+    return max(read, key=lambda kind: read[kind])
 
 
 def asks_policy_too(text: str) -> bool:

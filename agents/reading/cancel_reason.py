@@ -11,9 +11,8 @@ costs a turn, a wrong reason costs nothing the customer sees but is a wrong reco
 from __future__ import annotations
 
 from enum import StrEnum
-from functools import lru_cache
 
-from agents.reading.decisions import Decision, fitted, probabilities
+from agents.reading.decisions import Decision, likelihood
 
 
 class Reason(StrEnum):
@@ -29,13 +28,10 @@ REASON_AT = 0.5
 MAX_WORDS = 60  # a longer message tells more than why; its reason, if any, is asked for
 
 
-@lru_cache(maxsize=1024)
 def cancel_reason(text: str) -> str | None:
-    """The reason the message gives for cancelling, as the cancel tool takes it, or None when it gives none
-    (a workflow turn reads one message for several slots: it is read once)."""
+    """The reason the message gives for cancelling, as the cancel tool takes it, or None when it gives none."""
     if not text.strip() or len(text.split()) > MAX_WORDS:
         return None
-    model = fitted(CANCEL_REASON)
-    likelihood = dict(zip(model.labels, map(float, probabilities(model, [text])[0]), strict=True))
-    best = max(likelihood, key=lambda label: likelihood[label])
-    return best if best != Reason.NONE and likelihood[best] >= REASON_AT else None
+    read = likelihood(CANCEL_REASON, text)
+    best = max(read, key=lambda label: read[label])
+    return best if best != Reason.NONE and read[best] >= REASON_AT else None

@@ -11,9 +11,8 @@ a message the model is not sure of says nothing, so the bot asks what to change.
 from __future__ import annotations
 
 from enum import StrEnum
-from functools import lru_cache
 
-from agents.reading.decisions import Decision, fitted, probabilities
+from agents.reading.decisions import Decision, likelihood
 
 
 class Change(StrEnum):
@@ -29,15 +28,11 @@ CHANGE = Decision("change", tuple(change.value for change in Change), meaning_wi
 CHANGE_AT = 0.5
 
 
-@lru_cache(maxsize=1024)
 def change_read(text: str) -> str | None:
     """What the message changes ("items", "address", "payment", "default_address"), or None when it does not
-    say (a route plan and a workflow turn read one clause several times: it is read once)."""
+    say."""
     if not text.strip():
         return None
-    model = fitted(CHANGE)
-    likelihood = dict(
-        zip(model.labels, map(float, probabilities(model, [text], CHANGE.vectors([text]))[0]), strict=True)
-    )
-    best = max(likelihood, key=lambda label: likelihood[label])
-    return best if best != Change.NONE and likelihood[best] >= CHANGE_AT else None
+    read = likelihood(CHANGE, text)
+    best = max(read, key=lambda label: read[label])
+    return best if best != Change.NONE and read[best] >= CHANGE_AT else None

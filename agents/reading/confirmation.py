@@ -14,9 +14,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
-from functools import lru_cache
 
-from agents.reading.decisions import Decision, fitted, probabilities
+from agents.reading.decisions import Decision, likelihood
 
 
 class Answer(StrEnum):
@@ -40,16 +39,12 @@ class ConfirmationReading:
     likelihood: dict[Answer, float]
 
 
-@lru_cache(maxsize=1024)
 def confirmation_read(text: str) -> ConfirmationReading:
-    """The answer a message gives (see answer_of). A workflow turn asks it more than once of one message
-    (whether it gives up, whether it answers the confirmation): it is read once."""
+    """The answer a message gives (see answer_of)."""
     if not text.strip() or len(text.split()) > MAX_WORDS:
         return ConfirmationReading(Answer.OTHER, {})
-    model = fitted(CONFIRMATION)
-    row = probabilities(model, [text])[0]
-    likelihood = {Answer(label): float(p) for label, p in zip(model.labels, row, strict=True)}
-    return ConfirmationReading(answer_of(likelihood), likelihood)
+    read = {Answer(label): p for label, p in likelihood(CONFIRMATION, text).items()}
+    return ConfirmationReading(answer_of(read), read)
 
 
 def answer_of(likelihood: Mapping[Answer, float]) -> Answer:

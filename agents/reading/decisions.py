@@ -13,6 +13,8 @@ that sentence.
   prints its cross-validated accuracy and writes `fitted/<decision>.npz` with the hash of its examples and
   settings; the files are committed (embedding the examples takes a while) and a test fails when one is stale.
   A process that finds a file stale fits that decision itself once and keeps it under VAR_DIR.
+- Staff add examples in the admin (agents.reading.staff): the worker fits the decision again with them and
+  puts the new model's key in the cache, where each process looks every TAUGHT_CHECK_S.
 - Reading needs only numpy: the weights are applied by hand.
 """
 
@@ -23,10 +25,12 @@ import json
 import logging
 import re
 import threading
+import time
 import unicodedata
 import zlib
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -86,7 +90,7 @@ class Example:
     language: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # one model is one object: readings are cached by it
 class Fitted:
     key: str
     labels: tuple[str, ...]
@@ -193,8 +197,9 @@ def examples(decision: Decision) -> list[Example]:
     return rows
 
 
-def training_key(decision: Decision) -> str:
-    """The hash of what a fitted file must come from: the decision's examples, its labels and the settings."""
+def training_key(decision: Decision, taught: Sequence[Example] = ()) -> str:
+    """The hash of what a fitted file must come from: the decision's examples (and those staff `taught` it),
+    its labels and the settings."""
     digest = hashlib.sha256()
     digest.update(
         repr(
@@ -204,6 +209,8 @@ def training_key(decision: Decision) -> str:
     for path in decision.example_files():
         digest.update(path.name.encode())
         digest.update(path.read_bytes())
+    for row in taught:
+        digest.update(json.dumps([row.text, row.label, row.language], ensure_ascii=False).encode())
     return digest.hexdigest()[:16]
 
 
@@ -261,6 +268,18 @@ def probabilities(model: Fitted, texts: Sequence[str], vectors: np.ndarray | Non
     return exp / exp.sum(axis=1, keepdims=True)
 
 
+def likelihood(decision: Decision, text: str) -> dict[str, float]:
+    """Each of the decision's labels with its probability for the text. A turn reads one message several
+    times (whether it gives up, whether it answers): it is read once per model."""
+    return _likelihood(decision, fitted(decision), text)
+
+
+@lru_cache(maxsize=4096)
+def _likelihood(decision: Decision, model: Fitted, text: str) -> dict[str, float]:
+    row = probabilities(model, [text], decision.vectors([text]))[0]
+    return dict(zip(model.labels, map(float, row), strict=True))
+
+
 def training_vectors(decision: Decision, rows: Sequence[Example]) -> np.ndarray:
     return decision.vectors([row.text for row in rows])
 
@@ -286,34 +305,78 @@ def cross_validated(
 
 
 _lock = threading.Lock()
-_fitted: dict[str, Fitted] = {}
+_fitted: dict[str, tuple[Fitted, float]] = {}  # each decision's model and when it was last checked
+# How often a process looks whether staff taught a decision (agents.reading.staff) since it read its model.
+TAUGHT_CHECK_S = 30.0
 
 
 def fitted(decision: Decision) -> Fitted:
-    """The decision's model, once per process: the committed file when it comes from the current examples,
-    else one fitted from them under VAR_DIR (fitted now, once, when there is none)."""
+    """The decision's model: the one fitted with what staff taught it when there is one (its key is in the
+    cache, its file under VAR_DIR), else the committed file when it comes from the current examples, else one
+    fitted from them under VAR_DIR (fitted now, once, when there is none). Read once per process and looked at
+    again every TAUGHT_CHECK_S."""
     with _lock:
-        model = _fitted.get(decision.name)
-        if model is None:
-            model = _fitted[decision.name] = _current(decision)
+        held = _fitted.get(decision.name)
+        now = time.monotonic()
+        if held is not None and now - held[1] < TAUGHT_CHECK_S:
+            return held[0]
+        model = _current(decision, held[0] if held else None)
+        _fitted[decision.name] = (model, now)
         return model
 
 
-def _current(decision: Decision) -> Fitted:
-    key = training_key(decision)
+def taught_cache_key(decision: Decision) -> str:
+    return f"decisions:{decision.name}:taught"
+
+
+def _taught_key(decision: Decision) -> str | None:
+    """The key of the model fitted with what staff taught the decision, None when they taught it nothing or
+    the cache cannot say (the model held is kept then)."""
+    from django.core.cache import cache
+
+    try:
+        return cache.get(taught_cache_key(decision))
+    except Exception as exc:  # the cache's client raises its own errors; not knowing is no reason to fail a read
+        logger.warning("cannot tell whether staff taught %s: %s", decision.name, exc)
+        return None
+
+
+def local_path(decision: Decision, key: str) -> Path:
+    return Path(settings.VAR_DIR) / "decisions" / f"{decision.name}-{key}.npz"
+
+
+def stored(decision: Decision, key: str) -> Fitted | None:
     path = FITTED / f"{decision.name}.npz"
     if path.exists() and (model := Fitted.load(path)).key == key:
         return model
-    local = Path(settings.VAR_DIR) / "decisions" / f"{decision.name}-{key}.npz"
-    if local.exists():
-        return Fitted.load(local)
+    local = local_path(decision, key)
+    return Fitted.load(local) if local.exists() else None
+
+
+def _current(decision: Decision, held: Fitted | None) -> Fitted:
+    key = _taught_key(decision) or training_key(decision)
+    if held is not None and held.key == key:
+        return held
+    if (model := stored(decision, key)) is not None:
+        return model
+    if held is not None:
+        return held  # the taught model's file is not written yet: the one held reads until it is
+    key = training_key(decision)
+    if (model := stored(decision, key)) is not None:
+        return model
     logger.warning(
         "agents/reading/fitted/%s.npz does not match its examples; fitting it now "
         "(manage.py train_decisions writes the file to commit)",
         decision.name,
     )
-    rows = examples(decision)
+    return fit_and_keep(decision, examples(decision), key)
+
+
+def fit_and_keep(decision: Decision, rows: Sequence[Example], key: str) -> Fitted:
+    """Fit the decision on `rows` and keep it under VAR_DIR by its key, in place of older fits."""
     model = fit(decision, rows, training_vectors(decision, rows))
+    model = replace(model, key=key)
+    local = local_path(decision, key)
     for old in local.parent.glob(f"{decision.name}-*.npz"):
         old.unlink(missing_ok=True)
     model.save(local)
