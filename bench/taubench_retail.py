@@ -654,6 +654,16 @@ def play_task(client: Any, customer: Customer, transcript: list[str]) -> int:
     return sent
 
 
+def identity_limits_reset() -> None:
+    """Each task is another shopper's session: the identity guesses of the tasks before it (one τ-bench user
+    plays many tasks, and a run after another in the same VAR_DIR) must not lock it out. The limit is tested in
+    tests/, not measured here."""
+    from django.core.cache import cache
+
+    for pattern in ("identity-lockout*", "rate:identity:*"):
+        cache.delete_pattern(pattern)  # type: ignore[attr-defined]
+
+
 def run_set(
     client: Any,
     db: dict[str, Any],
@@ -666,6 +676,7 @@ def run_set(
     results = []
     for index, task in numbered:  # the task's number seeds the customer's choices: a replay says the same
         store_import_taubench(data=db)  # back to the original state (an upsert of what changed)
+        identity_limits_reset()
         identity, operations = parse_instruction(task["instruction"])
         customer = Customer(wordings, random.Random(f"{wordings.name}:{index}"), identity, operations, db)
         transcript: list[str] = []
