@@ -8,6 +8,7 @@ from django.utils.html import format_html, format_html_join
 
 from agents.intents.exemplar_index import exemplar_add, exemplar_change
 from agents.models import DecisionExample, IntentExemplar, Subtask, TurnEvent, TurnRun
+from agents.reading.catalogue import DECISIONS
 from agents.reading.staff import ExampleRefused, decision_example_check, decision_example_save
 from conversations.admin import ReadOnlyAdmin, ReadOnlyInline
 
@@ -169,6 +170,8 @@ class IntentExemplarAdmin(admin.ModelAdmin):
 
 
 class DecisionExampleForm(forms.ModelForm):
+    decision = forms.ChoiceField(choices=[(decision.name, decision.name) for decision in DECISIONS])
+
     class Meta:
         model = DecisionExample
         fields = ["decision", "label", "text", "why", "language", "active"]

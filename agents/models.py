@@ -191,17 +191,11 @@ class VerificationCode(models.Model):
         return f"code for {self.customer_id} in conversation {self.conversation_id}"
 
 
-def _decision_choices() -> list[tuple[str, str]]:
-    from agents.reading.catalogue import DECISIONS
-
-    return [(decision.name, decision.name) for decision in DECISIONS]
-
-
 class DecisionExample(models.Model):
     """An example staff teach a learned decision (agents.reading) in the admin, beside the example files
     shipped with the product; the decision is fitted again with it (agents.reading.staff)."""
 
-    decision = models.CharField(max_length=32, choices=_decision_choices)
+    decision = models.CharField(max_length=32)  # a name of agents.reading.catalogue.DECISIONS
     language = models.CharField(max_length=8, choices=Language.choices, blank=True)  # read from the text if blank
     text = models.CharField(max_length=500)
     label = models.CharField(max_length=32)

@@ -20,6 +20,7 @@ logger = logging.getLogger(__name__)
 
 TURN_ADVANCE = "agents.tasks.turn_advance_task"
 SUBTASK_EXECUTE = "agents.tasks.subtask_execute_task"
+DECISION_REFIT = "agents.tasks.decision_refit_task"
 
 
 def task_send(name: str, *args: object) -> None:
@@ -43,3 +44,7 @@ def turn_queue_on_commit(turn_id: int) -> None:
 
 def subtask_queue_on_commit(subtask_id: int) -> None:
     transaction.on_commit(lambda: task_send(SUBTASK_EXECUTE, subtask_id))
+
+
+def decision_refit_queue_on_commit(name: str) -> None:
+    transaction.on_commit(lambda: task_send(DECISION_REFIT, name))

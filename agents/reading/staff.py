@@ -3,9 +3,10 @@ intent classifier its exemplars: a wording a decision reads wrong in their shop 
 rule.
 
 An example is checked (a label the decision has, some text, a reason) and saved; then the decision is fitted
-again, in the worker, on the shipped example files and every active staff example, and written under VAR_DIR
-by its key, which goes to the cache. Each process looks at that key every TAUGHT_CHECK_S
-(agents.reading.decisions) and reads the new model from then on; until it is written, the model before it reads.
+again in the worker, on the shipped example files and every active staff example, and written under VAR_DIR by
+its key, which goes to the cache (an example saved while the broker is out is fitted with the next one). Each
+process looks at that key every TAUGHT_CHECK_S (agents.reading.decisions) and reads the new model from then on;
+until it is written, the model before it reads.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from django.core.cache import cache
 from django.db import transaction
 
 from agents.models import DecisionExample
+from agents.queue import decision_refit_queue_on_commit
 from agents.reading.catalogue import DECISIONS
 from agents.reading.decisions import (
     Decision,
@@ -68,14 +70,8 @@ def decision_example_save(example: DecisionExample) -> DecisionExample:
     example.language = example.language or detect_language(example.text)
     with transaction.atomic():
         example.save()
-        transaction.on_commit(lambda: _refit_queue(decision))
+        decision_refit_queue_on_commit(decision.name)
     return example
-
-
-def _refit_queue(decision: Decision) -> None:
-    from agents.tasks import decision_refit_task
-
-    decision_refit_task.delay(decision.name)
 
 
 def decision_refit(name: str) -> str:
