@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 from harness import django_setup
@@ -91,44 +92,22 @@ def asks_measure() -> None:
                 print(f"    {count:3d}  {key}")
 
 
-def cancel_reason_measure() -> None:
-    from agents.reading.cancel_reason import cancel_reason
-
-    items = json.loads((SETS / "cancel_reason.json").read_text())["items"]
+def _choice_measure(name: str, read: Callable[[str], str | None], costly: str) -> None:
+    """A decision that reads one of its labels or nothing ("none"): accuracy per language, and a label read
+    for another (`costly`: what that would do) counted on its own."""
+    items = json.loads((SETS / f"{name}.json").read_text())["items"]
     for language in ("en", "zh"):
         mine = [item for item in items if item["lang"] == language]
         cell: Counter[str] = Counter()
         for item in mine:
-            read = cancel_reason(item["text"]) or "none"
-            cell["right"] += read == item["label"]
-            cell["wrong reason"] += "none" not in (read, item["label"]) and read != item["label"]
-            if read != item["label"]:
-                cell[f"{item['label']} as {read}"] += 1
+            said = read(item["text"]) or "none"
+            cell["right"] += said == item["label"]
+            cell["costly"] += "none" not in (said, item["label"]) and said != item["label"]
+            if said != item["label"]:
+                cell[f"{item['label']} as {said}"] += 1
         print(
-            f"cancel reason {language}: {cell['right']}/{len(mine)} = {cell['right'] / len(mine):.1%}  (the other "
-            f"reason written: {cell['wrong reason']})"
-        )
-        for key, count in sorted(cell.items()):
-            if " as " in key:
-                print(f"    {count:3d}  {key}")
-
-
-def change_measure() -> None:
-    from agents.reading.change import change_read
-
-    items = json.loads((SETS / "change.json").read_text())["items"]
-    for language in ("en", "zh"):
-        mine = [item for item in items if item["lang"] == language]
-        cell: Counter[str] = Counter()
-        for item in mine:
-            read = change_read(item["text"]) or "none"
-            cell["right"] += read == item["label"]
-            cell["another kind"] += "none" not in (read, item["label"]) and read != item["label"]
-            if read != item["label"]:
-                cell[f"{item['label']} as {read}"] += 1
-        print(
-            f"change {language}: {cell['right']}/{len(mine)} = {cell['right'] / len(mine):.1%}  (another kind of "
-            f"change read: {cell['another kind']})"
+            f"{name.replace('_', ' ')} {language}: {cell['right']}/{len(mine)} = {cell['right'] / len(mine):.1%}  "
+            f"({costly}: {cell['costly']})"
         )
         for key, count in sorted(cell.items()):
             if " as " in key:
@@ -139,8 +118,11 @@ def main() -> None:
     django_setup()
     confirmation_measure()
     asks_measure()
-    cancel_reason_measure()
-    change_measure()
+    from agents.reading.cancel_reason import cancel_reason
+    from agents.reading.change import change_read
+
+    _choice_measure("cancel_reason", cancel_reason, "the other reason written")
+    _choice_measure("change", change_read, "another kind of change read")
 
 
 if __name__ == "__main__":

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from agents.reading.decisions import Decision, likelihood
+from agents.reading.decisions import Decision, surest
 
 
 class Reason(StrEnum):
@@ -32,6 +32,4 @@ def cancel_reason(text: str) -> str | None:
     """The reason the message gives for cancelling, as the cancel tool takes it, or None when it gives none."""
     if not text.strip() or len(text.split()) > MAX_WORDS:
         return None
-    read = likelihood(CANCEL_REASON, text)
-    best = max(read, key=lambda label: read[label])
-    return best if best != Reason.NONE and read[best] >= REASON_AT else None
+    return surest(CANCEL_REASON, text, at=REASON_AT, nothing=Reason.NONE)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from agents.reading.decisions import Decision, likelihood
+from agents.reading.decisions import Decision, surest
 
 
 class Change(StrEnum):
@@ -33,6 +33,4 @@ def change_read(text: str) -> str | None:
     say."""
     if not text.strip():
         return None
-    read = likelihood(CHANGE, text)
-    best = max(read, key=lambda label: read[label])
-    return best if best != Change.NONE and read[best] >= CHANGE_AT else None
+    return surest(CHANGE, text, at=CHANGE_AT, nothing=Change.NONE)

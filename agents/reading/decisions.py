@@ -274,6 +274,13 @@ def likelihood(decision: Decision, text: str) -> dict[str, float]:
     return _likelihood(decision, fitted(decision), text)
 
 
+def surest(decision: Decision, text: str, *, at: float, nothing: str) -> str | None:
+    """The likeliest label for the text when it is not `nothing` and at least `at` likely, else None."""
+    read = likelihood(decision, text)
+    best = max(read, key=lambda label: read[label])
+    return best if best != nothing and read[best] >= at else None
+
+
 @lru_cache(maxsize=4096)
 def _likelihood(decision: Decision, model: Fitted, text: str) -> dict[str, float]:
     row = probabilities(model, [text], decision.vectors([text]))[0]

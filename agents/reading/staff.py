@@ -50,8 +50,9 @@ def taught_examples(decision: Decision) -> list[Example]:
     return [Example(text=r.text, label=r.label, language=r.language) for r in rows if r.label in decision.labels]
 
 
-def decision_example_check(example: DecisionExample) -> None:
-    """Raise ExampleRefused when the example cannot teach its decision; its text and reason are tidied."""
+def decision_example_check(example: DecisionExample) -> Decision:
+    """The decision the example teaches; ExampleRefused when it cannot teach it. Its text and reason are
+    tidied."""
     decision = decision_named(example.decision)
     example.text = " ".join(example.text.split())
     example.why = example.why.strip()
@@ -61,12 +62,12 @@ def decision_example_check(example: DecisionExample) -> None:
         raise ExampleRefused(f"{example.decision} reads {', '.join(decision.labels)}, not {example.label!r}")
     if not example.why:
         raise ExampleRefused("say why the example is there")
+    return decision
 
 
 def decision_example_save(example: DecisionExample) -> DecisionExample:
     """Check and save an example (new or changed), then fit its decision again once the save is committed."""
-    decision_example_check(example)
-    decision = decision_named(example.decision)
+    decision = decision_example_check(example)
     example.language = example.language or detect_language(example.text)
     with transaction.atomic():
         example.save()
