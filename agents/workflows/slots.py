@@ -11,6 +11,8 @@ import unicodedata
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from agents.reading.option_words import spellings_zh
+
 _PAYMENT_ID = re.compile(r"\b((?:credit_card|gift_card|paypal)_[A-Za-z0-9_]+)\b")
 _TAX_ID = re.compile(r"\b([0-9A-Z]{15,20})\b")
 _KEEP = re.compile(r"\bkeep\b|\bas it is\b|\bas is\b|\bunchanged\b|\bthe same\b|不变|保持|不用换", re.IGNORECASE)
@@ -315,8 +317,17 @@ def _head_nouns(items: list[dict[str, Any]]) -> dict[str, set[str]]:
     return nouns
 
 
+def _value_spellings(options: dict[str, Any]) -> list[list[str]]:
+    """Each of the item's option values as a customer may say it: as sold, or in Chinese (红色, 500片)."""
+    return [
+        [normalise(str(v)), *(normalise(zh) for zh in spellings_zh(k, str(v)))]
+        for k, v in options.items()
+        if str(v).strip()
+    ]
+
+
 def _option_tokens(options: dict[str, Any]) -> list[str]:
-    return [normalise(str(v)) for k, v in options.items() if str(v).strip()]
+    return [spelling for spellings in _value_spellings(options) for spelling in spellings]
 
 
 def _mentions(text: str, token: str) -> bool:
@@ -389,7 +400,7 @@ def _options_described(segment: str, item: dict[str, Any]) -> int:
         segment = re.sub(rf"{option}(?=\s*(?::|=|\bof\b|\bset to\b|\bbeing\b))", " -> ", segment)
         segment = re.sub(option, " ", segment)
     described = _TARGET_START.split(segment, maxsplit=1)[0]  # the item as it is, not what it becomes
-    return sum(_mentions(described, token) for token in _option_tokens(item["options"]))
+    return sum(any(_mentions(described, s) for s in spellings) for spellings in _value_spellings(item["options"]))
 
 
 def keeps_as_is(text: str) -> bool:

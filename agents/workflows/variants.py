@@ -20,6 +20,7 @@ from typing import Any
 
 from django.utils.translation import gettext_noop
 
+from agents.reading.option_words import spellings_zh
 from conversations.language import say, say_in_context
 
 # "a new one, same options as before", "同款同配置".
@@ -128,6 +129,7 @@ def wanted_options(text: str, current: dict[str, Any], variants: list[dict[str, 
         for key, value in variant["options"].items():
             canonical = _norm(variant["options"].get(_base(key), value))
             spellings.setdefault(_base(key), {})[_norm(value)] = canonical
+    _add_chinese_spellings(spellings)
     _add_short_spellings(spellings)
     found: dict[str, list[tuple[int, str]]] = {}
     # An option's name is not one of its values: "bagged/bagless: bagged" says bagged only.
@@ -205,6 +207,19 @@ def _option_beside(text: str, start: int, end: int, options: list[str]) -> str |
         if any(re.search(rf"\b{word}{_LINK}$", before) for word in words):
             return option
     return None
+
+
+def _add_chinese_spellings(spellings: dict[str, dict[str, str]]) -> None:
+    """How a Chinese-writing shopper says each value of an English catalogue (红色, 500片, 两件套); a spelling two
+    values of the option share ("小号" of small and XS) says neither."""
+    for option, by in spellings.items():
+        said: dict[str, set[str]] = {}
+        for canonical in set(by.values()):
+            for spelling in spellings_zh(option, canonical):
+                said.setdefault(_norm(spelling), set()).add(canonical)
+        for spelling, canonicals in said.items():
+            if len(canonicals) == 1 and spelling not in by:
+                by[spelling] = canonicals.pop()
 
 
 _COLOURS_ZH = "黑白红蓝绿紫粉灰金银黄橙棕青"

@@ -1,0 +1,74 @@
+"""How a Chinese-writing shopper says an English catalogue's option values: 红色 for red, 500片 for 500 pieces,
+两件套 for 2-piece, 1.5升 for 1.5L.
+
+Words are data (`option_words.zh.json`: a value's spellings for any option, or for one option where the word
+depends on it, as 高亮度 for a lamp's high brightness). Numbers with a unit are formats, read here. A spelling
+that two values of one product share says neither and is dropped by the reader (agents/workflows/variants.py).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from functools import cache
+from pathlib import Path
+
+_NUMERALS = dict(zip("1 2 3 4 5 6 7 8 9 10".split(), "一 两 三 四 五 六 七 八 九 十".split(), strict=True))
+_NUMBER = r"(\d+(?:\.\d+)?)"
+# A number and its unit as the catalogue writes it -> as a Chinese shopper writes it ("{n}": the number).
+_UNITS = (
+    (rf"{_NUMBER}-piece", ("{n}件套", "{n}件")),
+    (rf"{_NUMBER}\s*(?:l|liters?|litres?)", ("{n}升", "{n}l")),
+    (rf"{_NUMBER}\s*ml", ("{n}毫升",)),
+    (rf"{_NUMBER}\s*cups?", ("{n}杯",)),
+    (rf"{_NUMBER}\s*hours?", ("{n}小时", "{n}个小时")),
+    (rf"{_NUMBER}\s*[- ]?inch(?:es)?", ("{n}寸", "{n}英寸")),
+    (rf"{_NUMBER}\s*(?:ft|feet)", ("{n}英尺",)),
+    (rf"{_NUMBER}\s*mm", ("{n}毫米",)),
+    (rf"{_NUMBER}\s*degrees?", ("{n}度",)),
+    (rf"{_NUMBER}\s*x", ("{n}倍", "{n}倍变焦")),
+    (rf"{_NUMBER}\s*bar", ("{n}巴", "{n}bar")),
+    (rf"{_NUMBER}\s*w\s+equivalent", ("{n}瓦", "{n}w")),
+    (rf"{_NUMBER}\s*mp", ("{n}百万像素",)),
+    (r"(\d+)-(\d+)\s*lbs", ("{n}磅", "{a}到{b}磅")),
+)
+# Options whose bare number counts something: a puzzle's 500 pieces, a shoe's size 9.
+_COUNTED = {"pieces": ("{n}片", "{n}块"), "size": ("{n}码", "{n}号")}
+
+
+@cache
+def _words() -> dict[str, dict[str, tuple[str, ...]]]:
+    data = json.loads((Path(__file__).with_name("option_words.zh.json")).read_text(encoding="utf-8"))
+    return {
+        option: {value.lower(): tuple(spellings) for value, spellings in by_value.items()}
+        for option, by_value in data.items()
+        if not option.startswith("_")
+    }
+
+
+def _numbers(n: str) -> tuple[str, ...]:
+    """A number as written, and in characters when it is a small whole number (两 for 2, 十 for 10)."""
+    return (n, _NUMERALS[n]) if n in _NUMERALS else (n,)
+
+
+def _with_units(option: str, value: str) -> list[str]:
+    out: list[str] = []
+    if value.isdigit() and option in _COUNTED:
+        out += [form.format(n=n) for form in _COUNTED[option] for n in _numbers(value)]
+    for pattern, forms in _UNITS:
+        if m := re.fullmatch(pattern, value):
+            if m.lastindex == 2:  # a range: 55-75 lbs
+                out += [form.format(n=f"{m[1]}-{m[2]}", a=m[1], b=m[2]) for form in forms]
+            else:
+                out += [form.format(n=n) for form in forms for n in _numbers(m[1])]
+    return out
+
+
+def spellings_zh(option: str, value: str) -> list[str]:
+    """The Chinese spellings of `value` of `option` (both as the catalogue writes them), lower case."""
+    option, value = option.lower().strip(), value.lower().strip()
+    words = _words()
+    found = [*words.get(option, {}).get(value, ()), *_with_units(option, value)]
+    if value not in words.get(option, {}):  # an option's own words replace the general ones ("medium" brightness)
+        found += words["*"].get(value, ())
+    return list(dict.fromkeys(s.lower() for s in found))
