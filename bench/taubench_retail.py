@@ -18,7 +18,10 @@ texting, story-first, polite and non-native shoppers with indirect yes and no; L
 varied reasons, one-line, multi-line and labelled addresses, payment methods, yes/no registers and
 corrections, from polite, busy, phone, non-native and annoyed shoppers; M indirect cancellations with reasons
 told many ways, payment changes and two requests in one message, in many registers): a fix
-that only fits A's wordings shows there. Set B is held out: report its figure untouched and never tune on its
+that only fits A's wordings shows there. ZA and ZB are Chinese-writing customers (Chinese requests, answers,
+confirmations and option values, the catalogue's product names as sold), each written blind; ZA is for
+development, ZB is held out like B, and in their chats every bot reply without a Chinese character is counted.
+Set B is held out: report its figure untouched and never tune on its
 wordings or transcripts. With `--wordings both` (the default) every task is played once per set, the store reset
 in between, and the A−B gap says how much of set A's figure comes from fitting its wordings. The
 template and every other choice for a task are drawn from a random.Random seeded by (set, task index),
@@ -138,6 +141,7 @@ class Operation:
 
 _OPERATION = re.compile(r"(?=For #W\d+, |Return #W\d+ via|Cancel order #W\d+ because)")
 _DICT = r"\{[^{}]*\}"
+_CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
 def parse_instruction(instruction: str) -> tuple[Identity, list[Operation]]:
@@ -257,7 +261,7 @@ class Customer:
                 text = self._opening(operation)
                 if index == self.combined_at:
                     second = self._opening(self.operations[index + 1])
-                    text = text if text.rstrip()[-1:] in ".!?" else f"{text.rstrip()}."
+                    text = text if text.rstrip()[-1:] in ".!?。！？~" else f"{text.rstrip()}{'。' if self.w.language == 'zh' else '.'}"
                     text = self._fill(self.w.combine, first=text, second=second, second_lc=_lower_first(second))
                     self.operations[index + 1].announced = True
                 operation.announced = True
@@ -369,8 +373,12 @@ class Customer:
             return self._render(self.w.opening[operation.kind], operation, needs)
         self.correction = None
         self.stats["corrected"] += 1
+        said_as_is = correction.placeholder in ("order", "pm", "address")  # ids and zips are not words
         self.pending_correction = self._fill(
-            self.w.correction, what=correction.what, right=correction.right, wrong=correction.mistake
+            self.w.correction,
+            what=self._word(correction.what),
+            right=correction.right if said_as_is else self._word(correction.right),
+            wrong=correction.mistake if said_as_is else self._word(correction.mistake),
         )
         return self._render(self.w.opening[operation.kind], correction.wrong, {correction.placeholder})
 
@@ -418,7 +426,10 @@ class Customer:
         self.rng.shuffle(pairs)
         template = self.rng.choice(self.w.option)
         said = [
-            (self.w.option[0] if v.lower() in _NOT_SAID_ALONE else template).format(name=k, value=v) for k, v in pairs
+            (self.w.option[0] if v.lower() in _NOT_SAID_ALONE else template).format(
+                name=self._word(k), value=self._word(v)
+            )
+            for k, v in pairs
         ]
         return self._join(said, self.w.option_joins)
 
@@ -426,7 +437,7 @@ class Customer:
         """Values only ("black M"), or None when a value means nothing without its option's name."""
         if any(v.lower() in _NOT_SAID_ALONE for v in options.values()):
             return None
-        values = list(options.values())
+        values = [self._word(v) for v in options.values()]
         self.rng.shuffle(values)
         return self._join(values, (" ", ", ")) if len(values) > 1 else values[0]
 
@@ -457,11 +468,16 @@ class Customer:
             new_values=self._values(new),
             full_named=self._options(full),
             full_values=self._values(full),
-            kept=" and ".join(kept) or None,
+            kept=self.w.and_word.join(self._word(k) for k in kept) or None,
         )
 
     def _payment(self, method_id: str) -> str:
-        return self._fill(self.w.payment, id=method_id, kind=_KIND_LABEL[method_id.rsplit("_", 1)[0]])
+        return self._fill(self.w.payment, id=method_id, kind=self._word(_KIND_LABEL[method_id.rsplit("_", 1)[0]]))
+
+    def _word(self, term: str) -> str:
+        """A store term (an option name or value, a payment kind, a reason) as this customer says it."""
+        said = self.w.words.get(term.lower())
+        return self.rng.choice(said) if said else term
 
     def _address(self, address: dict[str, str]) -> str:
         parts = ("address1", "address2", "city", "state", "zip", "country")
@@ -648,6 +664,8 @@ def play_task(client: Any, customer: Customer, transcript: list[str]) -> int:
         slot = awaiting["slot"] if awaiting else None
         status = "" if response.status_code == 200 else f"(HTTP {response.status_code}) "
         transcript.append(f"  > {text}\n  < {status}{(reply.get('text') or '')[:300]}  [{slot or '-'}]")
+        if customer.w.language == "zh" and reply.get("text") and not _CJK.search(reply["text"]):
+            customer.stats["replies not in Chinese"] += 1
         return Reply(reply.get("text") or "", slot, answered=response.status_code == 200)
 
     customer.play(say)
@@ -712,6 +730,8 @@ def report(name: str, tasks: list[dict[str, Any]], results: list[Result]) -> flo
         f"  customer: {stats['combined']} tasks with two requests in one message, {stats['corrected']} corrections, "
         f"{stats['no']} no's to a confirmation, {stats['restated']} restatements"
     )
+    if stats["replies not in Chinese"]:
+        print(f"  bot replies without a Chinese character in this Chinese chat: {stats['replies not in Chinese']}")
     print(f"  most common failing combinations: {Counter(r.kinds for r in results if not r.passed).most_common(3)}")
     return rate
 
@@ -722,11 +742,12 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=50, help="tasks to play (0 = all)")
     parser.add_argument(
         "--wordings",
-        choices=("A", "B", "C", "D", "E", "F", "G", "H", "I", "J", "K", "L", "M", "both", "dev", "all"),
+        choices=(*SETS, "both", "dev", "zh", "all"),
         default="both",
         help=(
             "A, C, D, E, F, G, H, I, J, K, L, M = development sets, B = held-out set (report, never tune on it); "
-            "both = A and B, dev = A and C to M, all = every set"
+            "ZA = a Chinese-writing customer (development), ZB = another, held out; "
+            "both = A and B, dev = A and C to M, zh = ZA and ZB, all = every set"
         ),
     )
     parser.add_argument("--show-failures", action="store_true", help="print the transcript of each failed task")
@@ -751,7 +772,12 @@ def main() -> None:
     chosen = {int(n) for n in args.tasks.split(",") if n.strip()} if args.tasks else set(range(len(tasks)))
     numbered = [(index, task) for index, task in enumerate(tasks) if index in chosen]
     tasks = [task for _, task in numbered]
-    sets = {"both": ["A", "B"], "dev": ["A", "C", "D", "E", "F", "G", "H", "I", "J", "K", "L", "M"], "all": list(SETS)}
+    sets = {
+        "both": ["A", "B"],
+        "dev": ["A", "C", "D", "E", "F", "G", "H", "I", "J", "K", "L", "M"],
+        "zh": ["ZA", "ZB"],
+        "all": list(SETS),
+    }
     names = sets.get(args.wordings, [args.wordings])
     results: dict[str, list[Result]] = {}
     started = time.perf_counter()
@@ -765,10 +791,10 @@ def main() -> None:
                 results[name] = run_set(client, db, numbered, SETS[name], args.show_failures)
     print(f"τ-bench retail, offline, scripted customer through /api/v1, {len(tasks)} tasks per set")
     rates = {name: report(name, tasks, set_results) for name, set_results in results.items()}
-    if "A" in rates and "B" in rates:
-        print(
-            f"A−B gap: {100 * (rates['A'] - rates['B']):+.1f} points (set B is held out: report it, never tune on it)"
-        )
+    for developed, held_out in (("A", "B"), ("ZA", "ZB")):
+        if developed in rates and held_out in rates:
+            gap = 100 * (rates[developed] - rates[held_out])
+            print(f"{developed}−{held_out} gap: {gap:+.1f} points (set {held_out} is held out: report it, never tune on it)")
     print(f"({time.perf_counter() - started:.0f} s)")
 
 

@@ -15,11 +15,28 @@ _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _LATIN_WORD = re.compile(r"(?<![A-Za-z0-9_])[A-Za-z]{2,}(?![A-Za-z0-9_])")
 
 
+# Words only English sentences have. Without one, Latin words alone are names (a product as sold, a person, an
+# email) or the answers any shopper types ("ok", "yes"), and say nothing of the language: a Chinese chat stays
+# Chinese when the customer answers "Wireless Earbuds" or an email.
+_ENGLISH_SENTENCE_WORDS = frozenset(
+    "i i'm i'd you your we my me it it's this that these those the a an to of for in on at with from about is are "
+    "was were be been am do does did don't can can't could would will should have has had not please want need "
+    "like and or but if so what which who how why when where there here hi hello hey sorry".split()
+)
+_EMAIL_OR_LINK = re.compile(r"\S+@\S+|https?://\S+|www\.\S+", re.IGNORECASE)
+_ENGLISH_WORD = re.compile(r"(?<![A-Za-z0-9_])[A-Za-z]+(?:'[a-z]+)?(?![A-Za-z0-9_])")
+# So many Latin words are prose even without one of those words.
+_PROSE_WORDS = 6
+
+
 def detect_language(text: str, *, default: str = Language.EN) -> str:
-    """zh if Chinese characters carry the message (product names like "Find X9" don't count), else en."""
+    """zh if Chinese characters carry the message (product names like "Find X9" don't count), en if English
+    sentences do, else `default` (the chat's language): names, emails, ids and "ok" have none of their own."""
     cjk = len(_CJK.findall(text))
     if cjk == 0:
-        return Language.EN if _LATIN_WORD.search(text) else default
+        words = [w.lower() for w in _ENGLISH_WORD.findall(_EMAIL_OR_LINK.sub(" ", text))]
+        english = len(words) >= _PROSE_WORDS or any(w in _ENGLISH_SENTENCE_WORDS for w in words)
+        return Language.EN if english else default
     latin_words = len(_LATIN_WORD.findall(text))
     return Language.ZH if cjk >= 2 or cjk >= latin_words else Language.EN
 

@@ -337,3 +337,44 @@ def test_an_answer_to_not_available_keeps_the_other_options_asked_for() -> None:
     assert match_replacement("那就蓝色吧", red, speakers, refused.asked) == "S2"
     # an answer that names nothing is not read as the options asked before
     assert match_replacement("hmm", red, speakers, refused.asked) is None
+
+
+PUZZLES = [
+    _variant("P1", pieces="500", theme="art"),
+    _variant("P2", pieces="1000", theme="art"),
+    _variant("P3", pieces="1000", theme="animals"),
+]
+PUZZLE = {"item_id": "P1", "name": "Jigsaw Puzzle", "options": PUZZLES[0]["options"]}
+SHIRTS = [
+    _variant("S1", color="red", size="M"),
+    _variant("S2", color="black", size="M"),
+    _variant("S3", color="black", size="L"),
+    _variant("S4", color="black", size="XL"),
+]
+SHIRT = {"item_id": "S1", "name": "T-Shirt", "options": SHIRTS[0]["options"]}
+
+
+@pytest.mark.parametrize(
+    ("text", "item", "variants", "expected"),
+    [
+        ("换成1000片的，主题不变", PUZZLE, PUZZLES, "P2"),
+        ("要1000片动物的", PUZZLE, PUZZLES, "P3"),
+        ("换成黑色的，尺码不变", SHIRT, SHIRTS, "S2"),
+        ("黑的，L码", SHIRT, SHIRTS, "S3"),
+        ("想要黑色加大码", SHIRT, SHIRTS, "S4"),
+        ("改成 black 的，size L", SHIRT, SHIRTS, "S3"),
+    ],
+)
+def test_option_values_said_in_chinese_find_the_english_catalogues_variant(
+    text: str, item: dict[str, Any], variants: list[dict[str, Any]], expected: str
+) -> None:
+    assert match_replacement(text, item, variants) == expected
+
+
+def test_a_chinese_word_two_values_of_the_product_share_says_neither() -> None:
+    # 灰色 is both grey and gray here: the shopper has to say which, nothing is guessed
+    greys = [_variant("G1", color="black"), _variant("G2", color="grey"), _variant("G3", color="gray")]
+    assert wanted_options("换成灰色的", {"color": "black"}, greys) == {}
+    assert wanted_options("换成深空灰", {"color": "black"}, [*greys, _variant("G4", color="space grey")]) == {
+        "color": "space grey"
+    }
