@@ -47,6 +47,8 @@ logger = logging.getLogger(__name__)
 
 MAX_FAILED_ATTEMPTS = 3
 _BARE_ZIP = re.compile(r"(?<![\d#A-Za-z])(?:\d{5}|\d{6})(?![\d])")
+# A word of a name: letters, which Chinese around it does not join ("我是Mei Silva哈" says Mei and Silva).
+_NAME_WORD = re.compile(r"[^\W\d_\u3400-\u9fff]+")
 
 
 def verified_customer(conversation: Conversation) -> Customer | None:
@@ -97,12 +99,12 @@ def _by_zip_and_name_said(text: str, zip_code: str) -> Customer | None:
     """The one account at `zip_code` whose first and last name the message says, in either order ("It's
     Noah Sanchez, 20056", "Sanchez, Noah - zip 20056", "first name Noah, surname Sanchez"): names are
     hard to tell from other capitalised words, so the account's own name is looked for instead."""
-    words = set(re.findall(r"\w+", text.lower()))
+    words = set(_NAME_WORD.findall(text.lower()))
     owners = Customer.objects.filter(addresses__is_default=True, addresses__zip=zip_code.strip()).distinct()[:50]
     said = [
         c
         for c in owners
-        if c.first_name and c.last_name and set(re.findall(r"\w+", f"{c.first_name} {c.last_name}".lower())) <= words
+        if c.first_name and c.last_name and set(_NAME_WORD.findall(f"{c.first_name} {c.last_name}".lower())) <= words
     ]
     return said[0] if len(said) == 1 else None
 

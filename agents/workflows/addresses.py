@@ -11,6 +11,7 @@ address: the bot asks again rather than store half a sentence.
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import Any
 
 from conversations.language import say_in_context
@@ -478,6 +479,63 @@ _UNIT_AT_STREET = re.compile(
 )
 
 
+# Chinese words and punctuation around a US address's parts ("TX州Houston市812 Cedar Avenue，邮编77129",
+# "城市：Houston；州：TX") part them as commas would.
+_CHINESE_BETWEEN = re.compile(r"[\u3400-\u9fff、。，；：！？（）【】「」《》\n,;:()\[\]!?]+")
+_US_ZIP_ALONE = re.compile(rf"(?<![A-Za-z0-9_-])({_US_ZIP})(?![A-Za-z0-9_-])")  # Chinese may touch it
+_STATE_LAST = re.compile(rf"^(.*?)[\s,]*\b({'|'.join(sorted(set(_STATES.values())))}|(?i:{'|'.join(_STATES)}))$")
+
+
+def _us_in_chinese(text: str) -> dict[str, str] | None:
+    """A US address a Chinese-writing customer gives: its parts in English in any order, with Chinese around and
+    between them ("改成TX州Houston市812 Cedar Avenue，Suite 500，邮编为77129", "所在城市：Houston；所在州：TX").
+    Each part is read by its shape: a street starts with its number, a unit with its word, a zip is five digits,
+    a state is its code or name, a country is one; the capitalised words left are the city."""
+    text = _ORDER_ID.sub(" ", re.sub(r"\S+@\S+", " ", unicodedata.normalize("NFKC", text)))
+    parts = [p.strip(" .") for p in _CHINESE_BETWEEN.split(text)]
+    if not _US_ZIP_ALONE.search(text) or not any(_STREET_START.match(p) for p in parts):
+        return None
+    fields: dict[str, str] = {}
+    cities: list[str] = []
+    states: list[str] = []
+    for part in parts:
+        if (zip_code := _US_ZIP_ALONE.search(part)) and not _STREET_START.match(part):
+            fields.setdefault("zip", zip_code.group(1))
+            part = (part[: zip_code.start()] + part[zip_code.end() :]).strip(" ,.")
+        if (state := _STATE_LAST.match(part)) and not _STREET_START.match(part):
+            if not state.group(1).strip(" ,."):  # a state alone may be a city's name too: Washington市，DC州
+                states.append(part)
+                continue
+            states.insert(0, state.group(2))  # "Houston TX": the state beside its city
+            part = state.group(1).strip(" ,.")
+        if _STREET_START.match(part) and "address1" not in fields:
+            unit = _UNIT_ANYWHERE.search(part)
+            fields["address1"] = _clean(part[: unit.start()] if unit and unit.start() > 0 else part)
+            if unit and unit.start() > 0:
+                fields.setdefault("address2", _unit(unit.group()))
+        elif (unit := _UNIT_ANYWHERE.fullmatch(part)) is not None:
+            fields.setdefault("address2", _unit(unit.group()))
+        elif part.lower() in _COUNTRIES:
+            fields.setdefault("country", _COUNTRIES[part.lower()])
+        elif _a_city(part) and not re.search(r"\d", part):
+            cities.append(part)
+    if not states:
+        return None
+    # A state's code is the state; of names, the first ("Washington州Seattle市"), and another is the city's name.
+    state = next((s for s in states if len(s) == 2), states[0])
+    cities += [s for s in states if s is not state]
+    if not cities or not {"address1", "zip"} <= fields.keys():
+        return None
+    return {
+        "address1": fields["address1"],
+        "address2": fields.get("address2", ""),
+        "city": cities[0],
+        "state": _state(state),
+        "country": fields.get("country", "USA"),
+        "zip": fields["zip"],
+    }
+
+
 def parse_address(text: str, *, default_country: str = "") -> dict[str, str] | None:
     """The address in `text` as {address1, address2, city, state, country, zip}, or None.
 
@@ -485,7 +543,7 @@ def parse_address(text: str, *, default_country: str = "") -> dict[str, str] | N
     address (a city of "Town: Fort Worth", a state of "IS"), or leaves out a unit the sentence gives, the
     fields read by their shapes are used."""
     if _CJK.search(text):
-        return _listed(text) or _chinese(text)
+        return _us_in_chinese(text) or _listed(text) or _chinese(text)
     text = _UNIT_AT_STREET.sub(r"\1, ", text)
     labelled = _labelled(text, default_country)  # "Address line 1: …" names its field
     unlabelled = _INLINE_LABEL.sub(" ", _LINE_LABEL.sub(", ", text))

@@ -9,7 +9,7 @@ from datetime import timedelta
 from typing import Any
 
 from django.utils import timezone
-from django.utils.translation import gettext_noop
+from django.utils.translation import gettext_noop, pgettext_lazy
 
 from agents.llm.client import llm_enabled
 from agents.reading.cancel_reason import cancel_reason
@@ -257,6 +257,11 @@ PROMPTS = {
     "invoice_title": gettext_noop("What title should the invoice carry?"),
     "tax_id": gettext_noop("A special VAT invoice needs the company's tax id. What is it?"),
 }
+# The reasons a cancellation is stored with, as the customer reads them (makemessages finds them here).
+_CANCEL_REASONS_SAID = (
+    pgettext_lazy("cancel reason", "no longer needed"),
+    pgettext_lazy("cancel reason", "ordered by mistake"),
+)
 FREE_TEXT_SLOTS = {"issue_description", "invoice_title"}
 
 
@@ -286,7 +291,8 @@ class CancelOrder(Workflow):
         values = {
             "order_id": s["order_id"],
             "items": ", ".join(i["name"] for i in ctx.items(s["order_id"])),
-            "reason": s["reason"],
+            # the reason is stored as the store records it; the customer reads it in their language
+            "reason": say_in_context("cancel reason", ctx.language, s["reason"]),
         }
         if s.get("_part_asked"):
             return say(

@@ -392,3 +392,28 @@ def test_a_chinese_sentence_particle_is_not_part_of_the_street() -> None:
 
 def test_an_order_id_is_not_part_of_an_address() -> None:
     assert address_fragment("#W4866703") == {}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "帮我寄到CA州San Diego市45 Ocean Blvd，Apt 12，邮编92101",
+        "新地址：45 Ocean Blvd Apt 12（San Diego，CA 92101）",
+        "街道：45 Ocean Blvd\n门牌：Apt 12\n城市：San Diego\n州：California\n邮编：92101\n国家：美国",
+        "邮编92101，加州那边的San Diego，CA，45 Ocean Blvd，Apt 12，谢谢",
+    ],
+)
+def test_a_us_address_told_in_chinese_is_read_part_by_part(text: str) -> None:
+    assert parse_address(text) == {
+        "address1": "45 Ocean Blvd",
+        "address2": "Apt 12",
+        "city": "San Diego",
+        "state": "CA",
+        "country": "USA",
+        "zip": "92101",
+    }
+
+
+def test_a_us_city_named_like_a_state_stays_the_city_beside_the_states_code() -> None:
+    found = parse_address("改寄到 Washington市，DC州，9 Rose Lane，Suite 3，邮编 20001")
+    assert found is not None and (found["city"], found["state"]) == ("Washington", "DC")

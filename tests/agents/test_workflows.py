@@ -839,9 +839,19 @@ def test_a_card_refused_twice_ends_the_request_and_the_next_one_starts(li: Conve
     assert _awaiting(again) == "confirm" and "天河区天河路 1 号" in again.reply["text"]
 
 
-@pytest.mark.parametrize("answer", ["Wilson, Emma - zip 94105", "first name Emma, surname Wilson, zip 94105"])
-def test_a_name_and_zip_are_recognised_in_either_order_of_the_name(guest: Conversation, answer: str) -> None:
-    run_turn(guest, "I want to cancel an order")
+@pytest.mark.parametrize(
+    ("request_text", "answer"),
+    [
+        ("I want to cancel an order", "Wilson, Emma - zip 94105"),
+        ("I want to cancel an order", "first name Emma, surname Wilson, zip 94105"),
+        ("我想取消一个订单", "Emma Wilson就是我本人，邮编94105"),
+        ("我想取消一个订单", "姓Wilson名Emma，邮编是94105哈"),
+    ],
+)
+def test_a_name_and_zip_are_recognised_in_either_order_of_the_name(
+    guest: Conversation, request_text: str, answer: str
+) -> None:
+    run_turn(guest, request_text)
 
     verified = run_turn(guest, answer)
 
