@@ -41,6 +41,16 @@ def detect_language(text: str, *, default: str = Language.EN) -> str:
     return Language.ZH if cjk >= 2 or cjk >= latin_words else Language.EN
 
 
+_SCRIPTS_MEET = re.compile(r"(?<=[\u3400-\u9fff])(?=[A-Za-z0-9#])|(?<=[A-Za-z0-9])(?=[\u3400-\u9fff])")
+
+
+def scripts_apart(text: str) -> str:
+    """A space where Chinese meets Latin letters or digits ("退LED Light Bulb" -> "退 LED Light Bulb", "选的IPX4的"):
+    Python's regular expressions count Chinese characters as word characters, so without it a product name or an
+    option value written against Chinese is no word of its own."""
+    return _SCRIPTS_MEET.sub(" ", text)
+
+
 def say(language: str, message: str, /, **values: object) -> str:
     """`message` (its English msgid) in `language` ("zh" or "en"), its %(name)s placeholders filled.
 

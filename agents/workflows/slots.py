@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from agents.reading.option_words import spellings_zh
+from conversations.language import scripts_apart
 
 _PAYMENT_ID = re.compile(r"\b((?:credit_card|gift_card|paypal)_[A-Za-z0-9_]+)\b")
 _TAX_ID = re.compile(r"\b([0-9A-Z]{15,20})\b")
@@ -48,7 +49,7 @@ def _has_chinese(text: str) -> bool:
 
 
 def normalise(text: str) -> str:
-    return unicodedata.normalize("NFKC", text).lower()
+    return scripts_apart(unicodedata.normalize("NFKC", text)).lower()
 
 
 # What the customer says they do not mean: "the address, not the items", "改地址，不是换商品".

@@ -21,7 +21,7 @@ from typing import Any
 from django.utils.translation import gettext_noop
 
 from agents.reading.option_words import spellings_zh
-from conversations.language import say, say_in_context
+from conversations.language import say, say_in_context, scripts_apart
 
 # "a new one, same options as before", "同款同配置".
 SAME_OPTIONS = re.compile(
@@ -54,7 +54,7 @@ class Clarify:
 
 
 def _norm(text: str) -> str:
-    return unicodedata.normalize("NFKC", str(text)).lower().strip()
+    return scripts_apart(unicodedata.normalize("NFKC", str(text))).lower().strip()
 
 
 def _base(option: str) -> str:
@@ -92,7 +92,8 @@ def _said(text: str, option: str, value: str) -> list[int]:
     """Where `value` of `option` is said in `text` (normalised): positions, empty when it is not."""
     name = re.escape(_norm(option))
     if any("\u3400" <= c <= "\u9fff" for c in value):
-        return [m.start() for m in re.finditer(re.escape(value), text)]
+        # "500 片" is not said in "1500 片": a number starts where no digit is before it
+        return [m.start() for m in re.finditer(r"(?<![\d.])" * value[0].isdigit() + re.escape(value), text)]
     word = rf"(?<![\w.+-]){re.escape(value)}(?![\w+-])"
     if value in _NEEDS_NAME:
         v = re.escape(value)

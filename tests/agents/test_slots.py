@@ -72,6 +72,8 @@ ORDER_ITEMS = [
         ("everything came in one box; the thermostat should become the white one", ["2"]),
         ("订单全部收到了，完好无损，就是 Yoga Mat 想换个颜色", ["1"]),
         ("全部退掉", ["1", "2", "3"]),
+        ("退Yoga Mat和Smart Watch", ["1", "3"]),  # names written against Chinese
+        ("金色的Smart Watch不要了", ["3"]),
     ],
 )
 def test_an_item_is_named_by_the_word_that_sets_it_apart(text: str, items: list[str] | None) -> None:

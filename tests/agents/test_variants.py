@@ -378,3 +378,23 @@ def test_a_chinese_word_two_values_of_the_product_share_says_neither() -> None:
     assert wanted_options("换成深空灰", {"color": "black"}, [*greys, _variant("G4", color="space grey")]) == {
         "color": "space grey"
     }
+
+
+SPEAKERS = [
+    _variant("B1", color="black", waterproof="no"),
+    _variant("B2", color="red", waterproof="no"),
+    _variant("B3", color="red", waterproof="yes"),
+]
+SPEAKER = {"item_id": "B1", "name": "Bluetooth Speaker", "options": SPEAKERS[0]["options"]}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("防水那一项：不防水，颜色换成红色", "B2"),  # the option's name holds the value's word
+        ("换成red的，防水不变", "B2"),  # a value written against Chinese is a word of its own
+        ("要红色带防水的", "B3"),
+    ],
+)
+def test_option_values_written_against_chinese_are_read_as_words(text: str, expected: str) -> None:
+    assert match_replacement(text, SPEAKER, SPEAKERS) == expected
