@@ -522,15 +522,15 @@ def _us_in_chinese(text: str) -> dict[str, str] | None:
     if not states:
         return None
     # A state's code is the state; of names, the first ("Washington州Seattle市"), and another is the city's name.
-    state = next((s for s in states if len(s) == 2), states[0])
-    cities += [s for s in states if s is not state]
+    chosen = next((s for s in states if len(s) == 2), states[0])
+    cities += [s for s in states if s is not chosen]
     if not cities or not {"address1", "zip"} <= fields.keys():
         return None
     return {
         "address1": fields["address1"],
         "address2": fields.get("address2", ""),
         "city": cities[0],
-        "state": _state(state),
+        "state": _state(chosen),
         "country": fields.get("country", "USA"),
         "zip": fields["zip"],
     }
