@@ -489,51 +489,64 @@ _STATE_LAST = re.compile(rf"^(.*?)[\s,]*\b({'|'.join(sorted(set(_STATES.values()
 def _us_in_chinese(text: str) -> dict[str, str] | None:
     """A US address a Chinese-writing customer gives: its parts in English in any order, with Chinese around and
     between them ("改成TX州Houston市812 Cedar Avenue，Suite 500，邮编为77129", "所在城市：Houston；所在州：TX").
-    Each part is read by its shape: a street starts with its number, a unit with its word, a zip is five digits,
-    a state is its code or name, a country is one; the capitalised words left are the city."""
+    Each part is read by its shape (_part_read); the first of each kind counts."""
     text = _ORDER_ID.sub(" ", re.sub(r"\S+@\S+", " ", unicodedata.normalize("NFKC", text)))
     parts = [p.strip(" .") for p in _CHINESE_BETWEEN.split(text)]
     if not _US_ZIP_ALONE.search(text) or not any(_STREET_START.match(p) for p in parts):
         return None
-    fields: dict[str, str] = {}
-    cities: list[str] = []
-    states: list[str] = []
-    for part in parts:
-        if (zip_code := _US_ZIP_ALONE.search(part)) and not _STREET_START.match(part):
-            fields.setdefault("zip", zip_code.group(1))
-            part = (part[: zip_code.start()] + part[zip_code.end() :]).strip(" ,.")
-        if (state := _STATE_LAST.match(part)) and not _STREET_START.match(part):
-            if not state.group(1).strip(" ,."):  # a state alone may be a city's name too: Washington市，DC州
-                states.append(part)
-                continue
-            states.insert(0, state.group(2))  # "Houston TX": the state beside its city
-            part = state.group(1).strip(" ,.")
-        if _STREET_START.match(part) and "address1" not in fields:
-            unit = _UNIT_ANYWHERE.search(part)
-            fields["address1"] = _clean(part[: unit.start()] if unit and unit.start() > 0 else part)
-            if unit and unit.start() > 0:
-                fields.setdefault("address2", _unit(unit.group()))
-        elif (unit := _UNIT_ANYWHERE.fullmatch(part)) is not None:
-            fields.setdefault("address2", _unit(unit.group()))
-        elif part.lower() in _COUNTRIES:
-            fields.setdefault("country", _COUNTRIES[part.lower()])
-        elif _a_city(part) and not re.search(r"\d", part):
-            cities.append(part)
-    if not states:
-        return None
-    # A state's code is the state; of names, the first ("Washington州Seattle市"), and another is the city's name.
-    chosen = next((s for s in states if len(s) == 2), states[0])
-    cities += [s for s in states if s is not chosen]
-    if not cities or not {"address1", "zip"} <= fields.keys():
+    read = [found for part in parts for found in _part_read(part)]
+
+    def first(kind: str) -> str:
+        return next((value for k, value in read if k == kind), "")
+
+    state, city = _state_and_city(read)
+    if not (state and city and first("street") and first("zip")):
         return None
     return {
-        "address1": fields["address1"],
-        "address2": fields.get("address2", ""),
-        "city": cities[0],
-        "state": _state(chosen),
-        "country": fields.get("country", "USA"),
-        "zip": fields["zip"],
+        "address1": first("street"),
+        "address2": first("unit"),
+        "city": city,
+        "state": _state(state),
+        "country": first("country") or "USA",
+        "zip": first("zip"),
     }
+
+
+def _state_and_city(read: list[tuple[str, str]]) -> tuple[str, str]:
+    """A state beside its city first ("Houston TX"), then one said alone, which may be a city's name too
+    ("Washington市，DC州"): a state's code is the state, and a state's name left over is the city."""
+    states = [v for k, v in read if k == "state"] + [v for k, v in read if k == "state alone"]
+    if not states:
+        return "", ""
+    chosen = next((s for s in states if len(s) == 2), states[0])
+    cities = [v for k, v in read if k == "city"] + [s for s in states if s is not chosen]
+    return chosen, cities[0] if cities else ""
+
+
+def _part_read(part: str) -> list[tuple[str, str]]:
+    """What one English part of a Chinese sentence holds, by shape: a zip is five digits, a state its code or name
+    at the end, a street starts with its number, a unit with its word, a country is one; capitalised words without
+    digits are a city."""
+    found: list[tuple[str, str]] = []
+    if (zip_code := _US_ZIP_ALONE.search(part)) and not _STREET_START.match(part):
+        found.append(("zip", zip_code.group(1)))
+        part = (part[: zip_code.start()] + part[zip_code.end() :]).strip(" ,.")
+    if (state := _STATE_LAST.match(part)) and not _STREET_START.match(part):
+        if not state.group(1).strip(" ,."):
+            return [*found, ("state alone", part)]
+        found.append(("state", state.group(2)))
+        part = state.group(1).strip(" ,.")
+    unit = _UNIT_ANYWHERE.search(part)
+    if _STREET_START.match(part):
+        found.append(("street", _clean(part[: unit.start()] if unit else part)))
+        found += [("unit", _unit(unit.group()))] if unit else []
+    elif unit is not None and unit.group() == part:
+        found.append(("unit", _unit(part)))
+    elif part.lower() in _COUNTRIES:
+        found.append(("country", _COUNTRIES[part.lower()]))
+    elif part and _a_city(part) and not re.search(r"\d", part):
+        found.append(("city", part))
+    return found
 
 
 def parse_address(text: str, *, default_country: str = "") -> dict[str, str] | None:
