@@ -46,6 +46,11 @@ def _words() -> dict[str, dict[str, tuple[str, ...]]]:
     }
 
 
+def option_names_zh(option: str) -> tuple[str, ...]:
+    """What a Chinese-writing shopper calls an option (尺码 for size), for values that need their option's name."""
+    return _words()["option names"].get(option.lower().strip(), ())
+
+
 def _numbers(n: str) -> tuple[str, ...]:
     """A number as written, and in characters when it is a small whole number (两 for 2, 十 for 10)."""
     return (n, _NUMERALS[n]) if n in _NUMERALS else (n,)

@@ -20,7 +20,7 @@ from typing import Any
 
 from django.utils.translation import gettext_noop
 
-from agents.reading.option_words import spellings_zh
+from agents.reading.option_words import option_names_zh, spellings_zh
 from conversations.language import say, say_in_context, scripts_apart
 
 # "a new one, same options as before", "同款同配置".
@@ -88,9 +88,18 @@ _NAME_AFTER = (
 )
 
 
+# Between a Chinese option name and its value: "尺码是 m", "尺寸那栏是 s", "size 为「s」", "尺码：l".
+_LINK_ZH = (
+    r"\s*(?:这一项|这一栏|那一项|那一栏|那栏|这栏)?\s*(?:是|为|选的|选|要|改成|换成|改为)?\s*[:=]?\s*[「\"'“‘]?\s*"
+)
+# A letter alone between Chinese words is a value, not a word ("换 s 的", "要 m 码"): scripts_apart set it apart.
+_ALONE_AMONG_CHINESE = r"(?<=[\u3400-\u9fff] ){}(?= [\u3400-\u9fff])"
+
+
 def _said(text: str, option: str, value: str) -> list[int]:
     """Where `value` of `option` is said in `text` (normalised): positions, empty when it is not."""
-    name = re.escape(_norm(option))
+    name = "|".join(re.escape(_norm(n)) for n in (option, *option_names_zh(option)))
+    name = f"(?:{name})"
     if any("\u3400" <= c <= "\u9fff" for c in value):
         # "500 片" is not said in "1500 片": a number starts where no digit is before it
         return [m.start() for m in re.finditer(r"(?<![\d.])" * value[0].isdigit() + re.escape(value), text)]
@@ -99,7 +108,7 @@ def _said(text: str, option: str, value: str) -> list[int]:
         v = re.escape(value)
         # The value beside its option's name, either way round: "size: S", "size of M", "water resistance
         # set to no", "S size", "S (size)", "S for the size", "S in size", "no as water resistance".
-        named = rf"{name}{_LINK}{v}\b|\b{v}{_NAME_AFTER}{name}\b"
+        named = rf"{name}{_LINK}{v}\b|{name}{_LINK_ZH}{v}\b|\b{v}{_NAME_AFTER}{name}\b"
         if value in ("none", "no", "off", "false"):
             word = rf"(?:{name}{_LINK}(?:none|no|off|false)\b|\b(?:no|without(?:\s+an?)?)\s+{name}\b|{named})"
         elif len(value) == 1:
@@ -107,7 +116,7 @@ def _said(text: str, option: str, value: str) -> list[int]:
             # Also a size letter first in a list ("simply S, medium"), just before "instead" ("a black S instead",
             # "v-neck, S in exchange") or last ("in v-neck, S").
             word = (
-                rf"(?:{named}|\b{v}\s+one\b|\b(?:in|into)\s+(?:an?\s+|size\s+)?{v}\b|"
+                rf"(?:{named}|{_ALONE_AMONG_CHINESE.format(v)}|\b{v}\s+one\b|\b(?:in|into)\s+(?:an?\s+|size\s+)?{v}\b|"
                 rf"(?:(?<=[,;(/&\s])|(?<=[,;(/&]\s)){v}(?=\s*[,;)/&]|\s+(?:instead|in\s+exchange|this\s+time)\b|\s*[.!?]?\s*$))"
             )
         else:

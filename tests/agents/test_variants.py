@@ -398,3 +398,28 @@ SPEAKER = {"item_id": "B1", "name": "Bluetooth Speaker", "options": SPEAKERS[0][
 )
 def test_option_values_written_against_chinese_are_read_as_words(text: str, expected: str) -> None:
     assert match_replacement(text, SPEAKER, SPEAKERS) == expected
+
+
+HELMETS = [
+    _variant("H1", size="M", color="black"),
+    _variant("H2", size="S", color="black"),
+    _variant("H3", size="L", color="red"),
+]
+HELMET = {"item_id": "H1", "name": "Cycling Helmet", "options": HELMETS[0]["options"]}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "尺寸改为「S」，颜色照旧",
+        "麻烦换S的，别的不动",
+        "尺码那一栏选S，其余不变",
+        "Cycling Helmet换成小一号的，尺码是S",
+    ],
+)
+def test_a_size_letter_said_among_chinese_is_the_size(text: str) -> None:
+    assert match_replacement(text, HELMET, HELMETS) == "H2"
+
+
+def test_a_latin_word_among_chinese_is_no_size_letter() -> None:
+    assert wanted_options("我是Mike，想问问", HELMET["options"], HELMETS) == {}
