@@ -21,7 +21,8 @@ _LATIN_WORD = re.compile(r"(?<![A-Za-z0-9_])[A-Za-z]{2,}(?![A-Za-z0-9_])")
 _ENGLISH_SENTENCE_WORDS = frozenset(
     "i i'm i'd you your we my me it it's this that these those the a an to of for in on at with from about is are "
     "was were be been am do does did don't can can't could would will should have has had not please want need "
-    "like and or but if so what which who how why when where there here hi hello hey sorry".split()
+    "like and or but if so what which who how why when where there here hi hello hey sorry thanks thank never mind "
+    "just also still already now then any some all".split()
 )
 _EMAIL_OR_LINK = re.compile(r"\S+@\S+|https?://\S+|www\.\S+", re.IGNORECASE)
 _ENGLISH_WORD = re.compile(r"(?<![A-Za-z0-9_])[A-Za-z]+(?:'[a-z]+)?(?![A-Za-z0-9_])")

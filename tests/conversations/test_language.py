@@ -30,6 +30,7 @@ def test_names_emails_ids_and_ok_keep_the_chats_language(text: str) -> None:
         ("Can you cancel my order?", "en"),
         ("I want to return the Wireless Earbuds", "en"),
         ("Cancel order W2378156 because I ordered it by mistake please", "en"),
+        ("never mind, thanks", "en"),
         ("Wireless Earbuds 换成黑色的", "zh"),
         ("我的邮箱是 yusuf.rossi7301@example.com", "zh"),
     ],
