@@ -14,6 +14,7 @@ from django.utils.translation import gettext_noop, pgettext_lazy
 from agents.llm.client import llm_enabled
 from agents.reading.cancel_reason import cancel_reason
 from agents.reading.change import change_read
+from agents.reading.confirmation import yes_no
 from agents.store.labels import order_status_said
 from agents.store.models import Address, Order, OrderStatus, PaymentKind, PaymentMethod, PaymentTransaction, Variant
 from agents.store.money import money
@@ -369,7 +370,8 @@ class _ItemsWorkflow(Workflow):
 
         Items resolved by earlier messages are kept in `_replacements` while another item's
         choice is asked for, so the customer never repeats them; the options asked for an item that no
-        variant has are kept in `_asked`, so the answer to "not available" only says what changes.
+        variant has are kept in `_asked`, so the answer to "not available" only says what changes; the one
+        version offered when only it has them is kept in `_offered`, for a "yes".
         """
         variants = _variants_of(old)
         resolved: dict[str, str] = dict(s.get("_replacements", {}))
@@ -393,11 +395,15 @@ class _ItemsWorkflow(Workflow):
             ):
                 resolved[item["item_id"]] = item["item_id"]  # listed, but to stay as it is
                 continue
-            asked = s.get("_asked", {})
+            asked, offered = s.get("_asked", {}), s.get("_offered", {})
+            if item["item_id"] in offered and yes_no(about) is True:  # the one version offered, taken
+                resolved[item["item_id"]] = offered[item["item_id"]]
+                continue
             match = match_replacement(about, item, variants.get(item["product_id"], []), asked.get(item["item_id"]))
             if isinstance(match, Clarify):
                 s["_replacements"] = resolved
                 s["_asked"] = {**asked, item["item_id"]: match.asked}
+                s["_offered"] = {**offered, item["item_id"]: match.offered} if match.offered else offered
                 raise SlotInvalid(match.said(ctx.language))
             if match is not None:
                 resolved[item["item_id"]] = match
@@ -406,6 +412,7 @@ class _ItemsWorkflow(Workflow):
             return None
         s.pop("_replacements", None)
         s.pop("_asked", None)
+        s.pop("_offered", None)
         return [resolved[item["item_id"]] for item in old]
 
     def choices(self, slot: str, ctx: Ctx, s: dict[str, Any]) -> list[str]:

@@ -599,6 +599,7 @@ def _fill(
             "new_item_ids",
             "_replacements",
             "_asked",
+            "_offered",
             "payment_method_id",
             "change",
         ):

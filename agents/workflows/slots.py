@@ -255,9 +255,8 @@ def _items_named(text: str, items: list[dict[str, Any]], values: Iterable[str]) 
         }
         for item in items
     }
-    if not any(_mentions(clean, name) for names in spellings.values() for name in names):
-        for item_id, nouns in _head_nouns(items).items():  # no item named in full: "the thermostat"
-            spellings[item_id] |= nouns
+    for item_id, nouns in _head_nouns(items).items():  # "the thermostat", beside another item named in full
+        spellings[item_id] |= nouns
     taken: list[dict[str, Any]] = []
     for name, segment in _names_said(
         clean, {n for names in spellings.values() for n in names}, _option_values(items, values)
@@ -386,6 +385,10 @@ def _names_said(clean: str, names: set[str], values: frozenset[str] = frozenset(
         (start, end, name)
         for start, end, name in occurrences
         if name not in values or not any(later > start and said == name for later, _, said in occurrences)
+    ]
+    # "earbuds" inside "wireless earbuds" is the same mention, not a second one
+    occurrences = [
+        o for o in occurrences if not any(s <= o[0] and o[1] <= e and o != (s, e, n) for s, e, n in occurrences)
     ]
     ends = [start for start, _, _ in occurrences[1:]] + [len(clean)] if occurrences else []
     return [(name, clean[end:until]) for (_, end, name), until in zip(occurrences, ends, strict=True)]

@@ -47,6 +47,7 @@ class Clarify:
     values: dict[str, str]
     choices: tuple[str, ...] = ()
     asked: dict[str, str] = field(default_factory=dict)  # the options asked for that no variant fits
+    offered: str = ""  # the one variant that has them, its other options not as asked: taken on a "yes"
 
     def said(self, language: str) -> str:
         versions = say_in_context("list separator", language, "; ").join(self.choices)
@@ -320,9 +321,18 @@ def match_replacement(
     ]
     asked = _label(changed)
     if len(fitting) == 1 and not exact:
-        # The options named exist together only in this variant (no variant keeps the others as they
-        # are): it is proposed, and the confirmation shows every option of it before anything changes.
-        return str(fitting[0]["item_id"])
+        # The options named exist together only in a variant that changes options the customer did not name: a
+        # proposal changes only what was asked, so this one is offered and the customer says whether it will do.
+        return Clarify(
+            gettext_noop(
+                "The %(product)s with %(asked)s comes only as %(versions)s, which changes its other options too. "
+                "Would you like that one?"
+            ),
+            {"product": item["name"], "asked": asked},
+            choices=(_label(fitting[0]["options"]),),
+            asked=changed,
+            offered=str(fitting[0]["item_id"]),
+        )
     if fitting:
         # An unavailable exact match, or several ways to fit: the customer picks.
         if exact:

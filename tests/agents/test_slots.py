@@ -74,6 +74,10 @@ ORDER_ITEMS = [
         ("全部退掉", ["1", "2", "3"]),
         ("退Yoga Mat和Smart Watch", ["1", "3"]),  # names written against Chinese
         ("金色的Smart Watch不要了", ["3"]),
+        # one item by its last word beside another named in full: both are named, neither is added
+        ("I'd like to change the thermostat and the Yoga Mat", ["2", "1"]),
+        ("- Smart Watch: silver\n- thermostat: white", ["3", "2"]),
+        ("thermostat 和 Smart Watch 都要换成白色", ["2", "3"]),
     ],
 )
 def test_an_item_is_named_by_the_word_that_sets_it_apart(text: str, items: list[str] | None) -> None:

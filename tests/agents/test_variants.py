@@ -225,16 +225,30 @@ def test_a_value_said_as_set_to_or_of_its_option_counts(text: str) -> None:
     assert wanted_options("water resistance of no", black["options"], speakers) == {"water resistance": "no"}
 
 
-def test_the_one_variant_that_has_every_option_named_is_proposed() -> None:
-    # No blue 28 inch plastic board exists: the only one with the options named has another design.
-    boards = [
-        _variant("B1", design="plain", length="34 inch", deck_material="plastic"),
-        _variant("B2", design="graphic", length="28 inch", deck_material="bamboo"),
-        _variant("B3", design="graphic", length="34 inch", deck_material="bamboo"),
-    ]
-    board = {"item_id": "B1", "name": "Skateboard", "options": boards[0]["options"]}
+BOARDS = [
+    _variant("B1", design="plain", length="34 inch", deck_material="plastic"),
+    _variant("B2", design="graphic", length="28 inch", deck_material="bamboo"),
+    _variant("B3", design="graphic", length="34 inch", deck_material="bamboo"),
+]
+BOARD = {"item_id": "B1", "name": "Skateboard", "options": BOARDS[0]["options"]}
 
-    assert match_replacement("deck material of bamboo and length of 28 inch instead", board, boards) == "B2"
+
+def test_the_one_variant_that_changes_an_option_not_named_is_offered_never_proposed() -> None:
+    # No plain 28 inch bamboo board exists: the only one with the options named has another design, which the
+    # customer did not ask for, so it is offered with every option shown and nothing is chosen.
+    match = match_replacement("deck material of bamboo and length of 28 inch instead", BOARD, BOARDS)
+
+    assert isinstance(match, Clarify)
+    assert match.offered == "B2"
+    assert match.choices == ("design graphic, length 28 inch, deck material bamboo",)
+    assert "changes its other options too" in match.said("en")
+    assert "其他规格也会跟着变" in match.said("zh")
+
+
+def test_naming_the_offered_versions_other_option_too_chooses_it() -> None:
+    asked = {"deck material": "bamboo", "length": "28 inch"}
+
+    assert match_replacement("ok, the graphic design then", BOARD, BOARDS, asked) == "B2"
 
 
 SUNGLASSES = [

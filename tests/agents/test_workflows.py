@@ -146,6 +146,28 @@ def test_exchange_keeps_the_product_and_changes_options(emma: Conversation) -> N
     assert order.action_details["exchange_new_items"] == ["V-X9-BLK-512"]
 
 
+@pytest.mark.parametrize(
+    ("opening", "offered", "yes"),
+    [
+        ("I'd like to exchange the Find X9 from order #D2001 for the 16GB+512GB one", "changes its other options", "ok"),
+        ("订单 #D2001 的 Find X9 想换成 16GB+512GB 的", "其他规格也会跟着变", "可以"),
+    ],
+)
+def test_a_version_that_changes_an_option_not_asked_for_is_offered_and_taken_only_on_a_yes(
+    emma: Conversation, opening: str, offered: str, yes: str
+) -> None:
+    # Only the Star Black phone has 16GB+512GB; the customer's is Pearl White and no colour was named.
+    offer = run_turn(emma, opening)
+    assert _awaiting(offer) == "new_item_ids"
+    assert offered in offer.reply["text"] and "Star Black" in offer.reply["text"]
+
+    taken = run_turn(emma, yes)
+    assert _awaiting(taken) == "payment_method_id"
+    confirm = run_turn(emma, "paypal")
+    assert _awaiting(confirm) == "confirm" and "Star Black" in confirm.reply["text"]
+    assert Order.objects.get(external_id="#D2001").status == "delivered"  # nothing written before the yes
+
+
 def test_modify_the_address_of_a_pending_order(li: Conversation) -> None:
     run_turn(li, "我想修改订单 #D1001 的收货地址")
     confirm = run_turn(li, "天河路 1 号, 3 楼, 广州, 广东, 510000, 中国")
