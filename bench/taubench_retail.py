@@ -261,7 +261,11 @@ class Customer:
                 text = self._opening(operation)
                 if index == self.combined_at:
                     second = self._opening(self.operations[index + 1])
-                    text = text if text.rstrip()[-1:] in ".!?。！？~" else f"{text.rstrip()}{'。' if self.w.language == 'zh' else '.'}"
+                    text = (
+                        text
+                        if text.rstrip()[-1:] in ".!?。！？~"
+                        else f"{text.rstrip()}{'。' if self.w.language == 'zh' else '.'}"
+                    )
                     text = self._fill(self.w.combine, first=text, second=second, second_lc=_lower_first(second))
                     self.operations[index + 1].announced = True
                 operation.announced = True
@@ -291,6 +295,8 @@ class Customer:
                     if confirmed is operation:
                         return reply
                     continue
+            elif reply.slot == "new_item_ids" and self._offers_target(operation, reply.text):
+                text = self._fill(self.w.yes)  # the one version that has what was asked, and it is the one wanted
             elif reply.slot and (answer := self._answer(reply.slot, operation)) is not None:
                 text = answer
             elif restatements < MAX_RESTATEMENTS:  # ignored, declined, or asked something that does not fit
@@ -328,6 +334,10 @@ class Customer:
             return all(_mentions(text, name) for name, _, _ in operation.items)
         wanted = [value for _, old, new in operation.items for value in (new or old).values()]
         return all(_mentions(text, value) for value in wanted)
+
+    def _offers_target(self, operation: Operation, text: str) -> bool:
+        """Whether the text names every option of a version this request changes an item to."""
+        return any(new and all(_mentions(text, v) for v in {**old, **new}.values()) for _, old, new in operation.items)
 
     def _changes_items(self, operation: Operation, text: str) -> bool:
         """Whether the text describes an item change: a product named more often than the order holds it
@@ -794,7 +804,9 @@ def main() -> None:
     for developed, held_out in (("A", "B"), ("ZA", "ZB")):
         if developed in rates and held_out in rates:
             gap = 100 * (rates[developed] - rates[held_out])
-            print(f"{developed}−{held_out} gap: {gap:+.1f} points (set {held_out} is held out: report it, never tune on it)")
+            print(
+                f"{developed}−{held_out} gap: {gap:+.1f} points (set {held_out} is held out: report it, never tune on it)"
+            )
     print(f"({time.perf_counter() - started:.0f} s)")
 
 

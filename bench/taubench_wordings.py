@@ -5500,7 +5500,9 @@ def check_disjoint() -> None:
         if one.name in HELD_OUT or other.name in HELD_OUT:
             # a held-out set's wordings are never printed, so whoever writes a new set cannot copy them
             mine = other if one.name in HELD_OUT else one
-            where = [f.name for f in fields(mine) if f.name not in _NOT_TEMPLATES and _templates_of(mine, f.name) & shared]
+            where = [
+                f.name for f in fields(mine) if f.name not in _NOT_TEMPLATES and _templates_of(mine, f.name) & shared
+            ]
             assert not shared, f"{len(shared)} templates of set {mine.name} are in the held-out set, in: {where}"
         assert not shared, f"templates in sets {one.name} and {other.name}: {sorted(shared)}"
     for w in SETS.values():

@@ -261,13 +261,31 @@ class WorkflowStatus(models.TextChoices):
     QUEUED = "queued", "Queued"  # asked for in the same message as the active one; starts when that one ends
 
 
+# The statuses a workflow moves between (conversations.services.workflow_save holds it to them): completed,
+# cancelled and expired are final, so nothing can write twice or revive a request the customer ended.
+WORKFLOW_MOVES: dict[str, frozenset[str]] = {
+    WorkflowStatus.QUEUED: frozenset(
+        {WorkflowStatus.QUEUED, WorkflowStatus.ACTIVE, WorkflowStatus.CANCELLED, WorkflowStatus.EXPIRED}
+    ),
+    WorkflowStatus.ACTIVE: frozenset(
+        {WorkflowStatus.ACTIVE, WorkflowStatus.COMPLETED, WorkflowStatus.CANCELLED, WorkflowStatus.EXPIRED}
+    ),
+    WorkflowStatus.COMPLETED: frozenset(),
+    WorkflowStatus.CANCELLED: frozenset(),
+    WorkflowStatus.EXPIRED: frozenset(),
+}
+
+
 class WorkflowState(models.Model):
-    """The slots a multi-step workflow collected so far; a paused workflow resumes from here."""
+    """A multi-step workflow: the slots it collected (values the customer gave: order, items, reason…) and its
+    progress (how it got there: words kept for later, questions asked, versions offered; agents.workflows.progress);
+    a paused workflow resumes from here."""
 
     conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="workflows")
     kind = models.CharField(max_length=16, choices=WorkflowKind.choices)
     step = models.CharField(max_length=32, blank=True, help_text="The slot being asked for.")
     slots = models.JSONField(default=dict, blank=True)
+    progress = models.JSONField(default=dict, blank=True)
     status = models.CharField(max_length=16, choices=WorkflowStatus.choices, default=WorkflowStatus.ACTIVE)
     expires_at = models.DateTimeField()
     created_at = models.DateTimeField(auto_now_add=True)

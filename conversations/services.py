@@ -19,6 +19,7 @@ from django.utils.translation import gettext_noop
 from conversations.json_input import text_unreadable_removed
 from conversations.language import say
 from conversations.models import (
+    WORKFLOW_MOVES,
     Channel,
     ClosedBy,
     Conversation,
@@ -564,22 +565,38 @@ def workflow_open(
     status: str = WorkflowStatus.ACTIVE,
     step: str = "",
     slots: dict[str, Any] | None = None,
+    progress: dict[str, Any] | None = None,
 ) -> WorkflowState:
     return WorkflowState.objects.create(
-        conversation_id=conversation_id, kind=kind, status=status, step=step, slots=slots or {}, expires_at=expires_at
+        conversation_id=conversation_id,
+        kind=kind,
+        status=status,
+        step=step,
+        slots=slots or {},
+        progress=progress or {},
+        expires_at=expires_at,
     )
 
 
+def _can_move_to(status: str) -> list[str]:
+    return [before for before, after in WORKFLOW_MOVES.items() if status in after]
+
+
 def workflow_save(state_id: int, *, only_if: str = "", **fields: Any) -> bool:
-    """Write `fields` of one workflow; with `only_if`, only while it is in that status (False otherwise)."""
+    """Write `fields` of one workflow; with `only_if`, only while it is in that status. A new status is written
+    only from a status that may move to it (WORKFLOW_MOVES): False when the row is not written."""
     rows = WorkflowState.objects.filter(pk=state_id)
     if only_if:
         rows = rows.filter(status=only_if)
+    if "status" in fields:
+        rows = rows.filter(status__in=_can_move_to(fields["status"]))
     return rows.update(**fields) == 1
 
 
 def workflows_end(*, conversation_id: int, status: str, to: str, keep_kind: str = "") -> int:
     """Move a conversation's workflows in `status` to `to` (all kinds but `keep_kind`); return how many."""
+    if to not in WORKFLOW_MOVES[status]:
+        raise ValueError(f"a workflow cannot move from {status} to {to}")
     rows = WorkflowState.objects.filter(conversation_id=conversation_id, status=status)
     if keep_kind:
         rows = rows.exclude(kind=keep_kind)

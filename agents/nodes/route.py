@@ -27,6 +27,7 @@ from agents.states import TurnStatus
 from agents.subtasks import subtask_run_inline
 from agents.taxonomy import KNOWLEDGE_INTENTS, WORKFLOW_INTENTS, Intent, Specialist, specialists_for
 from agents.workflows.definitions import FREE_TEXT_SLOTS, WORKFLOW_FOR_INTENT
+from agents.workflows.progress import Progress, Said
 from agents.workflows.runner import order_typo_fix, workflow_active
 from agents.workflows.switch import is_slot_answer
 from conversations.models import (
@@ -228,7 +229,9 @@ def _queue_requests(turn: TurnRun, requests: list[PlannedPart]) -> None:
             conversation_id=turn.conversation_id,
             kind=WORKFLOW_FOR_INTENT[request.intent.value],
             status=WorkflowStatus.QUEUED,
-            slots={"_pending": [{"text": request.text, "entities": extract_entities(request.text, catalogue)}]},
+            progress=Progress(
+                pending=[Said(text=request.text, entities=extract_entities(request.text, catalogue))]
+            ).dump(),
             expires_at=turn.created_at + QUEUED_TIMEOUT,
         )
 

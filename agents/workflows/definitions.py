@@ -4,7 +4,7 @@ confirms, and the one write that follows a yes."""
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
@@ -23,6 +23,7 @@ from agents.taxonomy import Intent
 from agents.tools import ToolContext, tool_call
 from agents.workflows import slots as read
 from agents.workflows.addresses import address_fragment, address_lines, parse_address
+from agents.workflows.progress import Progress
 from agents.workflows.variants import Clarify, llm_replacements, match_replacement, wanted_options
 from conversations.language import say, say_in_context
 from conversations.models import WorkflowKind
@@ -59,7 +60,7 @@ class OrderNotEligible(SlotInvalid):
 
 
 # What can still be done with an order in each status, for a customer whose request does not fit.
-ORDER_ACTIONS = {
+ORDER_ACTIONS: dict[str, str] = {
     OrderStatus.PENDING: gettext_noop("it can still be cancelled, or its address, payment method or items changed"),
     OrderStatus.PROCESSED: gettext_noop("it is being prepared, so nothing can be changed now; you can track it here"),
     OrderStatus.DELIVERED: gettext_noop("its items can be returned or exchanged"),
@@ -112,6 +113,7 @@ class OtherWorkflow(Exception):
 class Ctx:
     tools: ToolContext
     language: str
+    progress: Progress = field(default_factory=Progress)  # the workflow's, updated as its slots are read
 
     def orders(self, *statuses: str) -> list[Order]:
         return list(
@@ -274,7 +276,7 @@ class CancelOrder(Workflow):
         if slot == "order_id":
             order_id = self.read_order_id(ctx, text, entities)
             if order_id and self._part_asked(ctx, text, order_id):
-                s["_part_asked"] = True
+                ctx.progress.part_asked = True
             return order_id
         if slot == "reason":
             return cancel_reason(text)
@@ -295,7 +297,7 @@ class CancelOrder(Workflow):
             # the reason is stored as the store records it; the customer reads it in their language
             "reason": say_in_context("cancel reason", ctx.language, s["reason"]),
         }
-        if s.get("_part_asked"):
+        if ctx.progress.part_asked:
             return say(
                 ctx.language,
                 "Single items can't be taken out of an order before it ships, so this cancels the whole order "
@@ -368,13 +370,13 @@ class _ItemsWorkflow(Workflow):
     def _replacements(ctx: Ctx, text: str, old: list[dict[str, Any]], s: dict[str, Any]) -> list[str] | None:
         """The new variant of each item, grounded in the catalogue (agents.workflows.variants).
 
-        Items resolved by earlier messages are kept in `_replacements` while another item's
-        choice is asked for, so the customer never repeats them; the options asked for an item that no
-        variant has are kept in `_asked`, so the answer to "not available" only says what changes; the one
-        version offered when only it has them is kept in `_offered`, for a "yes".
+        What earlier messages settled, asked for or were offered is kept in the workflow's progress, so the
+        customer never repeats an item and the answer to "not available" or to a version offered only says
+        what changes.
         """
         variants = _variants_of(old)
-        resolved: dict[str, str] = dict(s.get("_replacements", {}))
+        progress = ctx.progress
+        resolved: dict[str, str] = dict(progress.replacements)
         if llm_enabled():
             resolved.update(llm_replacements(text, [i for i in old if i["item_id"] not in resolved], variants))
         # The order's other products mark where the words about an item end ("the jacket → navy XL, the
@@ -395,24 +397,24 @@ class _ItemsWorkflow(Workflow):
             ):
                 resolved[item["item_id"]] = item["item_id"]  # listed, but to stay as it is
                 continue
-            asked, offered = s.get("_asked", {}), s.get("_offered", {})
-            if item["item_id"] in offered and yes_no(about) is True:  # the one version offered, taken
-                resolved[item["item_id"]] = offered[item["item_id"]]
+            if item["item_id"] in progress.offered and yes_no(about) is True:  # the one version offered, taken
+                resolved[item["item_id"]] = progress.offered[item["item_id"]]
                 continue
-            match = match_replacement(about, item, variants.get(item["product_id"], []), asked.get(item["item_id"]))
+            match = match_replacement(
+                about, item, variants.get(item["product_id"], []), progress.asked.get(item["item_id"])
+            )
             if isinstance(match, Clarify):
-                s["_replacements"] = resolved
-                s["_asked"] = {**asked, item["item_id"]: match.asked}
-                s["_offered"] = {**offered, item["item_id"]: match.offered} if match.offered else offered
+                progress.replacements = resolved
+                progress.asked = {**progress.asked, item["item_id"]: match.asked}
+                if match.offered:
+                    progress.offered = {**progress.offered, item["item_id"]: match.offered}
                 raise SlotInvalid(match.said(ctx.language))
             if match is not None:
                 resolved[item["item_id"]] = match
         if len(resolved) < len(old):
-            s["_replacements"] = resolved
+            progress.replacements = resolved
             return None
-        s.pop("_replacements", None)
-        s.pop("_asked", None)
-        s.pop("_offered", None)
+        progress.item_choice_done()
         return [resolved[item["item_id"]] for item in old]
 
     def choices(self, slot: str, ctx: Ctx, s: dict[str, Any]) -> list[str]:
@@ -632,14 +634,14 @@ class ModifyOrder(_ItemsWorkflow):
         """A whole address; or the account's own ("my default address"); or a part of one, kept as a
         draft until the rest arrives."""
         country = self._country(ctx, s)
-        draft = s.get("_draft", "")
+        draft = ctx.progress.draft
         if draft.endswith(text):  # read again in a later pass over the same message
             draft = draft[: -len(text)].rstrip(", ")
         found = parse_address(text, default_country=country) or (
             parse_address(f"{draft}, {text}", default_country=country) if draft else None
         )
         if found and found.get("zip"):
-            s.pop("_draft", None)
+            ctx.progress.draft = ""
             return found
         if s.get("change") == "address" and read.ACCOUNT_ADDRESS.search(text):
             default = Address.objects.filter(customer=ctx.tools.customer, is_default=True).first()
@@ -653,7 +655,7 @@ class ModifyOrder(_ItemsWorkflow):
                 return None
             so_far = address_fragment(f"{draft}, {text}") if draft else part
             if all(so_far.get(key) for key in ("address1", "city", "zip")):
-                s.pop("_draft", None)  # every field is there, only not in an order the parsers know
+                ctx.progress.draft = ""  # every field is there, only not in an order the parsers know
                 return {**dict.fromkeys(("address2", "state"), ""), **so_far, "country": country}
         parts = {
             "address1": say_in_context("missing address part", ctx.language, "street"),

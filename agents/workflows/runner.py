@@ -1,6 +1,8 @@
 """Drive one workflow by one message: verify, fill slots, confirm, write (seed 001's interrupt/resume).
 
-The state is a WorkflowState row, so a paused workflow survives any restart. Every message:
+The state is a WorkflowState row, so a paused workflow survives any restart: its slots (what the customer gave),
+its step (the slot awaited, or "confirm"), its progress (agents.workflows.progress.Progress) and its status, which
+moves only as conversations.models.WORKFLOW_MOVES allows. Every message:
 1. a cancel word ends it; an expired one is closed and the message starts fresh;
 2. an unverified customer is verified first (email, name + zip, order + phone last 4; three
    failures hand the chat to a person);
@@ -45,6 +47,7 @@ from agents.workflows.definitions import (
     SlotPartial,
     Workflow,
 )
+from agents.workflows.progress import Progress, Said
 from agents.workflows.verify import IDLE_TIMEOUT, identity_question
 from conversations.language import say, say_in_context
 from conversations.models import Conversation, WorkflowKind, WorkflowState, WorkflowStatus
@@ -89,12 +92,19 @@ def workflows_queued_cancel(conversation_id: int) -> None:
 
 
 def _save(
-    state: WorkflowState, *, step: str, slots: dict[str, Any], status: str = WorkflowStatus.ACTIVE, kind: str = ""
+    state: WorkflowState,
+    *,
+    step: str,
+    slots: dict[str, Any],
+    progress: Progress | None = None,
+    status: str = WorkflowStatus.ACTIVE,
+    kind: str = "",
 ) -> None:
     workflow_save(
         state.pk,
         step=step,
         slots=slots,
+        progress=(progress or Progress.load(state.progress)).dump(),
         status=status,
         kind=kind or state.kind,
         expires_at=timezone.now() + IDLE_TIMEOUT,
@@ -120,7 +130,7 @@ def _stuck(language: str, slot: str, prompt: str, choices: list[str]) -> Special
 
 
 def _give_up(ctx: Ctx, state: WorkflowState, s: dict[str, Any]) -> SpecialistResult:
-    _save(state, step="", slots=s, status=WorkflowStatus.CANCELLED)
+    _save(state, step="", slots=s, progress=ctx.progress, status=WorkflowStatus.CANCELLED)
     return SpecialistResult(
         text=say(ctx.language, "I'm not getting this right, so I'm passing you to a colleague who can help."),
         resolved=False,
@@ -181,17 +191,17 @@ def workflow_handle(sctx: SpecialistContext) -> SpecialistResult:
             state = workflow_open(
                 conversation_id=conversation.pk,
                 kind=kind,
-                slots=_order_just_discussed(sctx),
+                progress=_order_just_discussed(sctx).dump(),
                 expires_at=timezone.now() + IDLE_TIMEOUT,
             )
         return _advance(sctx, conversation, state)
 
 
-def _order_just_discussed(sctx: SpecialistContext) -> dict[str, Any]:
+def _order_just_discussed(sctx: SpecialistContext) -> Progress:
     """A request naming no order, right after a message that named one ("订单D1001" then "取消订单"),
     is about that order: it is read as if said now (and checked like any order id)."""
     if sctx.entities.get("order_ids"):
-        return {}
+        return Progress()
     before = (
         TurnRun.objects.filter(conversation_id=sctx.conversation_id, pk__lt=sctx.turn_id)
         .order_by("-pk")
@@ -199,7 +209,7 @@ def _order_just_discussed(sctx: SpecialistContext) -> dict[str, Any]:
         .first()
     )
     named = (before or {}).get("order_ids") or []
-    return {"_pending": [{"text": "", "entities": {"order_ids": named}}]} if len(named) == 1 else {}
+    return Progress(pending=[{"text": "", "entities": {"order_ids": named}}] if len(named) == 1 else [])
 
 
 def _resume_question(sctx: SpecialistContext, state: WorkflowState) -> SpecialistResult:
@@ -265,7 +275,7 @@ def _then_next(sctx: SpecialistContext, conversation: Conversation, ended: Speci
 
 
 def _advance(sctx: SpecialistContext, conversation: Conversation, state: WorkflowState) -> SpecialistResult:
-    s = dict(state.slots)
+    s, progress = dict(state.slots), Progress.load(state.progress)
     text, entities = _own_words(sctx)
     fix = (read.correction(text) or order_typo_fix(state, entities)) if text else None
     if (
@@ -275,34 +285,35 @@ def _advance(sctx: SpecialistContext, conversation: Conversation, state: Workflo
     ):
         # it names the mistaken order id beside the meant one, and puts nothing else: only the meant one is read
         text, entities = f"#{fix[0]}", {**entities, "order_ids": [f"#{fix[0]}"]}
-    if fix is not None and _queued_corrected(conversation.pk, fix) and not _says(s, fix[1]):
+    if fix is not None and _queued_corrected(conversation.pk, fix) and not _says(s, progress, fix[1]):
         entities = {}  # it put right what a queued request said: nothing in it for this one
     customer = verified_customer(conversation)
     if customer is None:
         # "typo: the zip code is 92133, not 29133" puts right what this request said: no proof of identity
-        said = {"text": text, "entities": entities}
-        if fix is not None and fix[1] and _says(s, fix[1]):
-            return _verification_needed(sctx, state, s, Proof(ProofStatus.NOTHING), said=said, put_right=fix)
+        said = Said(text=text, entities=entities)
+        if fix is not None and fix[1] and _says(s, progress, fix[1]):
+            return _verification_needed(sctx, state, s, progress, Proof(ProofStatus.NOTHING), said=said, put_right=fix)
         proof = chat_proof(conversation, entities, text, awaiting=state.step)
         if proof.status != ProofStatus.VERIFIED or proof.customer is None:
-            return _verification_needed(sctx, state, s, proof, said=said)
+            return _verification_needed(sctx, state, s, progress, proof, said=said)
         conversation_verified_customer_set(conversation_id=conversation.pk, customer=proof.customer)
         customer = proof.customer
-        s.pop("_unusable", None)
+        progress.unusable = 0
     if state.kind == WorkflowKind.VERIFY:
         return _resume_question(sctx, state)
     workflow = WORKFLOWS[state.kind]
-    pending = _corrected(s.pop("_pending", []), text)
+    pending, progress.pending = _corrected(progress.pending, text), []
     if fix is not None and fix[1]:  # an order id put right by order_typo_fix, which _corrected cannot see
         pending = [_said_corrected(said, fix) for said in pending]
     ctx = Ctx(
         tools=ToolContext(conversation_id=conversation.pk, customer=customer, language=sctx.language),
         language=sctx.language,
+        progress=progress,
     )
 
     if state.step == "confirm" and (meant_zip := read.zip_put_right(s.get("address"), text)):
         s["address"] = {**s["address"], "zip": meant_zip}  # "oops, I meant 76155": the address, put right
-        _save(state, step="confirm", slots=s)
+        _save(state, step="confirm", slots=s, progress=progress)
         return _confirm(ctx, workflow, s)
     if state.step == "confirm":
         # "wait, that was wrong: X rather than Y" puts a value right: read it, then confirm again
@@ -311,34 +322,35 @@ def _advance(sctx: SpecialistContext, conversation: Conversation, state: Workflo
             try:
                 result = workflow.perform(ctx, s)
             except ToolError as exc:
-                _save(state, step="", slots=s, status=WorkflowStatus.CANCELLED)
+                _save(state, step="", slots=s, progress=progress, status=WorkflowStatus.CANCELLED)
                 failed = SpecialistResult(
                     text=say(ctx.language, "I couldn't do that: %(reason)s", reason=exc.message),
                     resolved=True,
                     data={"tool_error": exc.code},
                 )
                 return _then_next(sctx, conversation, failed)
-            _save(state, step="", slots={**s, "_result": result}, status=WorkflowStatus.COMPLETED)
+            progress.result = result
+            _save(state, step="", slots=s, progress=progress, status=WorkflowStatus.COMPLETED)
             done = SpecialistResult(text=workflow.done(ctx, s, result), data={"written": state.kind, **result})
             return _then_next(sctx, conversation, done)
         if answer is False:
-            _save(state, step="", slots=s, status=WorkflowStatus.CANCELLED)
+            _save(state, step="", slots=s, progress=progress, status=WorkflowStatus.CANCELLED)
             declined = SpecialistResult(text=say(ctx.language, "OK, I haven't changed anything."))
             return _then_next(sctx, conversation, declined)
 
     if fix is not None:
         _mistake_forget(workflow, ctx, s, fix)
-    if fix is not None and fix[1] and state.step == "new_item_ids" and s.get("_asked"):
+    if fix is not None and fix[1] and state.step == "new_item_ids" and progress.asked:
         # "Sorry, the color is blue. I typed green by accident." after "green is not available": the options
         # asked for are put right, and only the value meant is read (the slip would read as wanted too)
         meant = fix[0].lower()
-        s["_asked"] = {
+        progress.asked = {
             item: {option: meant if _is(value, fix[1]) else value for option, value in options.items()}
-            for item, options in s["_asked"].items()
+            for item, options in progress.asked.items()
         }
         text = fix[0]
     kind = state.kind
-    refused_before = s.pop("_refused", None)
+    refused_before, progress.refused = progress.refused, ""
     order_known = "order_id" in s
     kind, filled_before, filled, error = _fill_said(kind, ctx, state, s, pending, text, entities)
     if pending and not order_known and "order_id" in s:  # what was said before the order id, read again
@@ -347,33 +359,32 @@ def _advance(sctx: SpecialistContext, conversation: Conversation, state: Workflo
     if "order_id" in workflow.needed(s) and text and not sctx.digression:
         # Until the order is known its items cannot be read: what the customer said about them
         # ("the thermostat, in white") is read again once the order id arrives.
-        s["_pending"] = [*pending, {"text": text, "entities": entities}][-3:]
-    if refused_before and s.get("_refused") == refused_before:
+        progress.pending = [*pending, Said(text=text, entities=entities)][-3:]
+    if refused_before and progress.refused == refused_before:
         # The same order (or card) refused twice: the customer means it, and it cannot be done.
         return _then_next(sctx, conversation, _not_for_this_value(ctx, state, s, error))
     filled = filled or filled_before
-    unusable = _unusable(state, s, filled=filled, digression=sctx.digression)
+    unusable = _unusable(state, progress, filled=filled, digression=sctx.digression)
     if unusable >= ESCALATE_AFTER:
         return _give_up(ctx, state, s)
     missing = workflow.needed(s)
     if missing:
         slot = missing[0]
         if slot != state.step:
-            s.pop("_unusable", None)
-            unusable = 0
+            progress.unusable = unusable = 0
         prefix = error or ("" if filled or not state.step else say(ctx.language, "To continue:"))
-        _save(state, step=slot, slots=s, kind=kind)
+        _save(state, step=slot, slots=s, progress=progress, kind=kind)
         return _ask(ctx, workflow, slot, s, prefix, unusable=unusable)
     prefix = "" if filled or state.step != "confirm" else say(ctx.language, "Please answer yes or no.")
-    _save(state, step="confirm", slots=s, kind=kind)
+    _save(state, step="confirm", slots=s, progress=progress, kind=kind)
     return _confirm(ctx, workflow, s, prefix or error)
 
 
 def _not_for_this_value(ctx: Ctx, state: WorkflowState, s: dict[str, Any], refusal: str) -> SpecialistResult:
     """End a request that cannot be done with the order (or card) the customer keeps naming, saying
     what can be done with the order."""
-    _save(state, step="", slots=s, status=WorkflowStatus.CANCELLED)
-    actions = ORDER_ACTIONS.get(s.get("_refused_status", ""))
+    _save(state, step="", slots=s, progress=ctx.progress, status=WorkflowStatus.CANCELLED)
+    actions = ORDER_ACTIONS.get(ctx.progress.refused_status)
     if actions:
         text = say(
             ctx.language,
@@ -383,30 +394,29 @@ def _not_for_this_value(ctx: Ctx, state: WorkflowState, s: dict[str, Any], refus
         )
     else:
         text = say(ctx.language, "%(refusal)s I've stopped this request. What would you like to do?", refusal=refusal)
-    return SpecialistResult(text=text, data={"refused": s.get("_refused")})
+    return SpecialistResult(text=text, data={"refused": ctx.progress.refused})
 
 
-def _unusable(state: WorkflowState, s: dict[str, Any], *, filled: bool, digression: bool) -> int:
-    """Count answers in a row that filled nothing for the awaited slot (stored in the slots).
+def _unusable(state: WorkflowState, progress: Progress, *, filled: bool, digression: bool) -> int:
+    """Count answers in a row that filled nothing for the awaited slot.
 
     A question answered beside the workflow (a digression) is not an answer, so it does not count.
     """
     if filled or not state.step:
-        s.pop("_unusable", None)
-        return 0
-    if digression:
-        return int(s.get("_unusable", 0))
-    s["_unusable"] = int(s.get("_unusable", 0)) + 1
-    return s["_unusable"]
+        progress.unusable = 0
+    elif not digression:
+        progress.unusable += 1
+    return progress.unusable
 
 
 def _verification_needed(
     sctx: SpecialistContext,
     state: WorkflowState,
     s: dict[str, Any],
+    progress: Progress,
     proof: Proof,
     *,
-    said: dict[str, Any],
+    said: Said,
     put_right: tuple[str, str] | None = None,
 ) -> SpecialistResult:
     """Ask for a proof of identity (or the code emailed for one); wrong proofs and unusable answers
@@ -418,12 +428,12 @@ def _verification_needed(
     if not proof.failed and not sctx.digression and said["text"]:
         # Keep what the customer already said (order, items, reason…): it is read once the
         # account is known, so nothing has to be asked twice.
-        s.setdefault("_pending", []).append(said)
+        progress.pending.append(said)
     unusable = proof.status == ProofStatus.NOTHING and state.step in ("email", "code")
     counts = proof.failed or (unusable and not sctx.digression and not put_right)
-    failures = int(s.get("_verify_failures", 0)) + (1 if counts else 0)
-    if failures >= MAX_FAILED_ATTEMPTS:
-        _save(state, step="", slots=s, status=WorkflowStatus.CANCELLED)
+    progress.verify_failures += 1 if counts else 0
+    if progress.verify_failures >= MAX_FAILED_ATTEMPTS:
+        _save(state, step="", slots=s, progress=progress, status=WorkflowStatus.CANCELLED)
         return SpecialistResult(
             text=say(
                 sctx.language, "I couldn't confirm your identity, so I'm passing you to a colleague who can help."
@@ -431,11 +441,10 @@ def _verification_needed(
             resolved=False,
             data={"escalate": "policy"},
         )
-    s["_verify_failures"] = failures
     if proof.status == ProofStatus.NOTHING and state.step == "code":
         proof = Proof(ProofStatus.CODE_SENT)  # still waiting for that code
     prompt, slot = identity_question(sctx.language, proof)
-    _save(state, step=slot, slots=s)
+    _save(state, step=slot, slots=s, progress=progress)
     awaiting = {"slot": slot, "prompt": prompt, "choices": []}
     if sctx.digression:  # the question was answered beside this; then the workflow's prompt again
         text = say(sctx.language, "To continue: %(prompt)s", prompt=prompt)
@@ -444,7 +453,7 @@ def _verification_needed(
         meant, mistaken = put_right
         noted = say(sctx.language, "Noted: %(meant)s, not %(mistaken)s.", meant=meant, mistaken=mistaken)
         return SpecialistResult(text=f"{noted} {prompt}", awaiting=awaiting)
-    if slot == "email" and failures >= OFFER_CHOICES_AFTER:
+    if slot == "email" and progress.verify_failures >= OFFER_CHOICES_AFTER:
         if proof.failed:
             prompt = say(sctx.language, "That doesn't match an account. %(prompt)s", prompt=prompt)
         return _stuck(sctx.language, "email", prompt.strip(), [])
@@ -453,11 +462,11 @@ def _verification_needed(
     return SpecialistResult(text=prompt, awaiting=awaiting)
 
 
-def _corrected(saids: list[dict[str, Any]], text: str) -> list[dict[str, Any]]:
+def _corrected(saids: list[Said], text: str) -> list[Said]:
     """What was said before, with the values a later message put right ("sorry typo, linear not
     tactile") replaced; the corrections themselves are not read again."""
-    kept: list[dict[str, Any]] = []
-    for said in [*saids, {"text": text}]:
+    kept: list[Said] = []
+    for said in [*saids, Said(text=text, entities={})]:
         fix = read.correction(said["text"])
         if fix is None:
             kept.append(said)
@@ -466,7 +475,7 @@ def _corrected(saids: list[dict[str, Any]], text: str) -> list[dict[str, Any]]:
     return [said for said in kept if said.get("entities") is not None]
 
 
-def _said_corrected(said: dict[str, Any], fix: tuple[str, str]) -> dict[str, Any]:
+def _said_corrected(said: Said, fix: tuple[str, str]) -> Said:
     """One thing said, with a value put right in its words and in what was read from them (an order
     id is "#W1" in the entities, "W1" or "#W1" in the words)."""
     right, wrong = fix
@@ -490,9 +499,9 @@ def _is(value: Any, said: str) -> bool:
     return isinstance(value, str) and bool(said) and value.lstrip("#").lower() == said.lower()
 
 
-def _says(s: dict[str, Any], value: str) -> bool:
+def _says(s: dict[str, Any], progress: Progress, value: str) -> bool:
     """Whether a workflow's slots or the words kept for it say `value`."""
-    return any(read.value_said(said["text"], value) for said in s.get("_pending", [])) or any(
+    return any(read.value_said(said["text"], value) for said in progress.pending) or any(
         _is(v, value) for v in s.values()
     )
 
@@ -505,7 +514,7 @@ def _mistake_forget(workflow: Workflow, ctx: Ctx, s: dict[str, Any], fix: tuple[
     said before (_corrected)."""
     right, wrong = fix
     for slot, value in list(s.items()):
-        if slot in ("order_id", "item_ids", "new_item_ids") or slot.startswith("_"):
+        if slot in ("order_id", "item_ids", "new_item_ids"):
             continue
         try:
             if wrong:
@@ -527,7 +536,7 @@ def order_typo_fix(state: WorkflowState, entities: dict[str, Any]) -> tuple[str,
     if len(named) not in (1, 2):
         return None
     queued = WorkflowState.objects.filter(conversation_id=state.conversation_id, status=WorkflowStatus.QUEUED)
-    pendings = [state.slots.get("_pending", []), *(later.slots.get("_pending", []) for later in queued)]
+    pendings = [Progress.load(s.progress).pending for s in (state, *queued)]
     said = {state.slots.get("order_id")} | {
         order for pending in pendings for x in pending for order in (x.get("entities") or {}).get("order_ids", [])
     }
@@ -550,12 +559,12 @@ def _queued_corrected(conversation_id: int, fix: tuple[str, str]) -> bool:
     found = False
     queued = WorkflowState.objects.filter(conversation_id=conversation_id, status=WorkflowStatus.QUEUED)
     for state in queued.order_by("pk"):
-        pending = state.slots.get("_pending", [])
-        if not any(read.value_said(said["text"], fix[1]) for said in pending):
+        progress = Progress.load(state.progress)
+        if not any(read.value_said(said["text"], fix[1]) for said in progress.pending):
             continue
         found = True
-        slots = {**state.slots, "_pending": [_said_corrected(said, fix) for said in pending]}
-        workflow_save(state.pk, slots=slots, updated_at=timezone.now())
+        progress.pending = [_said_corrected(said, fix) for said in progress.pending]
+        workflow_save(state.pk, progress=progress.dump(), updated_at=timezone.now())
     return found
 
 
@@ -564,7 +573,7 @@ def _fill_said(
     ctx: Ctx,
     state: WorkflowState,
     s: dict[str, Any],
-    earlier: list[dict[str, Any]],
+    earlier: list[Said],
     text: str,
     entities: dict[str, Any],
 ) -> tuple[str, bool, bool, str]:
@@ -593,17 +602,9 @@ def _fill(
     """
     filled, error = False, ""
     if "order_id" in s and entities.get("order_ids") and entities["order_ids"][0] != s["order_id"]:
-        for dependent in (
-            "order_id",
-            "item_ids",
-            "new_item_ids",
-            "_replacements",
-            "_asked",
-            "_offered",
-            "payment_method_id",
-            "change",
-        ):
+        for dependent in ("order_id", "item_ids", "new_item_ids", "payment_method_id", "change"):
             s.pop(dependent, None)
+        ctx.progress.item_choice_done()
     for _ in range(6):  # slots unlock others (order → its items); a few passes settle it
         progressed = False
         workflow = WORKFLOWS[kind]
@@ -618,15 +619,15 @@ def _fill(
                 filled = progressed = True
                 break
             except SlotPartial as exc:
-                s["_draft"] = exc.draft
+                ctx.progress.draft = exc.draft
                 error = str(exc)
                 filled = True  # part of an answer is progress, not an unusable one
                 continue
             except SlotInvalid as exc:
                 if exc.refused:
-                    s["_refused"] = exc.refused
+                    ctx.progress.refused = exc.refused
                 if isinstance(exc, OrderNotEligible):
-                    s["_refused_status"] = exc.status
+                    ctx.progress.refused_status = exc.status
                 error = str(exc)
                 continue
             if value:

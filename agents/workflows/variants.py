@@ -71,6 +71,9 @@ def _values(options: dict[str, Any]) -> dict[str, set[str]]:
     return grouped
 
 
+# Between a value and its Chinese option name after it ("蓝这个颜色", "红的颜色"), the value's 色/的/款 ending left out.
+_LINK_BEFORE_NAME_ZH = r"(?:这个|这种|那个|那种|的)?\s*"
+_COLOUR_OR_KIND_END = re.compile(r"(?:色|的|款)+$")
 # Between an option's name and its value: punctuation ("size: M", "size - M") or a linking word, after
 # the word "option", "setting" or "selection" when it is said ("water resistance option no", "color in gray",
 # "armrest picked as none"), the value quoted or after an arrow when it is ('armrest = "none"', "waterproof => no").
@@ -85,7 +88,8 @@ _LINK = (
 # battery life", "blue as the color option", "fixed (that's the armrest)".
 _NAME_AFTER = (
     r"(?:\W{1,3}|\s+(?:for|in|as|in\s+terms\s+of)\s+(?:the\s+|its\s+|my\s+)?|"
-    r"\W{0,3}\(?(?:that(?:\s+one)?'?s|that(?:\s+one)?\s+is|which\s+is)\s+(?:the\s+|its\s+)?)"
+    r"\W{0,3}\(?(?:that(?:\s+one)?'?s|that(?:\s+one)?\s+is|which\s+is)\s+(?:the\s+|its\s+)?|"
+    r"\s*(?:这个|这种|那个|那种|的)\s*)"
 )
 
 
@@ -103,7 +107,11 @@ def _said(text: str, option: str, value: str) -> list[int]:
     name = f"(?:{name})"
     if any("\u3400" <= c <= "\u9fff" for c in value):
         # "500 片" is not said in "1500 片": a number starts where no digit is before it
-        return [m.start() for m in re.finditer(r"(?<![\d.])" * value[0].isdigit() + re.escape(value), text)]
+        spelt = re.escape(value)
+        if option_names_zh(option):  # also said with its option's Chinese name after it: "蓝这个颜色"
+            stem = re.escape(_COLOUR_OR_KIND_END.sub("", value) or value)
+            spelt = rf"(?:{spelt}|{stem}\s*{_LINK_BEFORE_NAME_ZH}{name})"
+        return [m.start() for m in re.finditer(r"(?<![\d.])" * value[0].isdigit() + spelt, text)]
     word = rf"(?<![\w.+-]){re.escape(value)}(?![\w+-])"
     if value in _NEEDS_NAME:
         v = re.escape(value)

@@ -377,6 +377,9 @@ SHIRT = {"item_id": "S1", "name": "T-Shirt", "options": SHIRTS[0]["options"]}
         ("黑的，L码", SHIRT, SHIRTS, "S3"),
         ("想要黑色加大码", SHIRT, SHIRTS, "S4"),
         ("改成 black 的，size L", SHIRT, SHIRTS, "S3"),
+        # a value said with its option's name after it
+        ("换成黑这个颜色，L这个尺码", SHIRT, SHIRTS, "S3"),
+        ("要1000这个片数，动物那种款式", PUZZLE, PUZZLES, "P3"),
     ],
 )
 def test_option_values_said_in_chinese_find_the_english_catalogues_variant(

@@ -79,7 +79,12 @@ def test_cancel_in_english_verifies_collects_confirms_and_writes_once(guest: Con
 @pytest.mark.parametrize(
     ("opening", "story", "shown", "reason"),
     [
-        ("I want to cancel order #D1001", "my neighbour lent me his, so I'm sorted", "no longer needed", "no longer needed"),
+        (
+            "I want to cancel order #D1001",
+            "my neighbour lent me his, so I'm sorted",
+            "no longer needed",
+            "no longer needed",
+        ),
         # the customer reads the reason in their language; the store records it as it always does
         ("帮我取消订单 #D1001", "本来只是想看看运费，结果直接付款了", "原因：买错了", "ordered by mistake"),
     ],
@@ -149,7 +154,11 @@ def test_exchange_keeps_the_product_and_changes_options(emma: Conversation) -> N
 @pytest.mark.parametrize(
     ("opening", "offered", "yes"),
     [
-        ("I'd like to exchange the Find X9 from order #D2001 for the 16GB+512GB one", "changes its other options", "ok"),
+        (
+            "I'd like to exchange the Find X9 from order #D2001 for the 16GB+512GB one",
+            "changes its other options",
+            "ok",
+        ),
         ("订单 #D2001 的 Find X9 想换成 16GB+512GB 的", "其他规格也会跟着变", "可以"),
     ],
 )
@@ -160,6 +169,9 @@ def test_a_version_that_changes_an_option_not_asked_for_is_offered_and_taken_onl
     offer = run_turn(emma, opening)
     assert _awaiting(offer) == "new_item_ids"
     assert offered in offer.reply["text"] and "Star Black" in offer.reply["text"]
+    waiting = WorkflowState.objects.get(conversation=emma, status="active")
+    assert waiting.progress["offered"] == {"V-X9-WHT-256": "V-X9-BLK-512"}
+    assert not [key for key in waiting.slots if key.startswith("_")]  # progress is not hidden in the slots
 
     taken = run_turn(emma, yes)
     assert _awaiting(taken) == "payment_method_id"
@@ -464,8 +476,8 @@ def test_an_order_id_put_right_for_the_second_request_leaves_the_first_alone(
     # then: the cancellation still concerns #D1001; the return waits with the order put right
     assert _awaiting(first) == "confirm" and "#D1001" in first.reply["text"]
     queued = WorkflowState.objects.get(conversation=guest, status="queued")
-    assert "#D1003" in queued.slots["_pending"][0]["text"]
-    assert queued.slots["_pending"][0]["entities"]["order_ids"] == ["#D1003"]
+    assert "#D1003" in queued.progress["pending"][0]["text"]
+    assert queued.progress["pending"][0]["entities"]["order_ids"] == ["#D1003"]
     second = run_turn(guest, "yes" if language == "en" else "确认")
     assert Order.objects.get(external_id="#D1001").status == "cancelled"
     assert "#D1003" in second.reply["text"]
@@ -998,7 +1010,7 @@ def test_a_value_put_right_during_the_identity_check_is_kept_and_is_no_failed_at
     fixed = run_turn(guest, correction)
 
     assert noted in fixed.reply["text"] and _awaiting(fixed) == "email"
-    assert WorkflowState.objects.get(conversation=guest, status="active").slots.get("_verify_failures", 0) == 0
+    assert WorkflowState.objects.get(conversation=guest, status="active").progress.get("verify_failures", 0) == 0
     confirm = run_turn(guest, email)
     assert _awaiting(confirm) == "confirm" and meant in confirm.reply["text"]
     run_turn(guest, "yes" if language == "en" else "确认")
