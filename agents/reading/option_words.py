@@ -51,6 +51,17 @@ def option_names_zh(option: str) -> tuple[str, ...]:
     return _words()["option names"].get(option.lower().strip(), ())
 
 
+def spellings_beside_name_zh(value: str) -> tuple[str, ...]:
+    """Spellings of `value` (of any option) that say it only right after its option's Chinese name: 高 in
+    "通风那栏是高", 无 in "扶手：无"."""
+    return _words()["beside its option's name"].get(value.lower().strip(), ())
+
+
+@cache
+def said_only_beside_name() -> frozenset[str]:
+    return frozenset(s for spellings in _words()["beside its option's name"].values() for s in spellings)
+
+
 def _numbers(n: str) -> tuple[str, ...]:
     """A number as written, and in characters when it is a small whole number (两 for 2, 十 for 10)."""
     return (n, _NUMERALS[n]) if n in _NUMERALS else (n,)

@@ -24,7 +24,13 @@ from agents.tools import ToolContext, tool_call
 from agents.workflows import slots as read
 from agents.workflows.addresses import address_fragment, address_lines, parse_address
 from agents.workflows.progress import Progress
-from agents.workflows.variants import Clarify, llm_replacements, match_replacement, wanted_options
+from agents.workflows.variants import (
+    Clarify,
+    llm_replacements,
+    match_replacement,
+    variant_options,
+    wanted_options,
+)
 from conversations.language import say, say_in_context
 from conversations.models import WorkflowKind
 
@@ -179,6 +185,11 @@ class Workflow(ABC):
 
     def choices(self, slot: str, ctx: Ctx, s: dict[str, Any]) -> list[str]:
         return self.order_choices(ctx) if slot == "order_id" else []
+
+    def new_items_put_right(self, ctx: Ctx, s: dict[str, Any], meant: str) -> bool:
+        """A value put right after the new versions were chosen ("sorry, I meant induction"): whether it chose
+        them again (only workflows that change items to other versions do)."""
+        return False
 
     # --- order_id is shared by most workflows ---------------------------------------------------
 
@@ -416,6 +427,29 @@ class _ItemsWorkflow(Workflow):
             return None
         progress.item_choice_done()
         return [resolved[item["item_id"]] for item in old]
+
+    def new_items_put_right(self, ctx: Ctx, s: dict[str, Any], meant: str) -> bool:
+        """The items whose product has the value meant are chosen again, over the options of the version
+        proposed (so only that value changes); the others keep theirs. Whether any item has it."""
+        if not self.new_items or "new_item_ids" not in s:
+            return False
+        by_id = {item["item_id"]: item for item in ctx.items(s["order_id"])}
+        old = [by_id[item_id] for item_id in s["item_ids"] if item_id in by_id]
+        variants = _variants_of(old)
+        progress, again = ctx.progress, False
+        for item, new_id in zip(old, s["new_item_ids"], strict=False):
+            product = variants.get(item["product_id"], [])
+            proposed = next((v for v in product if v["item_id"] == new_id), None)
+            if proposed is not None and wanted_options(meant, proposed["options"], product):
+                progress.asked[item["item_id"]] = variant_options(proposed)
+                again = True
+            else:
+                progress.replacements[item["item_id"]] = new_id
+        if again:
+            s.pop("new_item_ids")
+        else:
+            progress.item_choice_done()
+        return again
 
     def choices(self, slot: str, ctx: Ctx, s: dict[str, Any]) -> list[str]:
         if slot == "order_id":

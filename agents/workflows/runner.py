@@ -338,8 +338,10 @@ def _advance(sctx: SpecialistContext, conversation: Conversation, state: Workflo
             declined = SpecialistResult(text=say(ctx.language, "OK, I haven't changed anything."))
             return _then_next(sctx, conversation, declined)
 
-    if fix is not None:
-        _mistake_forget(workflow, ctx, s, fix)
+    if fix is not None and fix[0] and _mistake_forget(workflow, ctx, s, fix):
+        text = fix[0]  # "是买错了，不是不再需要": only the value meant is read, the slip would be read too
+    elif fix is not None and state.step == "confirm" and workflow.new_items_put_right(ctx, s, fix[0]):
+        text = fix[0]  # "sorry, I meant induction"
     if fix is not None and fix[1] and state.step == "new_item_ids" and progress.asked:
         # "Sorry, the color is blue. I typed green by accident." after "green is not available": the options
         # asked for are put right, and only the value meant is read (the slip would read as wanted too)
@@ -463,16 +465,18 @@ def _verification_needed(
 
 
 def _corrected(saids: list[Said], text: str) -> list[Said]:
-    """What was said before, with the values a later message put right ("sorry typo, linear not
-    tactile") replaced; the corrections themselves are not read again."""
+    """What was said before, with the values a later message put right ("sorry typo, linear not tactile")
+    replaced there. A correction whose mistaken value those words do not hold (they said it otherwise: "不需要了",
+    then "是买错了，不是不再需要") is kept to be read in its turn, when it forgets what it puts right (_fill_said);
+    the others are not read again, nor is this message (`text`), which is read on its own."""
     kept: list[Said] = []
-    for said in [*saids, Said(text=text, entities={})]:
+    for said, now in [*((said, False) for said in saids), (Said(text=text, entities={}), True)]:
         fix = read.correction(said["text"])
-        if fix is None:
+        if fix is not None and (not fix[1] or any(read.value_said(e["text"], fix[1]) for e in kept)):
+            kept = [_said_corrected(earlier, fix) for earlier in kept]
+        elif not now:
             kept.append(said)
-            continue
-        kept = [_said_corrected(earlier, fix) for earlier in kept]
-    return [said for said in kept if said.get("entities") is not None]
+    return kept
 
 
 def _said_corrected(said: Said, fix: tuple[str, str]) -> Said:
@@ -506,13 +510,14 @@ def _says(s: dict[str, Any], progress: Progress, value: str) -> bool:
     )
 
 
-def _mistake_forget(workflow: Workflow, ctx: Ctx, s: dict[str, Any], fix: tuple[str, str]) -> None:
+def _mistake_forget(workflow: Workflow, ctx: Ctx, s: dict[str, Any], fix: tuple[str, str]) -> bool:
     """Empty the slots holding a value the customer says was a mistake ("no longer needed" read as
     the reason, "不需要了" too), or, when only the meant value is said ("sorry I meant ordered by
     mistake"), the slot it is another value of, so the message that puts it right fills them again.
     An order id replaces itself, with what depends on it (_fill); items are put right in the words
-    said before (_corrected)."""
+    said before (_corrected). Whether any slot was emptied."""
     right, wrong = fix
+    forgot = False
     for slot, value in list(s.items()):
         if slot in ("order_id", "item_ids", "new_item_ids"):
             continue
@@ -525,6 +530,8 @@ def _mistake_forget(workflow: Workflow, ctx: Ctx, s: dict[str, Any], fix: tuple[
             mistaken = False
         if mistaken:
             s.pop(slot)
+            forgot = True
+    return forgot
 
 
 def order_typo_fix(state: WorkflowState, entities: dict[str, Any]) -> tuple[str, str] | None:
@@ -581,6 +588,9 @@ def _fill_said(
     the earlier words filled anything, whether this message did, and why a value was refused."""
     filled_before = False
     for said in earlier:
+        fix = read.correction(said["text"])
+        if fix is not None and fix[0] and _mistake_forget(WORKFLOWS[kind], ctx, s, fix):
+            said = Said(text=fix[0], entities=said["entities"])  # only the value meant is read
         kind, filled, _ = _fill(kind, ctx, state, s, said["text"], said["entities"])
         filled_before = filled_before or filled
     kind, filled, error = _fill(kind, ctx, state, s, text, entities)

@@ -20,7 +20,12 @@ from typing import Any
 
 from django.utils.translation import gettext_noop
 
-from agents.reading.option_words import option_names_zh, spellings_zh
+from agents.reading.option_words import (
+    option_names_zh,
+    said_only_beside_name,
+    spellings_beside_name_zh,
+    spellings_zh,
+)
 from conversations.language import say, say_in_context, scripts_apart
 
 # "a new one, same options as before", "同款同配置".
@@ -105,6 +110,8 @@ def _said(text: str, option: str, value: str) -> list[int]:
     """Where `value` of `option` is said in `text` (normalised): positions, empty when it is not."""
     name = "|".join(re.escape(_norm(n)) for n in (option, *option_names_zh(option)))
     name = f"(?:{name})"
+    if value in said_only_beside_name():  # "通风那栏是高": 高 is no value anywhere else
+        return [m.end() - len(value) for m in re.finditer(rf"{name}{_LINK_ZH}{re.escape(value)}", text)]
     if any("\u3400" <= c <= "\u9fff" for c in value):
         # "500 片" is not said in "1500 片": a number starts where no digit is before it
         spelt = re.escape(value)
@@ -234,7 +241,8 @@ def _add_chinese_spellings(spellings: dict[str, dict[str, str]]) -> None:
     for option, by in spellings.items():
         said: dict[str, set[str]] = {}
         for canonical in set(by.values()):
-            for spelling in spellings_zh(option, canonical):
+            beside_name = spellings_beside_name_zh(canonical) if option_names_zh(option) else ()
+            for spelling in (*spellings_zh(option, canonical), *beside_name):
                 said.setdefault(_norm(spelling), set()).add(canonical)
         for spelling, canonicals in said.items():
             if len(canonicals) == 1 and spelling not in by:
@@ -279,6 +287,11 @@ def _label(options: dict[str, Any]) -> str:
     return ", ".join(f"{key} {value}" for key, value in options.items() if not key.endswith("_zh"))
 
 
+def variant_options(variant: dict[str, Any]) -> dict[str, str]:
+    """A variant's options as a customer's asks are read ({option: value}, normalised, Chinese spellings left out)."""
+    return {key: _norm(value) for key, value in variant["options"].items() if not key.endswith("_zh")}
+
+
 def match_replacement(
     text: str, item: dict[str, Any], variants: list[dict[str, Any]], asked_before: dict[str, str] | None = None
 ) -> str | Clarify | None:
@@ -313,11 +326,8 @@ def match_replacement(
             message = gettext_noop("The %(product)s with exactly these options is not available right now.")
         return Clarify(message, {"product": item["name"]}, choices=others)
 
-    def options_of(variant: dict[str, Any]) -> dict[str, str]:
-        return {key: _norm(value) for key, value in variant["options"].items() if not key.endswith("_zh")}
-
     target = {**current, **changed}
-    exact = [v for v in variants if options_of(v) == target]
+    exact = [v for v in variants if variant_options(v) == target]
     if exact and exact[0]["available"]:
         return str(exact[0]["item_id"])
     fitting = [
@@ -325,7 +335,7 @@ def match_replacement(
         for v in variants
         if v["available"]
         and v["item_id"] != item["item_id"]
-        and all(options_of(v).get(k) == x for k, x in changed.items())
+        and all(variant_options(v).get(k) == x for k, x in changed.items())
     ]
     asked = _label(changed)
     if len(fitting) == 1 and not exact:

@@ -180,6 +180,28 @@ def test_a_version_that_changes_an_option_not_asked_for_is_offered_and_taken_onl
     assert Order.objects.get(external_id="#D2001").status == "delivered"  # nothing written before the yes
 
 
+@pytest.mark.parametrize(
+    ("opening", "put_right"),
+    [
+        ("I'd like to exchange the Find X9 from order #D2001 for Star Black 12GB+256GB", "sorry, I meant 16GB+512GB"),
+        ("订单 #D2001 的 Find X9 想换成星野黑 12GB+256GB 的", "说错了，是 16GB+512GB，不是 12GB+256GB"),
+    ],
+)
+def test_a_value_put_right_at_the_confirmation_chooses_the_new_version_again(
+    emma: Conversation, opening: str, put_right: str
+) -> None:
+    run_turn(emma, opening)
+    first = run_turn(emma, "paypal")
+    assert _awaiting(first) == "confirm" and "12GB+256GB" in first.reply["text"].split("Star Black")[-1]
+
+    again = run_turn(emma, put_right)
+
+    assert _awaiting(again) == "confirm"
+    assert "(Star Black, 16GB+512GB" in again.reply["text"]  # only the value put right changed
+    run_turn(emma, "yes" if emma.language == "en" else "是")
+    assert Order.objects.get(external_id="#D2001").action_details["exchange_new_items"] == ["V-X9-BLK-512"]
+
+
 def test_modify_the_address_of_a_pending_order(li: Conversation) -> None:
     run_turn(li, "我想修改订单 #D1001 的收货地址")
     confirm = run_turn(li, "天河路 1 号, 3 楼, 广州, 广东, 510000, 中国")
@@ -521,6 +543,8 @@ def test_a_furious_customer_goes_to_a_person_even_beside_a_request(li: Conversat
         ("Please cancel order #D1001, I no longer need it", "sorry i meant ordered by mistake", "ordered by mistake"),
         ("帮我取消订单 #D1001，我买错了", "我是说不需要了", "no longer needed"),
         ("Please cancel order #D1001, it was a misclick", "no longer needed* sorry", "no longer needed"),
+        # the mistaken value said again in other words than the first time
+        ("帮我取消订单 #D1001，已经不想要了", "说错了，是买错了，不是不再需要", "ordered by mistake"),
     ],
 )
 def test_a_correction_inside_a_request_is_read_not_escalated(
@@ -532,6 +556,31 @@ def test_a_correction_inside_a_request_is_read_not_escalated(
 
     assert turn.status == "done" and _awaiting(turn) == "confirm"
     assert WorkflowState.objects.get(conversation=li, status="active").slots["reason"] == reason
+
+
+@pytest.mark.parametrize(
+    ("opening", "correction", "proof", "shown"),
+    [
+        (
+            "Please cancel order #D1001, I don't want it anymore",
+            "sorry, I meant ordered by mistake, not no longer needed",
+            "Li Wei, zip code 518057",
+            "ordered by mistake",
+        ),
+        ("帮我取消订单 #D1001，已经不想要了", "抱歉，我说错了，是买错了，不是不再需要", "我叫李伟，邮编518057", "买错了"),
+    ],
+)
+def test_a_correction_said_before_verification_is_applied_once_the_account_is_known(
+    store: None, opening: str, correction: str, proof: str, shown: str
+) -> None:
+    chat = conversation_start(customer=Customer.objects.create(external_id="guest_put_right"))
+    assert _awaiting(run_turn(chat, opening)) == "email"
+    run_turn(chat, correction)
+
+    confirm = run_turn(chat, proof)
+
+    assert _awaiting(confirm) == "confirm" and shown in confirm.reply["text"]
+    assert WorkflowState.objects.get(conversation=chat, status="active").slots["reason"] == "ordered by mistake"
 
 
 @pytest.mark.parametrize(
