@@ -640,6 +640,21 @@ def test_keyword_wins_over_disagreeing_neighbours_but_less_sure() -> None:
     assert agree.confidence >= CONFIDENT
 
 
+@pytest.mark.parametrize(
+    "text", ["#W4321987 没发货前能改个款式不", "Is order #W4321987 not shipped yet? I'd like a different size then"]
+)
+def test_a_request_on_a_named_order_the_neighbours_are_sure_of_is_not_read_as_a_question(text: str) -> None:
+    def always_modify(texts: list[str]) -> list[list[tuple[str, float]]]:
+        return [[("modify_order", 0.97 - 0.001 * i) for i in range(10)] for _ in texts]
+
+    assert keyword_intents(text)[0][0] is Intent.LOGISTICS_QUERY  # what the keyword rule alone reads
+    assert classify_offline(text, always_modify)[0].intent is Intent.MODIFY_ORDER
+    # without an order named, the keyword's question stands
+    assert classify_offline(text.replace("#W4321987", "").replace("order", ""), always_modify)[0].intent is not (
+        Intent.MODIFY_ORDER
+    )
+
+
 def test_offensive_message_is_emotion_sensitive_first() -> None:
     result = classify_offline("垃圾客服，我要退货", fake_neighbours(TABLE))
     assert intents_of(result) == [Intent.EMOTION_SENSITIVE, Intent.RETURN]

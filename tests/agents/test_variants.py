@@ -388,6 +388,26 @@ def test_option_values_said_in_chinese_find_the_english_catalogues_variant(
     assert match_replacement(text, item, variants) == expected
 
 
+HELMETS_ZH = [
+    _variant("C1", size="S", ventilation="low", color="blue"),
+    _variant("C2", size="M", ventilation="high", color="red"),
+    _variant("C3", size="M", ventilation="medium", color="red"),
+]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("size那栏是M号、通风那栏是高、color那栏是红色的", {"size": "m", "ventilation": "high", "color": "red"}),
+        ("透气性选的中等，颜色选的红", {"ventilation": "medium", "color": "red"}),
+        ("我要高的", {}),  # 高 alone names no option
+        ("红的那个高一点", {"color": "red"}),
+    ],
+)
+def test_a_short_chinese_value_counts_only_right_after_its_option_name(text: str, expected: dict[str, str]) -> None:
+    assert wanted_options(text, HELMETS_ZH[0]["options"], HELMETS_ZH) == expected
+
+
 def test_a_chinese_word_two_values_of_the_product_share_says_neither() -> None:
     # 灰色 is both grey and gray here: the shopper has to say which, nothing is guessed
     greys = [_variant("G1", color="black"), _variant("G2", color="grey"), _variant("G3", color="gray")]

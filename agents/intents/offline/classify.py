@@ -46,6 +46,12 @@ ORDER_REQUEST_MIN = 0.2
 CHITCHAT_KNN_MIN = 0.7  # a kNN-only chitchat vote below this counts as unclear (OUT_OF_SCOPE)
 CHITCHAT_SIM_MIN = 0.915  # ... and so does one whose best cosine is below this
 EMOTION_KNN_MAX_SCORE = 0.4  # a kNN-only EMOTION_SENSITIVE vote needs an emotion_score below this
+# A request on a named order that the neighbours vote for at least this surely, giving the keyword's question
+# less than KEYWORD_UNSUPPORTED of their share, is a request: the examples say what the keyword rule, written
+# for other sentences, does not ("#W1 没发货前能改款不" is no delivery question). A request writes nothing
+# without an explicit yes, while a request read as a question is lost.
+KNN_OVERRULES = 0.8
+KEYWORD_UNSUPPORTED = 0.05
 
 # --- kNN vote ----------------------------------------------------------------------------------------------
 
@@ -74,10 +80,23 @@ def knn_vote(neighbours: list[tuple[str, float]]) -> list[tuple[Intent, float]]:
     return out
 
 
+_SIDE = (Intent.CHITCHAT, Intent.OUT_OF_SCOPE)
+
+
 @dataclass(frozen=True)
 class _ClauseResult:
     intents: list[tuple[Intent, float]]  # in reply order
     text: str
+
+
+def _request_misread(clause: str, knn_intent: Intent, knn_conf: float, kw_intent: Intent, support: float) -> bool:
+    return (
+        knn_intent in WORKFLOW_INTENTS
+        and kw_intent not in WORKFLOW_INTENTS
+        and knn_conf >= KNN_OVERRULES
+        and support < KEYWORD_UNSUPPORTED
+        and names_an_order(clause)
+    )
 
 
 def _classify_clause(clause: str, near: list[tuple[str, float]]) -> _ClauseResult:
@@ -99,6 +118,8 @@ def _classify_clause(clause: str, near: list[tuple[str, float]]) -> _ClauseResul
     if keywords:
         kw_intent, kw_conf = keywords[0]
         support = shares.get(kw_intent, 0.0)
+        if _request_misread(clause, knn_intent, knn_conf, kw_intent, support):
+            kw_intent, kw_conf = knn_intent, knn_conf
         if knn_intent is kw_intent:
             conf = max(kw_conf, knn_conf) + 0.1 * support
         else:
@@ -132,9 +153,6 @@ def _classify_clause(clause: str, near: list[tuple[str, float]]) -> _ClauseResul
         elif main is not Intent.COMPLAINT:
             results.append((Intent.EMOTION_SENSITIVE, 0.75))
     return _ClauseResult(results, clause)
-
-
-_SIDE = (Intent.CHITCHAT, Intent.OUT_OF_SCOPE)
 
 
 _PAYMENT_ID_WORDS = re.compile(r"\b(credit|gift)_card_\w+|\bpaypal_\w+", re.IGNORECASE)
