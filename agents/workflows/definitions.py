@@ -94,6 +94,18 @@ def _variants_of(items: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]
     return variants
 
 
+def _replacement_said(
+    about: str, item: dict[str, Any], variants: list[dict[str, Any]], progress: Progress, *, listed: bool
+) -> str | Clarify | None:
+    """The new version the words `about` one item ask for (match_replacement): the item itself when it is
+    listed among others to stay as it is, the version offered before when this is a yes to it."""
+    if listed and read.keeps_as_is(about) and not match_replacement(about, item, variants):
+        return str(item["item_id"])
+    if item["item_id"] in progress.offered and yes_no(about) is True:
+        return progress.offered[item["item_id"]]
+    return match_replacement(about, item, variants, progress.asked.get(item["item_id"]))
+
+
 def _asks_other_options(text: str, items: list[dict[str, Any]]) -> bool:
     """The text names option values an item of the order does not have ("512G 的黑色" for a 256 GB phone)."""
     variants = _variants_of(items)
@@ -401,19 +413,7 @@ class _ItemsWorkflow(Workflow):
             if item["item_id"] in resolved:
                 continue
             about = text if len(old) == 1 and not others_said else segments[item["item_id"]]
-            if (
-                len(old) > 1
-                and read.keeps_as_is(about)
-                and not match_replacement(about, item, variants.get(item["product_id"], []))
-            ):
-                resolved[item["item_id"]] = item["item_id"]  # listed, but to stay as it is
-                continue
-            if item["item_id"] in progress.offered and yes_no(about) is True:  # the one version offered, taken
-                resolved[item["item_id"]] = progress.offered[item["item_id"]]
-                continue
-            match = match_replacement(
-                about, item, variants.get(item["product_id"], []), progress.asked.get(item["item_id"])
-            )
+            match = _replacement_said(about, item, variants.get(item["product_id"], []), progress, listed=len(old) > 1)
             if isinstance(match, Clarify):
                 progress.replacements = resolved
                 progress.asked = {**progress.asked, item["item_id"]: match.asked}

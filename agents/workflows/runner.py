@@ -315,42 +315,11 @@ def _advance(sctx: SpecialistContext, conversation: Conversation, state: Workflo
         s["address"] = {**s["address"], "zip": meant_zip}  # "oops, I meant 76155": the address, put right
         _save(state, step="confirm", slots=s, progress=progress)
         return _confirm(ctx, workflow, s)
-    if state.step == "confirm":
-        # "wait, that was wrong: X rather than Y" puts a value right: read it, then confirm again
-        answer = None if fix is not None else yes_no(text)
-        if answer is True:
-            try:
-                result = workflow.perform(ctx, s)
-            except ToolError as exc:
-                _save(state, step="", slots=s, progress=progress, status=WorkflowStatus.CANCELLED)
-                failed = SpecialistResult(
-                    text=say(ctx.language, "I couldn't do that: %(reason)s", reason=exc.message),
-                    resolved=True,
-                    data={"tool_error": exc.code},
-                )
-                return _then_next(sctx, conversation, failed)
-            progress.result = result
-            _save(state, step="", slots=s, progress=progress, status=WorkflowStatus.COMPLETED)
-            done = SpecialistResult(text=workflow.done(ctx, s, result), data={"written": state.kind, **result})
-            return _then_next(sctx, conversation, done)
-        if answer is False:
-            _save(state, step="", slots=s, progress=progress, status=WorkflowStatus.CANCELLED)
-            declined = SpecialistResult(text=say(ctx.language, "OK, I haven't changed anything."))
-            return _then_next(sctx, conversation, declined)
-
-    if fix is not None and fix[0] and _mistake_forget(workflow, ctx, s, fix):
-        text = fix[0]  # "是买错了，不是不再需要": only the value meant is read, the slip would be read too
-    elif fix is not None and state.step == "confirm" and workflow.new_items_put_right(ctx, s, fix[0]):
-        text = fix[0]  # "sorry, I meant induction"
-    if fix is not None and fix[1] and state.step == "new_item_ids" and progress.asked:
-        # "Sorry, the color is blue. I typed green by accident." after "green is not available": the options
-        # asked for are put right, and only the value meant is read (the slip would read as wanted too)
-        meant = fix[0].lower()
-        progress.asked = {
-            item: {option: meant if _is(value, fix[1]) else value for option, value in options.items()}
-            for item, options in progress.asked.items()
-        }
-        text = fix[0]
+    # "wait, that was wrong: X rather than Y" at the confirmation puts a value right: read it, then confirm again
+    if state.step == "confirm" and fix is None and (answer := yes_no(text)) is not None:
+        return _confirmation_answered(sctx, conversation, state, ctx, workflow, s, answer=answer)
+    if fix is not None:
+        text = _put_right(state, workflow, ctx, s, fix, text)
     kind = state.kind
     refused_before, progress.refused = progress.refused, ""
     order_known = "order_id" in s
@@ -380,6 +349,57 @@ def _advance(sctx: SpecialistContext, conversation: Conversation, state: Workflo
     prefix = "" if filled or state.step != "confirm" else say(ctx.language, "Please answer yes or no.")
     _save(state, step="confirm", slots=s, progress=progress, kind=kind)
     return _confirm(ctx, workflow, s, prefix or error)
+
+
+def _confirmation_answered(
+    sctx: SpecialistContext,
+    conversation: Conversation,
+    state: WorkflowState,
+    ctx: Ctx,
+    workflow: Workflow,
+    s: dict[str, Any],
+    *,
+    answer: bool,
+) -> SpecialistResult:
+    """A yes writes (once: the row is completed in the same step); a no ends the request with nothing changed."""
+    if not answer:
+        _save(state, step="", slots=s, progress=ctx.progress, status=WorkflowStatus.CANCELLED)
+        declined = SpecialistResult(text=say(ctx.language, "OK, I haven't changed anything."))
+        return _then_next(sctx, conversation, declined)
+    try:
+        result = workflow.perform(ctx, s)
+    except ToolError as exc:
+        _save(state, step="", slots=s, progress=ctx.progress, status=WorkflowStatus.CANCELLED)
+        failed = SpecialistResult(
+            text=say(ctx.language, "I couldn't do that: %(reason)s", reason=exc.message),
+            resolved=True,
+            data={"tool_error": exc.code},
+        )
+        return _then_next(sctx, conversation, failed)
+    ctx.progress.result = result
+    _save(state, step="", slots=s, progress=ctx.progress, status=WorkflowStatus.COMPLETED)
+    done = SpecialistResult(text=workflow.done(ctx, s, result), data={"written": state.kind, **result})
+    return _then_next(sctx, conversation, done)
+
+
+def _put_right(
+    state: WorkflowState, workflow: Workflow, ctx: Ctx, s: dict[str, Any], fix: tuple[str, str], text: str
+) -> str:
+    """Put right what the request holds with a correction (meant, mistaken); the words of this message to read."""
+    meant, mistaken = fix
+    if _mistake_forget(workflow, ctx, s, fix) and meant:
+        text = meant  # "是买错了，不是不再需要": only the value meant is read, the slip would be read too
+    elif state.step == "confirm" and workflow.new_items_put_right(ctx, s, meant):
+        text = meant  # "sorry, I meant induction"
+    if mistaken and state.step == "new_item_ids" and ctx.progress.asked:
+        # "Sorry, the color is blue. I typed green by accident." after "green is not available": the options
+        # asked for are put right, and only the value meant is read (the slip would read as wanted too)
+        ctx.progress.asked = {
+            item: {option: meant.lower() if _is(value, mistaken) else value for option, value in options.items()}
+            for item, options in ctx.progress.asked.items()
+        }
+        text = meant
+    return text
 
 
 def _not_for_this_value(ctx: Ctx, state: WorkflowState, s: dict[str, Any], refusal: str) -> SpecialistResult:
