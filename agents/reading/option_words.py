@@ -51,15 +51,27 @@ def option_names_zh(option: str) -> tuple[str, ...]:
     return _words()["option names"].get(option.lower().strip(), ())
 
 
+_BESIDE_NAME = "beside its option's name"
+_OR_ALONE = "beside its option's name or alone in a list"
+
+
 def spellings_beside_name_zh(value: str) -> tuple[str, ...]:
-    """Spellings of `value` (of any option) that say it only right after its option's Chinese name: 高 in
-    "通风那栏是高", 无 in "扶手：无"."""
-    return _words()["beside its option's name"].get(value.lower().strip(), ())
+    """Spellings of `value` (of any option) that say it only right after its option's Chinese name (高 in
+    "通风那栏是高", 无 in "扶手：无") or, for some, alone between a list's separators (黑 in "换成黑, 3英尺的")."""
+    words, value = _words(), value.lower().strip()
+    return (*words[_BESIDE_NAME].get(value, ()), *words[_OR_ALONE].get(value, ()))
 
 
 @cache
 def said_only_beside_name() -> frozenset[str]:
-    return frozenset(s for spellings in _words()["beside its option's name"].values() for s in spellings)
+    return frozenset(
+        s for section in (_BESIDE_NAME, _OR_ALONE) for spellings in _words()[section].values() for s in spellings
+    )
+
+
+@cache
+def said_alone_in_a_list() -> frozenset[str]:
+    return frozenset(s for spellings in _words()[_OR_ALONE].values() for s in spellings)
 
 
 def _numbers(n: str) -> tuple[str, ...]:

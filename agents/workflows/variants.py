@@ -22,6 +22,7 @@ from django.utils.translation import gettext_noop
 
 from agents.reading.option_words import (
     option_names_zh,
+    said_alone_in_a_list,
     said_only_beside_name,
     spellings_beside_name_zh,
     spellings_zh,
@@ -111,7 +112,11 @@ def _said(text: str, option: str, value: str) -> list[int]:
     name = "|".join(re.escape(_norm(n)) for n in (option, *option_names_zh(option)))
     name = f"(?:{name})"
     if value in said_only_beside_name():  # "通风那栏是高": 高 is no value anywhere else
-        return [m.end() - len(value) for m in re.finditer(rf"{name}{_LINK_ZH}{re.escape(value)}", text)]
+        v = re.escape(value)
+        beside = rf"{name}{_LINK_ZH}{v}"
+        if value in said_alone_in_a_list():  # "换成黑, 3 英尺的", "(5 ft, 白, 玻璃)"
+            beside += rf"|(?:^|(?<=[\s,;:(/、，；：（]|成|为|是|要|选)){v}(?=[\s,;)/、，；）]|$)"
+        return [m.end() - len(value) for m in re.finditer(beside, text)]
     if any("\u3400" <= c <= "\u9fff" for c in value):
         # "500 片" is not said in "1500 片": a number starts where no digit is before it
         spelt = re.escape(value)
@@ -364,7 +369,10 @@ def match_replacement(
                 "you like?"
             )
         choices = tuple(_label(v["options"]) for v in fitting[:6])
-        return Clarify(message, {"product": item["name"], "asked": asked}, choices=choices, asked=changed)
+        offered = str(fitting[0]["item_id"]) if len(fitting) == 1 else ""  # one choice: a yes takes it
+        return Clarify(
+            message, {"product": item["name"], "asked": asked}, choices=choices, asked=changed, offered=offered
+        )
     existing = sorted(
         {_label({k: v["options"].get(k)}) for v in variants if v["available"] for k in changed if v["options"].get(k)}
     )

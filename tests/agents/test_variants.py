@@ -408,6 +408,32 @@ def test_a_short_chinese_value_counts_only_right_after_its_option_name(text: str
     assert wanted_options(text, HELMETS_ZH[0]["options"], HELMETS_ZH) == expected
 
 
+SHELVES = [
+    _variant("SH1", color="white", height="5 ft", material="glass"),
+    _variant("SH2", color="black", height="3 ft", material="glass"),
+    _variant("SH3", False, color="white", height="3 ft", material="glass"),
+]
+SHELF = {"item_id": "SH1", "name": "Bookshelf", "options": SHELVES[0]["options"]}
+
+
+@pytest.mark.parametrize(
+    "text", ["Bookshelf（5 ft, 白, 玻璃）换成黑 3英尺的，材料保持原样", "换成黑, 3英尺的", "要黑 3 ft"]
+)
+def test_a_colour_character_alone_in_a_list_is_that_colour(text: str) -> None:
+    assert match_replacement(text, SHELF, SHELVES) == "SH2"
+
+
+@pytest.mark.parametrize("text", ["黑白灰都行", "黑科技款"])
+def test_a_colour_character_inside_other_words_is_no_colour(text: str) -> None:
+    assert "color" not in wanted_options(text, SHELF["options"], SHELVES)
+
+
+def test_the_one_available_version_beside_an_unavailable_exact_one_is_taken_on_a_yes() -> None:
+    match = match_replacement("the 3 ft one", SHELF, SHELVES)  # white 3 ft is out of stock; black 3 ft is not
+
+    assert isinstance(match, Clarify) and match.offered == "SH2"
+
+
 def test_a_chinese_word_two_values_of_the_product_share_says_neither() -> None:
     # 灰色 is both grey and gray here: the shopper has to say which, nothing is guessed
     greys = [_variant("G1", color="black"), _variant("G2", color="grey"), _variant("G3", color="gray")]

@@ -567,7 +567,12 @@ def test_a_correction_inside_a_request_is_read_not_escalated(
             "Li Wei, zip code 518057",
             "ordered by mistake",
         ),
-        ("帮我取消订单 #D1001，已经不想要了", "抱歉，我说错了，是买错了，不是不再需要", "我叫李伟，邮编518057", "买错了"),
+        (
+            "帮我取消订单 #D1001，已经不想要了",
+            "抱歉，我说错了，是买错了，不是不再需要",
+            "我叫李伟，邮编518057",
+            "买错了",
+        ),
     ],
 )
 def test_a_correction_said_before_verification_is_applied_once_the_account_is_known(
