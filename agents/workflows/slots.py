@@ -258,18 +258,29 @@ def _items_named(text: str, items: list[dict[str, Any]], values: Iterable[str]) 
     for item_id, nouns in _head_nouns(items).items():  # "the thermostat", beside another item named in full
         spellings[item_id] |= nouns
     taken: list[dict[str, Any]] = []
-    for name, segment in _names_said(
-        clean, {n for names in spellings.values() for n in names}, _option_values(items, values)
-    ):
+    said = _names_said(clean, {n for names in spellings.values() for n in names}, _option_values(items, values))
+    for (name, segment), before in zip(said, _words_before(clean, said), strict=True):
         candidates = [i for i in items if name in spellings[i["item_id"]] and i not in taken]
         if not candidates:
             continue
         described, meant = _best_described(segment, candidates)
+        if described == 0 and len(candidates) > 1:  # described before its name: "把34英寸 塑料的Skateboard换成…"
+            described, meant = _best_described(before, candidates)
         if described == 0 and len(candidates) > 1:
             taken.extend(candidates)  # "the helmets": every item of that product
         else:
             taken.append(meant)
     return [i["item_id"] for i in taken] or None
+
+
+def _words_before(clean: str, said: list[tuple[str, str]]) -> list[str]:
+    """For each name said, the words between it and the sentence, colon or name before it."""
+    befores, end = [], 0
+    for name, segment in said:
+        start = clean.index(name + segment, end)
+        befores.append(re.split(r"[。；;！？!?:：\n]", clean[end:start])[-1])
+        end = start + len(name)
+    return befores
 
 
 def _best_described(segment: str, candidates: list[dict[str, Any]]) -> tuple[int, dict[str, Any]]:

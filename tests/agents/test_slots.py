@@ -216,6 +216,25 @@ def test_the_item_as_it_is_ends_where_its_target_starts(text: str) -> None:
     assert read_items(text, items) == ["7000000002"]
 
 
+BOARDS = [
+    {"item_id": "7000000031", "name": "Skateboard", "options": {"length": "34 inch", "deck material": "plastic"}},
+    {"item_id": "7000000032", "name": "Skateboard", "options": {"length": "28 inch", "deck material": "plastic"}},
+]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "订单想换货：把34英寸 塑料的Skateboard换成竹子, 28英寸的那一款",
+        "Exchange: the 34 inch plastic Skateboard for a bamboo 28 inch one",
+    ],
+)
+def test_an_item_described_before_its_name_is_the_one_described(text: str) -> None:
+    from agents.workflows.slots import read_items
+
+    assert read_items(text, BOARDS) == ["7000000031"]
+
+
 def test_a_product_name_said_as_an_option_value_is_not_that_product() -> None:
     from agents.workflows.slots import item_segments
 
