@@ -336,8 +336,24 @@ class Customer:
         return all(_mentions(text, value) for value in wanted)
 
     def _offers_target(self, operation: Operation, text: str) -> bool:
-        """Whether the text names every option of a version this request changes an item to."""
-        return any(new and all(_mentions(text, v) for v in {**old, **new}.values()) for _, old, new in operation.items)
+        """Whether the text offers one version, the one this request changes an item to: every option of it
+        named, and no other value those options come in."""
+        for name, old, new in operation.items:
+            if not new:
+                continue
+            target = {**old, **new}
+            if not all(_mentions(text, v) for v in target.values()):
+                continue
+            product = next(p for p in self.db["products"].values() if p["name"] == name)
+            others = {
+                value
+                for variant in product["variants"].values()
+                for key, value in variant["options"].items()
+                if value != target.get(key) and len(value) > 2 and value.lower() not in _NOT_SAID_ALONE
+            }
+            if not any(_mentions(text, v) for v in others):
+                return True
+        return False
 
     def _changes_items(self, operation: Operation, text: str) -> bool:
         """Whether the text describes an item change: a product named more often than the order holds it

@@ -11,6 +11,7 @@ from typing import Any
 from django.utils import timezone
 from django.utils.translation import gettext_noop, pgettext_lazy
 
+from agents.intents.offline.orders import order_state_said
 from agents.llm.client import llm_enabled
 from agents.reading.cancel_reason import cancel_reason
 from agents.reading.change import change_read
@@ -248,7 +249,7 @@ class Workflow(ABC):
         The confirmation shows the order before anything is written."""
         if not self.statuses or not text.strip():
             return None
-        said = read.order_state_said(text)
+        said = order_state_said(text)
         orders = ctx.orders(*([said] if said else self.statuses))
         every = read.names_all_items(text)  # "all items" would name every order's
         named = set(entities.get("products") or [])

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from agents.intents.emotion import EMOTION_SENSITIVE_THRESHOLD, emotion_score
 from agents.intents.offline.clauses import CJK, sentence_of, split_clauses
 from agents.intents.offline.keywords import keyword_intents
-from agents.intents.offline.orders import ORDER_ID_WORDS, names_an_order, only_names_an_order
+from agents.intents.offline.orders import ORDER_ID_WORDS, names_an_order, only_names_an_order, order_state_said
 from agents.taxonomy import WORKFLOW_INTENTS, Intent
 
 
@@ -46,10 +46,10 @@ ORDER_REQUEST_MIN = 0.2
 CHITCHAT_KNN_MIN = 0.7  # a kNN-only chitchat vote below this counts as unclear (OUT_OF_SCOPE)
 CHITCHAT_SIM_MIN = 0.915  # ... and so does one whose best cosine is below this
 EMOTION_KNN_MAX_SCORE = 0.4  # a kNN-only EMOTION_SENSITIVE vote needs an emotion_score below this
-# A request on a named order that the neighbours vote for at least this surely, giving the keyword's question
-# less than KEYWORD_UNSUPPORTED of their share, is a request: the examples say what the keyword rule, written
-# for other sentences, does not ("#W1 没发货前能改款不" is no delivery question). A request writes nothing
-# without an explicit yes, while a request read as a question is lost.
+# A request on an order it names or describes ("还没发货的订单") that the neighbours vote for at least this
+# surely, giving the keyword's question less than KEYWORD_UNSUPPORTED of their share, is a request: the examples
+# say what the keyword rule, written for other sentences, does not ("#W1 没发货前能改款不" is no delivery
+# question). A request writes nothing without an explicit yes, while a request read as a question is lost.
 KNN_OVERRULES = 0.8
 KEYWORD_UNSUPPORTED = 0.05
 
@@ -95,7 +95,7 @@ def _request_misread(clause: str, knn_intent: Intent, knn_conf: float, kw_intent
         and kw_intent not in WORKFLOW_INTENTS
         and knn_conf >= KNN_OVERRULES
         and support < KEYWORD_UNSUPPORTED
-        and names_an_order(clause)
+        and (names_an_order(clause) or order_state_said(clause) is not None)
     )
 
 

@@ -68,3 +68,23 @@ def _corrects_an_order_id(clause: str) -> bool:
 def only_names_an_order(clause: str) -> bool:
     """The clause names an order, or corrects an order id, and asks nothing else."""
     return bool(_ORDER_ONLY.match(clause)) or _corrects_an_order_id(clause)
+
+
+# An order described by its state rather than its id: "my pending order", "the one that hasn't shipped".
+_NOT_SHIPPED = re.compile(
+    r"\b(?:pending|unshipped|not (?:yet )?(?:been )?(?:shipped|sent|dispatched)|"
+    r"(?:hasn'?t|has not) (?:yet )?(?:shipped|gone out|been sent|left)|(?:isn'?t|is not) out the door|"
+    r"yet to (?:ship|be shipped|go out)|"
+    r"(?:before|until) (?:it|they|the order|my order|the package|the parcel) (?:ships|goes out|go out|leaves|"
+    r"(?:is|are|gets?) (?:shipped|sent|dispatched)))\b|未发货|还没发货|没发货|待发货|发货前|发货之前|还没寄出|未寄出",
+    re.IGNORECASE,
+)
+_DELIVERED = re.compile(r"\b(?:delivered|arrived|received)\b|已签收|收到的|到货的|收到了", re.IGNORECASE)
+
+
+def order_state_said(text: str) -> str | None:
+    """The state the text describes its order in: "pending" ("it hasn't shipped", 还没发货), "delivered"
+    ("the one I received", 已签收), or None."""
+    if _NOT_SHIPPED.search(text):
+        return "pending"
+    return "delivered" if _DELIVERED.search(text) else None
