@@ -358,7 +358,7 @@ def test_a_zip_one_slip_away_puts_the_confirmed_address_right() -> None:
     ],
 )
 def test_an_order_is_described_by_the_state_it_is_in(text: str, state: str | None) -> None:
-    from agents.workflows.slots import order_state_said
+    from agents.intents.offline.orders import order_state_said
 
     assert order_state_said(text) == state
 
