@@ -198,10 +198,10 @@ class WorkflowStateAdmin(ReadOnlyAdmin):
 
     @admin.action(description="Cancel the selected workflows (the customer starts over)", permissions=["act"])
     def cancel(self, request: HttpRequest, queryset: QuerySet[WorkflowState]) -> None:
+        # an ended workflow cannot move to cancelled (WORKFLOW_MOVES): workflow_save leaves it as it is
         cancelled = sum(
             workflow_save(state.pk, only_if=state.status, status=WorkflowStatus.CANCELLED, step="")
             for state in queryset
-            if state.status in (WorkflowStatus.ACTIVE, WorkflowStatus.QUEUED)
         )
         self.message_user(request, f"{cancelled} workflow(s) cancelled.", messages.SUCCESS)
 
