@@ -235,8 +235,11 @@ def _items_named(text: str, items: list[dict[str, Any]], values: Iterable[str]) 
         }
         for item in items
     }
-    for item_id, nouns in _head_nouns(items).items():  # "the thermostat", beside another item named in full
-        spellings[item_id] |= nouns
+    in_full = any(_mentions(clean, name) for names in spellings.values() for name in names)
+    for item_id, nouns in _head_nouns(items).items():
+        # "the thermostat"; beside an item named in full, only as a noun of its own ("the helmet and the Espresso
+        # Machine", "- helmet: red"), since a last word can be a common one ("type set to charcoal")
+        spellings[item_id] |= {n for n in nouns if not in_full or re.search(_ITEM_NOUN.format(re.escape(n)), clean)}
     taken: list[dict[str, Any]] = []
     said = _names_said(clean, {n for names in spellings.values() for n in names}, _option_values(items, values))
     for (name, segment), before in zip(said, _words_before(clean, said), strict=True):
@@ -261,6 +264,10 @@ def _words_before(clean: str, said: list[tuple[str, str]]) -> list[str]:
         befores.append(re.split(r"[。；;！？!?:：\n]", clean[end:start])[-1])
         end = start + len(name)
     return befores
+
+
+# A word said as an item of its own: after a determiner or a list mark, and not as an option's link word.
+_ITEM_NOUN = r"(?:^|\b(?:the|my|this|that|a|an|both|and|your)\s+|[-•*,;:]\s*){}\b(?!\s+(?:to|of|as)\b)"
 
 
 def _best_described(segment: str, candidates: list[dict[str, Any]]) -> tuple[int, dict[str, Any]]:

@@ -86,6 +86,26 @@ def test_an_item_is_named_by_the_word_that_sets_it_apart(text: str, items: list[
     assert read_items(text, ORDER_ITEMS) == items
 
 
+@pytest.mark.parametrize(
+    ("text", "named"),
+    [
+        ("exchange the Grill (medium, electric) for type set to charcoal and size set to medium", ["g1"]),
+        ("the Grill and the set", ["g1", "d1"]),
+    ],
+)
+def test_a_last_word_beside_a_name_said_in_full_names_an_item_only_as_a_noun_of_its_own(
+    text: str, named: list[str]
+) -> None:
+    from agents.workflows.slots import read_items
+
+    items = [
+        {"item_id": "g1", "product_id": "p1", "name": "Grill", "options": {"type": "electric", "size": "medium"}},
+        {"item_id": "d1", "product_id": "p2", "name": "Dumbbell Set", "options": {"weight range": "55-75 lbs"}},
+    ]
+
+    assert read_items(text, items) == named  # "set to charcoal" is no Dumbbell Set
+
+
 def test_a_word_of_a_name_that_is_also_an_option_value_names_nothing() -> None:
     from agents.workflows.slots import read_items
 
