@@ -78,7 +78,8 @@ def _values(options: dict[str, Any]) -> dict[str, set[str]]:
 
 
 # Between a value and its Chinese option name after it ("蓝这个颜色", "红的颜色"), the value's 色/的/款 ending left out.
-_LINK_BEFORE_NAME_ZH = r"(?:这个|这种|那个|那种|的)?\s*"
+_THIS_ONE_ZH = r"(?:这个|这种|那个|那种|的)"
+_LINK_BEFORE_NAME_ZH = rf"{_THIS_ONE_ZH}?\s*"
 _COLOUR_OR_KIND_END = re.compile(r"(?:色|的|款)+$")
 # Between an option's name and its value: punctuation ("size: M", "size - M") or a linking word, after
 # the word "option", "setting" or "selection" when it is said ("water resistance option no", "color in gray",
@@ -95,7 +96,7 @@ _LINK = (
 _NAME_AFTER = (
     r"(?:\W{1,3}|\s+(?:for|in|as|in\s+terms\s+of)\s+(?:the\s+|its\s+|my\s+)?|"
     r"\W{0,3}\(?(?:that(?:\s+one)?'?s|that(?:\s+one)?\s+is|which\s+is)\s+(?:the\s+|its\s+)?|"
-    r"\s*(?:这个|这种|那个|那种|的)\s*)"
+    rf"\s*{_THIS_ONE_ZH}\s*)"
 )
 
 
