@@ -104,7 +104,7 @@ def _save(
         state.pk,
         step=step,
         slots=slots,
-        progress=(progress or Progress.load(state.progress)).dump(),
+        progress=progress.dump() if progress is not None else state.progress,
         status=status,
         kind=kind or state.kind,
         expires_at=timezone.now() + IDLE_TIMEOUT,

@@ -257,13 +257,12 @@ def _items_named(text: str, items: list[dict[str, Any]], values: Iterable[str]) 
 
 
 def _words_before(clean: str, said: list[tuple[str, str]]) -> list[str]:
-    """For each name said, the words between it and the sentence, colon or name before it."""
-    befores, end = [], 0
-    for name, segment in said:
-        start = clean.index(name + segment, end)
-        befores.append(re.split(r"[。；;！？!?:：\n]", clean[end:start])[-1])
-        end = start + len(name)
-    return befores
+    """For each name said, the words between it and the sentence, colon or name before it: a name's segment runs
+    to the next name (_names_said), so the words before a name are the segment of the one before it."""
+    if not said:
+        return []
+    first = len(clean) - sum(len(name) + len(segment) for name, segment in said)
+    return [re.split(r"[。；;！？!?:：\n]", words)[-1] for words in [clean[:first], *(seg for _, seg in said[:-1])]]
 
 
 # A word said as an item of its own: after a determiner or a list mark, and not as an option's link word.
