@@ -7,6 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from agents.reading.message import Reading, TextReading
+
 
 @dataclass(frozen=True)
 class SpecialistContext:
@@ -22,6 +24,20 @@ class SpecialistContext:
     emotion_score: float
     history: str = ""  # layered summary of the conversation so far
     digression: bool = False  # a paused workflow's message that another subtask answers as a question
+    reading: Reading | None = None  # the turn's reading of the message; a new one when none is given
+
+    def __post_init__(self) -> None:
+        if self.reading is None:
+            object.__setattr__(self, "reading", Reading(self.message_text))
+
+    @property
+    def message_reading(self) -> Reading:
+        assert self.reading is not None  # set in __post_init__
+        return self.reading
+
+    def read(self, text: str) -> TextReading:
+        """What the learned decisions read in `text` (the message, a part of it, or words kept from before)."""
+        return self.message_reading.of(text)
 
 
 @dataclass(frozen=True)

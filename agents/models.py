@@ -31,6 +31,9 @@ class TurnRun(models.Model):
     intent_level = models.CharField(max_length=16, choices=IntentLevel.choices, blank=True)
     intent_cache_hit = models.BooleanField(default=False)
     flags = models.JSONField(default=list, blank=True, help_text="e.g. prompt_injection, intent_switch")
+    # The learned decisions' reading of the message and its parts (agents.reading.message.Reading), made once
+    # by the intent node for the route node and the workflow runner.
+    reading = models.JSONField(default=dict, blank=True)
     # What the knowledge base knew about the message and each of its clauses, searched during
     # recognition: [{"text", "matched", "similarity", "document", "chunk_id"}].
     knowledge = models.JSONField(default=list, blank=True)

@@ -12,7 +12,7 @@ import re
 from agents.intents.offline.classify import CONFIDENT
 from agents.intents.offline.keywords import OLD_METHOD_REFUNDED
 from agents.intents.offline.orders import names_an_order, order_ids
-from agents.reading.change import change_read
+from agents.reading.message import Reading
 from agents.route import CLARIFY_BELOW, ITEM_CHANGES, OPENS_A_REQUEST, PlannedPart, asks_the_store, one_kind
 from agents.taxonomy import WORKFLOW_INTENTS, Intent
 
@@ -32,11 +32,11 @@ _ANOTHER_REQUEST = re.compile(
 _NEW_REQUEST = re.compile(_OWN_REQUEST, re.IGNORECASE)
 
 
-def _changes_items(text: str) -> bool:
+def _changes_items(text: str, reading: Reading) -> bool:
     """A modification that is not of the address or the payment method changes items."""
     from agents.workflows.addresses import parse_address
 
-    return not parse_address(text) and change_read(text) in (None, "items")
+    return not parse_address(text) and reading.of(text).change in (None, "items")
 
 
 # An item turned into another version of itself ("the helmet -> one in high", "the 75W one"). The
@@ -44,28 +44,30 @@ def _changes_items(text: str) -> bool:
 _ITEM_CHANGE = re.compile(r"->|[→⇒➔➜➡⟶⇨]|=>|[换改]成.{0,12}的")
 
 
-def _change_kind(text: str) -> str | None:
+def _change_kind(text: str, reading: Reading) -> str | None:
     """What a modification changes: "items", "address", "payment", "default_address", or None when it does not
     say (agents.reading.change; an address written out, or an arrow to another version, when the words do not)."""
     from agents.workflows.addresses import parse_address
 
-    if kind := change_read(text):
+    if kind := reading.of(text).change:
         return kind
     if parse_address(text):
         return "address"
     return "items" if _ITEM_CHANGE.search(text) else None
 
 
-def _kinds_of_change(earlier: str, later: str, *, announced: bool) -> set[str | None]:
+def _kinds_of_change(earlier: str, later: str, reading: Reading, *, announced: bool) -> set[str | None]:
     """What the request told so far and the clause after it change. A card named after an item change,
     unannounced and for no order of its own, pays the change's difference ("…换成浮光白，用原来的信用卡")."""
-    kinds = (_change_kind(earlier), _change_kind(later))
+    kinds = (_change_kind(earlier, reading), _change_kind(later, reading))
     if kinds == ("items", "payment") and not announced and not order_ids(later):
         return {"items"}
     return set(kinds)
 
 
-def requests_in_order(text: str, parts: list[PlannedPart]) -> tuple[list[PlannedPart], list[PlannedPart]]:
+def requests_in_order(
+    text: str, parts: list[PlannedPart], reading: Reading
+) -> tuple[list[PlannedPart], list[PlannedPart]]:
     """The parts to answer now and the requests to carry out after the first one, one at a time.
 
     Several requests in one message ("change the address of #W1, and swap the mouse in it for the
@@ -94,7 +96,7 @@ def requests_in_order(text: str, parts: list[PlannedPart]) -> tuple[list[Planned
             or asks_the_store(part.text)
         )
         and not (part.confidence < CLARIFY_BELOW and text.find(part.text) > first and not asks_the_store(part.text))
-        and not (part.intent == Intent.RETURN and _refunds_the_method_moved_off(part, requested))
+        and not (part.intent == Intent.RETURN and _refunds_the_method_moved_off(part, requested, reading))
     ]
     # A later request is one of its own when the one before it has named its order and this one is
     # announced ("Also, …", "另外…") or opens as a request naming its own order ("I'd like to change an
@@ -112,7 +114,7 @@ def requests_in_order(text: str, parts: list[PlannedPart]) -> tuple[list[Planned
         # own, order named or not: they are carried out one after the other, the items last.
         # An announcement ("Second: …") ends the words of the request before.
         cut = min(announcement.start(), here) if announcement else here
-        kinds = _kinds_of_change(text[begins[-1] : cut], text[cut:following], announced=bool(announcement))
+        kinds = _kinds_of_change(text[begins[-1] : cut], text[cut:following], reading, announced=bool(announcement))
         # An exchange changes only items: two exchange clauses are never two kinds of change.
         pair = {part.intent, requests[-1].intent}
         other_change = Intent.MODIFY_ORDER in pair and pair <= ITEM_CHANGES and None not in kinds and len(kinds) == 2
@@ -155,7 +157,7 @@ def requests_in_order(text: str, parts: list[PlannedPart]) -> tuple[list[Planned
             # first clause only says what happened; the clause that asks says what to do.
             requests[-1] = part
         elif (requests[-1].intent, part.intent) == (Intent.CANCEL_ORDER, Intent.MODIFY_ORDER) and _change_kind(
-            text[begins[-1] :]
+            text[begins[-1] :], reading
         ) == "address":
             # "I don't want #W1 going to my old place. New address: …": a new address is given to send
             # the order there, not to cancel it.
@@ -173,7 +175,7 @@ def requests_in_order(text: str, parts: list[PlannedPart]) -> tuple[list[Planned
     ordered = [i for _, i in begun]
     for i in list(ordered):
         changes_items = requests[i].intent == Intent.EXCHANGE or (
-            requests[i].intent == Intent.MODIFY_ORDER and _changes_items(segments[i])
+            requests[i].intent == Intent.MODIFY_ORDER and _changes_items(segments[i], reading)
         )
         mine = set(order_ids(segments[i]))
         # a request that names no order may be for this one ("change how I pay for one of my orders")
@@ -190,9 +192,9 @@ def requests_in_order(text: str, parts: list[PlannedPart]) -> tuple[list[Planned
 _OLD_METHOD_REFUNDED = re.compile(OLD_METHOD_REFUNDED, re.IGNORECASE)
 
 
-def _refunds_the_method_moved_off(part: PlannedPart, requested: list[PlannedPart]) -> bool:
+def _refunds_the_method_moved_off(part: PlannedPart, requested: list[PlannedPart], reading: Reading) -> bool:
     """ "订单 #W1 改用礼品卡支付，原来的卡退款": the refund of the old payment, beside a payment change, is
     part of that change."""
     return bool(_OLD_METHOD_REFUNDED.search(part.text)) and any(
-        other.intent == Intent.MODIFY_ORDER and _change_kind(other.text) == "payment" for other in requested
+        other.intent == Intent.MODIFY_ORDER and _change_kind(other.text, reading) == "payment" for other in requested
     )

@@ -22,7 +22,8 @@ from typing import Any
 
 from agents.intents.offline.classify import CONFIDENT, ORDER_REQUEST_MIN
 from agents.intents.offline.orders import names_an_order
-from agents.reading.asks import Asks, asks_policy_too, asks_read
+from agents.reading.asks import Asks
+from agents.reading.message import Reading, TextReading
 from agents.taxonomy import KNOWLEDGE_INTENTS, QUERY_INTENTS, WORKFLOW_INTENTS, Intent
 from knowledge.chunking import query_words
 from knowledge.hits import KnowledgeHit
@@ -101,11 +102,12 @@ class PlannedPart:
         return {"name": self.intent.value, "text": self.text, "confidence": self.confidence, "via": self.via}
 
 
-def uses_own_data(text: str, entities: dict[str, Any]) -> bool:
+def uses_own_data(text: str, entities: dict[str, Any], reading: Reading | None = None) -> bool:
     """The message names the customer's order, parcel or device by id, or asks what became of their own or
     for something to be done to it (agents.reading.asks): "my screen broke, does the accident plan cost me
     anything?" says "my" and still asks how the store works."""
-    return any(entities.get(key) for key in _OWN_ENTITIES) or asks_read(text) in (Asks.OWN_STATE, Asks.REQUEST)
+    asks = (reading or Reading(text)).of(text).asks
+    return any(entities.get(key) for key in _OWN_ENTITIES) or asks in (Asks.OWN_STATE, Asks.REQUEST)
 
 
 def is_request(text: str) -> bool:
@@ -133,12 +135,12 @@ _CONDITION = re.compile(
 )
 
 
-def is_public_question(text: str, entities: dict[str, Any]) -> bool:
+def is_public_question(text: str, entities: dict[str, Any], reading: Reading | None = None) -> bool:
     """A question about how the store works, asked without the customer's own data or a request. What a
     condition says is supposed, not told: "if I return it, do I get back the duties I paid?" asks for
     no order and states none."""
     asked = _CONDITION.sub(" ", text)
-    return bool(_QUESTION.search(text)) and not is_request(asked) and not uses_own_data(text, entities)
+    return bool(_QUESTION.search(text)) and not is_request(asked) and not uses_own_data(text, entities, reading)
 
 
 def _knowledge_takes(
@@ -146,6 +148,7 @@ def _knowledge_takes(
     confidence: float,
     text: str,
     entities: dict[str, Any],
+    reading: Reading,
     hit: KnowledgeHit | None = None,
     message: str = "",
     alone: bool = True,
@@ -168,9 +171,9 @@ def _knowledge_takes(
         # the rest of the message can tell whose order it is ("I picked the wrong colour when I ordered. Can it
         # still be changed?").
         asked = message if alone and not _QUESTION.search(text) else text
-        if is_public_question(asked, entities) and not uses_own_data(message, entities):
+        if is_public_question(asked, entities, reading) and not uses_own_data(message, entities, reading):
             return True
-        return _told_before_a_question(text, message, entities)
+        return _told_before_a_question(text, message, entities, reading)
     if intent in PRIVATE_QUERIES:
         return not asks_own_order_state(text, entities)
     if intent in CATALOGUE_QUERIES:
@@ -223,13 +226,15 @@ _INFORMATION = re.compile(
 )
 
 
-def _told_before_a_question(text: str, message: str, entities: dict[str, Any]) -> bool:
+def _told_before_a_question(text: str, message: str, entities: dict[str, Any], reading: Reading) -> bool:
     """What happened, told before a question about how the store works ("I dropped my phone and the screen
     cracked, does the warranty cover that?"): it asks nothing of its own, it is the question's context."""
-    return asks_read(text) == Asks.OTHER and is_public_question(message, entities)
+    return reading.of(text).asks == Asks.OTHER and is_public_question(message, entities, reading)
 
 
-def _unknown_but_public(intent: Intent, confidence: float, text: str, message: str, entities: dict[str, Any]) -> bool:
+def _unknown_but_public(
+    intent: Intent, confidence: float, text: str, message: str, entities: dict[str, Any], reading: Reading
+) -> bool:
     """A question about how the store works that the help centre does not know the answer to is still
     the help centre's: it says it does not know, and never asks who the customer is, which product is meant,
     or which of the bot's tasks was meant ("Do you offer gift wrapping?" is no return). What the part or the
@@ -238,18 +243,20 @@ def _unknown_but_public(intent: Intent, confidence: float, text: str, message: s
     question ("my husband will pick up the parcel for me, is that ok?") may have lost the question's ending
     in its clause, so the whole message is read too."""
     if intent in WORKFLOW_INTENTS and confidence >= CLARIFY_BELOW:
-        if text != message and _told_before_a_question(text, message, entities):
+        if text != message and _told_before_a_question(text, message, entities, reading):
             return True
         # the bot can act on it: unknown to the help centre, a request put as a question ("包裹能改寄到我妈家吗")
         # goes to its workflow, unless it asks for information ("换新一般几天能寄出")
-        return is_public_question(text, entities) and bool(_INFORMATION.search(_CONDITION.sub(" ", text)))
+        return is_public_question(text, entities, reading) and bool(_INFORMATION.search(_CONDITION.sub(" ", text)))
     if intent in _KEPT or any(entities.get(key) for key in _OWN_ENTITIES):
         return False
-    if asks_read(text) == Asks.POLICY or (text in message and asks_read(message) == Asks.POLICY):
+    if reading.of(text).asks == Asks.POLICY or (text in message and reading.of(message).asks == Asks.POLICY):
         return True
     if intent not in PRIVATE_QUERIES or asks_own_order_state(text, entities):
         return False
-    return is_public_question(text, entities) or (text in message and is_public_question(message, entities))
+    return is_public_question(text, entities, reading) or (
+        text in message and is_public_question(message, entities, reading)
+    )
 
 
 def route_plan(
@@ -258,6 +265,7 @@ def route_plan(
     knowledge: list[KnowledgeHit],
     entities: dict[str, Any],
     rule_human: bool = False,
+    reading: Reading | None = None,
 ) -> list[PlannedPart]:
     """The parts to answer, in message order; empty when nothing matched (clarify).
 
@@ -267,6 +275,7 @@ def route_plan(
     hits = {hit.text: hit for hit in knowledge}
     whole = knowledge[0] if knowledge else None  # the whole message is searched first
     message = whole.text if whole else ""
+    reading = reading or Reading(message)
     parts: list[PlannedPart] = []
     covered: set[str] = set()
     for entry in intents:
@@ -281,12 +290,14 @@ def route_plan(
             continue
         hit = hits.get(text)
         knowledge_answers = (
-            hit.matched or _unknown_but_public(intent, confidence, text, message, entities) if hit else False
+            hit.matched or _unknown_but_public(intent, confidence, text, message, entities, reading) if hit else False
         )
         if (
             hit
             and knowledge_answers
-            and _knowledge_takes(intent, confidence, text, entities, hit, message or text, alone=len(intents) == 1)
+            and _knowledge_takes(
+                intent, confidence, text, entities, reading, hit, message or text, alone=len(intents) == 1
+            )
         ):
             parts.append(PlannedPart(_knowledge_intent(intent), text, round(hit.similarity, 4), "knowledge"))
         elif intent not in (Intent.OUT_OF_SCOPE, Intent.HUMAN_REQUEST) and confidence >= CLARIFY_BELOW:
@@ -304,14 +315,14 @@ def route_plan(
         answer = PlannedPart(Intent.FAQ, message, round(whole.similarity, 4), "knowledge")
         if _asks_about_the_rest(parts, knowledge[1:], message):
             parts.append(answer)
-        elif _asks_beside_a_request(parts, message, entities):
+        elif _asks_beside_a_request(parts, message, entities, reading):
             # answered first: the request's own question to the customer ("confirm it's you") ends the reply
             parts.insert(next(i for i, p in enumerate(parts) if p.intent in _ACTED_ON), answer)
     parts = _whole_question(parts, whole, hits)
     if not parts and entities.get("order_ids") and len(intents) <= 1:
         # A bare order id ("W7425646") asks what became of that order.
         parts.append(PlannedPart(Intent.ORDER_QUERY, intents[0].get("text", "") if intents else "", 0.5, "intent"))
-    return _dedupe(_beside_requests(_sure_requests(parts)))
+    return _dedupe(_beside_requests(_sure_requests(parts), reading))
 
 
 def _asks_about_the_rest(parts: list[PlannedPart], clauses: list[KnowledgeHit], message: str) -> bool:
@@ -338,7 +349,7 @@ def _asks_about_the_rest(parts: list[PlannedPart], clauses: list[KnowledgeHit], 
 _ACTED_ON = WORKFLOW_INTENTS | {Intent.COMPLAINT}
 
 
-def _asks_beside_a_request(parts: list[PlannedPart], message: str, entities: dict[str, Any]) -> bool:
+def _asks_beside_a_request(parts: list[PlannedPart], message: str, entities: dict[str, Any], reading: Reading) -> bool:
     """A message that starts a request or a complaint and also asks how things work, about no order it
     names: "the first part of my order came a week ago and the earbuds still haven't shipped. Can I just
     cancel them?", "I want to return the phone but keep the free power bank, is that ok?", "the courier
@@ -349,13 +360,13 @@ def _asks_beside_a_request(parts: list[PlannedPart], message: str, entities: dic
     request and nothing more ("can you cancel my order?") is left alone; one that asks whether it can be
     done at all ("发票抬头开错了能重开吗", agents.reading.asks) or tells a question or situation beside it
     is not."""
-    if any(p.via == "knowledge" and _asks_something(p.text) for p in parts):
+    if any(p.via == "knowledge" and _asks_something(p.text, reading) for p in parts):
         return False  # a clause of its own asks the help centre (what only tells is dropped beside a request)
     if not any(p.intent in _ACTED_ON and p.via == "intent" for p in parts):
         return False
     if names_an_order(message) or any(entities.get(key) for key in _OWN_ENTITIES):
         return False
-    if _WHAT_TO_DO.search(message) or asks_policy_too(message):
+    if _WHAT_TO_DO.search(message) or reading.of(message).policy_too:
         return True
     return bool(_QUESTION.search(message)) and not any(
         p.text.strip(" ?？.。!！") == message.strip(" ?？.。!！") for p in parts
@@ -446,11 +457,10 @@ def _order_named(text: str, entities: dict[str, Any], *, alone: bool) -> bool:
     return names_an_order(text) or bool(entities.get("order_ids") and (alone or _OWN_DATA.search(text)))
 
 
-def clarify_picked(answer: str, offered: list[tuple[str, tuple[str, ...]]]) -> str | None:
+def clarify_picked(answer: str, reading: TextReading, offered: list[tuple[str, tuple[str, ...]]]) -> str | None:
     """Which intent of a clarifying question the answer picks: its label ("Cancel an order", "取消订单"),
     its position ("the first one", "2", "第二个"), or a plain yes for the first. `offered` is each
     intent with its labels, in the order they were shown."""
-    from agents.reading.confirmation import yes_no
     from agents.workflows.slots import normalise
 
     clean = normalise(answer).strip(" .!。！")
@@ -460,7 +470,7 @@ def clarify_picked(answer: str, offered: list[tuple[str, tuple[str, ...]]]) -> s
     for index, words in enumerate(_ORDINALS[: len(offered)]):
         if re.fullmatch(rf"(?:the\s+)?(?:{words})(?:\s+one)?|(?:{words})(?:个|项)?", clean):
             return offered[index][0]
-    if len(clean.split()) <= 4 and yes_no(answer) is True:
+    if len(clean.split()) <= 4 and reading.yes_no is True:
         return offered[0][0] if offered else None
     return None
 
@@ -468,7 +478,7 @@ def clarify_picked(answer: str, offered: list[tuple[str, tuple[str, ...]]]) -> s
 _ORDINALS = ["1|first|1st|一|第一", "2|second|2nd|二|第二", "3|third|3rd|三|第三"]
 
 
-def _beside_requests(parts: list[PlannedPart]) -> list[PlannedPart]:
+def _beside_requests(parts: list[PlannedPart], reading: Reading) -> list[PlannedPart]:
     """Beside a request to change an order, a store query counts only when it is asked as a question
     of its own ("change my speaker to the black 20-hour one" names options, it does not ask for a spec
     table; nor does "the one with the water resistance yes … on #W1?", the tail of the request's own
@@ -482,12 +492,12 @@ def _beside_requests(parts: list[PlannedPart]) -> list[PlannedPart]:
         and not (part.intent in KNOWLEDGE_INTENTS and part.via == "intent")
         # "Never mind the laptop order I made yesterday, …, please don't send it": what is told beside a
         # request is its context, not a question for the help centre
-        and not (part.via == "knowledge" and not _asks_something(part.text))
+        and not (part.via == "knowledge" and not _asks_something(part.text, reading))
     ]
 
 
-def _asks_something(clause: str) -> bool:
-    return bool(_QUESTION.search(clause) or _ASKS.search(clause)) or asks_policy_too(clause)
+def _asks_something(clause: str, reading: Reading) -> bool:
+    return bool(_QUESTION.search(clause) or _ASKS.search(clause)) or reading.of(clause).policy_too
 
 
 # A clause that asks something itself: it opens as a question, or is a Chinese question. Not a relative

@@ -16,6 +16,7 @@ from django.utils import timezone
 from agents.answers import SpecialistContext, SpecialistError, SpecialistResult
 from agents.models import Subtask, TurnRun
 from agents.queue import turn_queue
+from agents.reading.message import Reading
 from agents.services import as_read_back, subtask_record_result
 from agents.specialists import Specialist, specialist_get
 from agents.states import SubtaskStatus, TurnStatus
@@ -65,6 +66,7 @@ def _execute(subtask: Subtask, *, advance: bool, alone: bool = False) -> bool:
         entities=turn.entities,
         emotion_score=turn.emotion_score if turn.emotion_score is not None else 0.5,
         digression=subtask.digression,
+        reading=Reading.from_json(turn.reading, turn.message.text),
     )
     started = time.perf_counter()
     with cache_tally() as tally:  # what the specialist asked of the retrieval and tool caches

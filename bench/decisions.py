@@ -8,6 +8,7 @@ committed before their first run; they are never trained or tuned on (their fail
   said writes a change nobody asked for: it is counted on its own (target: never).
 - confirmation.json, "slot": answers while the bot asks something else (the order, the items, the reason, the
   address). Right when giving up the request is read as giving up and nothing else is.
+- confirmation_b.json: a second set of both kinds, written later by another hand, measured the same way.
 - asks.json: a shopper's message, read for what it asks (agents.reading.asks): how the store works (policy),
   what became of their own order or account, a request, or none of these. Accuracy over the four, and the two
   costly confusions counted on their own: a request or own-order question read as policy (the help centre
@@ -36,13 +37,13 @@ SETS = Path(__file__).resolve().parent / "decision_sets"
 DECLINES = {"no", "cancel"}
 
 
-def confirmation_measure() -> None:
+def confirmation_measure(name: str) -> None:
     from agents.reading.confirmation import Answer, confirmation_read
 
-    items = json.loads((SETS / "confirmation.json").read_text())["items"]
+    items = json.loads((SETS / f"{name}.json").read_text())["items"]
     tally: dict[tuple[str, str], Counter[str]] = {}
     for item in items:
-        read = confirmation_read(item["text"]).answer
+        read = confirmation_read(item.get("text") or item["reply"]).answer
         label = item["label"]
         if item["asked"] == "confirm":
             right = read == label or (label in DECLINES and read in {Answer.NO, Answer.CANCEL})
@@ -61,7 +62,7 @@ def confirmation_measure() -> None:
             else (f"giving up read where not meant: {cell['false cancel']}")
         )
         print(
-            f"confirmation, {asked} {language}: {cell['right']}/{cell['all']} = {cell['right'] / cell['all']:.1%}  ({costly})"
+            f"{name}, {asked} {language}: {cell['right']}/{cell['all']} = {cell['right'] / cell['all']:.1%}  ({costly})"
         )
         for key, count in sorted(cell.items()):
             if " as " in key and count:
@@ -116,7 +117,8 @@ def _choice_measure(name: str, read: Callable[[str], str | None], costly: str) -
 
 def main() -> None:
     django_setup()
-    confirmation_measure()
+    confirmation_measure("confirmation")
+    confirmation_measure("confirmation_b")
     asks_measure()
     from agents.reading.cancel_reason import cancel_reason
     from agents.reading.change import change_read

@@ -213,6 +213,7 @@ def _request_read(text: str, language: str) -> tuple[str, str | None]:
     from agents.intents.catalogue import catalogue_get
     from agents.intents.offline.clauses import split_clauses
     from agents.intents.recognize import recognize
+    from agents.reading.message import Reading
     from agents.route import route_plan
     from agents.specialists.knowledge import knowledge_hits
     from agents.tools import ToolContext
@@ -229,7 +230,8 @@ def _request_read(text: str, language: str) -> tuple[str, str | None]:
     intent = str((acted or plan)[0].intent)
     if intent != "modify_order":
         return intent, None
-    ctx = Ctx(tools=ToolContext(conversation_id=None, customer=None, language=language), language=language)
+    tools = ToolContext(conversation_id=None, customer=None, language=language)
+    ctx = Ctx(tools=tools, language=language, reading=Reading(text))
     return intent, ModifyOrder.change_said(ctx, text, recognition.entities, country="USA")
 
 

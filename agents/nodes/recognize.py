@@ -19,6 +19,7 @@ from agents.intents.recognize import Recognition, recognize
 from agents.intents.rules import rule_fast_path
 from agents.llm.client import LLMResult, llm_enabled
 from agents.models import TurnRun
+from agents.reading.message import Reading, message_read
 from agents.services import TURN_MOVED, turn_move
 from agents.specialists.knowledge import knowledge_hits
 from agents.states import TurnStatus
@@ -108,10 +109,11 @@ def step_recognize(turn: TurnRun) -> bool:
             context = _llm_context(turn, lookup([]))
         recognition = recognize(text, catalogue=catalogue_get(), context=context)
         hits = lookup([score.text for score in recognition.intents])
+    reading = message_read(text, [score.text for score in recognition.intents])
     flags = list(recognition.flags)
     with transaction.atomic():
         workflow = workflow_active(turn.conversation_id) if getattr(turn, "workflow_open", True) else None
-        switched = workflow is not None and _is_intent_switch(workflow, recognition)
+        switched = workflow is not None and _is_intent_switch(workflow, recognition, reading)
         if not turn_move(
             turn,
             from_=TurnStatus.RECEIVED,
@@ -123,6 +125,7 @@ def step_recognize(turn: TurnRun) -> bool:
             intent_level=recognition.level,
             intent_cache_hit=recognition.cache_hit,
             flags=[*flags, "intent_switch"] if switched else flags,
+            reading=reading.as_json(),
             knowledge=[hit.as_json() for hit in hits],
             retrieval_lookups=tally.lookups["retrieval"],
             retrieval_hits=tally.hits["retrieval"],
@@ -147,7 +150,7 @@ def step_recognize(turn: TurnRun) -> bool:
     return True
 
 
-def _is_intent_switch(workflow: WorkflowState, recognition: Recognition) -> bool:
+def _is_intent_switch(workflow: WorkflowState, recognition: Recognition, reading: Reading) -> bool:
     """Another workflow, confidently asked for, and not an answer to the awaited slot.
 
     Questions in the middle of a workflow are digressions instead: answered, then the workflow
@@ -164,7 +167,10 @@ def _is_intent_switch(workflow: WorkflowState, recognition: Recognition) -> bool
         and asked.confidence >= 0.85
     ):
         return True  # "what should it become?" is not answered by "I'd like to return the camera and the kit"
-    return not is_slot_answer(workflow.step, asked.text, recognition.entities, other_intent_confidence=asked.confidence)
+    answer = reading.of(asked.text)
+    return not is_slot_answer(
+        workflow.step, asked.text, answer, recognition.entities, other_intent_confidence=asked.confidence
+    )
 
 
 # An exchange and an item change are one request whose name depends on the order's status.

@@ -19,6 +19,7 @@ from agents.nodes.recognize import workflow_intent
 from agents.nodes.reply import step_reply
 from agents.nodes.say import send_reply
 from agents.queue import subtask_queue_on_commit
+from agents.reading.message import Reading
 from agents.requests import requests_in_order
 from agents.route import PRIVATE_QUERIES, PlannedPart, clarify_picked, route_plan
 from agents.services import SubtaskPlan, subtasks_writes, turn_entities_set, turn_move
@@ -87,16 +88,17 @@ def route_decide(
     return RouteChoice(RouteDecision.AGENT)
 
 
-def _plan(turn: TurnRun) -> list[PlannedPart]:
+def _plan(turn: TurnRun, reading: Reading) -> list[PlannedPart]:
     return route_plan(
         intents=turn.intents,
         knowledge=[KnowledgeHit.from_json(hit) for hit in turn.knowledge],
         entities=turn.entities,
         rule_human=turn.intent_level == IntentLevel.RULE,
+        reading=reading,
     )
 
 
-def _clarified(turn: TurnRun) -> list[PlannedPart]:
+def _clarified(turn: TurnRun, reading: Reading) -> list[PlannedPart]:
     """An answer to the clarifying question just asked ("Cancel an order", "the first one", "yes"):
     the intent it picks, applied to the unclear message, whose order ids and products it inherits."""
     if getattr(turn, "previous_route", RouteDecision.CLARIFY) != RouteDecision.CLARIFY:
@@ -110,7 +112,9 @@ def _clarified(turn: TurnRun) -> list[PlannedPart]:
     if before is None or before.route != RouteDecision.CLARIFY or "prompt_injection" in before.flags:
         return []
     offered = dialog.clarify_choices([i["name"] for i in before.intents if i["name"] != Intent.OUT_OF_SCOPE])
-    picked = clarify_picked(turn.message.text, [(c, tuple(dialog.INTENT_LABELS[c].values())) for c in offered])
+    picked = clarify_picked(
+        turn.message.text, reading.whole, [(c, tuple(dialog.INTENT_LABELS[c].values())) for c in offered]
+    )
     if picked is None:
         return []
     turn_entities_set(turn, {**before.entities, **turn.entities})
@@ -121,7 +125,8 @@ def step_route(turn: TurnRun) -> bool:
     conversation = turn.conversation
     if conversation.status == ConversationStatus.WAITING_HUMAN:
         return callback_collect(turn)
-    parts = _clarified(turn) or _plan(turn)
+    reading = Reading.from_json(turn.reading, turn.message.text)
+    parts = _clarified(turn, reading) or _plan(turn, reading)
     # the recognize step of this run has just read it
     workflow = turn.active_workflow if hasattr(turn, "active_workflow") else workflow_active(conversation.pk)
     choice = route_decide(
@@ -136,14 +141,18 @@ def step_route(turn: TurnRun) -> bool:
     if workflow is not None:
         # A paused workflow takes the message (a slot answer, a yes/no, a correction), whatever
         # its classified intent; a question beside it is answered too (a digression).
-        asides = _digressions(turn, workflow, parts)
-        return fan_out(turn, parts=asides, workflow_intent=workflow_intent(workflow), digression=bool(asides))
+        asides = _digressions(turn, workflow, parts, reading)
+        return fan_out(
+            turn, parts=asides, reading=reading, workflow_intent=workflow_intent(workflow), digression=bool(asides)
+        )
     if choice.route == RouteDecision.CLARIFY:
         return clarify(turn)
-    return fan_out(turn, parts=parts)
+    return fan_out(turn, parts=parts, reading=reading)
 
 
-def _digressions(turn: TurnRun, workflow: WorkflowState, parts: list[PlannedPart]) -> list[PlannedPart]:
+def _digressions(
+    turn: TurnRun, workflow: WorkflowState, parts: list[PlannedPart], reading: Reading
+) -> list[PlannedPart]:
     """The questions to answer beside a paused workflow: none when the message is for the workflow."""
     own = workflow_intent(workflow)
     if workflow.step in FREE_TEXT_SLOTS:  # "describe the fault": whatever comes next is the answer
@@ -152,7 +161,7 @@ def _digressions(turn: TurnRun, workflow: WorkflowState, parts: list[PlannedPart
         return []
     top = turn.intents[0] if turn.intents else None
     if top is not None and is_slot_answer(
-        workflow.step, turn.message.text, turn.entities, other_intent_confidence=top["confidence"]
+        workflow.step, turn.message.text, reading.whole, turn.entities, other_intent_confidence=top["confidence"]
     ):
         return []
     return [
@@ -170,7 +179,14 @@ def _answers_in_transaction(subtask: Subtask) -> bool:
     return not llm_enabled() and specialist_get(subtask.specialist).answers_in_transaction
 
 
-def fan_out(turn: TurnRun, *, parts: list[PlannedPart], workflow_intent: str = "", digression: bool = False) -> bool:
+def fan_out(
+    turn: TurnRun,
+    *,
+    parts: list[PlannedPart],
+    reading: Reading,
+    workflow_intent: str = "",
+    digression: bool = False,
+) -> bool:
     """One subtask per (intent, specialist); each runs as its own Celery task.
 
     A lone subtask runs right here instead (seed 000: "a single subtask runs synchronously,
@@ -178,7 +194,7 @@ def fan_out(turn: TurnRun, *, parts: list[PlannedPart], workflow_intent: str = "
     """
     queued: list[PlannedPart] = []
     if not workflow_intent:
-        parts, queued = requests_in_order(turn.message.text, parts)
+        parts, queued = requests_in_order(turn.message.text, parts, reading)
         # an upset customer's request opens with the soothing line, wherever the feeling was said
         parts.sort(key=lambda part: part.intent != Intent.EMOTION_SENSITIVE)
     plan = [(part.intent.value, part.text, specialists_for(part.intent)) for part in parts]

@@ -13,9 +13,7 @@ from django.utils.translation import gettext_noop, pgettext_lazy
 
 from agents.intents.offline.orders import order_state_said
 from agents.llm.client import llm_enabled
-from agents.reading.cancel_reason import cancel_reason
-from agents.reading.change import change_read
-from agents.reading.confirmation import yes_no
+from agents.reading.message import Reading
 from agents.store.labels import order_status_said
 from agents.store.models import Address, Order, OrderStatus, PaymentKind, PaymentMethod, PaymentTransaction, Variant
 from agents.store.money import money
@@ -96,15 +94,15 @@ def _variants_of(items: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]
 
 
 def _replacement_said(
-    about: str, item: dict[str, Any], variants: list[dict[str, Any]], progress: Progress, *, listed: bool
+    about: str, item: dict[str, Any], variants: list[dict[str, Any]], ctx: Ctx, *, listed: bool
 ) -> str | Clarify | None:
     """The new version the words `about` one item ask for (match_replacement): the item itself when it is
     listed among others to stay as it is, the version offered before when this is a yes to it."""
     if listed and read.keeps_as_is(about) and not match_replacement(about, item, variants):
         return str(item["item_id"])
-    if item["item_id"] in progress.offered and yes_no(about) is True:
-        return progress.offered[item["item_id"]]
-    return match_replacement(about, item, variants, progress.asked.get(item["item_id"]))
+    if item["item_id"] in ctx.progress.offered and ctx.reading.of(about).yes_no is True:
+        return ctx.progress.offered[item["item_id"]]
+    return match_replacement(about, item, variants, ctx.progress.asked.get(item["item_id"]))
 
 
 def _asks_other_options(text: str, items: list[dict[str, Any]]) -> bool:
@@ -132,6 +130,7 @@ class OtherWorkflow(Exception):
 class Ctx:
     tools: ToolContext
     language: str
+    reading: Reading  # the turn's reading of the message (agents.reading.message)
     progress: Progress = field(default_factory=Progress)  # the workflow's, updated as its slots are read
 
     def orders(self, *statuses: str) -> list[Order]:
@@ -303,7 +302,7 @@ class CancelOrder(Workflow):
                 ctx.progress.part_asked = True
             return order_id
         if slot == "reason":
-            return cancel_reason(text)
+            return ctx.reading.of(text).reason
         return None
 
     @staticmethod
@@ -414,7 +413,7 @@ class _ItemsWorkflow(Workflow):
             if item["item_id"] in resolved:
                 continue
             about = text if len(old) == 1 and not others_said else segments[item["item_id"]]
-            match = _replacement_said(about, item, variants.get(item["product_id"], []), progress, listed=len(old) > 1)
+            match = _replacement_said(about, item, variants.get(item["product_id"], []), ctx, listed=len(old) > 1)
             if isinstance(match, Clarify):
                 progress.replacements = resolved
                 progress.asked = {**progress.asked, item["item_id"]: match.asked}
@@ -479,7 +478,7 @@ class Return(_ItemsWorkflow):
     ) -> tuple[str, dict[str, Any]] | None:
         # "D1001 不想要了" of an order not yet shipped: the whole order is no longer wanted, so it is
         # cancelled; returning one item of several is not possible before delivery.
-        if status != OrderStatus.PENDING or not cancel_reason(text):
+        if status != OrderStatus.PENDING or not ctx.reading.of(text).reason:
             return None
         order_id = next(iter(entities.get("order_ids") or []), "")
         items = ctx.items(order_id)
@@ -647,7 +646,7 @@ class ModifyOrder(_ItemsWorkflow):
         """What of an order the message changes: its address, its payment, its items, or the
         account's default address (agents.reading.change); what the order's items and the customer's
         payment methods say when the words do not."""
-        said = change_read(text)
+        said = ctx.reading.of(text).change
         if said != "default_address" and parse_address(text, default_country=country):
             return "address"  # "ship it to 12 Main St, …": the address says what changes
         if said == "default_address" and (order_named or entities.get("order_ids")):

@@ -24,7 +24,6 @@ from agents.answers import SpecialistContext, SpecialistResult
 from agents.intents.catalogue import catalogue_get
 from agents.intents.entities.extract import extract_entities
 from agents.models import TurnRun
-from agents.reading.confirmation import gives_up, yes_no
 from agents.tools import ToolContext, ToolError
 from agents.verification import (
     MAX_FAILED_ATTEMPTS,
@@ -180,7 +179,7 @@ def workflow_handle(sctx: SpecialistContext) -> SpecialistResult:
             .get(pk=sctx.conversation_id)
         )
         state = workflow_active(conversation.pk)
-        if state is not None and gives_up(sctx.text or sctx.message_text):
+        if state is not None and sctx.read(sctx.text or sctx.message_text).gives_up:
             _save(state, step="", slots=state.slots, status=WorkflowStatus.CANCELLED)
             workflows_queued_cancel(conversation.pk)
             return SpecialistResult(text=say(sctx.language, "Cancelled. Anything else I can help with?"))
@@ -222,6 +221,7 @@ def _resume_question(sctx: SpecialistContext, state: WorkflowState) -> Specialis
             "intent": state.slots.get("intent", sctx.intent),
             "text": original,
             "message_text": original,
+            "reading": None,
             "entities": {
                 **extract_entities(original, catalogue_get()),
                 **{k: v for k, v in sctx.entities.items() if k == "order_ids"},
@@ -251,7 +251,9 @@ def _then_next(sctx: SpecialistContext, conversation: Conversation, ended: Speci
         return ended
     workflow_save(queued.pk, status=WorkflowStatus.ACTIVE, expires_at=timezone.now() + IDLE_TIMEOUT)
     queued.status = WorkflowStatus.ACTIVE
-    quiet = SpecialistContext(**{**sctx.__dict__, "text": "", "message_text": "", "entities": {}, "digression": False})
+    quiet = SpecialistContext(
+        **{**sctx.__dict__, "text": "", "message_text": "", "entities": {}, "digression": False, "reading": None}
+    )
     follow = _advance(quiet, conversation, queued)
     now = WorkflowState.objects.get(pk=queued.pk)
     request = say(sctx.language, _TITLES.get(now.kind, now.kind))
@@ -309,6 +311,7 @@ def _advance(sctx: SpecialistContext, conversation: Conversation, state: Workflo
         tools=ToolContext(conversation_id=conversation.pk, customer=customer, language=sctx.language),
         language=sctx.language,
         progress=progress,
+        reading=sctx.message_reading,
     )
 
     if state.step == "confirm" and (meant_zip := read.zip_put_right(s.get("address"), text)):
@@ -316,7 +319,7 @@ def _advance(sctx: SpecialistContext, conversation: Conversation, state: Workflo
         _save(state, step="confirm", slots=s, progress=progress)
         return _confirm(ctx, workflow, s)
     # "wait, that was wrong: X rather than Y" at the confirmation puts a value right: read it, then confirm again
-    if state.step == "confirm" and fix is None and (answer := yes_no(text)) is not None:
+    if state.step == "confirm" and fix is None and (answer := sctx.read(text).yes_no) is not None:
         return _confirmation_answered(sctx, conversation, state, ctx, workflow, s, answer=answer)
     if fix is not None:
         text = _put_right(state, workflow, ctx, s, fix, text)

@@ -6,9 +6,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from agents.reading.cancel_reason import cancel_reason
-from agents.reading.change import change_read
-from agents.reading.confirmation import yes_no
+from agents.reading.message import TextReading
 from agents.workflows import slots as read
 
 _ASKS = re.compile(
@@ -28,13 +26,15 @@ _ENTITY_SLOTS = {
 }
 
 
-def is_slot_answer(slot: str, text: str, entities: dict[str, Any], *, other_intent_confidence: float) -> bool:
-    """True when `text` answers `slot`. Free-text slots (reason, description, …) accept anything that is
-    not confidently a different request."""
+def is_slot_answer(
+    slot: str, text: str, reading: TextReading, entities: dict[str, Any], *, other_intent_confidence: float
+) -> bool:
+    """True when `text` (read as `reading`) answers `slot`. Free-text slots (reason, description, …) accept
+    anything that is not confidently a different request."""
     if read.correction(text) is not None:  # "sorry typo, linear not tactile" puts right what was said
         return True
     if slot == "confirm":
-        return yes_no(text) is not None
+        return reading.yes_no is not None
     choices: dict[str, Mapping[str, Iterable[str]]] = {
         "warranty_status": read.WARRANTY_WORDS,
         "repair_type": read.REPAIR_TYPE_WORDS,
@@ -42,9 +42,9 @@ def is_slot_answer(slot: str, text: str, entities: dict[str, Any], *, other_inte
     }
     if slot in choices and read.read_choice(text, choices[slot]):
         return True
-    if slot == "change" and change_read(text):
+    if slot == "change" and reading.change:
         return True
-    if slot == "reason" and cancel_reason(text):
+    if slot == "reason" and reading.reason:
         return True
     if slot == "payment_method_id" and read.PAYMENT_WORDS.search(text):
         return True

@@ -183,14 +183,16 @@ def test_recognize_step_twice_records_intents_once(chat: Conversation) -> None:
 def test_fan_out_twice_creates_subtasks_once(chat: Conversation) -> None:
     from agents.nodes.recognize import step_recognize
     from agents.nodes.route import _plan, fan_out
+    from agents.reading.message import Reading
 
     turn = customer_message_handle(conversation_id=chat.pk, text="I want to file a complaint about the courier")
     step_recognize(TurnRun.objects.select_related("message", "conversation").get(pk=turn.pk))
     recognized = TurnRun.objects.select_related("message", "conversation").get(pk=turn.pk)
-    parts = _plan(recognized)
+    reading = Reading.from_json(recognized.reading, recognized.message.text)
+    parts = _plan(recognized, reading)
 
-    fan_out(recognized, parts=parts)
-    fan_out(recognized, parts=parts)
+    fan_out(recognized, parts=parts, reading=reading)
+    fan_out(recognized, parts=parts, reading=reading)
 
     expected = [s for part in parts for s in specialists_for(part.intent)]
     assert len(expected) >= 1
@@ -495,9 +497,11 @@ def test_a_slot_answer_is_not_an_intent_switch(chat: Conversation) -> None:
     ],
 )
 def test_naming_the_product_while_the_bot_waits_for_its_new_options_answers_it(text: str, answer: bool) -> None:
+    from agents.reading.message import text_read
     from agents.workflows.switch import is_slot_answer
 
-    assert is_slot_answer("new_item_ids", text, {"products": ["Find X9"]}, other_intent_confidence=0.9) is answer
+    read = text_read(text)
+    assert is_slot_answer("new_item_ids", text, read, {"products": ["Find X9"]}, other_intent_confidence=0.9) is answer
 
 
 # --- bad input ----------------------------------------------------------------------------------

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from agents.reading.message import Reading
 from agents.route import (
     KnowledgeHit,
     asks_own_order_state,
@@ -384,7 +385,7 @@ def test_requests_in_one_message_are_split_where_another_is_announced() -> None:
         _request("return", "It's order #W7654321, use my paypal"),
     ]
 
-    now, queued = requests_in_order(message, parts)
+    now, queued = requests_in_order(message, parts, Reading(message))
 
     assert [p.intent.value for p in now] == ["return"] and now[0].text.startswith("Return the kettle")
     assert [p.intent.value for p in queued] == ["exchange"]
@@ -403,7 +404,7 @@ def test_requests_in_one_message_are_split_where_another_is_announced() -> None:
 def test_a_message_with_one_request_or_none_is_answered_whole(message: str, parts: list[tuple[str, str]]) -> None:
     from agents.requests import requests_in_order
 
-    now, queued = requests_in_order(message, [_request(*part) for part in parts])
+    now, queued = requests_in_order(message, [_request(*part) for part in parts], Reading(message))
 
     assert queued == [] and [p.text for p in now] == ([message] if parts else [])
 
@@ -414,7 +415,7 @@ def test_a_clause_that_only_continues_a_request_is_not_another_one() -> None:
     message = "我要退货，订单 #D1003 里的 Enco X3 耳机，退到礼品卡"
     parts = [_request("return", "我要退货"), _request("return", "退到礼品卡")]
 
-    now, queued = requests_in_order(message, parts)
+    now, queued = requests_in_order(message, parts, Reading(message))
 
     assert queued == [] and now[0].text == message
 
@@ -465,7 +466,7 @@ def test_a_clause_that_tells_what_happened_yields_to_the_clause_that_asks(
 ) -> None:
     from agents.requests import requests_in_order
 
-    now, queued = requests_in_order(message, [_request(*told), _request(*asked)])
+    now, queued = requests_in_order(message, [_request(*told), _request(*asked)], Reading(message))
 
     assert [p.intent.value for p in now] == [wanted] and now[0].text == message and queued == []
 
@@ -479,7 +480,7 @@ def test_a_new_address_beside_a_clause_that_sounds_like_a_cancellation_changes_t
         _request("modify_order", "New address: 12 Oak Street"),
     ]
 
-    now, queued = requests_in_order(message, parts)
+    now, queued = requests_in_order(message, parts, Reading(message))
 
     assert [p.intent.value for p in now] == ["modify_order"] and queued == []
 
@@ -496,7 +497,7 @@ def test_an_item_change_paid_by_a_card_is_its_own_request_after_an_address_chang
         _request("modify_order", "Still time to change #W1234567"),
     ]
 
-    now, queued = requests_in_order(message, parts)
+    now, queued = requests_in_order(message, parts, Reading(message))
 
     assert [p.intent.value for p in now] == ["modify_order"] and "12 Oak Street" in now[0].text
     assert [p.intent.value for p in queued] == ["modify_order"] and queued[0].text.startswith("Still time")
@@ -514,7 +515,7 @@ def test_a_request_of_another_kind_for_another_order_is_its_own_even_unannounced
         _request("return", "Sending back the lamp and the mug from #W7654321"),
     ]
 
-    now, queued = requests_in_order(message, parts)
+    now, queued = requests_in_order(message, parts, Reading(message))
 
     assert [p.intent.value for p in now] == ["modify_order"] and "#W7654321" not in now[0].text
     assert [p.intent.value for p in queued] == ["return"] and queued[0].text.startswith("Sending back")
@@ -532,7 +533,7 @@ def test_a_payment_change_then_an_item_change_said_by_the_way_are_two_requests()
         _request("modify_order", "can I still change the kettle in #W1234567 to the white color"),
     ]
 
-    now, queued = requests_in_order(message, parts)
+    now, queued = requests_in_order(message, parts, Reading(message))
 
     assert [p.intent.value for p in now] == ["modify_order"] and now[0].text.endswith("please.")
     assert [p.intent.value for p in queued] == ["modify_order"] and queued[0].text.startswith("By the way")
@@ -547,7 +548,7 @@ def test_an_exchange_for_a_delivered_order_changes_no_delivery() -> None:
         _request("exchange", "I want the bagless one"),
     ]
 
-    now, queued = requests_in_order(message, parts)
+    now, queued = requests_in_order(message, parts, Reading(message))
 
     assert [p.intent.value for p in now] == ["exchange"] and now[0].text == message and queued == []
 
@@ -566,7 +567,7 @@ def test_two_clauses_after_one_announcement_are_one_request_never_an_empty_one()
         PlannedPart(Intent.EXCHANGE, "I want the one with black for the color instead", 0.71, "intent"),
     ]
 
-    now, queued = requests_in_order(message, parts)
+    now, queued = requests_in_order(message, parts, Reading(message))
 
     assert [p.intent.value for p in now] == ["cancel_order"]
     assert [(p.intent.value, p.text[:31]) for p in queued] == [("exchange", "Second: Before #W6883544 goes o")]
@@ -586,7 +587,7 @@ def test_after_one_announcement_the_clause_that_asks_the_store_is_the_request() 
         PlannedPart(Intent.EXCHANGE, "can it be exchanged", 0.36, "intent"),
     ]
 
-    now, queued = requests_in_order(message, parts)
+    now, queued = requests_in_order(message, parts, Reading(message))
 
     assert [p.intent.value for p in now] == ["return"]
     assert [p.intent.value for p in queued] == ["exchange"]
@@ -605,7 +606,7 @@ def test_an_address_called_the_old_one_and_then_given_is_one_request(message: st
     told, given = re.split(r"(?<=[.。])\s*", message, maxsplit=1)
     parts = [_request("modify_order", told.rstrip(".。")), _request("modify_order", given.rstrip(".。"))]
 
-    now, queued = requests_in_order(message, parts)
+    now, queued = requests_in_order(message, parts, Reading(message))
 
     assert [p.intent.value for p in now] == ["modify_order"] and queued == [] and now[0].text == message
 
@@ -622,7 +623,7 @@ def test_a_payment_change_announced_before_an_exchange_worded_item_change_is_its
         _request("exchange", "I want the exact same item again"),
     ]
 
-    now, queued = requests_in_order(message, parts)
+    now, queued = requests_in_order(message, parts, Reading(message))
 
     assert [p.intent.value for p in now] == ["modify_order"] and now[0].text.endswith("payment method.")
     assert [p.intent.value for p in queued] == ["exchange"] and queued[0].text.startswith("Second: Order")
@@ -692,7 +693,7 @@ def test_a_payment_change_announced_before_an_exchange_worded_item_change_is_its
 def test_clauses_that_continue_a_request_make_one_request(message: str, clauses: list[tuple[str, str]]) -> None:
     from agents.requests import requests_in_order
 
-    now, queued = requests_in_order(message, [_request(name, text) for name, text in clauses])
+    now, queued = requests_in_order(message, [_request(name, text) for name, text in clauses], Reading(message))
 
     assert queued == [] and [p.text for p in now] == [message]
 
@@ -706,7 +707,7 @@ def test_an_item_change_waits_for_the_other_changes_of_its_order() -> None:
         _request("modify_order", "Also ship order #W1234567 to 1 Main St"),
     ]
 
-    now, queued = requests_in_order(message, parts)
+    now, queued = requests_in_order(message, parts, Reading(message))
 
     assert "ship order #W1234567" in now[0].text and "mouse" in queued[0].text
 
@@ -724,7 +725,7 @@ def test_the_address_that_follows_an_address_change_belongs_to_it(message: str) 
     first, second = re.split(r"(?<=[.;]) ", message, maxsplit=1)
     parts = [_request("modify_order", first.rstrip(".;")), _request("modify_order", second)]
 
-    now, queued = requests_in_order(message, parts)
+    now, queued = requests_in_order(message, parts, Reading(message))
 
     assert queued == [] and [p.text for p in now] == [message]
 
@@ -759,7 +760,7 @@ def test_a_payment_change_beside_an_item_change_is_its_own_request_and_goes_firs
     from agents.requests import requests_in_order
 
     parts = [_request("modify_order", items), _request("modify_order", payment)]
-    now, queued = requests_in_order(message, sorted(parts, key=lambda p: message.find(p.text)))
+    now, queued = requests_in_order(message, sorted(parts, key=lambda p: message.find(p.text)), Reading(message))
 
     assert len(now) == 1 and len(queued) == 1
     assert payment in now[0].text and items not in now[0].text
@@ -822,7 +823,7 @@ OFFERED: list[tuple[str, tuple[str, ...]]] = [
     ],
 )
 def test_the_answer_to_a_clarifying_question_picks_an_offered_intent(answer: str, picked: str | None) -> None:
-    assert clarify_picked(answer, OFFERED) == picked
+    assert clarify_picked(answer, Reading(answer).whole, OFFERED) == picked
 
 
 @pytest.mark.parametrize("text", ["Any cost can go on my card.", "any difference on my paypal"])
@@ -1045,7 +1046,7 @@ def test_what_pays_the_difference_of_an_item_change_is_no_payment_change_of_its_
         _request("modify_order", "Charge the difference to my PayPal paypal_1"),
     ]
 
-    now, queued = requests_in_order(message, parts)
+    now, queued = requests_in_order(message, parts, Reading(message))
 
     assert queued == [] and now[0].text == message
 
@@ -1062,7 +1063,7 @@ def test_a_request_that_says_what_it_changes_after_its_clause_is_read_to_the_end
         _request("modify_order", "Still time to edit #W2273069"),
     ]
 
-    now, queued = requests_in_order(message, parts)
+    now, queued = requests_in_order(message, parts, Reading(message))
 
     assert "PayPal" in now[0].text and "Smart Watch" not in now[0].text
     assert "Smart Watch" in queued[0].text
@@ -1080,7 +1081,7 @@ def test_an_announced_request_of_another_kind_is_its_own_before_any_order_is_nam
         _request("return", "how do I return something"),
     ]
 
-    now, queued = requests_in_order(message, parts)
+    now, queued = requests_in_order(message, parts, Reading(message))
 
     assert "Smartphone" not in now[0].text and "Smartphone" in queued[0].text
 
@@ -1091,7 +1092,7 @@ def test_a_request_and_what_follows_from_it_stay_one() -> None:
     message = "cancel my order and refund me"
     parts = [_request("cancel_order", "cancel my order"), _request("return", "refund me")]
 
-    now, queued = requests_in_order(message, parts)
+    now, queued = requests_in_order(message, parts, Reading(message))
 
     assert queued == []
 
@@ -1109,7 +1110,7 @@ def test_more_items_of_the_same_change_stay_one_request() -> None:
         _request("modify_order", "also my Garden Hose → the green one"),
     ]
 
-    now, queued = requests_in_order(message, parts)
+    now, queued = requests_in_order(message, parts, Reading(message))
 
     assert queued == [] and now[0].text == message
 
@@ -1129,7 +1130,7 @@ def test_clauses_of_one_exchange_stay_one_request(message: str) -> None:
     cut = message.index("=> one") if "=>" in message else message.index("瑜伽垫")
     parts = [_request("exchange", message[:cut].rstrip("，, ")), _request("exchange", message[cut:])]
 
-    now, queued = requests_in_order(message, parts)
+    now, queued = requests_in_order(message, parts, Reading(message))
 
     assert queued == [] and now[0].text == message
 
@@ -1214,7 +1215,7 @@ def test_a_second_request_is_told_by_how_customers_announce_it(
 ) -> None:
     from agents.requests import requests_in_order
 
-    now, queued = requests_in_order(message, [_request(name, text) for name, text in clauses])
+    now, queued = requests_in_order(message, [_request(name, text) for name, text in clauses], Reading(message))
 
     assert len(queued) == 1 and queued[0].text.startswith(second)
 
@@ -1234,7 +1235,7 @@ def test_a_request_announced_as_a_separate_thing_is_its_own(announcement: str) -
         _request("modify_order", "on my unshipped order #W1234567 I'd like the Air Purifier"),
     ]
 
-    now, queued = requests_in_order(message, parts)
+    now, queued = requests_in_order(message, parts, Reading(message))
 
     assert now[0].text.endswith("paypal_1234567?") and queued[0].text.startswith(announcement)
 
@@ -1252,7 +1253,7 @@ def test_what_pays_for_an_exchange_stays_with_it_when_another_request_follows() 
         _request("exchange", "Second: need an exchange"),
     ]
 
-    now, queued = requests_in_order(message, parts)
+    now, queued = requests_in_order(message, parts, Reading(message))
 
     assert [p.intent.value for p in now] == ["exchange"] and "paypal_1234567" in now[0].text
     assert [p.intent.value for p in queued] == ["exchange"] and queued[0].text.startswith("Second")
@@ -1274,7 +1275,7 @@ def test_asking_leave_to_exchange_after_telling_what_went_wrong_is_an_exchange(
 ) -> None:
     from agents.requests import requests_in_order
 
-    now, queued = requests_in_order(message, [_request("return", told), _request("exchange", asked)])
+    now, queued = requests_in_order(message, [_request("return", told), _request("exchange", asked)], Reading(message))
 
     assert [p.intent.value for p in now] == ["exchange"] and queued == []
 
@@ -1298,7 +1299,7 @@ def test_a_memory_card_among_an_items_options_is_no_payment(change: str, more: s
         _request("exchange", more),
     ]
 
-    now, queued = requests_in_order(message, parts)
+    now, queued = requests_in_order(message, parts, Reading(message))
 
     assert "credit_card_1234567" in now[0].text and len(queued) == 1
     assert change in queued[0].text and queued[0].text.endswith("paypal_7654321.")
@@ -1316,7 +1317,7 @@ def test_a_payment_change_for_one_of_the_orders_then_an_item_change_are_two_requ
         _request("exchange", "While I'm here: on my unshipped order #W1234567 I'd like the Backpack ==> whichever"),
     ]
 
-    now, queued = requests_in_order(message, parts)
+    now, queued = requests_in_order(message, parts, Reading(message))
 
     assert now[0].text == "I'd like to change how I'm paying for one of my orders."
     assert [p.intent.value for p in queued] == ["exchange"] and queued[0].text.startswith("While I'm here")
@@ -1334,7 +1335,7 @@ def test_an_item_change_waits_for_a_change_that_names_no_order() -> None:
         _request("modify_order", "I'd like to change how I pay for one of my orders"),
     ]
 
-    now, queued = requests_in_order(message, parts)
+    now, queued = requests_in_order(message, parts, Reading(message))
 
     assert "change how I pay" in now[0].text and queued[0].text.startswith("Please swap the Backpack")
 
@@ -1363,7 +1364,7 @@ def test_an_unsure_clause_that_only_describes_an_item_is_no_request_of_its_own(
 
     parts = [PlannedPart(Intent.EXCHANGE, described, 0.54, "intent"), PlannedPart(Intent.RETURN, asked, 0.98, "intent")]
 
-    now, queued = requests_in_order(message, parts)
+    now, queued = requests_in_order(message, parts, Reading(message))
 
     assert [p.intent.value for p in now] == ["return"] and now[0].text == message and queued == []
 
@@ -1430,7 +1431,7 @@ def test_a_later_clause_that_belongs_to_the_first_request_is_no_request_of_its_o
 
     parts = [PlannedPart(Intent(name), text, confidence, "intent") for name, text, confidence in (first, later)]
 
-    now, queued = requests_in_order(message, parts)
+    now, queued = requests_in_order(message, parts, Reading(message))
 
     assert [p.intent.value for p in now] == [first[0]] and now[0].text == message and queued == []
 
@@ -1445,7 +1446,7 @@ def test_an_unsure_request_that_asks_after_another_stays_its_own() -> None:
         PlannedPart(Intent.CANCEL_ORDER, "could you cancel #W7654321?", 0.3, "intent"),
     ]
 
-    now, queued = requests_in_order(message, parts)
+    now, queued = requests_in_order(message, parts, Reading(message))
 
     assert [p.intent.value for p in now] == ["modify_order"] and [p.intent.value for p in queued] == ["cancel_order"]
 
