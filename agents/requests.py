@@ -78,115 +78,155 @@ def requests_in_order(
     """
     requested = [part for part in parts if part.intent in WORKFLOW_INTENTS and part.via == "intent"]
     others = [part for part in parts if part not in requested]
-    # A clause the classifier is unsure of that does not ask, beside a sure request of another kind, only
-    # describes something ("the thermostat, the one I ordered with white as its color; … Returning them")
-    # or lists more of it ("return the Dumbbell Set; and also Makeup Kit from #W1"): no request of its own.
-    # So is a guess too unsure to act on alone (kept only because it names an order) said after a request,
-    # however unsure that one is: "I want to modify the Garden Hose. Also Hiking Boots on my order #W1
-    # while it's not sent yet" lists one more item; "not sent yet" says why it can still change.
+    told = _Told(text, reading, _asked(text, requested, reading))
+    if len(told.requests) <= 1:
+        return others + [PlannedPart(r.intent, text, r.confidence, r.via) for r in told.requests], []
+    planned = told.in_order()
+    return others + planned[:1], planned[1:]
+
+
+def _asked(text: str, requested: list[PlannedPart], reading: Reading) -> list[PlannedPart]:
+    """The requests asked for, in the order said. A clause the classifier is unsure of that does not ask,
+    beside a sure request of another kind, only describes something ("the thermostat, the one I ordered with
+    white as its color; … Returning them") or lists more of it ("return the Dumbbell Set; and also Makeup Kit
+    from #W1"): no request of its own. So is a guess too unsure to act on alone (kept only because it names an
+    order) said after a request, however unsure that one is: "I want to modify the Garden Hose. Also Hiking
+    Boots on my order #W1 while it's not sent yet" lists one more item; "not sent yet" says why it can still
+    change."""
     sure = [part.intent for part in requested if part.confidence >= CONFIDENT]
     first = min((max(text.find(part.text), 0) for part in requested), default=0)
-    asked = [
-        part
-        for part in requested
-        if (
-            part.confidence >= CONFIDENT
-            or not sure
-            or any(one_kind(part.intent, intent) for intent in sure)
-            or asks_the_store(part.text)
-        )
-        and not (part.confidence < CLARIFY_BELOW and text.find(part.text) > first and not asks_the_store(part.text))
-        and not (part.intent == Intent.RETURN and _refunds_the_method_moved_off(part, requested, reading))
-    ]
-    # A later request is one of its own when the one before it has named its order and this one is
-    # announced ("Also, …", "另外…") or opens as a request naming its own order ("I'd like to change an
-    # item in order #W1…"); otherwise it is more of the one before ("cancel my order and refund me").
-    asked.sort(key=lambda part: max(text.find(part.text), 0))
-    starts = [max(text.find(part.text), 0) for part in asked]  # where each clause is said
-    requests = asked[:1]
-    begins = [0]  # where each request's words start: at its announcement ("And one more thing: …")
-    previous = starts[0] if asked else 0
-    ends = [*starts[1:], len(text)]  # where each clause's words end: where the next one is said
-    for part, here, following in zip(asked[1:], starts[1:], ends[1:], strict=True):
+
+    def kept(part: PlannedPart) -> bool:
+        asks = asks_the_store(part.text)
+        if not (part.confidence >= CONFIDENT or not sure or any(one_kind(part.intent, i) for i in sure) or asks):
+            return False
+        if part.confidence < CLARIFY_BELOW and text.find(part.text) > first and not asks:
+            return False
+        return not (part.intent == Intent.RETURN and _refunds_the_method_moved_off(part, requested, reading))
+
+    return sorted(filter(kept, requested), key=lambda part: max(text.find(part.text), 0))
+
+
+class _Told:
+    """The requests of a message as its clauses are read in order: a later clause is a request of its own
+    when the one before has named its order and this one is announced ("Also, …", "另外…") or opens as a
+    request naming its own order ("I'd like to change an item in order #W1…"); otherwise it is more of the
+    one before ("cancel my order and refund me")."""
+
+    def __init__(self, text: str, reading: Reading, asked: list[PlannedPart]) -> None:
+        self.text, self.reading = text, reading
+        self.requests = asked[:1]
+        self.begins = [0]  # where each request's words start: at its announcement ("And one more thing: …")
+        starts = [max(text.find(part.text), 0) for part in asked]  # where each clause is said
+        ends = [*starts[1:], len(text)]  # where each clause's words end: where the next one is said
+        for k in range(1, len(asked)):
+            self._after(asked[k], starts[k], ends[k], previous=starts[k - 1])
+
+    def _after(self, part: PlannedPart, here: int, following: int, *, previous: int) -> None:
+        text = self.text
         announcement = _ANOTHER_REQUEST.search(text, previous, here + min(len(part.text), 30))
-        opens = names_an_order(part.text) and OPENS_A_REQUEST.search(part.text)
-        # A change of the items beside a change of the payment or the address is a request of its
-        # own, order named or not: they are carried out one after the other, the items last.
         # An announcement ("Second: …") ends the words of the request before.
         cut = min(announcement.start(), here) if announcement else here
-        kinds = _kinds_of_change(text[begins[-1] : cut], text[cut:following], reading, announced=bool(announcement))
-        # An exchange changes only items: two exchange clauses are never two kinds of change.
-        pair = {part.intent, requests[-1].intent}
-        other_change = Intent.MODIFY_ORDER in pair and pair <= ITEM_CHANGES and None not in kinds and len(kinds) == 2
-        # Announced ("Another thing: …") and of another kind, it is its own request even before the
-        # first one has named its order: "exchange the perfume … Another thing: how do I return …".
-        same_kind = one_kind(part.intent, requests[-1].intent)
-        announced_other = announcement and not same_kind
-        # "… and also the Garden Hose → green", "return the grill plus the bottle": more items of the same
-        # change or return (an order takes one change of items), unless a new request is announced
-        # outright ("Another thing: …") or names another order than the one before ("…; also the
-        # keyboard -> linear? Order #W1." names the order of both).
-        earlier_orders, own_orders = set(order_ids(text[begins[-1] : here])), set(order_ids(part.text))
-        more_items = (
-            same_kind
-            and (part.intent == Intent.RETURN or (part.intent in ITEM_CHANGES and kinds <= {"items", None}))
-            and (own_orders <= earlier_orders or not earlier_orders)
-            and not (announcement and _NEW_REQUEST.match(announcement.group()))
-        )
-        # The request before is whole when its order was named before this one is announced: in "return
-        # the backpack plus the camera plus …, order is #W1" each "plus" still belongs to the first.
-        announced = names_an_order(text[begins[-1] : cut]) and (announcement or opens)
-        # Of another kind and for another order, named before the next request: "…change the mouse in #W1.
-        # Sending back the shoes and the puzzle from #W2, refund to my gift card."
-        ahead = set(order_ids(text[here:following]))
-        other_order = not same_kind and bool(earlier_orders) and bool(ahead) and not ahead & earlier_orders
-        if not more_items and (other_change or announced_other or announced or other_order):
-            begin = cut
-            if begin <= begins[-1]:
-                # Two clauses after one announcement ("Second: before #W1 goes out, can you switch…")
-                # are one request: the one that asks the store ("…#W2 is not what I expected, could I
-                # exchange it?"), else the surer reading of the two.
-                asks, earlier_asks = asks_the_store(part.text), asks_the_store(requests[-1].text)
-                if (asks and not earlier_asks) or (asks == earlier_asks and part.confidence > requests[-1].confidence):
-                    requests[-1] = part
-            else:
-                requests.append(part)
-                begins.append(begin)
-        elif part.intent != requests[-1].intent and asks_the_store(part.text) and not asks_the_store(requests[-1].text):
+        if _own_request(self, part, (here, following), cut, announcement):
+            if cut > self.begins[-1]:
+                self.requests.append(part)
+                self.begins.append(cut)
+            elif _surer_ask(part, self.requests[-1]):
+                # Two clauses after one announcement ("Second: before #W1 goes out, can you switch…") are one
+                # request: the one that asks the store ("…#W2 is not what I expected, could I exchange it?"),
+                # else the surer reading of the two.
+                self.requests[-1] = part
+        elif (
+            part.intent != self.requests[-1].intent
+            and asks_the_store(part.text)
+            and not asks_the_store(self.requests[-1].text)
+        ):
             # One request told, then asked: in "I made a mistake on #W1, can you change the address?" the
             # first clause only says what happened; the clause that asks says what to do.
-            requests[-1] = part
-        elif (requests[-1].intent, part.intent) == (Intent.CANCEL_ORDER, Intent.MODIFY_ORDER) and _change_kind(
-            text[begins[-1] :], reading
+            self.requests[-1] = part
+        elif (self.requests[-1].intent, part.intent) == (Intent.CANCEL_ORDER, Intent.MODIFY_ORDER) and _change_kind(
+            text[self.begins[-1] :], self.reading
         ) == "address":
             # "I don't want #W1 going to my old place. New address: …": a new address is given to send
             # the order there, not to cancel it.
-            requests[-1] = part
-        previous = here
-    if len(requests) <= 1:
-        return others + [PlannedPart(r.intent, text, r.confidence, r.via) for r in requests], []
-    begun = sorted(zip(begins, range(len(requests)), strict=True))
-    segments: dict[int, str] = {}
-    for position, (start, i) in enumerate(begun):
-        end = begun[position + 1][0] if position + 1 < len(begun) else len(text)
-        segments[i] = text[0 if position == 0 else start : end].strip()
-    # In the order asked, except that an item change waits for the other changes of its order: items
-    # can be changed (or exchanged) once, and then the order can no longer be modified.
-    ordered = [i for _, i in begun]
-    for i in list(ordered):
-        changes_items = requests[i].intent == Intent.EXCHANGE or (
-            requests[i].intent == Intent.MODIFY_ORDER and _changes_items(segments[i], reading)
-        )
-        mine = set(order_ids(segments[i]))
-        # a request that names no order may be for this one ("change how I pay for one of my orders")
-        same_order = [
-            j for j in ordered if j != i and (set(order_ids(segments[j])) & mine or not order_ids(segments[j]))
+            self.requests[-1] = part
+
+    def in_order(self) -> list[PlannedPart]:
+        """Each request with its words, in the order asked, except that an item change waits for the other
+        changes of its order: items can be changed (or exchanged) once, and then the order can no longer be
+        modified."""
+        begun = sorted(zip(self.begins, range(len(self.requests)), strict=True))
+        segments: dict[int, str] = {}
+        for position, (start, i) in enumerate(begun):
+            end = begun[position + 1][0] if position + 1 < len(begun) else len(self.text)
+            segments[i] = self.text[0 if position == 0 else start : end].strip()
+        ordered = [i for _, i in begun]
+        for i in list(ordered):
+            request = self.requests[i]
+            changes_items = request.intent == Intent.EXCHANGE or (
+                request.intent == Intent.MODIFY_ORDER and _changes_items(segments[i], self.reading)
+            )
+            mine = set(order_ids(segments[i]))
+            # a request that names no order may be for this one ("change how I pay for one of my orders")
+            same_order = [
+                j for j in ordered if j != i and (set(order_ids(segments[j])) & mine or not order_ids(segments[j]))
+            ]
+            if changes_items and same_order:
+                ordered.remove(i)
+                ordered.insert(max(ordered.index(j) for j in same_order) + 1, i)
+        return [
+            PlannedPart(self.requests[i].intent, segments[i], self.requests[i].confidence, "intent") for i in ordered
         ]
-        if changes_items and same_order:
-            ordered.remove(i)
-            ordered.insert(max(ordered.index(j) for j in same_order) + 1, i)
-    planned = [PlannedPart(requests[i].intent, segments[i], requests[i].confidence, "intent") for i in ordered]
-    return others + planned[:1], planned[1:]
+
+
+def _own_request(
+    told: _Told, part: PlannedPart, said: tuple[int, int], cut: int, announcement: re.Match[str] | None
+) -> bool:
+    """Whether the clause said at `said` (where it starts, where the next one does) is a request of its own
+    rather than more of the one before."""
+    text, before = told.text, told.requests[-1]
+    here, following = said
+    same_kind = one_kind(part.intent, before.intent)
+    # "… and also the Garden Hose → green", "return the grill plus the bottle": more items of the same change
+    # or return (an order takes one change of items), unless a new request is announced outright ("Another
+    # thing: …") or names another order than the one before ("…; also the keyboard -> linear? Order #W1."
+    # names the order of both).
+    kinds = _kinds_of_change(
+        text[told.begins[-1] : cut], text[cut:following], told.reading, announced=bool(announcement)
+    )
+    earlier_orders = set(order_ids(text[told.begins[-1] : here]))
+    more_items = (
+        same_kind
+        and (part.intent == Intent.RETURN or (part.intent in ITEM_CHANGES and kinds <= {"items", None}))
+        and (set(order_ids(part.text)) <= earlier_orders or not earlier_orders)
+        and not (announcement and _NEW_REQUEST.match(announcement.group()))
+    )
+    if more_items:
+        return False
+    # A change of the items beside a change of the payment or the address is a request of its own, order named
+    # or not: they are carried out one after the other, the items last. An exchange changes only items: two
+    # exchange clauses are never two kinds of change.
+    pair = {part.intent, before.intent}
+    if Intent.MODIFY_ORDER in pair and pair <= ITEM_CHANGES and None not in kinds and len(kinds) == 2:
+        return True
+    # Announced ("Another thing: …") and of another kind, it is its own request even before the first one has
+    # named its order: "exchange the perfume … Another thing: how do I return …".
+    if announcement and not same_kind:
+        return True
+    # The request before is whole when its order was named before this one is announced: in "return the
+    # backpack plus the camera plus …, order is #W1" each "plus" still belongs to the first.
+    opens = names_an_order(part.text) and OPENS_A_REQUEST.search(part.text)
+    if names_an_order(text[told.begins[-1] : cut]) and (announcement or opens):
+        return True
+    # Of another kind and for another order, named before the next request: "…change the mouse in #W1.
+    # Sending back the shoes and the puzzle from #W2, refund to my gift card."
+    ahead = set(order_ids(text[here:following]))
+    return not same_kind and bool(earlier_orders) and bool(ahead) and not ahead & earlier_orders
+
+
+def _surer_ask(part: PlannedPart, before: PlannedPart) -> bool:
+    asks, earlier_asks = asks_the_store(part.text), asks_the_store(before.text)
+    return (asks and not earlier_asks) or (asks == earlier_asks and part.confidence > before.confidence)
 
 
 _OLD_METHOD_REFUNDED = re.compile(OLD_METHOD_REFUNDED, re.IGNORECASE)

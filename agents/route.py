@@ -272,57 +272,82 @@ def route_plan(
     `intents` are the recognised ones ({"name", "confidence", "text"}), `knowledge` one hit per
     searched part (the whole message and each clause).
     """
-    hits = {hit.text: hit for hit in knowledge}
     whole = knowledge[0] if knowledge else None  # the whole message is searched first
     message = whole.text if whole else ""
-    reading = reading or Reading(message)
-    parts: list[PlannedPart] = []
-    covered: set[str] = set()
-    for entry in intents:
-        intent = Intent(entry["name"])
-        text = entry.get("text") or ""
-        confidence = float(entry.get("confidence", 0.0))
-        covered.add(text)
-        if len(intents) > 1 and _WHAT_TO_DO.search(text) and not query_words(_WHAT_TO_DO.sub(" ", text)):
-            continue  # "what should I do?" after what happened asks about it, not for a product or a complaint
-        if intent == Intent.HUMAN_REQUEST and (rule_human or confidence >= HUMAN_MIN):
-            parts.append(PlannedPart(intent, text, confidence, "intent"))
-            continue
-        hit = hits.get(text)
-        knowledge_answers = (
-            hit.matched or _unknown_but_public(intent, confidence, text, message, entities, reading) if hit else False
-        )
-        if (
-            hit
-            and knowledge_answers
-            and _knowledge_takes(
-                intent, confidence, text, entities, reading, hit, message or text, alone=len(intents) == 1
-            )
-        ):
-            parts.append(PlannedPart(_knowledge_intent(intent), text, round(hit.similarity, 4), "knowledge"))
-        elif intent not in (Intent.OUT_OF_SCOPE, Intent.HUMAN_REQUEST) and confidence >= CLARIFY_BELOW:
-            parts.append(PlannedPart(intent, text, confidence, "intent"))
-        elif (
-            intent in WORKFLOW_INTENTS
-            and confidence >= ORDER_REQUEST_MIN
-            and _order_named(text, entities, alone=len(intents) == 1)
-        ):
-            parts.append(PlannedPart(intent, text, confidence, "intent"))
+    said = _Said(
+        message=message,
+        entities=entities,
+        reading=reading or Reading(message),
+        hits={hit.text: hit for hit in knowledge},
+        alone=len(intents) == 1,
+        several=len(intents) > 1,
+        rule_human=rule_human,
+    )
+    parts = [part for entry in intents if (part := _part_planned(entry, said)) is not None]
+    covered = {entry.get("text") or "" for entry in intents}
     for hit in knowledge:  # parts the classifier set aside (off-topic beside a request) that the KB knows
         if hit.matched and hit.text not in covered and not _inside_planned(hit.text, parts):
             parts.append(PlannedPart(Intent.FAQ, hit.text, round(hit.similarity, 4), "knowledge"))
     if whole is not None and whole.matched:
-        answer = PlannedPart(Intent.FAQ, message, round(whole.similarity, 4), "knowledge")
-        if _asks_about_the_rest(parts, knowledge[1:], message):
-            parts.append(answer)
-        elif _asks_beside_a_request(parts, message, entities, reading):
-            # answered first: the request's own question to the customer ("confirm it's you") ends the reply
-            parts.insert(next(i for i, p in enumerate(parts) if p.intent in _ACTED_ON), answer)
-    parts = _whole_question(parts, whole, hits)
+        _whole_answered(parts, whole, knowledge[1:], said)
+    parts = _whole_question(parts, whole, said.hits)
     if not parts and entities.get("order_ids") and len(intents) <= 1:
         # A bare order id ("W7425646") asks what became of that order.
         parts.append(PlannedPart(Intent.ORDER_QUERY, intents[0].get("text", "") if intents else "", 0.5, "intent"))
-    return _dedupe(_beside_requests(_sure_requests(parts), reading))
+    return _dedupe(_beside_requests(_sure_requests(parts), said.reading))
+
+
+@dataclass(frozen=True)
+class _Said:
+    """What the route plan knows of the message its parts come from."""
+
+    message: str
+    entities: dict[str, Any]
+    reading: Reading
+    hits: dict[str, KnowledgeHit]  # what the knowledge base knows of the message and of each part, by text
+    alone: bool  # one part only
+    several: bool
+    rule_human: bool  # a human asked for by the rules, not guessed by the classifier
+
+
+def _part_planned(entry: dict[str, Any], said: _Said) -> PlannedPart | None:
+    """Who answers one classified part: the knowledge base, the intent's specialist, or nobody."""
+    intent = Intent(entry["name"])
+    text = entry.get("text") or ""
+    confidence = float(entry.get("confidence", 0.0))
+    if said.several and _WHAT_TO_DO.search(text) and not query_words(_WHAT_TO_DO.sub(" ", text)):
+        return None  # "what should I do?" after what happened asks about it, not for a product or a complaint
+    if intent == Intent.HUMAN_REQUEST and (said.rule_human or confidence >= HUMAN_MIN):
+        return PlannedPart(intent, text, confidence, "intent")
+    hit = said.hits.get(text)
+    if hit is not None and _knowledge_answers(intent, confidence, text, hit, said):
+        return PlannedPart(_knowledge_intent(intent), text, round(hit.similarity, 4), "knowledge")
+    if intent not in (Intent.OUT_OF_SCOPE, Intent.HUMAN_REQUEST) and confidence >= CLARIFY_BELOW:
+        return PlannedPart(intent, text, confidence, "intent")
+    if (
+        intent in WORKFLOW_INTENTS
+        and confidence >= ORDER_REQUEST_MIN
+        and _order_named(text, said.entities, alone=said.alone)
+    ):
+        return PlannedPart(intent, text, confidence, "intent")
+    return None
+
+
+def _knowledge_answers(intent: Intent, confidence: float, text: str, hit: KnowledgeHit, said: _Said) -> bool:
+    message, entities, reading = said.message, said.entities, said.reading
+    if not (hit.matched or _unknown_but_public(intent, confidence, text, message, entities, reading)):
+        return False
+    return _knowledge_takes(intent, confidence, text, entities, reading, hit, message or text, alone=said.alone)
+
+
+def _whole_answered(parts: list[PlannedPart], whole: KnowledgeHit, clauses: list[KnowledgeHit], said: _Said) -> None:
+    """The knowledge base's answer to the whole message, where it answers what the parts do not."""
+    answer = PlannedPart(Intent.FAQ, said.message, round(whole.similarity, 4), "knowledge")
+    if _asks_about_the_rest(parts, clauses, said.message):
+        parts.append(answer)
+    elif _asks_beside_a_request(parts, said.message, said.entities, said.reading):
+        # answered first: the request's own question to the customer ("confirm it's you") ends the reply
+        parts.insert(next(i for i, p in enumerate(parts) if p.intent in _ACTED_ON), answer)
 
 
 def _asks_about_the_rest(parts: list[PlannedPart], clauses: list[KnowledgeHit], message: str) -> bool:
