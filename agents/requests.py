@@ -187,21 +187,11 @@ def _own_request(
     text, before = told.text, told.requests[-1]
     here, following = said
     same_kind = one_kind(part.intent, before.intent)
-    # "… and also the Garden Hose → green", "return the grill plus the bottle": more items of the same change
-    # or return (an order takes one change of items), unless a new request is announced outright ("Another
-    # thing: …") or names another order than the one before ("…; also the keyboard -> linear? Order #W1."
-    # names the order of both).
     kinds = _kinds_of_change(
         text[told.begins[-1] : cut], text[cut:following], told.reading, announced=bool(announcement)
     )
     earlier_orders = set(order_ids(text[told.begins[-1] : here]))
-    more_items = (
-        same_kind
-        and (part.intent == Intent.RETURN or (part.intent in ITEM_CHANGES and kinds <= {"items", None}))
-        and (set(order_ids(part.text)) <= earlier_orders or not earlier_orders)
-        and not (announcement and _NEW_REQUEST.match(announcement.group()))
-    )
-    if more_items:
+    if same_kind and _more_items(part, kinds, earlier_orders, announcement):
         return False
     # A change of the items beside a change of the payment or the address is a request of its own, order named
     # or not: they are carried out one after the other, the items last. An exchange changes only items: two
@@ -222,6 +212,20 @@ def _own_request(
     # Sending back the shoes and the puzzle from #W2, refund to my gift card."
     ahead = set(order_ids(text[here:following]))
     return not same_kind and bool(earlier_orders) and bool(ahead) and not ahead & earlier_orders
+
+
+def _more_items(
+    part: PlannedPart, kinds: set[str | None], earlier_orders: set[str], announcement: re.Match[str] | None
+) -> bool:
+    """ "… and also the Garden Hose → green", "return the grill plus the bottle": more items of the same change
+    or return as the clause before (an order takes one change of items), unless a new request is announced
+    outright ("Another thing: …") or names another order than the one before ("…; also the keyboard -> linear?
+    Order #W1." names the order of both)."""
+    return (
+        (part.intent == Intent.RETURN or (part.intent in ITEM_CHANGES and kinds <= {"items", None}))
+        and (set(order_ids(part.text)) <= earlier_orders or not earlier_orders)
+        and not (announcement and _NEW_REQUEST.match(announcement.group()))
+    )
 
 
 def _surer_ask(part: PlannedPart, before: PlannedPart) -> bool:
