@@ -49,7 +49,7 @@ from agents.workflows.definitions import (
 from agents.workflows.progress import Progress, Said
 from agents.workflows.verify import IDLE_TIMEOUT, identity_question
 from conversations.language import say, say_in_context
-from conversations.models import Conversation, WorkflowKind, WorkflowState, WorkflowStatus
+from conversations.models import Conversation, Customer, WorkflowKind, WorkflowState, WorkflowStatus
 from conversations.services import (
     conversation_verified_customer_set,
     workflow_open,
@@ -278,29 +278,13 @@ def _then_next(sctx: SpecialistContext, conversation: Conversation, ended: Speci
 
 def _advance(sctx: SpecialistContext, conversation: Conversation, state: WorkflowState) -> SpecialistResult:
     s, progress = dict(state.slots), Progress.load(state.progress)
-    text, entities = _own_words(sctx)
-    fix = (read.correction(text) or order_typo_fix(state, entities)) if text else None
-    if (
-        fix is not None
-        and len(entities.get("order_ids") or []) > 1
-        and any(_is(o, fix[1]) for o in entities["order_ids"])
-    ):
-        # it names the mistaken order id beside the meant one, and puts nothing else: only the meant one is read
-        text, entities = f"#{fix[0]}", {**entities, "order_ids": [f"#{fix[0]}"]}
-    if fix is not None and _queued_corrected(conversation.pk, fix) and not _says(s, progress, fix[1]):
-        entities = {}  # it put right what a queued request said: nothing in it for this one
+    text, entities, fix = _words_read(sctx, conversation, state, s, progress)
     customer = verified_customer(conversation)
     if customer is None:
-        # "typo: the zip code is 92133, not 29133" puts right what this request said: no proof of identity
-        said = Said(text=text, entities=entities)
-        if fix is not None and fix[1] and _says(s, progress, fix[1]):
-            return _verification_needed(sctx, state, s, progress, Proof(ProofStatus.NOTHING), said=said, put_right=fix)
-        proof = chat_proof(conversation, entities, text, awaiting=state.step)
-        if proof.status != ProofStatus.VERIFIED or proof.customer is None:
-            return _verification_needed(sctx, state, s, progress, proof, said=said)
-        conversation_verified_customer_set(conversation_id=conversation.pk, customer=proof.customer)
-        customer = proof.customer
-        progress.unusable = 0
+        proven = _identity_proven(sctx, conversation, state, s, progress, Said(text=text, entities=entities), fix)
+        if isinstance(proven, SpecialistResult):
+            return proven
+        customer = proven
     if state.kind == WorkflowKind.VERIFY:
         return _resume_question(sctx, state)
     workflow = WORKFLOWS[state.kind]
@@ -323,17 +307,68 @@ def _advance(sctx: SpecialistContext, conversation: Conversation, state: Workflo
         return _confirmation_answered(sctx, conversation, state, ctx, workflow, s, answer=answer)
     if fix is not None:
         text = _put_right(state, workflow, ctx, s, fix, text)
-    kind = state.kind
+    return _slots_filled(sctx, conversation, state, ctx, s, pending, Said(text=text, entities=entities))
+
+
+def _words_read(
+    sctx: SpecialistContext, conversation: Conversation, state: WorkflowState, s: dict[str, Any], progress: Progress
+) -> tuple[str, dict[str, Any], tuple[str, str] | None]:
+    """The words this request reads in the message, their entities, and what they put right (meant, slip)."""
+    text, entities = _own_words(sctx)
+    fix = (read.correction(text) or order_typo_fix(state, entities)) if text else None
+    if fix is None:
+        return text, entities, None
+    if len(entities.get("order_ids") or []) > 1 and any(_is(o, fix[1]) for o in entities["order_ids"]):
+        # it names the mistaken order id beside the meant one, and puts nothing else: only the meant one is read
+        text, entities = f"#{fix[0]}", {**entities, "order_ids": [f"#{fix[0]}"]}
+    if _queued_corrected(conversation.pk, fix) and not _says(s, progress, fix[1]):
+        entities = {}  # it put right what a queued request said: nothing in it for this one
+    return text, entities, fix
+
+
+def _identity_proven(
+    sctx: SpecialistContext,
+    conversation: Conversation,
+    state: WorkflowState,
+    s: dict[str, Any],
+    progress: Progress,
+    said: Said,
+    fix: tuple[str, str] | None,
+) -> Customer | SpecialistResult:
+    """The customer the message proves the chat is with, or what to ask for the proof."""
+    # "typo: the zip code is 92133, not 29133" puts right what this request said: no proof of identity
+    if fix is not None and fix[1] and _says(s, progress, fix[1]):
+        return _verification_needed(sctx, state, s, progress, Proof(ProofStatus.NOTHING), said=said, put_right=fix)
+    proof = chat_proof(conversation, said["entities"], said["text"], awaiting=state.step)
+    if proof.status != ProofStatus.VERIFIED or proof.customer is None:
+        return _verification_needed(sctx, state, s, progress, proof, said=said)
+    conversation_verified_customer_set(conversation_id=conversation.pk, customer=proof.customer)
+    progress.unusable = 0
+    return proof.customer
+
+
+def _slots_filled(
+    sctx: SpecialistContext,
+    conversation: Conversation,
+    state: WorkflowState,
+    ctx: Ctx,
+    s: dict[str, Any],
+    pending: list[Said],
+    said: Said,
+) -> SpecialistResult:
+    """Read the slots the words fill (and what was said before the order was known), then ask for the next
+    one, or confirm when none is missing."""
+    text, entities, progress = said["text"], said["entities"], ctx.progress
     refused_before, progress.refused = progress.refused, ""
     order_known = "order_id" in s
-    kind, filled_before, filled, error = _fill_said(kind, ctx, state, s, pending, text, entities)
+    kind, filled_before, filled, error = _fill_said(state.kind, ctx, state, s, pending, text, entities)
     if pending and not order_known and "order_id" in s:  # what was said before the order id, read again
         kind, *_ = _fill_said(kind, ctx, state, s, pending, text, entities)
     workflow = WORKFLOWS[kind]
     if "order_id" in workflow.needed(s) and text and not sctx.digression:
         # Until the order is known its items cannot be read: what the customer said about them
         # ("the thermostat, in white") is read again once the order id arrives.
-        progress.pending = [*pending, Said(text=text, entities=entities)][-3:]
+        progress.pending = [*pending, said][-3:]
     if refused_before and progress.refused == refused_before:
         # The same order (or card) refused twice: the customer means it, and it cannot be done.
         return _then_next(sctx, conversation, _not_for_this_value(ctx, state, s, error))
