@@ -156,57 +156,85 @@ def wanted_options(text: str, current: dict[str, Any], variants: list[dict[str, 
     """
     clean = _norm(text)
     now = _values(current)
-    spellings: dict[str, dict[str, str]] = {}  # option -> spelling -> canonical value (first spelling)
+    spellings = _spellings(variants)
+    said = _ValuesSaid(spellings, now)
+    said.read(clean)
+    wanted = _last_changes(said.found, now)
+    if said.unnamed and all(value in now.get(option, set()) for option, value in wanted.items()):
+        # Nothing would change: "the same thing but brown" of brown lenses means the frame.
+        said.unnamed_moved()
+        wanted = _last_changes({option: mentions for option, mentions in said.found.items() if mentions}, now)
+    return wanted
+
+
+def _spellings(variants: list[dict[str, Any]]) -> dict[str, dict[str, str]]:
+    """option -> spelling -> canonical value (the first spelling), with Chinese and short spellings."""
+    spellings: dict[str, dict[str, str]] = {}
     for variant in variants:
         for key, value in variant["options"].items():
             canonical = _norm(variant["options"].get(_base(key), value))
             spellings.setdefault(_base(key), {})[_norm(value)] = canonical
     _add_chinese_spellings(spellings)
     _add_short_spellings(spellings)
-    found: dict[str, list[tuple[int, str]]] = {}
-    # An option's name is not one of its values: "bagged/bagless: bagged" says bagged only.
-    taken: list[tuple[int, int]] = [
-        (m.start(), m.end())
-        for option, by in spellings.items()
-        if any(spelling in _norm(option) for spelling in by)  # the name holds one of its values
-        for m in re.finditer(re.escape(_norm(option)), clean)
-    ]
-    every = sorted(
-        ((option, spelling, canonical) for option, by in spellings.items() for spelling, canonical in by.items()),
-        key=lambda entry: -len(entry[1]),
-    )
-    owners: dict[str, list[str]] = {}  # a spelling several options have ("black": frame and lens colour)
-    for option, spelling, _ in every:
-        owners.setdefault(spelling, []).append(option)
-    unnamed: list[tuple[str, int, str]] = []  # (option, where, spelling) of values several options have
-    for option, spelling, canonical in every:
-        for start in _said(clean, option, spelling):
-            end = start + len(spelling)
-            if any(s <= start < e or s < end <= e for s, e in taken):
-                continue
-            shared = owners[spelling]
-            named = _option_beside(clean, start, end, shared) if len(shared) > 1 else None
-            if named not in (None, option):
-                continue  # "black (frame color)" is the frame's, whichever option is read first
-            if len(shared) > 1 and named is None:
-                # Said without its option, it describes the item as it is when one option has it now
-                # ("my sunglasses, black polarized brown"); else the option read first takes it.
-                holding = [o for o in shared if spellings[o][spelling] in now.get(o, set())]
-                if len(holding) == 1 and holding[0] != option:
+    return spellings
+
+
+class _ValuesSaid:
+    """The values a text says, each with where it is said, by option."""
+
+    def __init__(self, spellings: dict[str, dict[str, str]], now: dict[str, set[str]]) -> None:
+        self.spellings, self.now = spellings, now
+        self.every = sorted(
+            ((option, spelling, canonical) for option, by in spellings.items() for spelling, canonical in by.items()),
+            key=lambda entry: -len(entry[1]),
+        )
+        self.owners: dict[str, list[str]] = {}  # a spelling several options have ("black": frame and lens colour)
+        for option, spelling, _ in self.every:
+            self.owners.setdefault(spelling, []).append(option)
+        self.found: dict[str, list[tuple[int, str]]] = {}
+        self.unnamed: list[tuple[str, int, str]] = []  # (option, where, spelling) of values several options have
+
+    def read(self, clean: str) -> None:
+        # An option's name is not one of its values: "bagged/bagless: bagged" says bagged only.
+        taken: list[tuple[int, int]] = [
+            (m.start(), m.end())
+            for option, by in self.spellings.items()
+            if any(spelling in _norm(option) for spelling in by)  # the name holds one of its values
+            for m in re.finditer(re.escape(_norm(option)), clean)
+        ]
+        for option, spelling, canonical in self.every:
+            for start in _said(clean, option, spelling):
+                end = start + len(spelling)
+                if any(s <= start < e or s < end <= e for s, e in taken) or not self._theirs(
+                    clean, option, spelling, (start, end)
+                ):
                     continue
-                unnamed.append((option, start, spelling))
-            taken.append((start, end))
-            found.setdefault(option, []).append((start, canonical))
-    wanted = _last_changes(found, now)
-    if unnamed and all(value in now.get(option, set()) for option, value in wanted.items()):
-        # Nothing would change: "the same thing but brown" of brown lenses means the frame.
-        for option, start, spelling in unnamed:
-            changing = [o for o in owners[spelling] if spellings[o][spelling] not in now.get(o, set())]
+                taken.append((start, end))
+                self.found.setdefault(option, []).append((start, canonical))
+
+    def _theirs(self, clean: str, option: str, spelling: str, where: tuple[int, int]) -> bool:
+        """Whether a value several options have, said at `where`, is this option's."""
+        shared = self.owners[spelling]
+        if len(shared) == 1:
+            return True
+        named = _option_beside(clean, *where, shared)
+        if named is not None:
+            return named == option  # "black (frame color)" is the frame's, whichever option is read first
+        # Said without its option, it describes the item as it is when one option has it now ("my sunglasses,
+        # black polarized brown"); else the option read first takes it.
+        holding = [o for o in shared if self.spellings[o][spelling] in self.now.get(o, set())]
+        if len(holding) == 1 and holding[0] != option:
+            return False
+        self.unnamed.append((option, where[0], spelling))
+        return True
+
+    def unnamed_moved(self) -> None:
+        """Each value said without its option goes to the one option it would change."""
+        for option, start, spelling in self.unnamed:
+            changing = [o for o in self.owners[spelling] if self.spellings[o][spelling] not in self.now.get(o, set())]
             if len(changing) == 1:
-                found[option].remove((start, spellings[option][spelling]))
-                found.setdefault(changing[0], []).append((start, spellings[changing[0]][spelling]))
-        wanted = _last_changes({option: mentions for option, mentions in found.items() if mentions}, now)
-    return wanted
+                self.found[option].remove((start, self.spellings[option][spelling]))
+                self.found.setdefault(changing[0], []).append((start, self.spellings[changing[0]][spelling]))
 
 
 def _last_changes(found: dict[str, list[tuple[int, str]]], now: dict[str, set[str]]) -> dict[str, str]:
@@ -317,25 +345,34 @@ def match_replacement(
         wanted = {**asked_before, **wanted}
     changed = {key: value for key, value in wanted.items() if current.get(key) != value}
     if not changed:
-        if not SAME_OPTIONS.search(text):
-            return None
-        same = next((v for v in variants if v["item_id"] == item["item_id"]), None)
-        if same is None or same["available"]:
-            return item["item_id"]
-        others = tuple(_label(v["options"]) for v in variants if v["available"])[:6]
-        if others:
-            message = gettext_noop(
-                "The %(product)s with exactly these options is not available right now. Available versions: "
-                "%(versions)s."
-            )
-        else:
-            message = gettext_noop("The %(product)s with exactly these options is not available right now.")
-        return Clarify(message, {"product": item["name"]}, choices=others)
-
+        return _same_version(item, variants) if SAME_OPTIONS.search(text) else None
     target = {**current, **changed}
     exact = [v for v in variants if variant_options(v) == target]
     if exact and exact[0]["available"]:
         return str(exact[0]["item_id"])
+    return _other_versions(item, variants, changed, exact_exists=bool(exact))
+
+
+def _same_version(item: dict[str, Any], variants: list[dict[str, Any]]) -> str | Clarify:
+    """The item itself, asked for again with its own options ("the same one"), or what is available instead."""
+    same = next((v for v in variants if v["item_id"] == item["item_id"]), None)
+    if same is None or same["available"]:
+        return str(item["item_id"])
+    others = tuple(_label(v["options"]) for v in variants if v["available"])[:6]
+    if others:
+        message = gettext_noop(
+            "The %(product)s with exactly these options is not available right now. Available versions: %(versions)s."
+        )
+    else:
+        message = gettext_noop("The %(product)s with exactly these options is not available right now.")
+    return Clarify(message, {"product": item["name"]}, choices=others)
+
+
+def _other_versions(
+    item: dict[str, Any], variants: list[dict[str, Any]], changed: dict[str, str], *, exact_exists: bool
+) -> Clarify:
+    """What to ask when no available version has exactly the options asked for: the available versions with the
+    options named, or the options the product comes with."""
     fitting = [
         v
         for v in variants
@@ -344,7 +381,7 @@ def match_replacement(
         and all(variant_options(v).get(k) == x for k, x in changed.items())
     ]
     asked = _label(changed)
-    if len(fitting) == 1 and not exact:
+    if len(fitting) == 1 and not exact_exists:
         # The options named exist together only in a variant that changes options the customer did not name: a
         # proposal changes only what was asked, so this one is offered and the customer says whether it will do.
         return Clarify(
@@ -359,7 +396,7 @@ def match_replacement(
         )
     if fitting:
         # An unavailable exact match, or several ways to fit: the customer picks.
-        if exact:
+        if exact_exists:
             message = gettext_noop(
                 "The %(product)s with %(asked)s is not available as it is now; these available versions: "
                 "%(versions)s. Which one would you like?"
