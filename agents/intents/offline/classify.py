@@ -195,6 +195,17 @@ def classify_offline(text: str, neighbours: Neighbours) -> list[IntentScore]:
     if len(clauses) > 1:
         scored.extend(_requests_across_clauses(text, clauses, scored))
 
+    kept = _kept(scored)
+    # whole-message negativity that no single clause showed
+    if len(clauses) > 1 and all(s.intent is not Intent.EMOTION_SENSITIVE for s in kept):
+        if emotion_score(text) < EMOTION_SENSITIVE_THRESHOLD:
+            kept.append(IntentScore(Intent.EMOTION_SENSITIVE, 0.75, text))
+    return _one_per_intent(text, kept)
+
+
+def _kept(scored: list[IntentScore]) -> list[IntentScore]:
+    """The clauses' readings that count: the sure ones of substance, else the surest; small talk only when every
+    clause is small talk; else the message is unclear."""
     substantive = [s for s in scored if s.intent not in _SIDE]
     if substantive:
         # An unsure request on an order it names stays beside surer clauses: "Exchange for delivered order
@@ -205,26 +216,17 @@ def classify_offline(text: str, neighbours: Neighbours) -> list[IntentScore]:
             if s.confidence >= UNSURE
             or (s.intent in WORKFLOW_INTENTS and s.confidence >= ORDER_REQUEST_MIN and names_an_order(s.text))
         ]
-        if sure:
-            kept = sure
-        else:
-            kept = [max(substantive, key=lambda s: s.confidence)]
-    else:
-        # small talk only when every clause is small talk; an unclear clause makes the message unclear
-        chit = [s for s in scored if s.intent is Intent.CHITCHAT]
-        if chit and len(chit) == len(scored):
-            kept = [max(chit, key=lambda s: s.confidence)]
-        else:
-            kept = [min((s for s in scored if s.intent is Intent.OUT_OF_SCOPE), key=lambda s: s.confidence)]
+        return sure or [max(substantive, key=lambda s: s.confidence)]
+    chit = [s for s in scored if s.intent is Intent.CHITCHAT]
+    if chit and len(chit) == len(scored):
+        return [max(chit, key=lambda s: s.confidence)]
+    return [min((s for s in scored if s.intent is Intent.OUT_OF_SCOPE), key=lambda s: s.confidence)]
 
-    # whole-message negativity that no single clause showed
-    if len(clauses) > 1 and all(s.intent is not Intent.EMOTION_SENSITIVE for s in kept):
-        if emotion_score(text) < EMOTION_SENSITIVE_THRESHOLD:
-            kept.append(IntentScore(Intent.EMOTION_SENSITIVE, 0.75, text))
 
-    # One entry per intent, except that two requests of the same kind in one message, each naming
-    # its order ("change the address of #W1… and change the mouse in #W1…"), stay two: each is
-    # carried out on its own. Without an order of its own a clause continues the request before it.
+def _one_per_intent(text: str, kept: list[IntentScore]) -> list[IntentScore]:
+    """One entry per intent, except that two requests of the same kind in one message, each naming its order
+    ("change the address of #W1… and change the mouse in #W1…"), stay two: each is carried out on its own.
+    Without an order of its own a clause continues the request before it."""
     merged: dict[tuple[Intent, str], IntentScore] = {}
     order: list[tuple[Intent, str]] = []
     for s in kept:
