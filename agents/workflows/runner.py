@@ -600,11 +600,7 @@ def order_typo_fix(state: WorkflowState, entities: dict[str, Any]) -> tuple[str,
     named = entities.get("order_ids") or []
     if len(named) not in (1, 2):
         return None
-    queued = WorkflowState.objects.filter(conversation_id=state.conversation_id, status=WorkflowStatus.QUEUED)
-    pendings = [Progress.load(s.progress).pending for s in (state, *queued)]
-    said = {state.slots.get("order_id")} | {
-        order for pending in pendings for x in pending for order in (x.get("entities") or {}).get("order_ids", [])
-    }
+    said = _order_ids_said(state)
     if len(named) == 2:
         # "#W6559408 was a mistake, I meant #W6554908": of two ids one slip apart, the one said before is the mistake
         before = [order for order in named if order in said]
@@ -616,6 +612,15 @@ def order_typo_fix(state: WorkflowState, entities: dict[str, Any]) -> tuple[str,
     swapped = [order for order, slip in slips.items() if slip == "swap"]
     near = swapped or [order for order, slip in slips.items() if slip]
     return (named[0].lstrip("#"), near[0].lstrip("#")) if len(near) == 1 else None
+
+
+def _order_ids_said(state: WorkflowState) -> set[str | None]:
+    """The order ids said for this request, or for one queued behind it."""
+    queued = WorkflowState.objects.filter(conversation_id=state.conversation_id, status=WorkflowStatus.QUEUED)
+    pendings = [Progress.load(s.progress).pending for s in (state, *queued)]
+    return {state.slots.get("order_id")} | {
+        order for pending in pendings for x in pending for order in (x.get("entities") or {}).get("order_ids", [])
+    }
 
 
 def _queued_corrected(conversation_id: int, fix: tuple[str, str]) -> bool:

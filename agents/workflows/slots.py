@@ -155,25 +155,10 @@ def read_payment_method(
     one of that kind (or one besides the original, for "my other card"), or 'the original one'.
 
     `strict` reads only a method named unmistakably (id, digits, brand), not a kind word alone."""
-    found = _PAYMENT_ID.search(text)
-    ids = {m["id"] for m in methods}
-    if found and found.group(1) in ids:
-        return found.group(1)
     clean = normalise(text)
-    numbers = set(re.findall(r"(?<!\d)(\d{4,})(?!\d)", clean))
-    by_number = [
-        m["id"]
-        for m in methods
-        if (m.get("last_four") and any(n.endswith(m["last_four"]) for n in numbers))
-        or any(m["id"].endswith(f"_{n}") for n in numbers)
-    ]
-    if len(by_number) == 1:
-        return by_number[0]
-    by_brand = [m["id"] for m in methods if m.get("brand") and _mentions(clean, normalise(m["brand"]))]
-    if len(by_brand) == 1:
-        return by_brand[0]
-    if strict:
-        return None
+    named = _method_named(text, clean, methods)
+    if named is not None or strict:
+        return named
     other = bool(_OTHER_METHOD.search(clean))
     for kind, words in _PAYMENT_KIND_WORDS:
         if any(_mentions(clean, word) for word in words):
@@ -184,6 +169,24 @@ def read_payment_method(
     if original and not other and _ORIGINAL_METHOD.search(clean):
         return original
     return None
+
+
+def _method_named(text: str, clean: str, methods: list[dict[str, Any]]) -> str | None:
+    """The payment method named unmistakably: by its id, the digits of its card or id, or its brand."""
+    found = _PAYMENT_ID.search(text)
+    if found and found.group(1) in {m["id"] for m in methods}:
+        return found.group(1)
+    numbers = set(re.findall(r"(?<!\d)(\d{4,})(?!\d)", clean))
+    by_number = [
+        m["id"]
+        for m in methods
+        if (m.get("last_four") and any(n.endswith(m["last_four"]) for n in numbers))
+        or any(m["id"].endswith(f"_{n}") for n in numbers)
+    ]
+    if len(by_number) == 1:
+        return by_number[0]
+    by_brand = [m["id"] for m in methods if m.get("brand") and _mentions(clean, normalise(m["brand"]))]
+    return by_brand[0] if len(by_brand) == 1 else None
 
 
 def read_tax_id(text: str) -> str | None:
@@ -227,6 +230,18 @@ def _items_named(text: str, items: list[dict[str, Any]], values: Iterable[str]) 
     if chosen:
         return chosen
     clean = normalise(text)
+    spellings = _item_spellings(clean, items)
+    taken: list[dict[str, Any]] = []
+    said = _names_said(clean, {n for names in spellings.values() for n in names}, _option_values(items, values))
+    for (name, segment), before in zip(said, _words_before(clean, said), strict=True):
+        candidates = [i for i in items if name in spellings[i["item_id"]] and i not in taken]
+        if candidates:
+            taken.extend(_meant(segment, before, candidates))
+    return [i["item_id"] for i in taken] or None
+
+
+def _item_spellings(clean: str, items: list[dict[str, Any]]) -> dict[str, set[str]]:
+    """Each item's names as a text may say them: its name, its Chinese name, its aliases, and its head noun."""
     spellings = {
         item["item_id"]: {
             normalise(n)
@@ -240,20 +255,18 @@ def _items_named(text: str, items: list[dict[str, Any]], values: Iterable[str]) 
         # "the thermostat"; beside an item named in full, only as a noun of its own ("the helmet and the Espresso
         # Machine", "- helmet: red"), since a last word can be a common one ("type set to charcoal")
         spellings[item_id] |= {n for n in nouns if not in_full or re.search(_ITEM_NOUN.format(re.escape(n)), clean)}
-    taken: list[dict[str, Any]] = []
-    said = _names_said(clean, {n for names in spellings.values() for n in names}, _option_values(items, values))
-    for (name, segment), before in zip(said, _words_before(clean, said), strict=True):
-        candidates = [i for i in items if name in spellings[i["item_id"]] and i not in taken]
-        if not candidates:
-            continue
-        described, meant = _best_described(segment, candidates)
-        if described == 0 and len(candidates) > 1:  # described before its name: "把34英寸 塑料的Skateboard换成…"
-            described, meant = _best_described(before, candidates)
-        if described == 0 and len(candidates) > 1:
-            taken.extend(candidates)  # "the helmets": every item of that product
-        else:
-            taken.append(meant)
-    return [i["item_id"] for i in taken] or None
+    return spellings
+
+
+def _meant(segment: str, before: str, candidates: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Which of the items a name fits its words describe: the best described, in the words after the name or
+    else before it ("把34英寸 塑料的Skateboard换成…"); all of them when none is described ("the helmets")."""
+    described, meant = _best_described(segment, candidates)
+    if described == 0 and len(candidates) > 1:
+        described, meant = _best_described(before, candidates)
+    if described == 0 and len(candidates) > 1:
+        return candidates
+    return [meant]
 
 
 def _words_before(clean: str, said: list[tuple[str, str]]) -> list[str]:
@@ -473,13 +486,20 @@ def correction(text: str) -> tuple[str, str] | None:
     text = _APOLOGY_AFTER.sub("", text).strip()
     meant = _MEANT.search(text)
     if meant is not None and not re.search(r"\b(?:not|instead\s+of|rather\s+than)\s", meant.group()):
-        said = (meant.group(k) for k in ("right", "right_zh", "right_star", "star_right", "right_should"))
-        right = next((value for value in said if value), "").strip().rstrip("的")
-        # a value, not an order id or a sentence
-        return (right, "") if right and len(right.split()) <= 3 and not re.search(r"#|\d{5}", right) else None
+        return _only_meant(meant)
     found = _CORRECTION.search(text) or _NOT_BUT.search(text) or _TYPED_WRONG.search(text)
-    if found is None:
-        return None
+    return None if found is None else _value_put_right(found)
+
+
+def _only_meant(meant: re.Match[str]) -> tuple[str, str] | None:
+    """ "oops I mean dark": the value meant, a value and not an order id or a sentence."""
+    said = (meant.group(k) for k in ("right", "right_zh", "right_star", "star_right", "right_should"))
+    right = next((value for value in said if value), "").strip().rstrip("的")
+    return (right, "") if right and len(right.split()) <= 3 and not re.search(r"#|\d{5}", right) else None
+
+
+def _value_put_right(found: re.Match[str]) -> tuple[str, str] | None:
+    """(meant, said by mistake) of "X, not Y" and its kind, when both are values."""
     right = (found.group("right") or found.groupdict().get("right_zh") or "").strip()
     wrong = (found.group("wrong") or found.groupdict().get("wrong_zh") or "").strip()
     # "the color should be red", "the zip code is 92133": only the value, not the words before it
