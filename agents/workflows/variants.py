@@ -295,14 +295,8 @@ def _add_short_spellings(spellings: dict[str, dict[str, str]]) -> None:
             words = set(re.findall(r"[a-z][a-z-]{2,}|\d+[a-z]+", canonical))
             if len(words) > 1 or canonical not in words:
                 words_of[f"{option}\0{canonical}"] = words
-    # A Chinese colour said by its colour character: "白色" for "浮光白", "黑的" for "星野黑".
-    for option, by in spellings.items():
-        for canonical in set(by.values()):
-            for spelling in [sp for sp, c in by.items() if c == canonical]:
-                for colour in set(_COLOURS_ZH) & set(spelling):
-                    shared = [c for sp, c in by.items() if colour in sp and c != canonical]
-                    if not shared:
-                        words_of.setdefault(f"{option}\0{canonical}", set()).update({f"{colour}色", f"{colour}的"})
+            if colours := _colour_characters(by, canonical):
+                words_of.setdefault(f"{option}\0{canonical}", set()).update(colours)
     for words in words_of.values():  # "512G" for "512GB"
         words |= {word[:-1] for word in words if re.fullmatch(r"\d+[gt]b", word)}
     counts: dict[str, int] = {}
@@ -315,6 +309,17 @@ def _add_short_spellings(spellings: dict[str, dict[str, str]]) -> None:
         for word in words:
             if counts[word] == 1 and word not in existing and word not in _NEEDS_NAME and word not in spellings:
                 spellings[option].setdefault(word, canonical)
+
+
+def _colour_characters(by: dict[str, str], canonical: str) -> set[str]:
+    """A Chinese colour said by its colour character: "白色" for "浮光白", "黑的" for "星野黑", when no other value
+    of the option has that character."""
+    found: set[str] = set()
+    for spelling in [sp for sp, c in by.items() if c == canonical]:
+        for colour in set(_COLOURS_ZH) & set(spelling):
+            if not any(colour in sp and c != canonical for sp, c in by.items()):
+                found |= {f"{colour}色", f"{colour}的"}
+    return found
 
 
 def _label(options: dict[str, Any]) -> str:

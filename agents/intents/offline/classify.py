@@ -110,7 +110,6 @@ def _classify_clause(clause: str, near: list[tuple[str, float]]) -> _ClauseResul
     offensive = bool(keywords) and keywords[0][0] is Intent.EMOTION_SENSITIVE
     if offensive:
         keywords = keywords[1:]
-    results: list[tuple[Intent, float]] = []
     if not keywords and only_names_an_order(clause):
         # "order number #W1523776" between the clauses of a story names what they are about; it asks
         # nothing of its own (a message that is only an order id is a question about it: agents.route).
@@ -120,27 +119,9 @@ def _classify_clause(clause: str, near: list[tuple[str, float]]) -> _ClauseResul
         support = shares.get(kw_intent, 0.0)
         if _request_misread(clause, knn_intent, knn_conf, kw_intent, support):
             kw_intent, kw_conf = knn_intent, knn_conf
-        if knn_intent is kw_intent:
-            conf = max(kw_conf, knn_conf) + 0.1 * support
-        else:
-            # keyword wins; the more the neighbours disagree (and the surer they are), the less sure we are
-            conf = kw_conf - 0.25 * max(0.0, knn_conf - support) - KW_LOW_SIM_PENALTY * (1.0 - evidence)
-            if kw_intent in WORKFLOW_INTENTS and knn_intent not in WORKFLOW_INTENTS:
-                # A request said in words stays a request when the neighbours only guess a question
-                # (a long item description resembles no exemplar): kept, though unsure.
-                conf = max(conf, UNSURE)
-        results.append((kw_intent, min(0.99, conf)))
-    elif best_sim < OOS_SIMILARITY or knn_intent is Intent.OUT_OF_SCOPE:
-        oos_conf = 0.3 + 0.2 * share if knn_intent is Intent.OUT_OF_SCOPE else 0.3
-        results.append((Intent.OUT_OF_SCOPE, min(0.45, oos_conf)))
-    elif knn_intent is Intent.CHITCHAT and (knn_conf < CHITCHAT_KNN_MIN or best_sim < CHITCHAT_SIM_MIN):
-        # a short message that merely resembles small talk: unclear rather than chitchat
-        results.append((Intent.OUT_OF_SCOPE, 0.3))
-    elif knn_intent is Intent.EMOTION_SENSITIVE and emotion_score(clause) >= EMOTION_KNN_MAX_SCORE:
-        # resembling an upset message is not enough: the words themselves must be negative
-        results.append((Intent.OUT_OF_SCOPE, 0.3))
+        results = [_keyword_weighed(kw_intent, kw_conf, knn_intent, knn_conf, support, evidence)]
     else:
-        results.append((knn_intent, min(0.99, knn_conf)))
+        results = [_neighbours_read(clause, knn_intent, knn_conf, share, best_sim)]
     if offensive:
         results.insert(0, (Intent.EMOTION_SENSITIVE, 0.9))
     elif emotion_score(clause) < EMOTION_SENSITIVE_THRESHOLD:
@@ -153,6 +134,36 @@ def _classify_clause(clause: str, near: list[tuple[str, float]]) -> _ClauseResul
         elif main is not Intent.COMPLAINT:
             results.append((Intent.EMOTION_SENSITIVE, 0.75))
     return _ClauseResult(results, clause)
+
+
+def _keyword_weighed(
+    kw_intent: Intent, kw_conf: float, knn_intent: Intent, knn_conf: float, support: float, evidence: float
+) -> tuple[Intent, float]:
+    """The keyword's intent, as sure as the neighbours agree with it."""
+    if knn_intent is kw_intent:
+        conf = max(kw_conf, knn_conf) + 0.1 * support
+    else:
+        # keyword wins; the more the neighbours disagree (and the surer they are), the less sure we are
+        conf = kw_conf - 0.25 * max(0.0, knn_conf - support) - KW_LOW_SIM_PENALTY * (1.0 - evidence)
+        if kw_intent in WORKFLOW_INTENTS and knn_intent not in WORKFLOW_INTENTS:
+            # A request said in words stays a request when the neighbours only guess a question
+            # (a long item description resembles no exemplar): kept, though unsure.
+            conf = max(conf, UNSURE)
+    return kw_intent, min(0.99, conf)
+
+
+def _neighbours_read(
+    clause: str, knn_intent: Intent, knn_conf: float, share: float, best_sim: float
+) -> tuple[Intent, float]:
+    """The neighbours' intent for a clause no keyword names, or unclear when they are not enough."""
+    if best_sim < OOS_SIMILARITY or knn_intent is Intent.OUT_OF_SCOPE:
+        oos_conf = 0.3 + 0.2 * share if knn_intent is Intent.OUT_OF_SCOPE else 0.3
+        return Intent.OUT_OF_SCOPE, min(0.45, oos_conf)
+    if knn_intent is Intent.CHITCHAT and (knn_conf < CHITCHAT_KNN_MIN or best_sim < CHITCHAT_SIM_MIN):
+        return Intent.OUT_OF_SCOPE, 0.3  # a short message that merely resembles small talk: unclear
+    if knn_intent is Intent.EMOTION_SENSITIVE and emotion_score(clause) >= EMOTION_KNN_MAX_SCORE:
+        return Intent.OUT_OF_SCOPE, 0.3  # resembling an upset message is not enough: the words must be negative
+    return knn_intent, min(0.99, knn_conf)
 
 
 _PAYMENT_ID_WORDS = re.compile(r"\b(credit|gift)_card_\w+|\bpaypal_\w+", re.IGNORECASE)
