@@ -97,7 +97,8 @@ def _amount_candidate(
     return _AmountCandidate(start, end, value, None, accepted)
 
 
-def extract_amounts(scan: Scan) -> None:
+def _amount_candidates(scan: Scan) -> list[_AmountCandidate]:
+    """Every number not taken by another entity, in digits or Chinese numerals, judged as an amount."""
     text = scan.text
     context = _AmountContext(text)
     candidates: list[_AmountCandidate] = []
@@ -117,8 +118,12 @@ def extract_amounts(scan: Scan) -> None:
                 or (number >= 100 and (not is_cjk(after) or after in _CN_AMOUNT_OK_AFTER))
             )
             candidates.append(candidate)
-    candidates.sort(key=lambda c: c.start)
+    return candidates
 
+
+def extract_amounts(scan: Scan) -> None:
+    text = scan.text
+    candidates = sorted(_amount_candidates(scan), key=lambda c: c.start)
     # Ranges: "3000-4000元", "预算 3000 到 4000": both ends are amounts, in the same currency.
     for previous, current in zip(candidates, candidates[1:], strict=False):
         if previous.end > current.start or not _AMOUNT_RANGE_RE.fullmatch(text, previous.end, current.start):

@@ -128,17 +128,23 @@ def extract_dates(scan: Scan) -> None:
                 given = int(m["y"]) if m["y"] else year
                 _add_date(scan, m, _safe_date(given, _MONTHS[m["mon"].lower()], int(m["d"])))
     for m in _DATE_RELATIVE_RE.finditer(text):
-        word = m["zh"] or m["en"]
-        if word:
-            offset = _RELATIVE_DAYS[" ".join(word.lower().split())]
-        else:
-            count = small_number(m["zn"] or m["enn"])
-            if count is None or count > 3650:
-                continue
-            unit = (m["zu"] or m["eu"]).lower()
-            offset = -count * (1 if unit in {"天", "day", "days"} else 7)
+        offset = _days_from_today(m)
+        if offset is None:
+            continue
         try:
             resolved: date | None = scan.today + timedelta(days=offset)
         except OverflowError:  # past date.min or date.max
             resolved = None
         _add_date(scan, m, resolved)
+
+
+def _days_from_today(m: re.Match[str]) -> int | None:
+    """The days a relative date is from today ("yesterday", "三天前", "2 weeks ago"); None past ten years."""
+    word = m["zh"] or m["en"]
+    if word:
+        return _RELATIVE_DAYS[" ".join(word.lower().split())]
+    count = small_number(m["zn"] or m["enn"])
+    if count is None or count > 3650:
+        return None
+    unit = (m["zu"] or m["eu"]).lower()
+    return -count * (1 if unit in {"天", "day", "days"} else 7)
