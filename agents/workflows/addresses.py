@@ -575,6 +575,17 @@ def parse_address(text: str, *, default_country: str = "") -> dict[str, str] | N
     anchored = _anchored(text, default_country)
     if found is None or not _plausible(found):
         return anchored if anchored is not None and _plausible(anchored) else found
+    _unit_found(found, text)
+    if anchored is not None and anchored["address1"].startswith(found["address1"]) and anchored["zip"] == found["zip"]:
+        # the street's type the tagger left out ("921 Park" of "921 Park Avenue, Suite 892, over in Chicago")
+        found["address1"] = anchored["address1"]
+        for key in ("address2", "state"):
+            found[key] = found[key] or anchored[key]
+    return found
+
+
+def _unit_found(found: dict[str, str], text: str) -> None:
+    """The unit (apartment, suite, floor) of an address read, where the readers left it out or on the street."""
     unit = _UNIT_ANYWHERE.search(found["address1"])
     if unit is not None and not found["address2"] and unit.start() > 0:
         # "297 Highland Drive Suite 550, which is in …": the tagger can leave the unit on the street
@@ -586,12 +597,6 @@ def parse_address(text: str, *, default_country: str = "") -> dict[str, str] | N
         # "…, FL 32124. The apartment is Suite 971.", "(#938)", "Suite 351 - 418 Park Avenue": the one unit
         # the message names, wherever it stands
         found["address2"] = units.pop()
-    if anchored is not None and anchored["address1"].startswith(found["address1"]) and anchored["zip"] == found["zip"]:
-        # the street's type the tagger left out ("921 Park" of "921 Park Avenue, Suite 892, over in Chicago")
-        found["address1"] = anchored["address1"]
-        for key in ("address2", "state"):
-            found[key] = found[key] or anchored[key]
-    return found
 
 
 def address_fragment(text: str) -> dict[str, str]:
@@ -599,26 +604,17 @@ def address_fragment(text: str) -> dict[str, str]:
     then "Apartment 4", then "Austin TX 78701"): empty when it gives none, so that a customer who
     sends an address line by line is not told it is unusable."""
     if _CJK.search(text):
-        import cpca
-
-        row = cpca.transform([text]).to_dict("records")[0]
-        detail = str(row.get("地址") or "")
-        found = {"state": row.get("省") or "", "city": row.get("市") or ""}
-        if re.search(r"\d+\s*(?:号|弄|室|栋|楼)|路|街", detail):
-            found["address1"] = f"{row.get('区') or ''}{detail}"
-        return {key: value for key, value in found.items() if value}
+        return _chinese_fragment(text)
     text = _ORDER_ID.sub(" ", text)
     street = re.search(r"\b\d+[A-Za-z]?\s+[A-Za-z]", text)
     # Without a street number the tagger finds nothing, so a placeholder street goes before the rest.
     tagged = _tagged(text[street.start() :]) if street else _tagged(f"1 X St, {text}")
+    has_type = bool(tagged.get("StreetNamePostType") or tagged.get("StreetNamePreType"))
+    state = tagged.get("StateName", "")
     found = {
-        "address1": " ".join(tagged[p] for p in _STREET_PARTS if tagged.get(p))
-        if street and (tagged.get("StreetNamePostType") or tagged.get("StreetNamePreType"))
-        else "",
+        "address1": " ".join(tagged[p] for p in _STREET_PARTS if tagged.get(p)) if street and has_type else "",
         "address2": " ".join(tagged[p] for p in _UNIT_PARTS if tagged.get(p)) if _UNIT_WORD.search(text) else "",
-        "state": _state(tagged["StateName"])
-        if tagged.get("StateName") in _STATES.values() or (tagged.get("StateName", "").lower() in _STATES)
-        else "",
+        "state": _state(state) if state in _STATES.values() or state.lower() in _STATES else "",
         "zip": tagged.get("ZipCode", "") if re.search(rf"\b{_US_ZIP}\b", text) else "",
     }
     if found["state"] or found["zip"]:
@@ -626,6 +622,18 @@ def address_fragment(text: str) -> dict[str, str]:
         # "the account's under James Lee, zip 95161" gives a zip, and no city
         found["city"] = city if _a_city(city) else ""
     return {key: clean for key, value in found.items() if (clean := _clean(value))}
+
+
+def _chinese_fragment(text: str) -> dict[str, str]:
+    """The province, city and street a Chinese message gives (cpca), when it is part of an address."""
+    import cpca
+
+    row = cpca.transform([text]).to_dict("records")[0]
+    detail = str(row.get("地址") or "")
+    found = {"state": row.get("省") or "", "city": row.get("市") or ""}
+    if re.search(r"\d+\s*(?:号|弄|室|栋|楼)|路|街", detail):
+        found["address1"] = f"{row.get('区') or ''}{detail}"
+    return {key: value for key, value in found.items() if value}
 
 
 def address_lines(address: dict[str, Any], language: str) -> str:

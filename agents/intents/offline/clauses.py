@@ -102,38 +102,42 @@ def split_clauses(text: str) -> list[str]:
     spans = _cut(text, [(0, len(text))], _HARD_SPLIT)
     spans = _cut(text, spans, _EN_CONNECTOR)
     spans = _cut(text, spans, _ZH_CONNECTOR)
-    clauses: list[tuple[int, int]] = []
-    for piece in spans:
-        fragments = [f for f in _cut(text, [piece], _SOFT_SPLIT) if _CONTENT.search(text[f[0] : f[1]])]
-        merged: list[tuple[int, int]] = []
-        pending: tuple[int, int] | None = None
-        for frag in fragments:
-            if pending is None and standalone_chitchat(text[frag[0] : frag[1]]):
-                merged.append(frag)  # "您好，..." / "好的，..." stand alone
-                continue
-            if pending is None and merged and _APPOSITION.match(text[frag[0] : frag[1]]):
-                merged[-1] = (merged[-1][0], frag[1])  # "use my gift card, id gift_card_1": one thing said
-                continue
-            if pending is not None:
-                frag = (pending[0], frag[1])
-                pending = None
-            if _is_short(text[frag[0] : frag[1]]) or _SUBORDINATE.search(text[frag[0] : frag[1]]):
-                pending = frag
-            else:
-                merged.append(frag)
-        if pending is not None:
-            short_tail = _is_short(text[pending[0] : pending[1]])
-            if merged and short_tail and not standalone_chitchat(text[pending[0] : pending[1]]):
-                merged[-1] = (merged[-1][0], pending[1])
-            else:
-                merged.append(pending)
-        clauses.extend(merged)
+    clauses = [clause for piece in spans for clause in _comma_clauses(text, piece)]
     cleaned = []
     for start, end in clauses:
         clause = _LEADING_JUNK.sub("", text[start:end].strip()).strip(" ,，、:：")
         if _CONTENT.search(clause):
             cleaned.append(clause)
     return cleaned or ([text.strip()] if text.strip() else [])
+
+
+def _comma_clauses(text: str, piece: tuple[int, int]) -> list[tuple[int, int]]:
+    """The clauses of one piece cut at its commas: a fragment too short to stand alone, or subordinate, goes
+    with the one after it (the last with the one before)."""
+    fragments = [f for f in _cut(text, [piece], _SOFT_SPLIT) if _CONTENT.search(text[f[0] : f[1]])]
+    merged: list[tuple[int, int]] = []
+    pending: tuple[int, int] | None = None
+    for frag in fragments:
+        if pending is None and standalone_chitchat(text[frag[0] : frag[1]]):
+            merged.append(frag)  # "您好，..." / "好的，..." stand alone
+            continue
+        if pending is None and merged and _APPOSITION.match(text[frag[0] : frag[1]]):
+            merged[-1] = (merged[-1][0], frag[1])  # "use my gift card, id gift_card_1": one thing said
+            continue
+        if pending is not None:
+            frag = (pending[0], frag[1])
+            pending = None
+        if _is_short(text[frag[0] : frag[1]]) or _SUBORDINATE.search(text[frag[0] : frag[1]]):
+            pending = frag
+        else:
+            merged.append(frag)
+    if pending is not None:
+        short_tail = _is_short(text[pending[0] : pending[1]])
+        if merged and short_tail and not standalone_chitchat(text[pending[0] : pending[1]]):
+            merged[-1] = (merged[-1][0], pending[1])
+        else:
+            merged.append(pending)
+    return merged
 
 
 def sentence_of(text: str, clause: str) -> str:
