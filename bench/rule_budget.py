@@ -44,10 +44,10 @@ class Tally:
     unreadable: int = 0
 
 
-def wing_files() -> list[Path]:
+def wing_files(root: Path = ROOT) -> list[Path]:
     found: list[Path] = []
     for part in WING:
-        path = ROOT / part
+        path = root / part
         found += sorted(path.rglob("*.py")) if path.is_dir() else [path]
     return found
 
@@ -165,14 +165,14 @@ def tally_file(path: Path, tally: Tally, known: dict[str, str]) -> None:
                 tally.phrases += len(strings)
 
 
-def complexities(files: list[Path]) -> list[tuple[int, str]]:
+def complexities(files: list[Path], root: Path = ROOT) -> list[tuple[int, str]]:
     from radon.complexity import cc_visit
 
     found = []
     for path in files:
         for block in cc_visit(path.read_text(encoding="utf-8")):
             name = f"{block.classname}.{block.name}" if getattr(block, "classname", None) else block.name
-            found.append((block.complexity, f"{path.relative_to(ROOT)}:{block.lineno} {name}"))
+            found.append((block.complexity, f"{path.relative_to(root)}:{block.lineno} {name}"))
     return sorted(found, reverse=True)
 
 
