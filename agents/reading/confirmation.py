@@ -62,7 +62,10 @@ def answer_of(likelihood: Mapping[Answer, float]) -> Answer:
 
 def yes_no(text: str) -> bool | None:
     """True for a yes, False for a no (or giving up), None when the message is not (only) an answer."""
-    answer = confirmation_read(text).answer
+    return yes_no_of(confirmation_read(text).answer)
+
+
+def yes_no_of(answer: Answer) -> bool | None:
     return {Answer.YES: True, Answer.NO: False, Answer.CANCEL: False}.get(answer)
 
 

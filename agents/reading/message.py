@@ -19,7 +19,7 @@ from typing import Any
 from agents.reading.asks import Asks, asks_policy_too, asks_read
 from agents.reading.cancel_reason import cancel_reason
 from agents.reading.change import change_read
-from agents.reading.confirmation import Answer, confirmation_read
+from agents.reading.confirmation import Answer, confirmation_read, yes_no_of
 
 
 @dataclass(frozen=True)
@@ -35,7 +35,7 @@ class TextReading:
     @property
     def yes_no(self) -> bool | None:
         """True for a yes, False for a no or giving up, None when the text is not (only) an answer."""
-        return {Answer.YES: True, Answer.NO: False, Answer.CANCEL: False}.get(self.answer)
+        return yes_no_of(self.answer)
 
     @property
     def gives_up(self) -> bool:
