@@ -17,6 +17,10 @@ committed before their first run; they are never trained or tuned on (their fail
 - cancel_reason.json: answers to "Why would you like to cancel: no longer needed, or ordered by mistake?"
   (agents.reading.cancel_reason): accuracy over the two reasons and none, and the costly confusion counted on its
   own: the other reason written to the order.
+- items_named.json and correction.json measure two readers that are still rules (agents.workflows.slots), so that
+  the learned decisions meant to replace them have a figure to beat: which items of an order a message names (right
+  when exactly those), and whether a message puts right a value said before (right when a correction is read as one
+  and nothing else is; the value meant counted on its own).
 - change.json: what a message about changing an order not yet shipped changes (agents.reading.change): its
   items, its address, its payment method, the account's default address, or nothing it says. Accuracy over the
   five, and another kind of change read than the one meant (the bot would ask for the wrong thing) on its own.
@@ -115,6 +119,56 @@ def _choice_measure(name: str, read: Callable[[str], str | None], costly: str) -
                 print(f"    {count:3d}  {key}")
 
 
+def _same(one: str, other: str) -> bool:
+    return one.lstrip("#").strip().lower() == other.lstrip("#").strip().lower()
+
+
+def correction_measure() -> None:
+    from agents.workflows.slots import correction
+
+    items = json.loads((SETS / "correction.json").read_text())["items"]
+    for language in ("en", "zh"):
+        cell: Counter[str] = Counter()
+        mine = [item for item in items if item["lang"] == language]
+        for item in mine:
+            read = correction(item["message"])
+            said = "correction" if read is not None else "none"
+            cell["right"] += said == item["label"]
+            cell["false"] += said == "correction" and item["label"] == "none"
+            cell["corrections"] += item["label"] == "correction"
+            cell["meant right"] += read is not None and item["label"] == "correction" and _same(read[0], item["meant"])
+        print(
+            f"correction {language}: {cell['right']}/{len(mine)} = {cell['right'] / len(mine):.1%}  (a correction read "
+            f"where none was made: {cell['false']}; the value meant read right: {cell['meant right']}/"
+            f"{cell['corrections']})"
+        )
+
+
+def items_named_measure() -> None:
+    from agents.workflows.slots import read_items
+
+    items = json.loads((SETS / "items_named.json").read_text())["items"]
+    for language in ("en", "zh"):
+        cell: Counter[str] = Counter()
+        mine = [item for item in items if item["lang"] == language]
+        for item in mine:
+            order = [
+                {"item_id": f"item{k}", "product_id": it["name"], "name": it["name"], "options": it["options"]}
+                for k, it in enumerate(item["order_items"])
+            ]
+            read = set(read_items(item["message"], order) or [])
+            named = {f"item{k}" for k in item["named"]}
+            cell["right"] += read == named
+            cell["unnamed read"] += bool(read - named)
+            cell["one named"] += len(named) == 1
+            cell["one named right"] += len(named) == 1 and read == named
+        print(
+            f"items named {language}: {cell['right']}/{len(mine)} = {cell['right'] / len(mine):.1%}  (an item read "
+            f"that was not named: {cell['unnamed read']}; one item named, read right: {cell['one named right']}/"
+            f"{cell['one named']})"
+        )
+
+
 def main() -> None:
     django_setup()
     confirmation_measure("confirmation")
@@ -125,6 +179,8 @@ def main() -> None:
 
     _choice_measure("cancel_reason", cancel_reason, "the other reason written")
     _choice_measure("change", change_read, "another kind of change read")
+    correction_measure()
+    items_named_measure()
 
 
 if __name__ == "__main__":
