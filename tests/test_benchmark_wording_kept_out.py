@@ -17,14 +17,18 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 APPS = ("agents", "analytics", "conversations", "cs_project", "knowledge", "tickets", "webhooks")
 MIN_WORDS, MIN_CJK = 6, 8
+# What the bot itself asked in a set's situation (its own prompts, quoted to set the scene): product wording, not
+# the customer's.
+BOT_WORDS = frozenset({"question"})
 
 
 def _strings(value: Any) -> Iterator[str]:
     if isinstance(value, str):
         yield value
     elif isinstance(value, dict):
-        for item in value.values():
-            yield from _strings(item)
+        for key, item in value.items():
+            if key not in BOT_WORDS:
+                yield from _strings(item)
     elif isinstance(value, list):
         for item in value:
             yield from _strings(item)
