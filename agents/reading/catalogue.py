@@ -5,5 +5,6 @@ from agents.reading.asks import ASKS
 from agents.reading.cancel_reason import CANCEL_REASON
 from agents.reading.change import CHANGE
 from agents.reading.confirmation import CONFIRMATION
+from agents.reading.items import ITEM_ROLE, ITEMS_SCOPE
 
-DECISIONS = (CONFIRMATION, ASKS, CANCEL_REASON, CHANGE)
+DECISIONS = (CONFIRMATION, ASKS, CANCEL_REASON, CHANGE, ITEM_ROLE, ITEMS_SCOPE)

@@ -28,7 +28,7 @@ import threading
 import time
 import unicodedata
 import zlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
@@ -61,6 +61,7 @@ _KEPT = re.compile(
     r"\bas (?:it )?is\b|没问题|不变|不用动|不改|保持|照旧"
 )
 _CLAUSE_END = re.compile(r"[,.;:!?，。；：！？、]")
+NEAR_WORDS = 3  # how many words before and after a decision's marker are read apart
 NEGATED_WORDS = 3  # how many words (or Chinese characters' pairs) after a negation are read as negated
 
 
@@ -72,6 +73,13 @@ class Decision:
     # what the message says it does not mean ("the items, not the address"), which a vector of the whole
     # sentence blurs into both; the n-grams still see it, marked as negated.
     meaning_without_negated: bool = False
+    # A decision about one part of the text (what one item a message names is there for): `focus` cuts that
+    # part out. The meaning vector reads the part alone; the n-grams read the whole text and, marked apart, the
+    # part's own words, so that "love ITEM. exchange OTHER" is not read as "exchange ITEM".
+    focus: Callable[[str], str] | None = None
+    # The word that stands for the thing decided on (ITEM): the words just before and after it are read apart
+    # ("keep ITEM", "except ITEM", "ITEM is fine", "ITEM leaks").
+    marker: str = ""
 
     def example_files(self) -> list[Path]:
         return sorted(EXAMPLES.glob(f"{self.name}.*.jsonl"))
@@ -80,6 +88,8 @@ class Decision:
         """The meaning vectors the decision reads its texts by."""
         if self.meaning_without_negated:
             texts = [without_negated(text) for text in texts]
+        if self.focus:
+            texts = [self.focus(text) for text in texts]
         return bundled_query_vectors([text.strip() or "-" for text in texts])
 
 
@@ -131,10 +141,13 @@ def _normalised(text: str) -> str:
     return " ".join(unicodedata.normalize("NFKC", text).lower().split())
 
 
-def hashed_features(text: str) -> np.ndarray:
-    """The hashed n-gram indices of a message (each once)."""
+def hashed_features(text: str, decision: Decision | None = None) -> np.ndarray:
+    """The hashed n-gram indices of a message (each once), and of the decision's part in focus and the words
+    around its marker (each marked apart)."""
     clean = _normalised(text)
     found = {"^"}
+    if decision and decision.focus:
+        found.update(_focus_features(_normalised(decision.focus(text)), decision.marker.lower()))
     words = _WORD.findall(clean)
     found.update(f"w{word}" for word in words)
     found.update(f"b{first} {second}" for first, second in zip(words, words[1:], strict=False))
@@ -156,6 +169,22 @@ def hashed_features(text: str) -> np.ndarray:
     if not words and not runs:
         found.add(f"only{clean[:8]}")  # an emoji or a sign alone
     return np.fromiter(sorted({_hashed(feature) for feature in found}), dtype=np.int64)
+
+
+def _focus_features(part: str, marker: str) -> set[str]:
+    words = _WORD.findall(part)
+    found = {f"fw{word}" for word in words}
+    found.update(f"fb{first} {second}" for first, second in zip(words, words[1:], strict=False))
+    for run in _CJK_RUN.findall(part):
+        found.update(f"fc{run[i : i + size]}" for size in (1, 2) for i in range(len(run) - size + 1))
+    if marker and (at := part.find(marker)) >= 0:
+        before, after = part[:at], part[at + len(marker) :]
+        found.update(f"p{word}" for word in _WORD.findall(before)[-NEAR_WORDS:])
+        found.update(f"a{word}" for word in _WORD.findall(after)[:NEAR_WORDS])
+        near_before, near_after = "".join(_CJK_RUN.findall(before[-6:])), "".join(_CJK_RUN.findall(after[:6]))
+        found.update(f"pc{near_before[i : i + 2]}" for i in range(len(near_before) - 1))
+        found.update(f"ac{near_after[i : i + 2]}" for i in range(len(near_after) - 1))
+    return found
 
 
 def without_negated(text: str) -> str:
@@ -204,6 +233,7 @@ def training_key(decision: Decision, taught: Sequence[Example] = ()) -> str:
     digest.update(
         repr(
             (decision.labels, decision.meaning_without_negated, HASH_DIMENSIONS, C, DENSE_WEIGHT, FEATURES_VERSION)
+            + ((decision.focus.__qualname__, decision.marker) if decision.focus else ())
         ).encode()
     )
     for path in decision.example_files():
@@ -214,10 +244,10 @@ def training_key(decision: Decision, taught: Sequence[Example] = ()) -> str:
     return digest.hexdigest()[:16]
 
 
-def _sparse(texts: Sequence[str]) -> Any:
+def _sparse(texts: Sequence[str], decision: Decision | None = None) -> Any:
     from scipy.sparse import csr_matrix
 
-    indices = [hashed_features(text) for text in texts]
+    indices = [hashed_features(text, decision) for text in texts]
     lengths = np.array([len(found) for found in indices])
     values = np.repeat(1 / np.sqrt(np.maximum(lengths, 1)), lengths)
     return csr_matrix(
@@ -236,7 +266,7 @@ def fit(
     from scipy.sparse import csr_matrix, hstack
     from sklearn.linear_model import LogisticRegression
 
-    matrix = hstack([csr_matrix(vectors * dense_weight), _sparse([row.text for row in rows])]).tocsr()
+    matrix = hstack([csr_matrix(vectors * dense_weight), _sparse([row.text for row in rows], decision)]).tocsr()
     model = LogisticRegression(C=c, max_iter=5000)
     model.fit(matrix, [decision.labels.index(row.label) for row in rows])
     if len(model.classes_) != len(decision.labels):
@@ -254,14 +284,16 @@ def fit(
     )
 
 
-def probabilities(model: Fitted, texts: Sequence[str], vectors: np.ndarray | None = None) -> np.ndarray:
-    """Each text's probability of each label (rows: texts, columns: model.labels)."""
+def probabilities(
+    model: Fitted, texts: Sequence[str], vectors: np.ndarray | None = None, decision: Decision | None = None
+) -> np.ndarray:
+    """Each text's probability of each label (rows: texts, columns: model.labels), read as `decision` reads."""
     if not texts:
         return np.zeros((0, len(model.labels)))
     vectors = bundled_query_vectors([text.strip() for text in texts]) if vectors is None else vectors
     scores = vectors @ model.dense.T + model.intercept
     for row, text in enumerate(texts):
-        found = hashed_features(text)
+        found = hashed_features(text, decision)
         scores[row] += model.hashed[:, found].sum(axis=1) / np.sqrt(max(len(found), 1))
     scores -= scores.max(axis=1, keepdims=True)
     exp = np.exp(scores)
@@ -283,7 +315,7 @@ def surest(decision: Decision, text: str, *, at: float, nothing: str) -> str | N
 
 @lru_cache(maxsize=4096)
 def _likelihood(decision: Decision, model: Fitted, text: str) -> dict[str, float]:
-    row = probabilities(model, [text], decision.vectors([text]))[0]
+    row = probabilities(model, [text], decision.vectors([text]), decision)[0]
     return dict(zip(model.labels, map(float, row), strict=True))
 
 
@@ -307,7 +339,7 @@ def cross_validated(
     found = np.zeros((len(rows), len(decision.labels)))
     for train, test in StratifiedKFold(folds, shuffle=True, random_state=0).split(np.zeros(len(rows)), labels):
         model = fit(decision, [rows[i] for i in train], vectors[train], c=c, dense_weight=dense_weight)
-        found[test] = probabilities(model, [rows[i].text for i in test], vectors[test])
+        found[test] = probabilities(model, [rows[i].text for i in test], vectors[test], decision)
     return found
 
 

@@ -254,7 +254,7 @@ class Workflow(ABC):
         named = set(entities.get("products") or [])
 
         def holds(items: list[dict[str, Any]]) -> bool:
-            return bool(read.read_items(text, items) or named & {i["name"] for i in items})
+            return read.names_items(text, items) or bool(named & {i["name"] for i in items})
 
         holding = [] if every else [o for o in orders if holds(ctx.items(o.external_id))]
         if len(holding) == 1:

@@ -11,20 +11,14 @@ import unicodedata
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from agents.reading.items import Mention, covers_all, items_asked
 from agents.reading.option_words import spellings_zh
+from agents.reading.product_words import product_words_zh
 from conversations.language import scripts_apart
 
 _PAYMENT_ID = re.compile(r"\b((?:credit_card|gift_card|paypal)_[A-Za-z0-9_]+)\b")
 _TAX_ID = re.compile(r"\b([0-9A-Z]{15,20})\b")
 _KEEP = re.compile(r"\bkeep\b|\bas it is\b|\bas is\b|\bunchanged\b|\bthe same\b|不变|保持|不用换", re.IGNORECASE)
-# "everything" as what is returned or changed, not as what was tried, kept or how things are ("after trying
-# everything out", "everything else is fine").
-_ALL_ITEMS = re.compile(
-    r"\ball (?:the )?items\b|(?<!trying )(?<!tried )(?<!tested )(?<!checked )(?<!same )\beverything\b"
-    r"(?!\s+(?:else|out\b|is\b|was\b|went\b|seems?\b|looks?\b|works?\b|worked\b|fits?\b|arrived\b|came\b|got\b))|"
-    r"全部|所有|都退|都换",
-    re.IGNORECASE,
-)
 # Where a customer moves from the item they have to the one they want: "the Kettle (1L) -> 1.5L".
 # "set to" describes an option ("the kettle that has capacity set to 1 liter → …"), it starts no target.
 _TARGET_START = re.compile(
@@ -49,7 +43,7 @@ def _has_chinese(text: str) -> bool:
 
 
 def normalise(text: str) -> str:
-    return scripts_apart(unicodedata.normalize("NFKC", text)).lower()
+    return _as_written(text).lower()
 
 
 # What the customer says they do not mean: "the address, not the items", "改地址，不是换商品".
@@ -210,34 +204,101 @@ def names_part_of_order(text: str) -> bool:
 
 
 def names_all_items(text: str) -> bool:
-    return bool(_ALL_ITEMS.search(text))
+    """The text asks for every item of an order ("all items", "全部退"), whichever order it is."""
+    return covers_all(normalise(text))
+
+
+def names_items(text: str, items: list[dict[str, Any]]) -> bool:
+    """The text names some of these items by their names, whatever it asks of them ("keep the kettle, return the
+    rest"). Options alone name no product here: "in Pearl White" is what another item should become."""
+    return any(item["item_id"] in text for item in items) or bool(
+        item_mentions(normalise(text), items, by_options=False)
+    )
 
 
 def read_items(text: str, items: list[dict[str, Any]], values: Iterable[str] = ()) -> list[str] | None:
-    """Item ids of the order named in the text: by item id, by product name (and its options when
-    the order holds several of that product), or 'all items'. `values` are option values the
-    products come in, besides the items' own. Items named win over an "everything" around them: in "I
-    received it and everything was in the box, but I'd like the Grill swapped" the story says
-    everything, the request names the Grill."""
-    named = _items_named(text, items, values)
-    if named is None and _ALL_ITEMS.search(text):
-        return [item["item_id"] for item in items]
-    return named
-
-
-def _items_named(text: str, items: list[dict[str, Any]], values: Iterable[str]) -> list[str] | None:
+    """Item ids of the order the text asks for: by item id, or where it names items (by product name, its last
+    word, its Chinese word, or its options alone) the ones it asks for, or every item but those it keeps ("both",
+    "everything except the lamp"), as agents.reading.items reads them. `values` are option values the products
+    come in, besides the items' own."""
     chosen = [item["item_id"] for item in items if item["item_id"] in text]
     if chosen:
         return chosen
-    clean = normalise(text)
+    clean, shown = normalise(text), _as_written(text)
+    mentions = item_mentions(clean, items, values)
+    if not mentions and (fixed := _typos_fixed(clean, items)) != clean:
+        clean = shown = fixed
+        mentions = item_mentions(fixed, items, values)
+    # the decisions read the words as written (e5 tells "ITEM" from "item"); the mentions are found lower case
+    shown = shown if len(shown) == len(clean) else clean
+    return items_asked(shown, mentions, [item["item_id"] for item in items])
+
+
+def _as_written(text: str) -> str:
+    return scripts_apart(unicodedata.normalize("NFKC", text))
+
+
+def item_mentions(
+    clean: str, items: list[dict[str, Any]], values: Iterable[str] = (), *, by_options: bool = True
+) -> list[Mention]:
+    """Where the (normalised) text names items of the order, in order; when it names none by name, where it
+    describes one by its options alone (`by_options`). An item named again is named again: its role may differ
+    ("I love the lamp … actually, return the lamp")."""
     spellings = _item_spellings(clean, items)
+    occurrences = _occurrences(clean, {n for names in spellings.values() for n in names}, _option_values(items, values))
+    said = _said(clean, occurrences)
+    mentions: list[Mention] = []
     taken: list[dict[str, Any]] = []
-    said = _names_said(clean, {n for names in spellings.values() for n in names}, _option_values(items, values))
-    for (name, segment), before in zip(said, _words_before(clean, said), strict=True):
-        candidates = [i for i in items if name in spellings[i["item_id"]] and i not in taken]
-        if candidates:
-            taken.extend(_meant(segment, before, candidates))
-    return [i["item_id"] for i in taken] or None
+    for (start, end, name), (_, segment), before in zip(occurrences, said, _words_before(clean, said), strict=True):
+        fitting = [i for i in items if name in spellings[i["item_id"]]]
+        meant = _meant(segment, before, [i for i in fitting if i not in taken] or fitting)
+        taken.extend(meant)
+        mentions.append(Mention(start, end, tuple(i["item_id"] for i in meant)))
+    return mentions or (_described_only(clean, items) if by_options else [])
+
+
+def _typos_fixed(clean: str, items: list[dict[str, Any]]) -> str:
+    """The text with a misspelt word of an item's name written as the name has it ("keybaord", "flossr",
+    "sunglases"): one slip in a word of six letters or more, towards one word of the order's names only. Read only
+    where no item is named as written: a common word one slip away ("settle" from "kettle") names nothing then."""
+    words = {w for item in items for w in re.findall(r"[a-z]{6,}", normalise(item["name"]))}
+
+    def fixed(match: re.Match[str]) -> str:
+        said = match.group()
+        close = [w for w in words if said not in words and _one_slip(said, w)]
+        return close[0] if len(close) == 1 else said
+
+    return re.sub(r"[a-z]{5,}", fixed, clean)
+
+
+def _one_slip(said: str, word: str) -> bool:
+    """`said` is `word` with one letter wrong, missing or added, or two neighbours swapped."""
+    if abs(len(said) - len(word)) > 1:
+        return False
+    start = next((k for k, (a, b) in enumerate(zip(said, word, strict=False)) if a != b), min(len(said), len(word)))
+    swapped = said[start : start + 2][::-1] == word[start : start + 2] and said[start + 2 :] == word[start + 2 :]
+    return (
+        said[start + 1 :] == word[start + 1 :]  # one wrong
+        or said[start:] == word[start + 1 :]  # one missing
+        or said[start + 1 :] == word[start:]  # one added
+        or swapped
+    )
+
+
+def _described_only(clean: str, items: list[dict[str, Any]]) -> list[Mention]:
+    """Items a text names by their options alone ("the red one", "1000片的"): a value only one item of the
+    order has."""
+    spelled = {item["item_id"]: set(_option_tokens(item["options"])) for item in items}
+    mentions = []
+    for item_id, own in spelled.items():
+        others = set().union(*(s for other, s in spelled.items() if other != item_id))
+        # a letter alone ("S", "M") is in every other sentence ("it's", "I'm"): a size is said with its option
+        for token in {t for t in own - others if len(t) > 1}:
+            if (at := _where(clean, token)) is not None:
+                mentions.append(Mention(at, at + len(token), (item_id,)))
+    # "2000片" is one mention, not "2000" and "2000片"
+    longest = [m for m in mentions if not any(o.start <= m.start and m.end <= o.end and o != m for o in mentions)]
+    return sorted(longest, key=lambda mention: mention.start)
 
 
 def _item_spellings(clean: str, items: list[dict[str, Any]]) -> dict[str, set[str]]:
@@ -255,7 +316,19 @@ def _item_spellings(clean: str, items: list[dict[str, Any]]) -> dict[str, set[st
         # "the thermostat"; beside an item named in full, only as a noun of its own ("the helmet and the Espresso
         # Machine", "- helmet: red"), since a last word can be a common one ("type set to charcoal")
         spellings[item_id] |= {n for n in nouns if not in_full or re.search(_ITEM_NOUN.format(re.escape(n)), clean)}
+    for item_id, words in _chinese_words(items).items():
+        spellings[item_id] |= words
     return spellings
+
+
+def _chinese_words(items: list[dict[str, Any]]) -> dict[str, set[str]]:
+    """Each item's Chinese product words (头盔 for a Bicycle Helmet) that no other product of the order shares."""
+    words = {item["item_id"]: {w for w in product_words_zh(item["name"]) if len(w) > 1} for item in items}
+    products = {item["item_id"]: normalise(item["name"]) for item in items}
+    return {
+        item_id: {w for w in own if not any(w in words[o] and products[o] != products[item_id] for o in words)}
+        for item_id, own in words.items()
+    }
 
 
 def _meant(segment: str, before: str, candidates: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -307,6 +380,10 @@ def _option_values(items: list[dict[str, Any]], values: Iterable[str]) -> frozen
     return frozenset(normalise(str(v)) for v in [*(v for item in items for v in item["options"].values()), *values])
 
 
+# A last word that is also a verb of every sentence ("Watering Can": "can I return it?") names no item alone.
+_AUXILIARIES = frozenset({"can", "will", "may", "must", "might", "should", "would", "could"})
+
+
 def _head_nouns(items: list[dict[str, Any]]) -> dict[str, set[str]]:
     """The last word of each item's name when no other product of the order ends with it and it is no
     option value, singular and plural: a customer says "the thermostat" or "the mats", not "the Smart
@@ -315,7 +392,7 @@ def _head_nouns(items: list[dict[str, Any]]) -> dict[str, set[str]]:
     heads = {}
     for item in items:
         words = re.findall(r"[a-z][a-z-]+", normalise(item["name"]))
-        if words and len(words[-1]) > 2 and words[-1] not in values:
+        if words and len(words[-1]) > 2 and words[-1] not in values and words[-1] not in _AUXILIARIES:
             heads[item.get("product_id", item["name"])] = words[-1]
     shared = {head for head in heads.values() if list(heads.values()).count(head) > 1}
     nouns: dict[str, set[str]] = {}
@@ -377,7 +454,17 @@ _OPTION_LINK = re.compile(r"(?:\b(?:set|changed|switched)\s+to|\bof)\s*$", re.IG
 
 
 def _names_said(clean: str, names: set[str], values: frozenset[str] = frozenset()) -> list[tuple[str, str]]:
-    """Each of `names` said in `clean`, in order, with the text after it up to the next name said.
+    """Each of `names` said in `clean`, in order, with the text after it up to the next name said."""
+    return _said(clean, _occurrences(clean, names, values))
+
+
+def _said(clean: str, occurrences: list[tuple[int, int, str]]) -> list[tuple[str, str]]:
+    ends = [start for start, _, _ in occurrences[1:]] + [len(clean)] if occurrences else []
+    return [(name, clean[end:until]) for (_, end, name), until in zip(occurrences, ends, strict=True)]
+
+
+def _occurrences(clean: str, names: set[str], values: frozenset[str] = frozenset()) -> list[tuple[int, int, str]]:
+    """Where each of `names` is said in `clean`, in order: start, end, name.
 
     A name that is also an option value of the order's items (`values`) names the product at its
     last mention only: in "the Backpack into a polyester laptop version, and the Laptop into an i5
@@ -400,8 +487,7 @@ def _names_said(clean: str, names: set[str], values: frozenset[str] = frozenset(
     occurrences = [
         o for o in occurrences if not any(s <= o[0] and o[1] <= e and o != (s, e, n) for s, e, n in occurrences)
     ]
-    ends = [start for start, _, _ in occurrences[1:]] + [len(clean)] if occurrences else []
-    return [(name, clean[end:until]) for (_, end, name), until in zip(occurrences, ends, strict=True)]
+    return occurrences
 
 
 def _options_described(segment: str, item: dict[str, Any]) -> int:

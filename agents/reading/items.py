@@ -1,0 +1,123 @@
+"""Which items of an order a message asks for: two learned decisions over the places the message names items.
+
+Finding where an item is named is string work over the order's own data (its product names, their last words,
+their Chinese words, its option values: agents.workflows.slots). What a mention is there for is meaning, read by
+two decisions from `examples/item_role.<lang>.jsonl` and `examples/items_scope.<lang>.jsonl`, whose texts carry
+placeholders for the items so that the model learns the words around an item, never a product:
+
+- `item_role`: is the item at `ITEM` asked for ("asked": to return, exchange or change) or only mentioned
+  ("aside": kept, praised, ruled out, the story)? Other items named in the same message read as `OTHER`.
+- `items_scope`: does the request cover only the items it asks for ("named"), or every item of the order but
+  those it keeps ("all": "both", "send everything back except ITEM", "ITEM is fine, the other one has to go")?
+
+A change is proposed only for what the customer named (issue: safety of writes), so "all" is read only when the
+model is sure of it, and a mention the model reads aside is never asked for.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+
+from agents.reading.decisions import Decision, likelihood
+
+
+class Role(StrEnum):
+    ASKED = "asked"
+    ASIDE = "aside"
+
+
+class Scope(StrEnum):
+    NAMED = "named"
+    ALL = "all"
+
+
+THIS, OTHER = "ITEM", "OTHER"
+_DETERMINER = re.compile(r"\b(?:the|my|this|that|these|those|a|an|your|our)\s+$", re.IGNORECASE)
+_SPACES = re.compile(r"[ \t]+")
+# Where a clause ends: a sentence's end, a line, a comma, a dash, and "but" (what follows it is said apart).
+_CLAUSE_END = re.compile(r"(?<=[.!?。！？；;,，、—])\s*|\n|\s(?=but\s)|(?=但是|不过|可是)")
+_LIST_MARK = re.compile(r"^\s*(?:[-•*·]|\d+\s*[.)、]|[（(]\d+[)）])")
+_SAID = re.compile(r"[A-Za-z']+|\d+|[\u3400-\u9fff]{1,2}")
+
+
+def around_item(text: str) -> str:
+    """The clause that names ITEM. A list entry, or a clause that hardly says more than the items ("OTHER,
+    OTHER, ITEM."), comes with the clauses before it up to one that says something ("Returning: OTHER, OTHER,
+    ITEM"), or, when none does, with the clauses after it ("- ITEM\n- OTHER\nAll came scratched, exchange")."""
+    pieces = [piece for piece in _CLAUSE_END.split(text) if piece and piece.strip()]
+    at = next((k for k, piece in enumerate(pieces) if THIS in piece), None)
+    if at is None:
+        return text
+    start = at
+    while start > 0 and not _says_something(pieces[start]):
+        start -= 1
+    if _says_something(pieces[start]):
+        return "\n".join(pieces[start : at + 1])
+    end = at
+    while end < len(pieces) - 1 and not _says_something(pieces[end]):
+        end += 1
+    return "\n".join(pieces[at : end + 1])
+
+
+def _says_something(piece: str) -> bool:
+    """More than items and list marks: two words at least."""
+    return len([w for w in _SAID.findall(_LIST_MARK.sub("", piece)) if w not in (THIS, OTHER)]) >= 2
+
+
+ITEM_ROLE = Decision("item_role", tuple(role.value for role in Role), focus=around_item, marker=THIS)
+ITEMS_SCOPE = Decision("items_scope", tuple(scope.value for scope in Scope))
+# How sure the scope model must be that a message covers every item: reading "all" wrongly writes items the
+# customer never named, reading "named" wrongly only makes the bot ask which items.
+ALL_AT = 0.7
+# Beside "everything but …", how sure the role model must be that an item named is asked for too.
+SURELY_ASKED = 0.8
+
+
+@dataclass(frozen=True)
+class Mention:
+    """Where the message names an item: the span of the words in the text, and the items they fit (several when
+    the order holds one product more than once and the words tell none of them apart)."""
+
+    start: int
+    end: int
+    item_ids: tuple[str, ...]
+
+
+def placeholders(text: str, mentions: Sequence[Mention], this: Mention | None) -> str:
+    """The text with each mention's words replaced: `this` one by ITEM, the others by OTHER (all by ITEM when
+    `this` is None). A determiner goes with the item ("return ITEM", as the examples write it); lines stay."""
+    out, at = [], 0
+    for mention in sorted(mentions, key=lambda m: m.start):
+        if mention.start < at:
+            continue  # overlapping spans: the first one said stands for both
+        word = THIS if this is None or mention == this else OTHER
+        out += [_DETERMINER.sub("", text[at : mention.start]), word]
+        at = mention.end
+    out.append(text[at:])
+    return _SPACES.sub(" ", "".join(out)).strip()
+
+
+def items_asked(text: str, mentions: Sequence[Mention], order_ids: Sequence[str]) -> list[str] | None:
+    """The ids of the items the message asks for, in the order it names them (every item in the order's order),
+    or None when it asks for none."""
+    asked = [_asked(text, mentions, mention) for mention in mentions]
+    if covers_all(placeholders(text, mentions, None)):
+        # every item but those named, unless one is surely asked for too ("all of it, the lamp included")
+        sure = {i for mention, p in zip(mentions, asked, strict=True) if p >= SURELY_ASKED for i in mention.item_ids}
+        named = {i for mention in mentions for i in mention.item_ids}
+        return [i for i in order_ids if i in sure or i not in named] or None
+    chosen = [i for mention, p in zip(mentions, asked, strict=True) if p >= 0.5 for i in mention.item_ids]
+    return list(dict.fromkeys(chosen)) or None
+
+
+def covers_all(text: str) -> bool:
+    """The request covers every item of the order (but those it keeps), items written as ITEM."""
+    return bool(text.strip()) and likelihood(ITEMS_SCOPE, text).get(Scope.ALL, 0.0) >= ALL_AT
+
+
+def _asked(text: str, mentions: Sequence[Mention], mention: Mention) -> float:
+    """How likely the message asks for the item at `mention`."""
+    return likelihood(ITEM_ROLE, placeholders(text, mentions, mention))[Role.ASKED]

@@ -1,0 +1,40 @@
+"""How a Chinese-writing shopper names the products of an English catalogue: 头盔 for a Bicycle Helmet, 台灯 for a
+Desk Lamp, 耳机 for Wireless Earbuds.
+
+Words are data (`product_words.zh.json`: an English product noun, as a catalogue name ends, and the Chinese words
+for it). A product's words are those of every ending of its name the file knows ("sleeping bag" and "bag");
+where two products of one order share a word, the word names neither (agents.workflows.slots).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from functools import cache
+from pathlib import Path
+
+
+@cache
+def _words() -> dict[str, tuple[str, ...]]:
+    data = json.loads(Path(__file__).with_name("product_words.zh.json").read_text(encoding="utf-8"))
+    return {noun.lower(): tuple(words) for noun, words in data.items() if not noun.startswith("_")}
+
+
+def _singular(word: str) -> str:
+    for plural, single in (("ies", "y"), ("ches", "ch"), ("shes", "sh"), ("xes", "x"), ("s", "")):
+        if word.endswith(plural) and len(word) > len(plural) + 2:
+            return word[: -len(plural)] + single
+    return word
+
+
+def product_words_zh(name: str) -> tuple[str, ...]:
+    """The Chinese words a shopper types for the product called `name`, lower case: those of every ending of its
+    name the file knows, the longest first (办公椅 and 椅子 for an Office Chair)."""
+    words = re.findall(r"[a-z][a-z-]*", name.lower())
+    known = _words()
+    found: list[str] = []
+    for size in range(min(len(words), 3), 0, -1):
+        ending = [*words[-size:-1], _singular(words[-1])]
+        for noun in (" ".join(words[-size:]), " ".join(ending)):
+            found += [word.lower() for word in known.get(noun, ())]
+    return tuple(dict.fromkeys(found))
