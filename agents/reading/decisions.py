@@ -21,6 +21,7 @@ that sentence.
 from __future__ import annotations
 
 import hashlib
+import inspect
 import json
 import logging
 import re
@@ -233,7 +234,7 @@ def training_key(decision: Decision, taught: Sequence[Example] = ()) -> str:
     digest.update(
         repr(
             (decision.labels, decision.meaning_without_negated, HASH_DIMENSIONS, C, DENSE_WEIGHT, FEATURES_VERSION)
-            + ((decision.focus.__qualname__, decision.marker) if decision.focus else ())
+            + ((inspect.getsource(decision.focus), decision.marker) if decision.focus else ())
         ).encode()
     )
     for path in decision.example_files():

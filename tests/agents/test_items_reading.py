@@ -1,0 +1,86 @@
+"""Which items a message asks for (agents.reading.items over agents.workflows.slots): the places it names items,
+the role of each, and whether it covers every item but those kept. No item the customer did not name is ever
+proposed."""
+
+from __future__ import annotations
+
+import pytest
+
+ORDER = [
+    {"item_id": "1001", "product_id": "p1", "name": "Bicycle Helmet", "options": {"color": "red", "size": "M"}},
+    {"item_id": "1002", "product_id": "p2", "name": "Espresso Machine", "options": {"capacity": "1L"}},
+    {"item_id": "1003", "product_id": "p3", "name": "Garden Hose", "options": {"length": "50ft"}},
+]
+
+
+@pytest.mark.parametrize(
+    ("text", "asked"),
+    [
+        ("I want to return the helmet and the espresso machine", ["1001", "1002"]),
+        ("我想退头盔和咖啡机", ["1001", "1002"]),
+        ("Keep the hose, I'd like to return the helmet", ["1001"]),
+        ("水管留着，头盔退了", ["1001"]),
+        ("The hose works great. Please exchange the helmet, it's too small.", ["1001"]),
+        ("水管很好用，头盔太小了，帮我换一个", ["1001"]),
+    ],
+)
+def test_only_the_items_asked_for_are_read_never_one_only_mentioned(text: str, asked: list[str]) -> None:
+    from agents.workflows.slots import read_items
+
+    assert read_items(text, ORDER) == asked
+
+
+@pytest.mark.parametrize(
+    ("text", "asked"),
+    [
+        ("return everything except the hose", ["1001", "1002"]),
+        ("除了水管都退", ["1001", "1002"]),
+        ("Please send them all back", ["1001", "1002", "1003"]),
+        ("全部退掉", ["1001", "1002", "1003"]),
+    ],
+)
+def test_every_item_but_those_kept(text: str, asked: list[str]) -> None:
+    from agents.workflows.slots import read_items
+
+    assert read_items(text, ORDER) == asked
+
+
+def test_a_chinese_product_word_option_words_and_a_typo_find_the_item() -> None:
+    from agents.workflows.slots import read_items
+
+    assert read_items("把头盔退了", ORDER) == ["1001"]  # Bicycle Helmet, named in Chinese
+    assert read_items("红色那个退了", ORDER) == ["1001"]  # the only red item
+    assert read_items("I want to return the espreso machine", ORDER) == ["1002"]
+    # one slip from a name word only where nothing is named as written: "settle" is not "kettle" here
+    assert read_items("please settle this with the helmet: return it", ORDER) == ["1001"]
+
+
+def test_nothing_named_and_nothing_said_of_all_reads_no_item() -> None:
+    from agents.workflows.slots import read_items
+
+    assert read_items("I'd like to return it", ORDER) is None
+    assert read_items("帮我换一个吧", ORDER) is None
+
+
+def test_an_order_holds_the_products_a_message_names_by_name_not_by_the_options_it_wants() -> None:
+    from agents.workflows.slots import names_items
+
+    earbuds = [{"item_id": "9", "product_id": "p9", "name": "Wireless Earbuds", "options": {"color": "white"}}]
+    assert names_items("I'd like the phone in Pearl White instead", earbuds) is False
+    assert names_items("keep the earbuds, return the rest", earbuds) is True
+    assert names_items("耳机留着", earbuds) is True
+
+
+def test_the_role_model_reads_the_words_around_one_item_with_the_others_set_apart() -> None:
+    from agents.reading.items import Mention, around_item, placeholders
+
+    text = "I love the helmet. Please exchange the hose."
+    helmet, hose = Mention(11, 17, ("1001",)), Mention(39, 43, ("1003",))
+
+    assert placeholders(text, [helmet, hose], hose) == "I love OTHER. Please exchange ITEM."
+    assert placeholders(text, [helmet, hose], None) == "I love ITEM. Please exchange ITEM."
+    assert around_item("I love OTHER. Please exchange ITEM.") == "Please exchange ITEM."
+    assert around_item("Returning:\n- OTHER\n- ITEM") == "Returning:\n- OTHER\n- ITEM"
+    assert around_item("- ITEM\n- OTHER\nBoth came scratched, please exchange.") == (
+        "- ITEM\n- OTHER\nBoth came scratched, please exchange."
+    )
