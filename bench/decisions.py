@@ -17,10 +17,12 @@ committed before their first run; they are never trained or tuned on (their fail
 - cancel_reason.json: answers to "Why would you like to cancel: no longer needed, or ordered by mistake?"
   (agents.reading.cancel_reason): accuracy over the two reasons and none, and the costly confusion counted on its
   own: the other reason written to the order.
-- items_named.json and correction.json measure two readers that are still rules (agents.workflows.slots), so that
-  the learned decisions meant to replace them have a figure to beat: which items of an order a message names (right
-  when exactly those), and whether a message puts right a value said before (right when a correction is read as one
-  and nothing else is; the value meant counted on its own).
+- items_named.json: which items of an order a message asks to return, exchange or change (agents.workflows.slots
+  `read_items`, the places it names items read by agents.reading.items): right when exactly those. An item read
+  that the message did not name is counted on its own: it would be proposed for a change nobody asked for.
+- correction.json measures a reader that is still rules (agents.workflows.slots), so that the learned decision
+  meant to replace it has a figure to beat: whether a message puts right a value said before (right when a
+  correction is read as one and nothing else is; the value meant counted on its own).
 - change.json: what a message about changing an order not yet shipped changes (agents.reading.change): its
   items, its address, its payment method, the account's default address, or nothing it says. Accuracy over the
   five, and another kind of change read than the one meant (the bot would ask for the wrong thing) on its own.
