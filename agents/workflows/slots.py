@@ -254,7 +254,56 @@ def item_mentions(
         meant = _meant(segment, before, [i for i in fitting if i not in taken] or fitting)
         taken.extend(meant)
         mentions.append(Mention(start, end, tuple(i["item_id"] for i in meant)))
-    return mentions or (_described_only(clean, items) if by_options else [])
+    if mentions:
+        return _lists_joined(clean, mentions, _describing_words(items))
+    return _described_only(clean, items) if by_options else []
+
+
+# How items of one list are joined: "A, B and C", "A; plus B", "A、B", a bullet on the next line. A comma alone
+# joins nothing ("return the helmet, the hose is fine"): a list ends with a joining word, or has marks of its own.
+_JOINING = frozenset({"and", "or", "plus", "&", "+", "、", "和", "跟", "与", "及", "以及", "还有"})
+_LISTING = frozenset({",", ";", "，", "；", "the", "my", "a", "an", "both", "also", "as", "well", "with", "in"})
+_JOINT_WORD = re.compile(r"[a-z0-9][a-z0-9.'-]*|[\u3400-\u9fff]+|[,;，；、&+]")
+# An item a verb follows starts a clause of its own, not a list: "I love the watch and the headphones are broken".
+_CLAUSE_AFTER = re.compile(r"\s*(?:is|are|was|were|has|have|had|'s|'re|isn't|aren't|wasn't|weren't|doesn't|don't)\b")
+_NEXT_LINE_ITEM = re.compile(r"\n\s*(?:[-•*·]|\d+\s*[.)、])\s*$")
+
+
+def _lists_joined(clean: str, mentions: list[Mention], describing: frozenset[str]) -> list[Mention]:
+    """The mentions with each list of items said together made one: a list is read as a whole ("return the
+    Bulb, the on-ear Headphones and the Smart Watch"), the words between its items are its own."""
+    joints = [
+        "" if _CLAUSE_AFTER.match(clean, b.end) else _joint(clean[a.end : b.start], describing)
+        for a, b in zip(mentions, mentions[1:], strict=False)
+    ]
+    merged, first = [], 0
+    while first < len(mentions):
+        last, at = first, first
+        while at < len(joints) and joints[at]:  # a run of commas and joining words
+            last = at + 1 if joints[at] == "joined" else last
+            at += 1
+        group = mentions[first : last + 1]
+        merged.append(
+            Mention(group[0].start, group[-1].end, tuple(dict.fromkeys(i for m in group for i in m.item_ids)))
+        )
+        first = last + 1
+    return merged
+
+
+def _joint(between: str, describing: frozenset[str]) -> str:
+    """What the words between two items say: "joined" (one list), "listing" (a comma that may be one), or ""."""
+    if _NEXT_LINE_ITEM.search(between):
+        return "joined"
+    words = _JOINT_WORD.findall(between)
+    if not all(w in _JOINING or w in _LISTING or w in describing for w in words):
+        return ""
+    return "joined" if any(w in _JOINING for w in words) else "listing" if words else ""
+
+
+def _describing_words(items: list[dict[str, Any]]) -> frozenset[str]:
+    """The words of the items' options, names and values, that may stand beside an item in a list."""
+    said = " ".join(f"{name} {value}" for item in items for name, value in item["options"].items())
+    return frozenset(_JOINT_WORD.findall(normalise(said)))
 
 
 def _typos_fixed(clean: str, items: list[dict[str, Any]]) -> str:
