@@ -656,7 +656,7 @@ class ModifyOrder(_ItemsWorkflow):
             return said
         order_id = next(iter(entities.get("order_ids") or []), None)
         items = ctx.items(order_id) if order_id else []
-        if entities.get("products") or any(read.read_items(text, [i]) for i in items):
+        if entities.get("products") or read.names_items(text, items):
             return "items"  # "the Find X9 in #D1001, white": the item named is what changes
         if items and _asks_other_options(text, items):
             return "items"  # "D1001 能不能改成 512G 的黑色": the options say it

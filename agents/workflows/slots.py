@@ -262,7 +262,7 @@ def item_mentions(
 # How items of one list are joined: "A, B and C", "A; plus B", "A、B", a bullet on the next line. A comma alone
 # joins nothing ("return the helmet, the hose is fine"): a list ends with a joining word, or has marks of its own.
 _JOINING = frozenset({"and", "or", "plus", "&", "+", "、", "和", "跟", "与", "及", "以及", "还有"})
-_LISTING = frozenset({",", ";", "，", "；", "the", "my", "a", "an", "both", "also", "as", "well", "with", "in"})
+_LISTING = frozenset({",", ";", "，", "；", "the", "my", "a", "an", "both", "also", "with", "in"})
 _JOINT_WORD = re.compile(r"[a-z0-9][a-z0-9.'-]*|[\u3400-\u9fff]+|[,;，；、&+]")
 # An item a verb follows starts a clause of its own, not a list: "I love the watch and the headphones are broken".
 _CLAUSE_AFTER = re.compile(r"\s*(?:is|are|was|were|has|have|had|'s|'re|isn't|aren't|wasn't|weren't|doesn't|don't)\b")
@@ -294,6 +294,8 @@ def _joint(between: str, describing: frozenset[str]) -> str:
     """What the words between two items say: "joined" (one list), "listing" (a comma that may be one), or ""."""
     if _NEXT_LINE_ITEM.search(between):
         return "joined"
+    for joining in ("as well as", "along with", "together with"):
+        between = between.replace(joining, " and ")
     words = _JOINT_WORD.findall(between)
     if not all(w in _JOINING or w in _LISTING or w in describing for w in words):
         return ""
