@@ -81,6 +81,9 @@ class Decision:
     # The word that stands for the thing decided on (ITEM): the words just before and after it are read apart
     # ("keep ITEM", "except ITEM", "ITEM is fine", "ITEM leaks").
     marker: str = ""
+    # The word that stands for the other things of the kind (OTHER): the words around the marker stop at it, so
+    # that "keep OTHER and return ITEM" reads "and return" before ITEM, not "keep".
+    beside: str = ""
 
     def example_files(self) -> list[Path]:
         return sorted(EXAMPLES.glob(f"{self.name}.*.jsonl"))
@@ -148,7 +151,9 @@ def hashed_features(text: str, decision: Decision | None = None) -> np.ndarray:
     clean = _normalised(text)
     found = {"^"}
     if decision and decision.focus:
-        found.update(_focus_features(_normalised(decision.focus(text)), decision.marker.lower()))
+        found.update(
+            _focus_features(_normalised(decision.focus(text)), decision.marker.lower(), decision.beside.lower())
+        )
     words = _WORD.findall(clean)
     found.update(f"w{word}" for word in words)
     found.update(f"b{first} {second}" for first, second in zip(words, words[1:], strict=False))
@@ -172,7 +177,7 @@ def hashed_features(text: str, decision: Decision | None = None) -> np.ndarray:
     return np.fromiter(sorted({_hashed(feature) for feature in found}), dtype=np.int64)
 
 
-def _focus_features(part: str, marker: str) -> set[str]:
+def _focus_features(part: str, marker: str, beside: str) -> set[str]:
     words = _WORD.findall(part)
     found = {f"fw{word}" for word in words}
     found.update(f"fb{first} {second}" for first, second in zip(words, words[1:], strict=False))
@@ -180,6 +185,8 @@ def _focus_features(part: str, marker: str) -> set[str]:
         found.update(f"fc{run[i : i + size]}" for size in (1, 2) for i in range(len(run) - size + 1))
     if marker and (at := part.find(marker)) >= 0:
         before, after = part[:at], part[at + len(marker) :]
+        if beside:
+            before, after = before.rsplit(beside, 1)[-1], after.split(beside, 1)[0]
         found.update(f"p{word}" for word in _WORD.findall(before)[-NEAR_WORDS:])
         found.update(f"a{word}" for word in _WORD.findall(after)[:NEAR_WORDS])
         near_before, near_after = "".join(_CJK_RUN.findall(before[-6:])), "".join(_CJK_RUN.findall(after[:6]))
@@ -234,7 +241,7 @@ def training_key(decision: Decision, taught: Sequence[Example] = ()) -> str:
     digest.update(
         repr(
             (decision.labels, decision.meaning_without_negated, HASH_DIMENSIONS, C, DENSE_WEIGHT, FEATURES_VERSION)
-            + ((inspect.getsource(decision.focus), decision.marker) if decision.focus else ())
+            + ((inspect.getsource(decision.focus), decision.marker, decision.beside) if decision.focus else ())
         ).encode()
     )
     for path in decision.example_files():

@@ -68,7 +68,7 @@ def _says_something(piece: str) -> bool:
     return any(w not in _JOINING for w in _SAID.findall(_LIST_MARK.sub("", piece)))
 
 
-ITEM_ROLE = Decision("item_role", tuple(role.value for role in Role), focus=around_item, marker=THIS)
+ITEM_ROLE = Decision("item_role", tuple(role.value for role in Role), focus=around_item, marker=THIS, beside=OTHER)
 ITEMS_SCOPE = Decision("items_scope", tuple(scope.value for scope in Scope))
 # How sure the scope model must be that a message covers every item: reading "all" wrongly proposes items the
 # customer never named, reading "named" wrongly only makes the bot ask which items. Chosen on a development set of

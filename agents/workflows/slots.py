@@ -259,10 +259,12 @@ def item_mentions(
     return _described_only(clean, items) if by_options else []
 
 
-# How items of one list are joined: "A, B and C", "A; plus B", "A、B", a bullet on the next line. A comma alone
-# joins nothing ("return the helmet, the hose is fine"): a list ends with a joining word, or has marks of its own.
-_JOINING = frozenset({"and", "or", "plus", "&", "+", "、", "和", "跟", "与", "及", "以及", "还有"})
-_LISTING = frozenset({",", ";", "，", "；", "the", "my", "a", "an", "both", "also", "with", "in"})
+# How items of one list are joined: "A, B and C", "A; plus B", "A、B", "A (in red) & B", a bullet on the next
+# line. A comma alone joins nothing ("return the helmet, the hose is fine"): a list ends with a joining word.
+_JOINING = frozenset({"and", "or", "plus", "&", "+", ";", "；", "、", "和", "跟", "与", "及", "以及", "还有"})
+_DETERMINERS = frozenset({"the", "my", "a", "an", "both", "also"})
+_LISTING = frozenset({",", "，", "with", "in", *_DETERMINERS})
+_SENTENCE_END = re.compile(r"[.!?。！？](?:\s|$)")
 _JOINT_WORD = re.compile(r"[a-z0-9][a-z0-9.'-]*|[\u3400-\u9fff]+|[,;，；、&+]")
 # An item a verb follows starts a clause of its own, not a list: "I love the watch and the headphones are broken".
 _CLAUSE_AFTER = re.compile(r"\s*(?:is|are|was|were|has|have|had|'s|'re|isn't|aren't|wasn't|weren't|doesn't|don't)\b")
@@ -291,15 +293,20 @@ def _lists_joined(clean: str, mentions: list[Mention], describing: frozenset[str
 
 
 def _joint(between: str, describing: frozenset[str]) -> str:
-    """What the words between two items say: "joined" (one list), "listing" (a comma that may be one), or ""."""
+    """What the words between two items say: "joined" (one list: a joining word or mark before the next item,
+    whatever describes the one before), "listing" (commas that may be one), or "" (anything else)."""
     if _NEXT_LINE_ITEM.search(between):
         return "joined"
+    if _SENTENCE_END.search(between):
+        return ""
     for joining in ("as well as", "along with", "together with"):
         between = between.replace(joining, " and ")
     words = _JOINT_WORD.findall(between)
-    if not all(w in _JOINING or w in _LISTING or w in describing for w in words):
-        return ""
-    return "joined" if any(w in _JOINING for w in words) else "listing" if words else ""
+    while words and (words[-1] in _DETERMINERS or words[-1] in describing):  # "… & the on-ear Headphones"
+        words.pop()
+    if words and words[-1] in _JOINING:
+        return "joined"
+    return "listing" if words and all(w in _LISTING or w in describing for w in words) else ""
 
 
 def _describing_words(items: list[dict[str, Any]]) -> frozenset[str]:
