@@ -74,6 +74,9 @@ ITEMS_SCOPE = Decision("items_scope", tuple(scope.value for scope in Scope))
 # customer never named, reading "named" wrongly only makes the bot ask which items. Chosen on a development set of
 # orders and messages (0.5–0.7 read within a point of each other), never on a benchmark.
 ALL_AT = 0.6
+# An answer to "Which items?" names the items it means ("是E-Reader；Portable Charger（黑色）"): an item named there
+# is left out only when the model is sure it is set aside ("the kettle, not the mug").
+ANSWER_ASKED_AT = 0.2
 # Beside "everything but …", how sure the role model must be that an item named is asked for too.
 SURELY_ASKED = 0.8
 
@@ -102,16 +105,19 @@ def placeholders(text: str, mentions: Sequence[Mention], this: Mention | None) -
     return _SPACES.sub(" ", "".join(out)).strip()
 
 
-def items_asked(text: str, mentions: Sequence[Mention], order_ids: Sequence[str]) -> list[str] | None:
+def items_asked(
+    text: str, mentions: Sequence[Mention], order_ids: Sequence[str], *, answering: bool = False
+) -> list[str] | None:
     """The ids of the items the message asks for, in the order it names them (every item in the order's order),
-    or None when it asks for none."""
+    or None when it asks for none. `answering`: the message answers "Which items?"."""
     asked = [_asked(text, mentions, mention) for mention in mentions]
     if covers_all(placeholders(text, mentions, None)):
         # every item but those named, unless one is surely asked for too ("all of it, the lamp included")
         sure = {i for mention, p in zip(mentions, asked, strict=True) if p >= SURELY_ASKED for i in mention.item_ids}
         named = {i for mention in mentions for i in mention.item_ids}
         return [i for i in order_ids if i in sure or i not in named] or None
-    chosen = [i for mention, p in zip(mentions, asked, strict=True) if p >= 0.5 for i in mention.item_ids]
+    at = ANSWER_ASKED_AT if answering else 0.5
+    chosen = [i for mention, p in zip(mentions, asked, strict=True) if p >= at for i in mention.item_ids]
     return list(dict.fromkeys(chosen)) or None
 
 

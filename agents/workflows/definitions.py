@@ -132,6 +132,7 @@ class Ctx:
     language: str
     reading: Reading  # the turn's reading of the message (agents.reading.message)
     progress: Progress = field(default_factory=Progress)  # the workflow's, updated as its slots are read
+    awaiting: str = ""  # the slot the bot asked for before this message
 
     def orders(self, *statuses: str) -> list[Order]:
         return list(
@@ -365,7 +366,8 @@ class _ItemsWorkflow(Workflow):
         items = ctx.items(s["order_id"])
         if slot == "item_ids":
             # An order of one item: "the phone", "它", "耳机" can only mean that item.
-            named = read.read_items(text, items, _variant_values(_variants_of(items)))
+            values = _variant_values(_variants_of(items))
+            named = read.read_items(text, items, values, answering=ctx.awaiting == "item_ids")
             return named or ([items[0]["item_id"]] if len(items) == 1 else None)
         if slot == "new_item_ids" and "item_ids" in s:
             old = [next(i for i in items if i["item_id"] == item_id) for item_id in s["item_ids"]]

@@ -296,6 +296,7 @@ def _advance(sctx: SpecialistContext, conversation: Conversation, state: Workflo
         language=sctx.language,
         progress=progress,
         reading=sctx.message_reading,
+        awaiting=state.step,
     )
 
     if state.step == "confirm" and (meant_zip := read.zip_put_right(s.get("address"), text)):

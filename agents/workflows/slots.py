@@ -216,11 +216,14 @@ def names_items(text: str, items: list[dict[str, Any]]) -> bool:
     )
 
 
-def read_items(text: str, items: list[dict[str, Any]], values: Iterable[str] = ()) -> list[str] | None:
+def read_items(
+    text: str, items: list[dict[str, Any]], values: Iterable[str] = (), *, answering: bool = False
+) -> list[str] | None:
     """Item ids of the order the text asks for: by item id, or where it names items (by product name, its last
     word, its Chinese word, or its options alone) the ones it asks for, or every item but those it keeps ("both",
     "everything except the lamp"), as agents.reading.items reads them. `values` are option values the products
-    come in, besides the items' own."""
+    come in, besides the items' own. `answering`: the text answers "Which items?", so an item it names is one
+    it means unless it clearly sets it aside."""
     chosen = [item["item_id"] for item in items if item["item_id"] in text]
     if chosen:
         return chosen
@@ -231,7 +234,7 @@ def read_items(text: str, items: list[dict[str, Any]], values: Iterable[str] = (
         mentions = item_mentions(fixed, items, values)
     # the decisions read the words as written (e5 tells "ITEM" from "item"); the mentions are found lower case
     shown = shown if len(shown) == len(clean) else clean
-    return items_asked(shown, mentions, [item["item_id"] for item in items])
+    return items_asked(shown, mentions, [item["item_id"] for item in items], answering=answering)
 
 
 def _as_written(text: str) -> str:
@@ -261,7 +264,7 @@ def item_mentions(
 
 # How items of one list are joined: "A, B and C", "A; plus B", "A、B", "A (in red) & B", a bullet on the next
 # line. A comma alone joins nothing ("return the helmet, the hose is fine"): a list ends with a joining word.
-_JOINING = frozenset({"and", "or", "plus", "&", "+", ";", "；", "、", "和", "跟", "与", "及", "以及", "还有"})
+_JOINING = frozenset({"and", "or", "plus", "&", "+", ";", "；", "、", "和", "跟", "与", "及", "以及", "还有", "另外"})
 _DETERMINERS = frozenset({"the", "my", "a", "an", "both", "also"})
 _LISTING = frozenset({",", "，", "with", "in", *_DETERMINERS})
 _SENTENCE_END = re.compile(r"[.!?。！？](?:\s|$)")

@@ -84,3 +84,11 @@ def test_the_role_model_reads_the_words_around_one_item_with_the_others_set_apar
     assert around_item("- ITEM\n- OTHER\nBoth came scratched, please exchange.") == (
         "- ITEM\n- OTHER\nBoth came scratched, please exchange."
     )
+
+
+def test_an_answer_to_which_items_means_the_items_it_names_unless_it_sets_one_aside() -> None:
+    from agents.workflows.slots import read_items
+
+    answer = "是头盔；另外50ft的水管，没错"
+    assert read_items(answer, ORDER, answering=True) == ["1001", "1003"]
+    assert read_items("the helmet, not the hose", ORDER, answering=True) == ["1001"]
