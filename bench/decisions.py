@@ -34,13 +34,21 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 from harness import django_setup
 
 SETS = Path(__file__).resolve().parent / "decision_sets"
 DECLINES = {"no", "cancel"}
+
+
+def _per_language(name: str) -> Iterator[tuple[str, list[dict[str, Any]]]]:
+    """A set's items, English then Chinese."""
+    items = json.loads((SETS / f"{name}.json").read_text())["items"]
+    for language in ("en", "zh"):
+        yield language, [item for item in items if item["lang"] == language]
 
 
 def confirmation_measure(name: str) -> None:
@@ -78,9 +86,7 @@ def confirmation_measure(name: str) -> None:
 def asks_measure() -> None:
     from agents.reading.asks import Asks, asks_read
 
-    items = json.loads((SETS / "asks.json").read_text())["items"]
-    for language in ("en", "zh"):
-        mine = [item for item in items if item["lang"] == language]
+    for language, mine in _per_language("asks"):
         cell: Counter[str] = Counter()
         for item in mine:
             read = asks_read(item["text"])
@@ -102,9 +108,7 @@ def asks_measure() -> None:
 def _choice_measure(name: str, read: Callable[[str], str | None], costly: str) -> None:
     """A decision that reads one of its labels or nothing ("none"): accuracy per language, and a label read
     for another (`costly`: what that would do) counted on its own."""
-    items = json.loads((SETS / f"{name}.json").read_text())["items"]
-    for language in ("en", "zh"):
-        mine = [item for item in items if item["lang"] == language]
+    for language, mine in _per_language(name):
         cell: Counter[str] = Counter()
         for item in mine:
             said = read(item["text"]) or "none"
@@ -128,10 +132,8 @@ def _same(one: str, other: str) -> bool:
 def correction_measure() -> None:
     from agents.workflows.slots import correction
 
-    items = json.loads((SETS / "correction.json").read_text())["items"]
-    for language in ("en", "zh"):
+    for language, mine in _per_language("correction"):
         cell: Counter[str] = Counter()
-        mine = [item for item in items if item["lang"] == language]
         for item in mine:
             read = correction(item["message"])
             said = "correction" if read is not None else "none"
@@ -149,10 +151,8 @@ def correction_measure() -> None:
 def items_named_measure() -> None:
     from agents.workflows.slots import read_items
 
-    items = json.loads((SETS / "items_named.json").read_text())["items"]
-    for language in ("en", "zh"):
+    for language, mine in _per_language("items_named"):
         cell: Counter[str] = Counter()
-        mine = [item for item in items if item["lang"] == language]
         for item in mine:
             order = [
                 {"item_id": f"item{k}", "product_id": it["name"], "name": it["name"], "options": it["options"]}

@@ -41,7 +41,8 @@ _SPACES = re.compile(r"[ \t]+")
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s*|\n")
 _LIST_MARK = re.compile(r"^\s*(?:[-•*·]|\d+\s*[.)、]|[（(]\d+[)）])")
 _SAID = re.compile(r"[A-Za-z']+|\d+|[\u3400-\u9fff]{1,2}")
-_JOINING = frozenset({THIS, OTHER, "and", "or", "both", "和", "或", "跟", "还有", "以及"})
+# What a piece can hold and still say nothing of its own: the items and the words that join them.
+_SAYS_NOTHING = frozenset({THIS, OTHER, "and", "or", "both", "和", "或", "跟", "还有", "以及"})
 
 
 def around_item(text: str) -> str:
@@ -65,7 +66,7 @@ def around_item(text: str) -> str:
 
 def _says_something(piece: str) -> bool:
     """More than items, list marks and the words that join them ("OTHER and ITEM", "- ITEM")."""
-    return any(w not in _JOINING for w in _SAID.findall(_LIST_MARK.sub("", piece)))
+    return any(w not in _SAYS_NOTHING for w in _SAID.findall(_LIST_MARK.sub("", piece)))
 
 
 ITEM_ROLE = Decision("item_role", tuple(role.value for role in Role), focus=around_item, marker=THIS, beside=OTHER)

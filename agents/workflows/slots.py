@@ -326,7 +326,7 @@ def _typos_fixed(clean: str, items: list[dict[str, Any]]) -> str:
 
     def fixed(match: re.Match[str]) -> str:
         said = match.group()
-        close = [w for w in words if said not in words and _one_slip(said, w)]
+        close = [] if said in words else [w for w in words if _one_slip(said, w)]
         return close[0] if len(close) == 1 else said
 
     return re.sub(r"[a-z]{5,}", fixed, clean)
