@@ -772,8 +772,9 @@ def main() -> None:
         default="both",
         help=(
             "A, C, D, E, F, G, H, I, J, K, L, M = development sets, B = held-out set (report, never tune on it); "
-            "ZA = a Chinese-writing customer (development), ZB = another, held out; "
-            "both = A and B, dev = A and C to M, zh = ZA and ZB, all = every set"
+            "N = a customer written blind for issue 44's measure, held out; "
+            "ZA = a Chinese-writing customer (development), ZB and ZC = others, held out; "
+            "both = A and B, dev = A and C to M, zh = ZA, ZB and ZC, all = every set"
         ),
     )
     parser.add_argument("--show-failures", action="store_true", help="print the transcript of each failed task")
@@ -801,7 +802,7 @@ def main() -> None:
     sets = {
         "both": ["A", "B"],
         "dev": ["A", "C", "D", "E", "F", "G", "H", "I", "J", "K", "L", "M"],
-        "zh": ["ZA", "ZB"],
+        "zh": ["ZA", "ZB", "ZC"],
         "all": list(SETS),
     }
     names = sets.get(args.wordings, [args.wordings])

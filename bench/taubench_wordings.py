@@ -5472,12 +5472,14 @@ SETS: dict[str, Wordings] = {
     "L": L,
     "M": M,
 }
-# The Chinese-writing customer's sets use Wordings above: imported once it is defined.
+# The later sets (N, and the Chinese-writing customers') use Wordings above: imported once it is defined.
+from taubench_wordings_n import N  # noqa: E402
 from taubench_wordings_zh_a import ZA  # noqa: E402
 from taubench_wordings_zh_b import ZB  # noqa: E402
+from taubench_wordings_zh_c import ZC  # noqa: E402
 
-SETS |= {"ZA": ZA, "ZB": ZB}
-HELD_OUT = ("B", "ZB")  # reported untouched: their wordings are never printed
+SETS |= {"N": N, "ZA": ZA, "ZB": ZB, "ZC": ZC}
+HELD_OUT = ("B", "N", "ZB", "ZC")  # reported untouched: their wordings are never printed
 
 
 def _templates_of(w: Wordings, field: str) -> set[str]:
