@@ -356,7 +356,7 @@ N = Wordings(
         "{address1} ({address2}), {city}, {state}, {zip}",
         "{address2} at {address1}\n{city} {state}, zip code {zip}, {country}",
     ),
-    option=(),
+    option=("{name} -- went with {value}", "{value} as my pick for {name}", "{name} (I chose {value})"),
     item=(
         "{name} I ordered in {values}",
         "{name} (the one that has {named})",
