@@ -20,9 +20,9 @@ committed before their first run; they are never trained or tuned on (their fail
 - items_named.json: which items of an order a message asks to return, exchange or change (agents.workflows.slots
   `read_items`, the places it names items read by agents.reading.items): right when exactly those. An item read
   that the message did not name is counted on its own: it would be proposed for a change nobody asked for.
-- correction.json measures a reader that is still rules (agents.workflows.slots), so that the learned decision
-  meant to replace it has a figure to beat: whether a message puts right a value said before (right when a
-  correction is read as one and nothing else is; the value meant counted on its own).
+- correction.json: whether a message puts right a value said before (agents.reading.correction), read with the
+  shopper's message before it, as the workflows read it, and with the message alone: right when a correction is
+  read as one and nothing else is; the value meant counted on its own.
 - change.json: what a message about changing an order not yet shipped changes (agents.reading.change): its
   items, its address, its payment method, the account's default address, or nothing it says. Accuracy over the
   five, and another kind of change read than the one meant (the bot would ask for the wrong thing) on its own.
@@ -130,22 +130,30 @@ def _same(one: str, other: str) -> bool:
 
 
 def correction_measure() -> None:
-    from agents.workflows.slots import correction
+    """The learned reader with what was said before, as the workflows read it, and with the message alone."""
+    from agents.reading.correction import correction_read
 
+    readers = {
+        "with what was said before": lambda item: correction_read(item["message"], item["said_before"]),
+        "the message alone": lambda item: correction_read(item["message"]),
+    }
     for language, mine in _per_language("correction"):
-        cell: Counter[str] = Counter()
-        for item in mine:
-            read = correction(item["message"])
-            said = "correction" if read is not None else "none"
-            cell["right"] += said == item["label"]
-            cell["false"] += said == "correction" and item["label"] == "none"
-            cell["corrections"] += item["label"] == "correction"
-            cell["meant right"] += read is not None and item["label"] == "correction" and _same(read[0], item["meant"])
-        print(
-            f"correction {language}: {cell['right']}/{len(mine)} = {cell['right'] / len(mine):.1%}  (a correction read "
-            f"where none was made: {cell['false']}; the value meant read right: {cell['meant right']}/"
-            f"{cell['corrections']})"
-        )
+        for name, reader in readers.items():
+            cell: Counter[str] = Counter()
+            for item in mine:
+                read = reader(item)
+                said = "correction" if read is not None else "none"
+                cell["right"] += said == item["label"]
+                cell["false"] += said == "correction" and item["label"] == "none"
+                cell["corrections"] += item["label"] == "correction"
+                cell["meant right"] += (
+                    read is not None and item["label"] == "correction" and _same(read[0], item["meant"])
+                )
+            print(
+                f"correction ({name}) {language}: {cell['right']}/{len(mine)} = {cell['right'] / len(mine):.1%}  (a "
+                f"correction read where none was made: {cell['false']}; the value meant read right: "
+                f"{cell['meant right']}/{cell['corrections']})"
+            )
 
 
 def items_named_measure() -> None:

@@ -27,6 +27,7 @@ from agents.store.models import Order
 from agents.taxonomy import WORKFLOW_INTENTS, Intent
 from agents.verification import verified_customer
 from agents.workflows.definitions import WORKFLOWS
+from agents.workflows.progress import Progress, said_before
 from agents.workflows.runner import workflow_active, workflows_queued_cancel
 from agents.workflows.switch import is_slot_answer
 from conversations.models import (
@@ -169,7 +170,12 @@ def _is_intent_switch(workflow: WorkflowState, recognition: Recognition, reading
         return True  # "what should it become?" is not answered by "I'd like to return the camera and the kit"
     answer = reading.of(asked.text)
     return not is_slot_answer(
-        workflow.step, asked.text, answer, recognition.entities, other_intent_confidence=asked.confidence
+        workflow.step,
+        asked.text,
+        answer,
+        recognition.entities,
+        other_intent_confidence=asked.confidence,
+        before=said_before(workflow.slots, Progress.load(workflow.progress)),
     )
 
 

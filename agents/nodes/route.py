@@ -28,7 +28,7 @@ from agents.states import TurnStatus
 from agents.subtasks import subtask_run_inline
 from agents.taxonomy import KNOWLEDGE_INTENTS, WORKFLOW_INTENTS, Intent, Specialist, specialists_for
 from agents.workflows.definitions import FREE_TEXT_SLOTS, WORKFLOW_FOR_INTENT
-from agents.workflows.progress import Progress, Said
+from agents.workflows.progress import Progress, Said, said_before
 from agents.workflows.runner import order_typo_fix, workflow_active
 from agents.workflows.switch import is_slot_answer
 from conversations.models import (
@@ -161,7 +161,12 @@ def _digressions(
         return []
     top = turn.intents[0] if turn.intents else None
     if top is not None and is_slot_answer(
-        workflow.step, turn.message.text, reading.whole, turn.entities, other_intent_confidence=top["confidence"]
+        workflow.step,
+        turn.message.text,
+        reading.whole,
+        turn.entities,
+        other_intent_confidence=top["confidence"],
+        before=said_before(workflow.slots, Progress.load(workflow.progress)),
     ):
         return []
     return [

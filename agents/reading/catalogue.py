@@ -5,6 +5,7 @@ from agents.reading.asks import ASKS
 from agents.reading.cancel_reason import CANCEL_REASON
 from agents.reading.change import CHANGE
 from agents.reading.confirmation import CONFIRMATION
+from agents.reading.correction import CORRECTION
 from agents.reading.items import ITEM_ROLE, ITEMS_SCOPE
 
-DECISIONS = (CONFIRMATION, ASKS, CANCEL_REASON, CHANGE, ITEM_ROLE, ITEMS_SCOPE)
+DECISIONS = (CONFIRMATION, ASKS, CANCEL_REASON, CHANGE, ITEM_ROLE, ITEMS_SCOPE, CORRECTION)

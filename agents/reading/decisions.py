@@ -84,6 +84,9 @@ class Decision:
     # The word that stands for the other things of the kind (OTHER): the words around the marker stop at it, so
     # that "keep OTHER and return ITEM" reads "and return" before ITEM, not "keep".
     beside: str = ""
+    # A decision about a message in its context (whether it puts right what was said before): an example's text
+    # is read as `framing(text, before)`, `before` being the example's field of that name.
+    framing: Callable[[str, str], str] | None = None
 
     def example_files(self) -> list[Path]:
         return sorted(EXAMPLES.glob(f"{self.name}.*.jsonl"))
@@ -230,7 +233,8 @@ def examples(decision: Decision) -> list[Example]:
                 row = json.loads(line)
                 if row["label"] not in decision.labels:
                     raise ValueError(f"{path.name}: unknown label {row['label']!r} for {row['text']!r}")
-                rows.append(Example(text=row["text"], label=row["label"], language=language))
+                text = decision.framing(row["text"], row.get("before", "")) if decision.framing else row["text"]
+                rows.append(Example(text=text, label=row["label"], language=language))
     return rows
 
 
@@ -242,6 +246,12 @@ def training_key(decision: Decision, taught: Sequence[Example] = ()) -> str:
         repr(
             (decision.labels, decision.meaning_without_negated, HASH_DIMENSIONS, C, DENSE_WEIGHT, FEATURES_VERSION)
             + ((inspect.getsource(decision.focus), decision.marker, decision.beside) if decision.focus else ())
+            # the framing and whatever it calls: its module
+            + (
+                (inspect.getsource(inspect.getmodule(decision.framing) or decision.framing),)
+                if decision.framing
+                else ()
+            )
         ).encode()
     )
     for path in decision.example_files():

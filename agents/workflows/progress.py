@@ -8,7 +8,7 @@ workflow starts, and the record is stored without its defaults, so an old row re
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields
-from typing import Any, TypedDict
+from typing import Any, NotRequired, TypedDict
 
 
 class Said(TypedDict):
@@ -16,6 +16,8 @@ class Said(TypedDict):
 
     text: str
     entities: dict[str, Any]
+    # What they put right, read when they were said (agents.reading.correction): [meant, mistaken or ""].
+    fix: NotRequired[list[str]]
 
 
 @dataclass
@@ -55,3 +57,22 @@ class Progress:
     def item_choice_done(self) -> None:
         """Every item's new version is settled: what was kept while choosing them is no longer needed."""
         self.replacements, self.asked, self.offered = {}, {}, {}
+
+
+def said_before(slots: dict[str, Any], progress: Progress) -> str:
+    """What the customer has given a request, as one text that a correction is read against
+    (agents.reading.correction): the words kept for it, the values of its slots, the address given in part and
+    the options asked for."""
+    said = [said["text"] for said in progress.pending]
+    said += [value for options in progress.asked.values() for value in options.values()]
+    return "\n".join([*said, *_strings(slots), progress.draft]).strip()
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [text for inner in value.values() for text in _strings(inner)]
+    if isinstance(value, list):
+        return [text for inner in value for text in _strings(inner)]
+    return []

@@ -24,6 +24,7 @@ from agents.answers import SpecialistContext, SpecialistResult
 from agents.intents.catalogue import catalogue_get
 from agents.intents.entities.extract import extract_entities
 from agents.models import TurnRun
+from agents.reading.correction import typing_slip
 from agents.tools import ToolContext, ToolError
 from agents.verification import (
     MAX_FAILED_ATTEMPTS,
@@ -46,7 +47,7 @@ from agents.workflows.definitions import (
     SlotPartial,
     Workflow,
 )
-from agents.workflows.progress import Progress, Said
+from agents.workflows.progress import Progress, Said, said_before
 from agents.workflows.verify import IDLE_TIMEOUT, identity_question
 from conversations.language import say, say_in_context
 from conversations.models import Conversation, Customer, WorkflowKind, WorkflowState, WorkflowStatus
@@ -281,14 +282,17 @@ def _advance(sctx: SpecialistContext, conversation: Conversation, state: Workflo
     text, entities, fix = _words_read(sctx, conversation, state, s, progress)
     customer = verified_customer(conversation)
     if customer is None:
-        proven = _identity_proven(sctx, conversation, state, s, progress, Said(text=text, entities=entities), fix)
+        said = Said(text=text, entities=entities)
+        if fix is not None:
+            said["fix"] = [*fix]  # read now, with what the request was given so far
+        proven = _identity_proven(sctx, conversation, state, s, progress, said, fix)
         if isinstance(proven, SpecialistResult):
             return proven
         customer = proven
     if state.kind == WorkflowKind.VERIFY:
         return _resume_question(sctx, state)
     workflow = WORKFLOWS[state.kind]
-    pending, progress.pending = _corrected(progress.pending, text), []
+    pending, progress.pending = _corrected(progress.pending, fix), []
     if fix is not None and fix[1]:  # an order id put right by order_typo_fix, which _corrected cannot see
         pending = [_said_corrected(said, fix) for said in pending]
     ctx = Ctx(
@@ -316,7 +320,8 @@ def _words_read(
 ) -> tuple[str, dict[str, Any], tuple[str, str] | None]:
     """The words this request reads in the message, their entities, and what they put right (meant, slip)."""
     text, entities = _own_words(sctx)
-    fix = (read.correction(text) or order_typo_fix(state, entities)) if text else None
+    # An order id one slip from one said for this request or a queued one is surely that one, put right
+    fix = (order_typo_fix(state, entities) or read.correction(text, said_before(s, progress))) if text else None
     if fix is None:
         return text, entities, None
     if len(entities.get("order_ids") or []) > 1 and any(_is(o, fix[1]) for o in entities["order_ids"]):
@@ -430,9 +435,10 @@ def _put_right(
         text = meant  # "是买错了，不是不再需要": only the value meant is read, the slip would be read too
     elif state.step == "confirm" and workflow.new_items_put_right(ctx, s, meant):
         text = meant  # "sorry, I meant induction"
-    if mistaken and state.step == "new_item_ids" and ctx.progress.asked:
+    if state.step == "new_item_ids" and ctx.progress.asked and meant:
         # "Sorry, the color is blue. I typed green by accident." after "green is not available": the options
-        # asked for are put right, and only the value meant is read (the slip would read as wanted too)
+        # asked for are put right, and only the value meant is read (the slip, named or not, would read as
+        # wanted too: "颜色是星野黑，浮光白是我打错了")
         ctx.progress.asked = {
             item: {option: meant.lower() if _is(value, mistaken) else value for option, value in options.items()}
             for item, options in ctx.progress.asked.items()
@@ -523,19 +529,28 @@ def _verification_needed(
     return SpecialistResult(text=prompt, awaiting=awaiting)
 
 
-def _corrected(saids: list[Said], text: str) -> list[Said]:
+def _corrected(saids: list[Said], fix_now: tuple[str, str] | None) -> list[Said]:
     """What was said before, with the values a later message put right ("sorry typo, linear not tactile")
-    replaced there. A correction whose mistaken value those words do not hold (they said it otherwise: "不需要了",
-    then "是买错了，不是不再需要") is kept to be read in its turn, when it forgets what it puts right (_fill_said);
-    the others are not read again, nor is this message (`text`), which is read on its own."""
+    replaced there; `fix_now` is what this message puts right. A correction whose mistaken value those words do
+    not hold (they said it otherwise: "不需要了", then "是买错了，不是不再需要"), or that does not name it, is kept to
+    be read in its turn, when it forgets what it puts right (_fill_said); the others are not read again, nor is
+    this message, which is read on its own."""
     kept: list[Said] = []
-    for said, now in [*((said, False) for said in saids), (Said(text=text, entities={}), True)]:
-        fix = read.correction(said["text"])
+    for said, now in [*((said, False) for said in saids), (None, True)]:
+        fix = fix_now if now else _fix_of(said)
         if fix is not None and (not fix[1] or any(read.value_said(e["text"], fix[1]) for e in kept)):
             kept = [_said_corrected(earlier, fix) for earlier in kept]
-        elif not now:
+            if said is not None and not fix[1]:
+                kept.append(said)  # read in its turn too: the value meant replaces its slot's ("I meant X")
+        elif said is not None:
             kept.append(said)
     return kept
+
+
+def _fix_of(said: Said | None) -> tuple[str, str] | None:
+    """What words kept for a request put right, as read when they were said."""
+    fix = said.get("fix") if said else None
+    return (fix[0], fix[1]) if fix else None
 
 
 def _said_corrected(said: Said, fix: tuple[str, str]) -> Said:
@@ -605,11 +620,11 @@ def order_typo_fix(state: WorkflowState, entities: dict[str, Any]) -> tuple[str,
     if len(named) == 2:
         # "#W6559408 was a mistake, I meant #W6554908": of two ids one slip apart, the one said before is the mistake
         before = [order for order in named if order in said]
-        if len(before) != 1 or not read.typing_slip(named[0], named[1]):
+        if len(before) != 1 or not typing_slip(named[0], named[1]):
             return None
         meant = next(order for order in named if order != before[0])
         return meant.lstrip("#"), before[0].lstrip("#")
-    slips = {order: read.typing_slip(order, named[0]) for order in said if order and order != named[0]}
+    slips = {order: typing_slip(order, named[0]) for order in said if order and order != named[0]}
     swapped = [order for order, slip in slips.items() if slip == "swap"]
     near = swapped or [order for order, slip in slips.items() if slip]
     return (named[0].lstrip("#"), near[0].lstrip("#")) if len(near) == 1 else None
@@ -652,7 +667,7 @@ def _fill_said(
     the earlier words filled anything, whether this message did, and why a value was refused."""
     filled_before = False
     for said in earlier:
-        fix = read.correction(said["text"])
+        fix = _fix_of(said)
         if fix is not None and fix[0] and _mistake_forget(WORKFLOWS[kind], ctx, s, fix):
             said = Said(text=fix[0], entities=said["entities"])  # only the value meant is read
         kind, filled, _ = _fill(kind, ctx, state, s, said["text"], said["entities"])

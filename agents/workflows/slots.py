@@ -11,6 +11,7 @@ import unicodedata
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from agents.reading.correction import correction_read, typing_slip
 from agents.reading.items import Mention, covers_all, items_asked
 from agents.reading.option_words import spellings_zh
 from agents.reading.product_words import product_words_zh
@@ -62,20 +63,6 @@ def read_choice(text: str, choices: Mapping[str, Iterable[str]]) -> str | None:
             if any(word in candidate for word in words):
                 return value
     return None
-
-
-def typing_slip(a: str, b: str) -> str:
-    """How two strings differ by one typing slip: "swap" (two neighbours swapped), "other" (a
-    character changed, added or dropped), or "" (not one slip)."""
-    if len(a) == len(b):
-        diff = [i for i in range(len(a)) if a[i] != b[i]]
-        if len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]]:
-            return "swap"
-        return "other" if len(diff) == 1 else ""
-    if abs(len(a) - len(b)) != 1:
-        return ""
-    short, long_ = sorted((a, b), key=len)
-    return "other" if any(long_[:i] + long_[i + 1 :] == short for i in range(len(long_))) else ""
 
 
 def zip_put_right(address: Any, text: str) -> str | None:
@@ -569,99 +556,15 @@ def keeps_as_is(text: str) -> bool:
     return bool(_KEEP.search(text))
 
 
-# "sorry typo, linear not tactile", "Correction - capacity: 2 liters (not 1.5 liters)", "I meant green,
-# not red", "是白色的，不是黑色", "#W6885344, not #W6883544": the value meant, and the one said by mistake.
-_CORRECTION = re.compile(
-    r"^\W*(?:(?:sorry|oops|typo|my bad|correction|wait|hang on|hold on|no|actually)\W+)*"
-    r"(?:i\s+mean[t]?\s+|it'?s\s+|should\s+be\s+)?"
-    r"(?:[\w ]{1,25}?\s*[:=-]\s*)?(?P<right>[#\w.%+\- ]{1,50}?)\s*[,(]?\s*(?:not|rather than|instead of)\s+"
-    r"(?P<wrong>[#\w.%+\- ]{1,30}?)\s*\)?\s*[.!]*$|"
-    # "是白色的，不是黑色", "邮编是92133，不是29133"
-    r"(?:^|[，,。！!\s])\W*(?:[^，,。不是]{0,8}?(?:是|应该是|要的是))?(?P<right_zh>[^，,。不是]{1,12}?)[，,\s]*(?:不是|而不是)"
-    r"(?P<wrong_zh>[^，,。]{1,12}?)[。！!]*$",
-    re.IGNORECASE,
-)
-
-
-# "oops I mean dark", "我是说黑色的": only the value meant. It replaces the value of its option said
-# last, which is what a later value of an option does.
-_MEANT = re.compile(
-    r"^\W*(?:(?:sorry|oops|typo|my bad|correction|wait)\W+)*i\s+mean[t]?\s+(?!to\b)(?P<right>[\w.%+\- ]{1,30}?)"
-    r"\s*[.!]*$|^\W*(?:说错了|不好意思|抱歉)?\W*我(?:是说|的意思是)(?P<right_zh>[^，,。]{1,12}?)[。！!]*$|"
-    # chat's own correction mark: "no longer needed* sorry", "*ordered by mistake"
-    r"^\s*\*\s*(?P<right_star>[^*]{1,30}?)\s*[.!]*$|^\s*(?P<star_right>[^*]{1,30}?)\s*\*\s*(?:sorry|oops|my bad)?\W*$|"
-    # "Let me fix the zoom: it should say 3x", "correction on the size - should be M"
-    r"^\W*(?:let\s+me\s+(?:fix|correct|change)|correction\s+(?:on|to|for))\b[^:.!?]{0,30}[:,-]\s*(?:it\s+|that\s+)?"
-    r"should\s+(?:say|be|read)\s+(?P<right_should>[\w.%+\- ]{1,30}?)\s*[.!]*$",
-    re.IGNORECASE,
-)
-# Words a "no" says where a correction says values: "nah, not it", "nope, not right", "that's not correct".
-_NOT_A_VALUE = {
-    "it", "that", "this", "right", "correct", "ok", "okay", "good", "true", "nah", "nope", "no", "thats", "quite",
-    "exactly", "what i want", "what i wanted", "what i meant", "what i asked", "what i asked for",
-}  # fmt: skip
-# "I mixed up the difficulty level: not beginner but expert", "not ordered by mistake — no longer needed is what
-# I meant": the mistake first.
-_NOT_BUT = re.compile(
-    r"(?:^|[:,;-])\s*not\s+(?P<wrong>[#\w.%+\- ]{1,30}?)\s*(?:,?\s+but|\s[—–-]+|;)\s+(?P<right>[#\w.%+\- ]{1,30}?)"
-    r"(?:\s+is\s+what\s+i\s+(?:meant|mean|wanted))?\s*[.!]*$",
-    re.IGNORECASE,
-)
-# "Sorry, the color is blue. I typed green by accident.", "颜色是蓝色，绿色是我打错了": the value, then the slip.
-_TYPED_WRONG = re.compile(
-    r"(?:^|[\s,:])(?:is|be|it'?s)?\s*(?P<right>[#\w.%+\- ]{1,30}?)\s*[.,;!]+\s*(?:i\s+)?"
-    r"(?:typed|wrote|put|said|entered|picked)\s+"
-    r"(?P<wrong>[#\w.%+\- ]{1,30}?)\s+(?:by\s+(?:accident|mistake)|in\s+error|wrongly|instead)\W*$|"
-    r"(?:是|要)(?P<right_zh>[^，,。是]{1,12}?)[，,。]\s*(?P<wrong_zh>[^，,。]{1,12}?)是?(?:我)?(?:打错|写错|选错)了?[。！!]*$",
-    re.IGNORECASE,
-)
-
-
-# "… my bad", "…, sorry about that!", "…，不好意思": said after a value put right
-_APOLOGY_AFTER = re.compile(
-    r"(?:[\s,.!;:，。！；-]|\s[—–])+(?:(?:sorry|oops|my\s+bad|my\s+mistake|my\s+fault|apologies|typo|thanks?(?:\s+you)?|"
-    r"thx|ty)(?:\s+(?:about|for)\s+(?:that|this|the\s+(?:confusion|mix-?up)))?|不好意思|抱歉|对不起|说错了|打错了|写错了)"
-    r"[\s!.)。！]*$",
-    re.IGNORECASE,
-)
-
-
-def correction(text: str) -> tuple[str, str] | None:
-    """(meant, said by mistake) when the message only corrects a value said before; the mistake is
-    "" when the message only says what was meant ("oops I mean dark"). An apology after it says nothing
-    more ("I meant induction, not gas. my bad")."""
-    text = _APOLOGY_AFTER.sub("", text).strip()
-    meant = _MEANT.search(text)
-    if meant is not None and not re.search(r"\b(?:not|instead\s+of|rather\s+than)\s", meant.group()):
-        return _only_meant(meant)
-    found = _CORRECTION.search(text) or _NOT_BUT.search(text) or _TYPED_WRONG.search(text)
-    return None if found is None else _value_put_right(found)
-
-
-def _only_meant(meant: re.Match[str]) -> tuple[str, str] | None:
-    """ "oops I mean dark": the value meant, a value and not an order id or a sentence."""
-    said = (meant.group(k) for k in ("right", "right_zh", "right_star", "star_right", "right_should"))
-    right = next((value for value in said if value), "").strip().rstrip("的")
-    return (right, "") if right and len(right.split()) <= 3 and not re.search(r"#|\d{5}", right) else None
-
-
-def _value_put_right(found: re.Match[str]) -> tuple[str, str] | None:
-    """(meant, said by mistake) of "X, not Y" and its kind, when both are values."""
-    right = (found.group("right") or found.groupdict().get("right_zh") or "").strip()
-    wrong = (found.group("wrong") or found.groupdict().get("wrong_zh") or "").strip()
-    # "the color should be red", "the zip code is 92133": only the value, not the words before it
-    right = re.sub(
-        r"^.*?\b(?:i\s+mean[t]?|it'?s|that'?s|should\s+be|is|was)\s+", "", right, flags=re.IGNORECASE
-    ).rstrip("的")
-    wrong = wrong.rstrip("的")
-    words = right.lower().split()
-    if wrong.lower() in _NOT_A_VALUE or (len(words) <= 2 and (words or [""])[0] in _NOT_A_VALUE):
-        return None  # "nah that's not it", "Nope, not right": a no, not a value put right
-    # an order id is put right with or without its "#": the id itself is replaced wherever it was said
-    right, wrong = right.lstrip("#"), wrong.lstrip("#")
-    if not right or not wrong or right.lower() == wrong.lower() or max(len(right.split()), len(wrong.split())) > 3:
-        return None  # a sentence, not a value put right
-    return right, wrong
+def correction(text: str, before: str = "") -> tuple[str, str] | None:
+    """(meant, said by mistake) when the message puts right a value said `before` (agents.reading.correction);
+    the mistake is "" when the message does not name it and it is not a slip of one said before ("oops I mean
+    dark"). An order id is put right with or without its "#": the id itself is replaced wherever it was said."""
+    fix = correction_read(text, before)
+    if fix is None:
+        return None
+    meant, mistaken = (value.lstrip("#") for value in fix)
+    return None if not meant or meant.lower() == mistaken.lower() else (meant, mistaken)
 
 
 def corrected(earlier: str, fix: tuple[str, str]) -> str:

@@ -27,11 +27,17 @@ _ENTITY_SLOTS = {
 
 
 def is_slot_answer(
-    slot: str, text: str, reading: TextReading, entities: dict[str, Any], *, other_intent_confidence: float
+    slot: str,
+    text: str,
+    reading: TextReading,
+    entities: dict[str, Any],
+    *,
+    other_intent_confidence: float,
+    before: str = "",
 ) -> bool:
-    """True when `text` (read as `reading`) answers `slot`. Free-text slots (reason, description, …) accept
-    anything that is not confidently a different request."""
-    if read.correction(text) is not None:  # "sorry typo, linear not tactile" puts right what was said
+    """True when `text` (read as `reading`) answers `slot`, `before` being what the customer gave the request.
+    Free-text slots (reason, description, …) accept anything that is not confidently a different request."""
+    if read.correction(text, before) is not None:  # "sorry typo, linear not tactile" puts right what was said
         return True
     if slot == "confirm":
         return reading.yes_no is not None

@@ -7,10 +7,12 @@ import json
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from agents.reading import decisions
 from agents.reading.catalogue import DECISIONS
+from agents.reading.correction import VALUE_FITTED, value_training_key
 from agents.reading.decisions import FITTED, Decision, Fitted, examples, training_key
 
 
@@ -18,6 +20,12 @@ from agents.reading.decisions import FITTED, Decision, Fitted, examples, trainin
 def test_the_committed_model_comes_from_the_current_examples(decision: Decision) -> None:
     """A stale file means every process fits the model itself: run manage.py train_decisions and commit."""
     assert Fitted.load(FITTED / f"{decision.name}.npz").key == training_key(decision)
+
+
+def test_the_committed_value_model_of_corrections_comes_from_the_current_examples() -> None:
+    """The model that reads which words of a correction are the value meant is fitted by train_decisions too."""
+    with np.load(VALUE_FITTED, allow_pickle=False) as data:
+        assert str(data["key"]) == value_training_key()
 
 
 @pytest.mark.parametrize("decision", DECISIONS, ids=lambda decision: decision.name)

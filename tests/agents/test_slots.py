@@ -6,7 +6,8 @@ from typing import Any
 
 import pytest
 
-from agents.workflows.slots import typing_slip, zip_put_right
+from agents.reading.correction import typing_slip
+from agents.workflows.slots import zip_put_right
 
 METHODS = [
     {"id": "credit_card_1199336", "kind": "credit_card", "brand": "mastercard", "last_four": "7287"},
@@ -279,58 +280,6 @@ def test_a_product_named_after_a_colon_is_that_product(text: str) -> None:
     ]
 
     assert "7000000021" in (read_items(text, items) or [])
-
-
-@pytest.mark.parametrize(
-    ("text", "fix"),
-    [
-        ("sorry typo, linear not tactile", ("linear", "tactile")),
-        ("I meant green, not red", ("green", "red")),
-        ("是白色的，不是黑色", ("白色", "黑色")),
-        ("Correction: the order number should be #W6885344, not #W6883544.", ("W6885344", "W6883544")),
-        (
-            "Actually it's credit_card_7772870 rather than gift_card_4855547",
-            ("credit_card_7772870", "gift_card_4855547"),
-        ),
-        ("oops I mean dark", ("dark", "")),
-        ("no longer needed* sorry", ("no longer needed", "")),  # chat's correction mark
-        ("*ordered by mistake", ("ordered by mistake", "")),
-        ("我是说黑色的", ("黑色", "")),
-        ("I meant to cancel it", None),
-        ("sorry, I mean #W1234567", None),
-        ("I mean, can you do it today please?", None),
-        ("Let me fix the size: it should say M.", ("M", "")),
-        ("correction on the zoom - should be 3x", ("3x", "")),
-        ("I mixed up the difficulty level: not beginner but expert.", ("expert", "beginner")),
-        ("Not red but blue", ("blue", "red")),
-        (
-            "Oh wait, not ordered by mistake — no longer needed is what I meant.",
-            ("no longer needed", "ordered by mistake"),
-        ),
-        ("I do not want it, but thanks", None),
-        ("nah thats not it", None),  # a no, not a value put right
-        ("Nope, not right.", None),
-        ("不对，不是这个", None),
-        # the field named before the value meant
-        ("Sorry, typo: the zip code is 92133, not 29133.", ("92133", "29133")),
-        ("the colour is red, not blue", ("red", "blue")),
-        ("邮编是92133，不是29133", ("92133", "29133")),
-        ("that is not what I want", None),
-        # an apology after it says nothing more
-        ("oops, I meant 10228, not 01228. my bad", ("10228", "01228")),
-        ("I meant induction not gas, sorry", ("induction", "gas")),
-        ("it's blue not red - sorry about that!", ("blue", "red")),
-        ("是白色的，不是黑色，不好意思", ("白色", "黑色")),
-        # the value meant, then the slip owned up to
-        ("Sorry, the color is blue. I typed green by accident.", ("blue", "green")),
-        ("颜色是蓝色，绿色是我打错了", ("蓝色", "绿色")),
-        ("I typed it by accident", None),
-    ],
-)
-def test_a_value_put_right_is_read_with_the_one_it_replaces(text: str, fix: tuple[str, str] | None) -> None:
-    from agents.workflows.slots import correction
-
-    assert correction(text) == fix
 
 
 def test_a_value_meant_replaces_what_its_option_said_last() -> None:

@@ -7,6 +7,7 @@ from django.core.management.base import BaseCommand, CommandParser
 
 from agents.reading.catalogue import DECISIONS
 from agents.reading.confirmation import CANCEL_AT, CONFIRMATION, YES_AT, Answer, answer_of
+from agents.reading.correction import CORRECTION, value_model_save
 from agents.reading.decisions import DENSE_WEIGHT, FITTED, C, cross_validated, examples, fit, training_vectors
 
 
@@ -48,6 +49,8 @@ class Command(BaseCommand):
                 self.stdout.write(f"  cross-validated {language}: {right.mean():.1%} of {mine.sum()}")
             if decision is CONFIRMATION:
                 self._bars(decision.labels, found, said)
+            if decision is CORRECTION:
+                self.stdout.write(f"  wrote fitted/correction_value.npz, the value meant (key {value_model_save()})")
             if misses:
                 for index in np.flatnonzero(found.argmax(axis=1) != said):
                     read = decision.labels[found[index].argmax()]
