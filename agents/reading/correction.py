@@ -1,19 +1,22 @@
-"""Whether a message puts right a value the customer gave just before, and which value it now means: a learned
-decision, and the value read from the words the examples wrap around values.
+"""Whether a message puts right a value the customer gave before, and which value it now means: two models learned
+from the same examples (`examples/correction.<lang>.jsonl`: the message, what the customer said `before`, the
+label, the value `meant` and the `slip` when the message names it).
 
-- **Whether** (`CORRECTION`, examples `examples/correction.<lang>.jsonl`: the message, what the customer said
-  `before`, the label, the value `meant` and the `slip` when the message names it): the model reads the message
-  with each value written as what it is to what was said before — the same value (`VSAID`), one a typing slip or
-  a digit away from one said before (`VNEAR`), or new (`VNEW`) — so that "sorry, I meant VNEAR" and "90201*"
-  after "zip is 90210" read as corrections, while a new e-mail after an order id, "yes, VSAID" or "that's not it"
-  do not. Values are formats (order ids, numbers, e-mails); words are read as words.
-- **Which value**: a value of a format that is not said before and not negated ("#W5512398, not #W5512389"); else
-  the words the examples never use around a value (`frame_words`, counted from the examples: "sorry", "meant",
-  "the colour should be", 不对, 应该是 …) cut the message into runs, and the run that reads most like a value and is
-  not negated is the value meant. The value a negation names ("not red", 不是黑色) or one said before is the slip.
+- **Whether** (`CORRECTION`, a decision of agents.reading.decisions): the model reads the message with each value
+  written as what it is to what was said before — the same value (`VSAID`), one that replaces a value of its
+  kind (`VNEAR`: an id with two digits swapped, another number where a number was said) or a new one (`VNEW`) —
+  and every word said before written `VSAID`, so that "sorry, I meant VNEAR" and "VNEAR*" read as corrections,
+  while a new e-mail after an order id, "yes, VSAID", "that's not it" or "swap the X for the Y one" do not.
+  Values are formats (ids, numbers, e-mails, phones); everything else is read as words.
+- **Which value** (the value model): every run of up to MAX_SPAN words is scored as the value meant, the slip or
+  neither by a small regression over its words, the words around it, its shape (a number and its unit, a
+  Chinese word's length), a negation before it and whether it was said before. The slip is said the way the value
+  meant is ("200号" / "100号"); words both share just before them belong to both ("体育西路"). When the message
+  does not name the slip, an id or number it is a slip of in what was said before is the slip.
 
 A correction re-reads what was said before with the value put right, so it is read only when the model is sure
-(CORRECTION_AT) and a value can be found; a correction missed is asked again, which costs a turn.
+(CORRECTION_AT) and a value can be found; a correction missed costs a turn at most (a later value still replaces
+an earlier one).
 """
 
 from __future__ import annotations
@@ -289,8 +292,9 @@ def _words(text: str) -> list[str]:
 
 
 @lru_cache(maxsize=1)
-def _counts() -> tuple[Counter[str], Counter[str]]:
-    """How often each word stands around a value, and inside one, in the examples' corrections."""
+def frame_words() -> frozenset[str]:
+    """The words the examples' corrections say around values and hardly ever inside one ("sorry", "meant",
+    "colour", 应该是): a word said before that is one of them is not written as said."""
     around: Counter[str] = Counter()
     inside: Counter[str] = Counter()
     for path in CORRECTION.example_files():
@@ -304,13 +308,6 @@ def _counts() -> tuple[Counter[str], Counter[str]]:
                     inside.update(_words(value))
                     text = text.replace(value, " ")
             around.update(_words(text))
-    return around, inside
-
-
-@lru_cache(maxsize=1)
-def frame_words() -> frozenset[str]:
-    """The words the examples say around values and hardly ever as one ("sorry", "meant", "colour", 应该是)."""
-    around, inside = _counts()
     return frozenset(word for word, n in around.items() if n >= 2 and n > 2 * inside[word])
 
 

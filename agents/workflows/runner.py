@@ -293,7 +293,7 @@ def _advance(sctx: SpecialistContext, conversation: Conversation, state: Workflo
         return _resume_question(sctx, state)
     workflow = WORKFLOWS[state.kind]
     pending, progress.pending = _corrected(progress.pending, fix), []
-    if fix is not None and fix[1]:  # an order id put right by order_typo_fix, which _corrected cannot see
+    if fix is not None and fix[1]:  # a mistaken order id the earlier words hold only in their entities
         pending = [_said_corrected(said, fix) for said in pending]
     ctx = Ctx(
         tools=ToolContext(conversation_id=conversation.pk, customer=customer, language=sctx.language),
