@@ -64,8 +64,6 @@ _NEGATION = re.compile(
 _TOKEN = re.compile(
     rf"[A-Za-z]{{1,3}}-\d+|\d+(?:-[A-Za-z]+)+|{_VALUE.pattern}|[A-Za-z]+(?:['-][A-Za-z]+)*|[\u3400-\u9fff]+|\w+|[^\w\s]"
 )
-# What may follow a number in the value it states: a short unit ("25 lbs", "9.5码", "2件").
-_UNIT = re.compile(r"[A-Za-z]{1,3}|[\u3400-\u9fff]")
 _CJK = re.compile(r"[\u3400-\u9fff]")
 
 
@@ -145,6 +143,30 @@ def correction_read(text: str, before: str = "") -> tuple[str, str] | None:
 
 
 @dataclass(frozen=True)
+class _Message:
+    """A message cut for the value model, with what was said before it: read once for all its spans."""
+
+    text: str
+    tokens: list[tuple[str, int]]
+    words: list[str]  # the tokens, lower case
+    shapes: list[str]
+    said_words: set[str]
+    said_values: list[str]
+
+    @classmethod
+    def read(cls, text: str, before: str) -> _Message:
+        tokens = list(_tokens(text))
+        return cls(
+            text=text,
+            tokens=tokens,
+            words=[token.lower() for token, _ in tokens],
+            shapes=[_shape(token) for token, _ in tokens],
+            said_words=set(_words(before)),
+            said_values=_VALUE.findall(before),
+        )
+
+
+@dataclass(frozen=True)
 class _Span:
     """Words of the message next to each other, a candidate for the value meant or the slip."""
 
@@ -157,16 +179,15 @@ def values_put_right(text: str, before: str) -> tuple[str, str] | None:
     """(meant, slip) in a message read as a correction: the span of its words the value model reads likeliest as
     the value meant, and as the slip (a span apart from it); or, when the message does not name the slip, the one
     value said before that the value meant is a typing slip of."""
-    tokens = list(_tokens(text))
-    spans = _spans(text, tokens)
+    message = _Message.read(text, before)
+    spans = _spans(message)
     if not spans:
         return None
-    found = value_probabilities(text, before, tokens, spans)
+    found = value_probabilities(message, spans)
     best = int(found[:, MEANT].argmax())
     if found[best, MEANT] < MEANT_AT:
         return None
     meant = spans[best]
-    shapes = [_shape(token) for token, _ in tokens]
     apart = [
         k
         for k, span in enumerate(spans)
@@ -174,20 +195,20 @@ def values_put_right(text: str, before: str) -> tuple[str, str] | None:
     ]
     # The slip is said the way the value meant is ("200号" and "100号", "星野黑" and "浮光白"): of the likely
     # slips, one of the same shape first.
-    slip = max(apart, key=lambda k: (_same_shape(shapes, spans[k], meant), found[k, SLIP]), default=None)
+    slip = max(apart, key=lambda k: (_same_shape(message.shapes, spans[k], meant), found[k, SLIP]), default=None)
     if slip is None:
-        return meant.text, _replaced(meant.text, _VALUE.findall(before))
-    return _with_shared_words(text, tokens, meant, spans[slip])
+        return meant.text, _replaced(meant.text, message.said_values)
+    return _with_shared_words(message, meant, spans[slip])
 
 
 def _same_shape(shapes: list[str], one: _Span, other: _Span) -> bool:
     return shapes[one.start : one.end] == shapes[other.start : other.end]
 
 
-def _with_shared_words(text: str, tokens: list[tuple[str, int]], meant: _Span, slip: _Span) -> tuple[str, str]:
+def _with_shared_words(message: _Message, meant: _Span, slip: _Span) -> tuple[str, str]:
     """The value meant and the slip, each with the words just before it that both share ("是体育西路200号，不是
     体育西路100号": the street is part of both values)."""
-    words = [token.lower() for token, _ in tokens]
+    words, tokens = message.words, message.tokens
     shared = 0
     while (
         shared < min(meant.start, slip.start)
@@ -200,7 +221,7 @@ def _with_shared_words(text: str, tokens: list[tuple[str, int]], meant: _Span, s
     def said(span: _Span) -> str:
         start = tokens[span.start - shared][1]
         last, at = tokens[span.end - 1]
-        return _trimmed(text[start : at + len(last)])
+        return _trimmed(message.text[start : at + len(last)])
 
     return said(meant), said(slip)
 
@@ -213,45 +234,36 @@ def _replaced(meant: str, said: list[str]) -> str:
     return near.pop() if len(near) == 1 else ""
 
 
-def _spans(text: str, tokens: list[tuple[str, int]]) -> list[_Span]:
+def _spans(message: _Message) -> list[_Span]:
     """Every run of one to MAX_SPAN words that punctuation does not cut."""
-    spans = []
+    spans, tokens = [], message.tokens
     for start in range(len(tokens)):
         for end in range(start + 1, min(start + MAX_SPAN, len(tokens)) + 1):
             if not re.search(r"\w", tokens[end - 1][0]):
                 break
             first, (last, at) = tokens[start][1], tokens[end - 1]
-            spans.append(_Span(_trimmed(text[first : at + len(last)]), start, end))
+            spans.append(_Span(_trimmed(message.text[first : at + len(last)]), start, end))
     return [span for span in spans if span.text]
 
 
-def _span_features(tokens: list[tuple[str, int]], span: _Span, text: str, before: str) -> set[str]:
-    """What the value model reads of a span: its words, the words around it, whether a negation stands before
-    it, whether it was said before, and what the format value it holds is to the values said before."""
-    words = [token.lower() for token, _ in tokens]
-    inside = words[span.start : span.end]
-    said_words = set(_words(before))
+def _span_features(message: _Message, span: _Span) -> set[str]:
+    """What the value model reads of a span: its words, the words around it and their shapes, whether a negation
+    stands before it, whether it was said before, and what the format value it holds is to the values said
+    before."""
+    words, shapes, start, end = message.words, message.shapes, span.start, span.end
+    inside = words[start:end]
     found = {f"in:{word}" for word in inside} | {f"first:{inside[0]}", f"last:{inside[-1]}", f"len:{len(inside)}"}
-    found |= {
-        f"p1:{words[span.start - 1] if span.start else '^'}",
-        f"n1:{words[span.end] if span.end < len(words) else '$'}",
-    }
-    found |= {
-        f"p2:{' '.join(words[max(0, span.start - 2) : span.start])}",
-        f"n2:{' '.join(words[span.end : span.end + 2])}",
-    }
-    found.add(
-        "said" if all(word in said_words for word in inside) else "some said" if said_words & set(inside) else "new"
-    )
-    if _negated(text, tokens[span.start][1]):
+    found |= {f"p1:{words[start - 1] if start else '^'}", f"n1:{words[end] if end < len(words) else '$'}"}
+    found |= {f"p2:{' '.join(words[max(0, start - 2) : start])}", f"n2:{' '.join(words[end : end + 2])}"}
+    said = message.said_words
+    found.add("said" if all(word in said for word in inside) else "some said" if said & set(inside) else "new")
+    if _negated(message.text, message.tokens[start][1]):
         found.add("negated")
-    values = [token for token, _ in tokens[span.start : span.end] if _VALUE.fullmatch(token)]
+    values = [token for token, _ in message.tokens[start:end] if _VALUE.fullmatch(token)]
     if values:
-        found |= {f"value:{_relation(values[0], _VALUE.findall(before))}", f"values:{len(values)}:{len(inside)}"}
-    shapes = [_shape(token) for token, _ in tokens]
-    found.add(f"shape:{' '.join(shapes[span.start : span.end])}")
-    found |= {f"p1shape:{shapes[span.start - 1] if span.start else '^'}"}
-    found |= {f"n1shape:{shapes[span.end] if span.end < len(shapes) else '$'}"}
+        found |= {f"value:{_relation(values[0], message.said_values)}", f"values:{len(values)}:{len(inside)}"}
+    found.add(f"shape:{' '.join(shapes[start:end])}")
+    found |= {f"p1shape:{shapes[start - 1] if start else '^'}", f"n1shape:{shapes[end] if end < len(shapes) else '$'}"}
     return found
 
 
@@ -311,12 +323,10 @@ def frame_words() -> frozenset[str]:
     return frozenset(word for word, n in around.items() if n >= 2 and n > 2 * inside[word])
 
 
-def value_probabilities(text: str, before: str, tokens: list[tuple[str, int]], spans: list[_Span]) -> np.ndarray:
+def value_probabilities(message: _Message, spans: list[_Span]) -> np.ndarray:
     """Each span's probability of being the value meant, the slip, or neither (rows: spans)."""
     weights, intercept = _value_model()
-    scores = np.array(
-        [weights[:, _indices(_span_features(tokens, span, text, before))].sum(axis=1) + intercept for span in spans]
-    )
+    scores = np.array([weights[:, _indices(_span_features(message, span))].sum(axis=1) + intercept for span in spans])
     scores -= scores.max(axis=1, keepdims=True)
     exp = np.exp(scores)
     return exp / exp.sum(axis=1, keepdims=True)
@@ -342,13 +352,13 @@ def _value_rows() -> tuple[list[np.ndarray], list[int]]:
             row = json.loads(line) if line.strip() else {}
             if row.get("label") != "correction" or not row.get("meant"):
                 continue
-            tokens = list(_tokens(row["text"]))
-            spans = _spans(row["text"], tokens)
+            message = _Message.read(row["text"], row.get("before", ""))
+            spans = _spans(message)
             said = [_same(span.text, row["meant"]) for span in spans]
             if not any(said):
                 continue  # the value is not a run of words as this reader cuts them
             for span, meant in zip(spans, said, strict=True):
-                rows.append(_indices(_span_features(tokens, span, row["text"], row.get("before", ""))))
+                rows.append(_indices(_span_features(message, span)))
                 labels.append(
                     MEANT if meant else SLIP if row.get("slip") and _same(span.text, row["slip"]) else NEITHER
                 )
