@@ -15,6 +15,7 @@ MAX_CHARS = 500
 # since its text is what a reply quotes.
 OVERLAP_CHARS = 160
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
+_FENCE = re.compile(r"^\s*(?:```|~~~)")
 STOP_WORDS = set(
     "the a an my is are was do does did what how when where why who i you your to of in on for and or can could "
     "it its this that with be me we our us if not no yes have has please there any about from by at as".split()
@@ -136,10 +137,19 @@ def _pack(heading: str, body: list[str]) -> list[TextChunk]:
 
 
 def chunk_markdown(text: str, *, title: str = "") -> list[TextChunk]:
-    """Split by headings (keeping the heading path), then pack sentences into overlapping chunks."""
+    """Split by headings (keeping the heading path), then pack sentences into overlapping chunks. The lines of a
+    fenced code block stay lines, its fences dropped."""
     path: list[tuple[int, str]] = []
     sections: list[tuple[str, list[str]]] = [(title, [])]
+    fenced = False
     for line in text.splitlines():
+        if _FENCE.match(line):
+            fenced = not fenced
+            sections[-1][1].append("")
+            continue
+        if fenced:  # a code block's lines are records (a template, a log): each stands alone, none is a heading
+            sections[-1][1].extend((line, ""))
+            continue
         match = _HEADING.match(line)
         if match:
             level = len(match.group(1))

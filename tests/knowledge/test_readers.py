@@ -12,6 +12,7 @@ from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfbase.cidfonts import UnicodeCIDFont
 from reportlab.pdfgen import canvas
 
+from knowledge.chunking import sentences
 from knowledge.readers import IngestError, decode_text, document_read
 
 LIMIT = 1024 * 1024
@@ -54,6 +55,26 @@ def test_markdown_keeps_heading_paths() -> None:
 
     assert read.title == "Returns"
     assert [(c.heading, c.text) for c in read.chunks] == [("Returns › Seven days", "Any reason.")]
+
+
+@pytest.mark.parametrize(
+    ("block", "lines"),
+    [
+        (
+            "Order: AB-1001\nPick-up: 10:00, city store\n# not a heading",
+            ["Order: AB-1001", "Pick-up: 10:00, city store"],
+        ),
+        ("订单：ZL-0001\n取货：门店 10:00\n押金：800元", ["订单：ZL-0001", "取货：门店 10:00", "押金：800元"]),
+    ],
+)
+def test_a_code_blocks_lines_stay_sentences_of_their_own(block: str, lines: list[str]) -> None:
+    """A template in a code block is records, not one run-on sentence: withholding one line keeps the others."""
+    text = f"# Rentals\n\nThe text message reads:\n\n```\n{block}\n```\n\nLate returns cost a night's fee.\n"
+    read = document_read("rentals.md", text.encode(), max_bytes=LIMIT)
+
+    assert [c.heading for c in read.chunks] == ["Rentals"]  # a "#" line inside the block is not a heading
+    assert [line for line in lines if line not in sentences(read.chunks[0].text)] == []
+    assert "```" not in read.chunks[0].text
 
 
 def test_html_drops_scripts_and_page_chrome_and_keeps_headings() -> None:
