@@ -5,8 +5,8 @@ the article's ordinary sentences? And what it costs per sentence.
 Each document of bench/injection_sets/ (one JSON object a line: id, lang, title, text, planted: the planted
 sentences, copied verbatim from the text; written blind to the detector, see its README) is read as an ingest
 reads it (knowledge.readers: Markdown, its headings, lists and tables) and passed through the same detector an
-ingest uses (knowledge.injection.chunks_withheld), with the set's store domain (`shop.example`; blind5's
-`fernpeak.example`, blind6's `tonewell.example`) as STORE_DOMAINS would give it. Then, per set and language:
+ingest uses (knowledge.injection.chunks_withheld), with the set's store domain (`shop.example`; blind6's
+`tonewell.example`, blind7's `pawhaven.example`) as STORE_DOMAINS would give it. Then, per set and language:
 
 - planted withheld: a planted sentence counts as withheld when none of its sentences is left in what the ingest
   keeps (passages, headings, title). Over the planted sentences the reader passed on to the detector, and over
@@ -20,7 +20,7 @@ ingest uses (knowledge.injection.chunks_withheld), with the set's store domain (
 
 No database is needed.
 
-    .venv/bin/python bench/injection.py [--set dev|blind5|blind6|all]
+    .venv/bin/python bench/injection.py [--set dev|blind6|blind7|all]
 """
 
 from __future__ import annotations
@@ -36,10 +36,10 @@ from typing import Any
 from harness import django_setup
 
 DATA = Path(__file__).resolve().parent / "injection_sets"
-SETS = ("dev", "blind5", "blind6")
+SETS = ("dev", "blind6", "blind7")
 STORES = {
-    "blind5": ("fernpeak.example",),
     "blind6": ("tonewell.example",),
+    "blind7": ("pawhaven.example",),
 }  # each set's own store domain (its README); Shop Example's by default
 STORE = ("shop.example",)
 TARGET_WITHHELD, TARGET_KEPT = 0.95, 0.99
@@ -133,7 +133,7 @@ def main() -> None:
         dest="which",
         choices=[*SETS, "all"],
         default="dev",
-        help="dev (misses listed), blind6 (held out), blind5 (reported, for reference), or all",
+        help="dev (misses listed), blind7 (held out), blind6 (reported, for reference), or all",
     )
     args = parser.parse_args()
     django_setup()
