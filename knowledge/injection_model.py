@@ -316,10 +316,34 @@ def _screened(words: np.ndarray, flags: np.ndarray) -> np.ndarray:
     return np.asarray((words >= SCREEN) | flags[:, :_ADDRESS_FLAGS].any(axis=1))
 
 
+# A table row as the readers write it (knowledge.tables): "Column: cell, Column: cell." / "列：格，列：格。"
+_CELL = re.compile(r"^[^:：,，。.]{1,30}[:：]\s*\S")
+_CELL_BREAK = re.compile(r"[，,]\s*(?=[^:：,，。.]{1,30}[:：])")
+
+
+def row_cells(text: str) -> list[str]:
+    """The labelled cells of a sentence that is a table row (at least two), else none: a cell planted in a row
+    is read alone, not diluted by the row's ordinary cells."""
+    cells = [cell.strip().rstrip("。.") for cell in _CELL_BREAK.split(text)]
+    labelled = [cell for cell in cells if _CELL.match(cell)]
+    return labelled if len(labelled) >= 2 and len(labelled) == len(cells) else []
+
+
 def probabilities(sentences: Sequence[Sentence], domains: Sequence[str], model: Fitted | None = None) -> np.ndarray:
-    """How likely each sentence is an instruction (0–1): the network's reading of its meaning and the n-gram
-    regression's of its words, weighed NETWORK_SHARE to the rest. A sentence the n-gram regression screens out
-    is 0 without its embeddings being taken (two e5 calls a sentence are most of an ingest's time otherwise)."""
+    """How likely each sentence is an instruction (0–1): the most likely of the sentence and, for a table row,
+    each of its cells (read in the row's place)."""
+    cells = [(row, Sentence(cell, s.before, s.after)) for row, s in enumerate(sentences) for cell in row_cells(s.text)]
+    found = _read(sentences, domains, model)
+    if cells:
+        for (row, _), probability in zip(cells, _read([c for _, c in cells], domains, model), strict=True):
+            found[row] = max(found[row], probability)
+    return found
+
+
+def _read(sentences: Sequence[Sentence], domains: Sequence[str], model: Fitted | None = None) -> np.ndarray:
+    """The network's reading of each sentence's meaning and the n-gram regression's of its words, weighed
+    NETWORK_SHARE to the rest. A sentence the n-gram regression screens out is 0 without its embeddings being
+    taken (two e5 calls a sentence are most of an ingest's time otherwise)."""
     found = np.zeros(len(sentences))
     if not sentences:
         return found
