@@ -15,9 +15,10 @@ the public REST API.
   to a person. A reply that quotes any passage is an unrelated quote; one that asks for an order or an identity
   instead is not an answer either.
 
-Set A is for development (`--show-failures` prints its misses); set B is held out: written blind and committed
-before its first run, never tuned on, its questions and replies never printed. Targets on B: right fact >= 90 %
-per language, honest >= 85 %, A and B within 5 points.
+Set A is for development (`--show-failures` prints its misses); sets B and C are held out (two blind sets, each
+of another pair of stores): written blind and committed before its first run, never tuned on, their questions and
+replies never printed. Targets on the held-out sets: right fact >= 90 % per language, honest >= 85 %, A and each
+held-out set within 5 points.
 
     .venv/bin/python bench/helpcentre.py --set A --show-failures
 """
@@ -36,7 +37,7 @@ from harness import django_setup, scratch_database, worker
 from kb_reach import Outcome, Question, ask, failure_kind, normalise
 
 DATA = Path(__file__).resolve().parent / "helpcentre"
-DEVELOPMENT, HELD_OUT = "A", "B"
+DEVELOPMENT, HELD_OUT = "A", ("B", "C")
 TARGET_RIGHT, TARGET_HONEST = 0.90, 0.85
 
 
@@ -119,7 +120,7 @@ def show(outcome: Outcome, answerable: bool, cited: list[str], names: set[str]) 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--set", choices=[DEVELOPMENT, HELD_OUT, "both"], default=DEVELOPMENT)
+    parser.add_argument("--set", choices=[DEVELOPMENT, *HELD_OUT, "all"], default=DEVELOPMENT)
     parser.add_argument("--lang", choices=["zh", "en", "both"], default="both")
     parser.add_argument("--show-failures", action="store_true", help="print each miss of the development set")
     args = parser.parse_args()
@@ -127,7 +128,7 @@ def main() -> None:
     langs = {"zh", "en"} if args.lang == "both" else {args.lang}
     started = time.perf_counter()
     results: dict[str, Any] = {}
-    for name in (DEVELOPMENT, HELD_OUT) if args.set == "both" else (args.set,):
+    for name in (DEVELOPMENT, *HELD_OUT) if args.set == "all" else (args.set,):
         results[name] = run(name, langs, show_failures=args.show_failures)
     print("help-centre answers, offline, one fresh conversation per question through /api/v1:")
     for name, figures in results.items():
@@ -136,7 +137,9 @@ def main() -> None:
                 f"  set {name} {lang}: right fact {_ratio(right, answerable)} (right article cited {cited}), "
                 f"honest when no article answers {_ratio(honest, unanswerable)}"
             )
-    print(f"targets on {HELD_OUT}: right fact >= {TARGET_RIGHT:.0%} per language, honest >= {TARGET_HONEST:.0%}")
+    print(
+        f"targets on {' and '.join(HELD_OUT)}: right fact >= {TARGET_RIGHT:.0%} per language, honest >= {TARGET_HONEST:.0%}"
+    )
     print(f"({time.perf_counter() - started:.0f} s)")
 
 
