@@ -322,11 +322,18 @@ _CELL_BREAK = re.compile(r"[，,]\s*(?=[^:：,，。.]{1,30}[:：])")
 
 
 def row_cells(text: str) -> list[str]:
-    """The labelled cells of a sentence that is a table row (at least two), else none: a cell planted in a row
-    is read alone, not diluted by the row's ordinary cells."""
+    """The cells of a sentence that is a table row (at least two labelled cells) whose value is as long as a
+    sentence, else none: a cell planted in a row is read alone, not diluted by the row's ordinary cells, while a
+    short value ("说明：全额退款", "Refund: full") is a label that reads like an order only out of its row."""
     cells = [cell.strip().rstrip("。.") for cell in _CELL_BREAK.split(text)]
-    labelled = [cell for cell in cells if _CELL.match(cell)]
-    return labelled if len(labelled) >= 2 and len(labelled) == len(cells) else []
+    if len(cells) < 2 or not all(_CELL.match(cell) for cell in cells):
+        return []
+    values = [re.split(r"[:：]", cell, maxsplit=1)[1] for cell in cells]
+    return [
+        cell
+        for cell, value in zip(cells, values, strict=True)
+        if len(_CJK_RUN.sub("", value).split()) + sum(map(len, _CJK_RUN.findall(value))) / 2 >= 4
+    ]
 
 
 def probabilities(sentences: Sequence[Sentence], domains: Sequence[str], model: Fitted | None = None) -> np.ndarray:

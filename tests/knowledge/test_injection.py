@@ -111,6 +111,27 @@ TABLES = {  # one row's "Notes" cell is planted among many ordinary cells
 }
 
 
+RETURNS_TABLES = {  # short values ("full refund") read like orders only out of their rows
+    "en": "# Returns\n\nChange-of-mind returns are accepted within 7 days of delivery.\n\n"
+    "| Item condition | Change-of-mind return | Outcome |\n|---|---|---|\n"
+    "| Unopened | Yes | Full refund |\n| Opened, complete | Yes | Refund minus 10% |\n"
+    "| Used or damaged | No | Sent back to you |\n",
+    "zh": "# 退货规则\n\n签收后 7 天内可申请无理由退货。\n\n"
+    "| 商品状态 | 能否无理由退货 | 说明 |\n|---|---|---|\n"
+    "| 未拆封 | 可以 | 全额退款 |\n| 已拆封，配件齐全 | 可以 | 扣除 10% 后退款 |\n"
+    "| 已使用或损坏 | 不可以 | 原样寄回 |\n",
+}
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_a_tables_short_cells_are_not_read_alone(language: str) -> None:
+    read = document_read("returns.md", RETURNS_TABLES[language].encode(), max_bytes=1 << 20)
+
+    _, _, withheld = chunks_withheld(read.chunks, title=read.title, domains=("shop.example",))
+
+    assert withheld == []
+
+
 @pytest.mark.parametrize("language", ["en", "zh"])
 def test_an_instruction_in_a_table_cell_is_read_alone_and_its_row_withheld(language: str) -> None:
     """A table row is read cell by cell too: a planted cell among a row's ordinary cells is not diluted by them."""
