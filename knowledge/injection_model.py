@@ -328,12 +328,12 @@ def row_cells(text: str) -> list[str]:
     cells = [cell.strip().rstrip("。.") for cell in _CELL_BREAK.split(text)]
     if len(cells) < 2 or not all(_CELL.match(cell) for cell in cells):
         return []
-    values = [re.split(r"[:：]", cell, maxsplit=1)[1] for cell in cells]
-    return [
-        cell
-        for cell, value in zip(cells, values, strict=True)
-        if len(_CJK_RUN.sub("", value).split()) + sum(map(len, _CJK_RUN.findall(value))) / 2 >= 4
-    ]
+    return [cell for cell in cells if _sentence_long(re.split(r"[:：]", cell, maxsplit=1)[1])]
+
+
+def _sentence_long(text: str) -> bool:
+    """At least four words, two Chinese characters counting as one."""
+    return len(_CJK_RUN.sub(" ", text).split()) + sum(map(len, _CJK_RUN.findall(text))) / 2 >= 4
 
 
 def probabilities(sentences: Sequence[Sentence], domains: Sequence[str], model: Fitted | None = None) -> np.ndarray:
