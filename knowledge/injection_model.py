@@ -339,12 +339,13 @@ def _sentence_long(text: str) -> bool:
 def probabilities(sentences: Sequence[Sentence], domains: Sequence[str], model: Fitted | None = None) -> np.ndarray:
     """How likely each sentence is an instruction (0–1): the most likely of the sentence and, for a table row,
     each of its cells (read in the row's place)."""
-    cells = [(row, Sentence(cell, s.before, s.after)) for row, s in enumerate(sentences) for cell in row_cells(s.text)]
-    found = _read(sentences, domains, model)
-    if cells:
-        for (row, _), probability in zip(cells, _read([c for _, c in cells], domains, model), strict=True):
-            found[row] = max(found[row], probability)
-    return found
+    pairs = [(row, cell) for row, s in enumerate(sentences) for cell in row_cells(s.text)]
+    rows = [row for row, _ in pairs]
+    cells = [Sentence(cell, sentences[row].before, sentences[row].after) for row, cell in pairs]
+    found = _read([*sentences, *cells], domains, model)  # one batch: the embeddings are taken in one call
+    read = found[: len(sentences)]
+    np.maximum.at(read, np.array(rows, dtype=int), found[len(sentences) :])
+    return read
 
 
 def _read(sentences: Sequence[Sentence], domains: Sequence[str], model: Fitted | None = None) -> np.ndarray:
