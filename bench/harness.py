@@ -33,6 +33,10 @@ def django_setup(settings_module: str = "cs_project.settings.base", **env: str) 
     os.environ.setdefault("CHAT_VERIFICATION", "details")
     # Every scripted shopper opens its chat from this machine's one address.
     os.environ.setdefault("WIDGET_SESSIONS_PER_ADDRESS", "100000")
+    # A scripted client sends far more than a person's 100 messages or an integrator's requests a minute: the
+    # rate limits are tested in tests/, not measured here.
+    os.environ.setdefault("CUSTOMER_MESSAGES_PER_MINUTE", "1000000")
+    os.environ.setdefault("API_REQUESTS_PER_MINUTE", "1000000")
     os.environ.update(env)
     import django
 
