@@ -13,17 +13,18 @@ shoppers' questions the project writes (`knowledge/answer_sets/`: six stores, zh
 questions, a sixth answered by no article).
 
 It reads the search's first three candidates, each as if it were the answer, and takes the likeliest: the
-search's first is not always the passage that answers. Beside the search's signals it reads the cosine of each
-candidate's closest sentence to the question (bundled e5). With each store held out in turn (1,211 questions, 325
-of them answered by no article, most of those near a topic the store covers: a city without a shop, a card scheme
-it does not take), at THRESHOLD 0.3 it keeps 93.5 % (en) / 95.7 % (zh) of the answerable questions and misses
-50 % / 43 % of the unanswerable ones (without the sentence cosine, on the sets before their last 48 general
-questions: 90 / 95 % and 52 / 48 %). At 0.35 it would miss 55 % in both languages and keep 89 / 94 %, but a general question whose topic word is all the article shares
+search's first is not always the passage that answers. Beside the search's signals it reads the cosine of
+each candidate's closest sentence to the question (bundled e5). With each store held out in turn (1,211
+questions, 325 of them answered by no article, most of those near a topic the store covers: a city without
+a shop, a card scheme it does not take), at THRESHOLD 0.3 it keeps 93.5 % (en) / 95.7 % (zh) of the
+answerable questions and misses 50 % / 43 % of the unanswerable ones (without the sentence cosine, on the
+sets before their last 48 general questions: 90 / 95 % and 52 / 48 %). At 0.35 it would miss 55 % in both
+languages and keep 89 / 94 %, but a general question whose topic word is all the article shares
 ("国补有什么规则？" of an article that never says 规则) falls under it. On the help-centre benchmark's development
-set (bench/helpcentre.py, set A, through the chat) right facts are 76 % (en) and 83 % (zh), honest misses 41 / 33 %;
-the question's length read as a signal missed short answerable questions there ("过年期间发货吗") and is left out.
-The order of the candidates stays the search's: a regression over the same signals per candidate, or the closest
-sentence, put the passage holding the answer first no more often.
+set (bench/helpcentre.py, set A, through the chat) right facts are 76 % (en) and 83 % (zh), honest misses
+41 / 33 %; the question's length read as a signal missed short answerable questions there ("过年期间发货吗") and
+is left out. The order of the candidates stays the search's: a regression over the same signals per
+candidate, or the closest sentence, put the passage holding the answer first no more often.
 
 `manage.py train_ranking` ingests the answer sets into throw-away knowledge bases (one transaction, rolled
 back), runs the search on every question, and writes `knowledge/ranking_model.json` and `common_words.json`
@@ -149,6 +150,15 @@ def common_rarity(words: Sequence[str]) -> dict[str, float]:
 
 def kinds_asked(question: str) -> set[str]:
     return {kind for kind, (asked, _) in ANSWER_KINDS.items() if asked.search(question)}
+
+
+def names_nothing(question: str) -> bool:
+    """The question asks only for a kind of answer ("how much is it?", "多少钱", "how long?"): it names nothing a
+    help article could be about, so what is meant is for the conversation or the catalogue to say."""
+    rest = question
+    for asked, _ in ANSWER_KINDS.values():
+        rest = asked.sub(" ", rest)
+    return not query_words(rest)
 
 
 def kinds_held(text: str) -> set[str]:

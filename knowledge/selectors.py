@@ -20,7 +20,7 @@ from knowledge.cache_tally import cache_lookup_count
 from knowledge.chunking import joined, query_words, search_text
 from knowledge.embeddings import english_query_vector, has_cjk, query_vectors
 from knowledge.models import SAMPLE_KB, Audience, Chunk, Document, DocumentStatus, IngestJob
-from knowledge.ranking import common_rarity
+from knowledge.ranking import common_rarity, names_nothing
 from knowledge.ranking import fitted as ranking_fitted
 from knowledge.services import knowledge_version
 from knowledge.synonyms import synonyms, with_synonyms
@@ -535,7 +535,9 @@ def chunk_search_answering(*, query: str, k: int, lang: str | None) -> tuple[lis
     """Passages that answer a shopper's `query`, from the public knowledge bases only: in its language
     first, then in any (a knowledge base written in the other language still beats nothing). The second
     tuple item is the miss decision: the learned check's (knowledge.ranking) when its model is current,
-    else the search's own."""
+    else the search's own; a question that names nothing ("how much is it?") is a miss unsearched."""
+    if names_nothing(query):
+        return [], True
     model = ranking_fitted()
 
     def search(language: str | None) -> tuple[list[ScoredChunk], bool]:

@@ -90,3 +90,27 @@ def test_what_the_help_articles_do_not_say_is_a_miss_and_what_they_say_is_answer
     results, miss = chunk_search_answering(query=question, k=5, lang=language)
 
     assert results and miss is not answered
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("question", "language", "names_something"),
+    [
+        ("how much is it?", "en", False),
+        ("how long?", "en", False),
+        ("多少钱？", "zh", False),
+        ("最多几个", "zh", False),
+        ("how long is the warranty?", "en", True),
+        ("保修多久", "zh", True),
+    ],
+)
+def test_a_question_that_names_nothing_is_a_miss_the_conversation_must_resolve(
+    question: str, language: str, names_something: bool
+) -> None:
+    # "how much is it?" is close to every price in the articles; which "it" is for the chat to ask
+    demo_seed()
+
+    results, miss = chunk_search_answering(query=question, k=5, lang=language)
+
+    assert miss is not names_something
+    assert bool(results) is names_something
