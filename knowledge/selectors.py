@@ -20,6 +20,7 @@ from knowledge.cache_tally import cache_lookup_count
 from knowledge.chunking import joined, query_words, search_text
 from knowledge.embeddings import english_query_vector, has_cjk, query_vectors
 from knowledge.models import SAMPLE_KB, Audience, Chunk, Document, DocumentStatus, IngestJob
+from knowledge.places import region_words, regions_held
 from knowledge.ranking import common_rarity, names_nothing
 from knowledge.ranking import fitted as ranking_fitted
 from knowledge.services import knowledge_version
@@ -363,9 +364,17 @@ def _article_words(document_ids: set[int], version: str) -> dict[int, dict[str, 
     return {pk: _article_terms.get((database, version, pk), {}) for pk in document_ids}
 
 
-def _article_coverage(terms: list[str], shares: dict[str, float], rows: list[_Row], version: str) -> dict[int, float]:
+def _said(term: str, words: frozenset[str], places: dict[str, list[frozenset[str]]]) -> bool:
+    """`words` say the question's `term`: it, one of its synonyms, or (a place) every word of one of its regions'
+    names (knowledge.places: `places` of the question)."""
+    return term in words or bool(synonyms(term) & words) or any(region <= words for region in places.get(term, ()))
+
+
+def _article_coverage(
+    terms: list[str], shares: dict[str, float], rows: list[_Row], version: str, places: dict[str, list[frozenset[str]]]
+) -> dict[int, float]:
     """Per chunk of `rows`, the rarity-weighted share of the question's words (`terms`) its article
-    holds anywhere, a word or one of its synonyms."""
+    says anywhere (`_said`)."""
     idf = {t: _idf(shares[t]) for t in terms}
     total = sum(idf.values())
     if not total:
@@ -377,11 +386,13 @@ def _article_coverage(terms: list[str], shares: dict[str, float], rows: list[_Ro
         document = words[row.document_id]
         own = frozenset(row.search_text.split()) | document.get(_TITLE, frozenset())
         held = document.get(_article(row.heading), own) if row.heading else own
-        coverage[row.pk] = sum(w for t, w in idf.items() if t in held or synonyms(t) & held) / total
+        coverage[row.pk] = sum(w for t, w in idf.items() if _said(t, held, places)) / total
     return coverage
 
 
-def _word_signals(rarities: list[dict[str, float]], row: _Row, version: str) -> dict[str, float]:
+def _word_signals(
+    rarities: list[dict[str, float]], row: _Row, version: str, places: dict[str, list[frozenset[str]]]
+) -> dict[str, float]:
     """What the question's words say of one candidate, for the ranking stage (knowledge.ranking): the
     rarity-weighted share of them its own text and its article hold, and how rare the rarest one its article lacks
     is (relative to the question's rarest word): "Apple Pay", "Cardiff", "student" said nowhere in the article.
@@ -394,11 +405,11 @@ def _word_signals(rarities: list[dict[str, float]], row: _Row, version: str) -> 
 
     def share(idf: dict[str, float], words: frozenset[str]) -> float:
         total = sum(idf.values())
-        return sum(w for t, w in idf.items() if t in words or synonyms(t) & words) / total if total else 0.0
+        return sum(w for t, w in idf.items() if _said(t, words, places)) / total if total else 0.0
 
     in_base, common = rarities
     rarest = max(common.values(), default=0.0)
-    lacking = [w for t, w in common.items() if t not in held and not synonyms(t) & held]
+    lacking = [w for t, w in common.items() if not _said(t, held, places)]
     return {
         "article_words": share(in_base, held),
         "passage_words": share(in_base, own),
@@ -454,7 +465,9 @@ def chunk_search_hybrid(
     english = english_query_vector(query) if vector is not None else None
     # Punctuation is a token of rjieba's but never a lexeme: it would score as a very rare word.
     asked = query_words(query)
-    terms = with_synonyms(asked)  # the customer's words, then the shop's words for the same things
+    places = regions_held(query)
+    # the customer's words, then the shop's words for the same things and the regions of the places named
+    terms = list(dict.fromkeys([*with_synonyms(asked), *region_words(query)]))
     shares, rows_total = _term_shares(terms, version) if terms and mode in ("hybrid", "keyword") else ({}, None)
     # A small knowledge base is searched exactly: it costs little, and an approximate graph could
     # miss the one passage that answers (HNSW results also vary with the order rows were inserted).
@@ -474,7 +487,7 @@ def chunk_search_hybrid(
     chunks = {r.pk: r for r in rows if r.pk in candidates}
     if mode == "hybrid":
         bm25 = _bm25(shares, {pk: counts[pk] for pk in chunks}) if shares else {}
-        coverage = _article_coverage(asked, shares, list(chunks.values()), version) if shares else {}
+        coverage = _article_coverage(asked, shares, list(chunks.values()), version, places) if shares else {}
         phrase = _phrase(query)
         keyword_weight = KEYWORD_WEIGHTS["zh" if has_cjk(query) else "en"]
         scores = {
@@ -496,7 +509,7 @@ def chunk_search_hybrid(
                 "similarity": similarity.get(pk, 0.0),
                 "bm25": bm25.get(pk, 0.0) / total_idf,
                 "keyword_rank": 1 / keyword_position[pk] if pk in keyword_position else 0.0,
-                **_word_signals(rarities, chunks[pk], version),
+                **_word_signals(rarities, chunks[pk], version, places),
             }
             for pk in best
         }

@@ -23,6 +23,7 @@ from agents.specialists import Specialist, register
 from conversations.language import say
 from knowledge.chunking import meaning_terms, sentences, word_stem
 from knowledge.hits import KnowledgeHit
+from knowledge.places import region_terms
 from knowledge.quantities import numbers_asked, quantity_fits
 from knowledge.ranking import ANSWER_KINDS, kinds_asked, kinds_held
 from knowledge.selectors import ScoredChunk, chunk_search_answering, chunk_sections
@@ -94,8 +95,11 @@ def _extract(question: str, section: str) -> str:
 
 
 def _terms(text: str, *, question: bool) -> set[str]:
-    """meaning_terms, plus the kinds of answer a question asks for or a sentence holds."""
-    return meaning_terms(text) | (kinds_asked(text) if question else kinds_held(text))
+    """meaning_terms, plus the kinds of answer a question asks for or a sentence holds; a question's place also
+    says the regions it lies in (a table lists 新疆, the shopper names 乌鲁木齐)."""
+    if question:
+        return meaning_terms(text) | kinds_asked(text) | region_terms(text)
+    return meaning_terms(text) | kinds_held(text)
 
 
 def _products_meant(question: str) -> frozenset[str]:

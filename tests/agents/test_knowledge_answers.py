@@ -398,6 +398,58 @@ def test_a_table_row_or_a_sentence_across_a_chunk_cut_is_quoted_with_what_it_mea
     assert turn.reply["awaiting"] is None
 
 
+DELIVERY_BY_REGION_EN = """# Delivery times by region
+
+## Standard delivery
+Orders leave our warehouse the next working day, and the times below count from dispatch.
+
+| Region | Standard delivery | Fee |
+|---|---|---|
+| London | 1 working day | £2.99 |
+| England and Wales | 1–2 working days | £3.99 |
+| Scotland (mainland, except the Highlands) | 2–3 working days | £3.99 |
+| Scottish Highlands | 3–5 working days | £6.99 |
+| Northern Ireland | 4–6 working days | £7.99 |
+| Channel Islands | 5–7 working days | £9.99 |
+"""
+DELIVERY_BY_REGION_ZH = """# 各地区配送时效
+
+## 普通快递
+订单次日从仓库发出，下表时效从发货之日起计算。
+
+| 地区 | 普通快递时效 | 运费 | 说明 |
+|---|---|---|---|
+| 广东、广西、海南 | 1–2 天 | 免运费 | 海南离岛地区另加 1 天 |
+| 福建、江西、湖南 | 2 天 | ¥6 | 满 ¥99 免运费 |
+| 江苏、浙江、上海 | 2–3 天 | ¥8 | 满 ¥99 免运费 |
+| 山东、安徽、河南、湖北 | 2–3 天 | ¥8 | 满 ¥99 免运费 |
+| 北京、天津、河北 | 2–4 天 | ¥10 | 满 ¥199 免运费 |
+| 辽宁、吉林、黑龙江 | 3–4 天 | ¥12 | 满 ¥199 免运费 |
+| 四川、重庆、云南、贵州 | 3–5 天 | ¥12 | 满 ¥199 免运费 |
+| 内蒙古、宁夏、青海、甘肃 | 4–6 天 | ¥15 | 满 ¥299 免运费 |
+| 新疆、西藏 | 7–12 天 | ¥25 | 大件商品另收附加费 |
+"""
+
+
+@pytest.mark.parametrize(
+    ("question", "fact"),
+    [
+        ("how long does standard delivery take to Belfast?", "4–6 working days"),
+        ("寄到乌鲁木齐普通快递要几天", "7–12 天"),
+    ],
+)
+def test_a_city_is_answered_from_the_row_of_the_region_it_lies_in(
+    visitor: Conversation, tmp_path: Path, question: str, fact: str
+) -> None:
+    # given: delivery times by region (knowledge.places knows Belfast is in Northern Ireland, 乌鲁木齐 in 新疆)
+    _ingest(tmp_path, (("delivery_en.md", DELIVERY_BY_REGION_EN), ("delivery_zh.md", DELIVERY_BY_REGION_ZH)))
+
+    turn = run_turn(visitor, question)
+
+    assert fact in turn.reply["text"], turn.reply["text"]
+    assert turn.reply["sources"][0]["title"].startswith(("Delivery times by region", "各地区配送时效"))
+
+
 @pytest.mark.parametrize(
     ("text", "fact"),
     [
