@@ -38,11 +38,13 @@ class Place:
     name: str  # as the question writes it
     words: frozenset[str]  # its indexed forms (knowledge.chunking.query_words)
     regions: tuple[str, ...]  # every name of every region it lies in, nearest first
+    nearest: tuple[str, ...]  # the names of the regions that list it themselves (乌鲁木齐: 新疆, not 西北)
 
 
 @cache
-def _gazetteer() -> tuple[re.Pattern[str], dict[str, tuple[str, ...]]]:
-    """One pattern over every name (places and regions), and each name's regions (lower case keys)."""
+def _gazetteer() -> tuple[re.Pattern[str], dict[str, tuple[tuple[str, ...], tuple[str, ...]]]]:
+    """One pattern over every name (places and regions), and each name's regions and nearest regions (lower case
+    keys)."""
     regions = json.loads(PLACES.read_text(encoding="utf-8"))["regions"]
     by_name = {name.lower(): region for region in regions for name in region["names"]}
 
@@ -54,16 +56,27 @@ def _gazetteer() -> tuple[re.Pattern[str], dict[str, tuple[str, ...]]]:
         return found
 
     lying_in: dict[str, list[str]] = {}
+    nearest: dict[str, list[str]] = {}
     for region in (region for region in regions if not region.get("country")):
         outer = around(region)
+        directly = [
+            n
+            for name in region["within"]
+            if not by_name[name.lower()].get("country")
+            for n in by_name[name.lower()]["names"]
+        ]
         for name in region["names"]:
             lying_in.setdefault(name.lower(), []).extend(outer)
+            nearest.setdefault(name.lower(), []).extend(directly)
         for place in region["places"]:
             lying_in.setdefault(place.lower(), []).extend([*region["names"], *outer])
+            nearest.setdefault(place.lower(), []).extend(region["names"])
     names = sorted(lying_in, key=len, reverse=True)
     alternatives = [re.escape(n) if not n.isascii() else rf"(?<![\w-]){re.escape(n)}(?![\w-])" for n in names]
     pattern = re.compile("|".join(alternatives) or r"(?!)", re.IGNORECASE)  # (?!): a file listing no place
-    return pattern, {name: tuple(dict.fromkeys(found)) for name, found in lying_in.items()}
+    return pattern, {
+        name: (tuple(dict.fromkeys(found)), tuple(dict.fromkeys(nearest[name]))) for name, found in lying_in.items()
+    }
 
 
 def places_named(text: str) -> list[Place]:
@@ -72,9 +85,9 @@ def places_named(text: str) -> list[Place]:
     found = {}
     for match in pattern.finditer(text):
         name = match.group(0)
-        regions = lying_in[name.lower()]
+        regions, nearest = lying_in[name.lower()]
         if regions and name.lower() not in found:
-            found[name.lower()] = Place(name, frozenset(query_words(name)), regions)
+            found[name.lower()] = Place(name, frozenset(query_words(name)), regions, nearest)
     return list(found.values())
 
 
@@ -86,8 +99,9 @@ def region_words(text: str) -> list[str]:
 
 
 def region_terms(text: str) -> set[str]:
-    """meaning_terms of those regions' names, for choosing the sentence or table row that answers."""
-    return {term for place in places_named(text) for name in place.regions for term in meaning_terms(name)}
+    """meaning_terms of the nearest regions' names, for choosing the sentence or table row that answers: a table
+    that lists 新疆 in one row and 西北 in another answers a question about 乌鲁木齐 by the first."""
+    return {term for place in places_named(text) for name in place.nearest for term in meaning_terms(name)}
 
 
 def regions_held(text: str) -> dict[str, list[frozenset[str]]]:
