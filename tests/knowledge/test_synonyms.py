@@ -145,7 +145,7 @@ def test_chunks_stored_without_a_heading_lend_each_other_no_words() -> None:
     terms = query_words("gift card return shipping")
 
     # when
-    coverage = _article_coverage(terms, dict.fromkeys(terms, 0.1), list(rows.values()), knowledge_version())
+    coverage = _article_coverage(terms, dict.fromkeys(terms, 0.1), list(rows.values()), knowledge_version(), {})
 
     # then: the bare entry holds half the words, the article's section all of them
     assert coverage[rows["Gift cards never expire."].pk] == pytest.approx(0.5)
@@ -179,7 +179,7 @@ def test_an_faq_entry_is_also_about_its_files_title(
     terms = query_words(question)
 
     # when
-    coverage = _article_coverage(terms, dict.fromkeys(terms, 0.1), rows, knowledge_version())
+    coverage = _article_coverage(terms, dict.fromkeys(terms, 0.1), rows, knowledge_version(), {})
 
     # then: the title's word counts for the entry as its article's
     assert coverage[rows[0].pk] == pytest.approx(1.0)
