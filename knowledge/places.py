@@ -16,7 +16,7 @@ adds them to the file.
 
 Names are found in the question's text, longest first ("New York City" before "York", "New Jersey" before
 "Jersey"), Latin ones as whole words in any case. A region named by the question itself brings the regions it
-lies in too ("Alaska" → "United States"), never the places inside it.
+lies in too (新疆 → 西北), never the places inside it.
 """
 
 from __future__ import annotations
@@ -80,7 +80,7 @@ def _gazetteer() -> tuple[re.Pattern[str], dict[str, tuple[tuple[str, ...], tupl
 
 
 def places_named(text: str) -> list[Place]:
-    """The places and regions `text` names, each with the regions it lies in (none when it lies in none)."""
+    """The places and regions `text` names that lie in a region, each with its regions."""
     pattern, lying_in = _gazetteer()
     found = {}
     for match in pattern.finditer(text):
