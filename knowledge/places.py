@@ -48,23 +48,18 @@ def _gazetteer() -> tuple[re.Pattern[str], dict[str, tuple[tuple[str, ...], tupl
     regions = json.loads(PLACES.read_text(encoding="utf-8"))["regions"]
     by_name = {name.lower(): region for region in regions for name in region["names"]}
 
+    def within(region: dict[str, Any]) -> list[dict[str, Any]]:
+        """The regions it lies in directly, up to a country."""
+        return [outer for name in region["within"] if not (outer := by_name[name.lower()]).get("country")]
+
     def around(region: dict[str, Any]) -> list[str]:
-        found: list[str] = []
-        for outer in (by_name[name.lower()] for name in region["within"]):
-            if not outer.get("country"):
-                found += [*outer["names"], *around(outer)]
-        return found
+        return [name for outer in within(region) for name in [*outer["names"], *around(outer)]]
 
     lying_in: dict[str, list[str]] = {}
     nearest: dict[str, list[str]] = {}
     for region in (region for region in regions if not region.get("country")):
         outer = around(region)
-        directly = [
-            n
-            for name in region["within"]
-            if not by_name[name.lower()].get("country")
-            for n in by_name[name.lower()]["names"]
-        ]
+        directly = [name for inside in within(region) for name in inside["names"]]
         for name in region["names"]:
             lying_in.setdefault(name.lower(), []).extend(outer)
             nearest.setdefault(name.lower(), []).extend(directly)
