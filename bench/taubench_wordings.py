@@ -5477,8 +5477,9 @@ from taubench_wordings_n import N  # noqa: E402
 from taubench_wordings_zh_a import ZA  # noqa: E402
 from taubench_wordings_zh_b import ZB  # noqa: E402
 from taubench_wordings_zh_c import ZC  # noqa: E402
+from taubench_wordings_zh_d import ZD  # noqa: E402
 
-SETS |= {"N": N, "ZA": ZA, "ZB": ZB, "ZC": ZC}
+SETS |= {"N": N, "ZA": ZA, "ZB": ZB, "ZC": ZC, "ZD": ZD}
 HELD_OUT = ("B", "N", "ZB", "ZC")  # reported untouched: their wordings are never printed
 
 
