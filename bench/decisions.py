@@ -26,6 +26,9 @@ committed before their first run; they are never trained or tuned on (their fail
 - change.json: what a message about changing an order not yet shipped changes (agents.reading.change): its
   items, its address, its payment method, the account's default address, or nothing it says. Accuracy over the
   five, and another kind of change read than the one meant (the bot would ask for the wrong thing) on its own.
+- same_options.json: the words about one item (written ITEM), read for whether they ask for a new unit identical to
+  it (agents.reading.same_options): accuracy, and "same" read where it was not meant (an identical swap proposed
+  that nobody asked for) on its own.
 
     .venv/bin/python bench/decisions.py
 """
@@ -125,6 +128,23 @@ def _choice_measure(name: str, read: Callable[[str], str | None], costly: str) -
                 print(f"    {count:3d}  {key}")
 
 
+def same_options_measure() -> None:
+    """Whether the words about one item (written ITEM) ask for a new unit identical to it: accuracy per language,
+    and "same" read where a change or nothing was meant (an identical swap proposed that nobody asked for)."""
+    from agents.reading.same_options import same_options_asked
+
+    for language, mine in _per_language("same_options"):
+        read = [same_options_asked(item["text"], "") for item in mine]
+        meant = [item["label"] == "same" for item in mine]
+        right = sum(r == m for r, m in zip(read, meant, strict=True))
+        false_same = sum(r and not m for r, m in zip(read, meant, strict=True))
+        missed = sum(m and not r for r, m in zip(read, meant, strict=True))
+        print(
+            f"same options {language}: {right}/{len(mine)} = {right / len(mine):.1%}  "
+            f"(the same item proposed where not asked: {false_same}; asked and not read: {missed})"
+        )
+
+
 def _same(one: str, other: str) -> bool:
     return one.lstrip("#").strip().lower() == other.lstrip("#").strip().lower()
 
@@ -191,6 +211,7 @@ def main() -> None:
     _choice_measure("change", change_read, "another kind of change read")
     correction_measure()
     items_named_measure()
+    same_options_measure()
 
 
 if __name__ == "__main__":

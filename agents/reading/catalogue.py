@@ -7,5 +7,6 @@ from agents.reading.change import CHANGE
 from agents.reading.confirmation import CONFIRMATION
 from agents.reading.correction import CORRECTION
 from agents.reading.items import ITEM_ROLE, ITEMS_SCOPE
+from agents.reading.same_options import SAME_OPTIONS
 
-DECISIONS = (CONFIRMATION, ASKS, CANCEL_REASON, CHANGE, ITEM_ROLE, ITEMS_SCOPE, CORRECTION)
+DECISIONS = (CONFIRMATION, ASKS, CANCEL_REASON, CHANGE, ITEM_ROLE, ITEMS_SCOPE, CORRECTION, SAME_OPTIONS)

@@ -465,6 +465,11 @@ def _option_tokens(options: dict[str, Any]) -> list[str]:
     return [spelling for spellings in _value_spellings(options) for spelling in spellings]
 
 
+# What a Latin word or a number is made of: its edges are where these stop. Python's \w counts Chinese characters
+# too, and "邮编77219" says 77219 as much as "zip 77219" does.
+_LATIN = "A-Za-z0-9_"
+
+
 def _mentions(text: str, token: str) -> bool:
     """`token` appears as a whole word or phrase ("no" is not in "none", "8gb" is not in "128gb").
 
@@ -477,7 +482,7 @@ def _where(text: str, token: str) -> int | None:
     """Where `token` is first said as a whole word or phrase (_mentions), or None."""
     if _has_chinese(token):
         return at if (at := text.find(token)) >= 0 else None
-    found = re.search(rf"(?<![\w.+-]){re.escape(token)}(?![\w+-])", text)
+    found = re.search(rf"(?<![{_LATIN}.+-]){re.escape(token)}(?![{_LATIN}+-])", text)
     return found.start() if found else None
 
 
@@ -575,7 +580,7 @@ def corrected(earlier: str, fix: tuple[str, str]) -> str:
         return f"{earlier} {right}"
     if _has_chinese(wrong):
         return earlier.replace(wrong, right)
-    return re.sub(rf"(?<![\w.]){re.escape(wrong)}(?![\w])", right, earlier, flags=re.IGNORECASE)
+    return re.sub(rf"(?<![{_LATIN}.]){re.escape(wrong)}(?![{_LATIN}])", right, earlier, flags=re.IGNORECASE)
 
 
 def value_said(text: str, value: str) -> bool:

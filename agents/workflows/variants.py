@@ -4,7 +4,8 @@ What a customer says about the new item is read as constraints on the product's 
 - option values, with or without their option's name ("the 75W one with Wi-Fi", "capacity: 1L");
 - only the options that change: every option not mentioned stays as it is ("same but in blue",
   "其他配置不变，换成蓝色");
-- "exactly the same options" (a new item identical to the old one), which is a valid request.
+- "exactly the same options" (a new item identical to the old one), which is a valid request, read by a learned
+  decision (agents.reading.same_options) when no value that differs is named.
 Then: the variant with exactly those options, if it can be bought, is the answer. If it cannot, or
 does not exist, the options not mentioned may change: one available variant is proposed, several are
 offered (available ones only), none is said so with the values that do exist. A change the customer
@@ -27,20 +28,9 @@ from agents.reading.option_words import (
     spellings_beside_name_zh,
     spellings_zh,
 )
+from agents.reading.same_options import same_options_asked
 from conversations.language import say, say_in_context, scripts_apart
 
-# "a new one, same options as before", "同款同配置".
-SAME_OPTIONS = re.compile(
-    r"\bexact(?:ly)?\s+(?:the\s+)?same\b|\bidentical\b|"
-    r"\bsame\s+(?:one|item|thing|product|model)\b.{0,25}\b(?:again|brand[-\s]new|new|fresh|replacement)\b|"
-    r"\b(?:another|a\s+(?:brand[-\s])?new|a\s+fresh)\s+(?:one|unit|copy)\s+of\s+the\s+same\b|\bsame\s+(?:exact\s+)?(?:options?|specs?|specifications|configuration|"
-    r"config|variant|version|model\s+and\s+options)\b|\b(?:nothing|no\s+options?)\s+(?:changed?|different)\b|"
-    r"\bjust\s+(?:a\s+)?(?:new|fresh|replacement)\s+(?:one|unit|copy)\b|"
-    r"\b(?:one|unit|pair|copy)\s+(?:just\s+|exactly\s+)?like\s+(?:it|this|that|mine|the\s+one\s+i\s+(?:have|got))\b|"
-    r"(?:换|要)(?:个|一个)?一样的|"
-    r"一模一样|完全一样|完全相同|同款同配置|相同配置|配置不变(?!.{0,6}(?:换|改))|原样",
-    re.IGNORECASE,
-)
 # Values too common as words to count without their option's name next to them.
 _NEEDS_NAME = {"yes", "no", "none", "true", "false", "on", "off", "s", "m", "l"}
 
@@ -350,7 +340,7 @@ def match_replacement(
         wanted = {**asked_before, **wanted}
     changed = {key: value for key, value in wanted.items() if current.get(key) != value}
     if not changed:
-        return _same_version(item, variants) if SAME_OPTIONS.search(text) else None
+        return _same_version(item, variants) if same_options_asked(text, item["name"]) else None
     target = {**current, **changed}
     exact = [v for v in variants if variant_options(v) == target]
     if exact and exact[0]["available"]:
@@ -459,7 +449,9 @@ def llm_replacements(
             continue
         sellable = {v["item_id"] for v in variants.get(item["product_id"], []) if v["available"]}
         same_asked = (
-            new_id == item["item_id"] and bool(entry.get("same_options_asked")) and bool(SAME_OPTIONS.search(text))
+            new_id == item["item_id"]
+            and bool(entry.get("same_options_asked"))
+            and same_options_asked(text, item["name"])
         )
         if (new_id in sellable and new_id != item["item_id"]) or same_asked:
             chosen[item["item_id"]] = new_id

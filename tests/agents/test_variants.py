@@ -57,13 +57,19 @@ def test_a_longer_value_is_not_also_the_shorter_one_inside_it() -> None:
         "another one just like it",
         "one just like the one I have",
         "换个一样的新的",
+        "this one flickers, just send me a fresh unit of it",
+        "灯不亮了，麻烦给我寄个全新的，配置都跟现在这个一样",
+        "规格啥的都不动，再来一个新的就好",
     ],
 )
 def test_exactly_the_same_options_is_the_same_variant(text: str) -> None:
     assert match_replacement(text, LAMP, LAMPS) == "L1"
 
 
-@pytest.mark.parametrize("text", ["I want to change my lamp", "black please", "same colour"])
+@pytest.mark.parametrize(
+    "text",
+    ["I want to change my lamp", "black please", "same colour", "same lamp but a brighter one", "同款，换个更亮的吧"],
+)
 def test_nothing_to_change_is_no_answer_never_a_no_op(text: str) -> None:
     assert match_replacement(text, LAMP, LAMPS) is None
 

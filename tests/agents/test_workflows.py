@@ -589,6 +589,52 @@ def test_a_correction_said_before_verification_is_applied_once_the_account_is_kn
 
 
 @pytest.mark.parametrize(
+    "text",
+    [
+        "Return the Find X9 from #D1001 and send me an identical new one instead, it keeps freezing",
+        "#D1001 的 Find X9 退一个，给我换个同样配置的新的，老是死机",
+    ],
+)
+def test_a_swap_for_the_same_item_of_an_unshipped_order_is_never_read_as_cancelling_it(
+    li: Conversation, text: str
+) -> None:
+    turn = run_turn(li, text)
+
+    assert not WorkflowState.objects.filter(conversation=li, kind="cancel_order").exists()
+    assert "cancel" not in turn.reply["text"].lower() and "取消订单" not in turn.reply["text"]
+
+
+@pytest.mark.parametrize(
+    ("opening", "correction", "meant", "mistaken"),
+    [
+        (
+            "Please ship order #D1001 to 812 Cedar Avenue, Suite 500, Houston, TX 77219, USA instead",
+            "oops, the zip is 77129, not 77219",
+            "77129",
+            "77219",
+        ),
+        (
+            "订单 #D1001 的收货地址改成 USA TX州 Houston市 812 Cedar Avenue Suite 500 邮编77219",
+            "说错了，邮编应该是77129，不是77219",
+            "77129",
+            "77219",
+        ),
+    ],
+)
+def test_an_address_put_right_before_verification_is_the_one_proposed(
+    store: None, opening: str, correction: str, meant: str, mistaken: str
+) -> None:
+    chat = conversation_start(customer=Customer.objects.create(external_id="guest_zip_put_right"))
+    assert _awaiting(run_turn(chat, opening)) == "email"
+    run_turn(chat, correction)
+
+    confirm = run_turn(chat, "Li Wei, zip code 518057")
+
+    assert _awaiting(confirm) == "confirm"
+    assert meant in confirm.reply["text"] and mistaken not in confirm.reply["text"]
+
+
+@pytest.mark.parametrize(
     ("text", "order"),
     [
         ("我要退耳机", "#D1003"),  # the one delivered order holding earbuds
