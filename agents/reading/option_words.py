@@ -29,13 +29,13 @@ _UNITS = (
     (rf"{_NUMBER}\s*kg", ("{n}公斤", "{n}千克", "{n}kg")),
     (rf"{_NUMBER}\s*cm", ("{n}厘米", "{n}公分", "{n}cm")),
     (rf"{_NUMBER}\s*(?:m|meters?|metres?)", ("{n}米",)),
-    (rf"{_NUMBER}\s*(?:ft|feet)", ("{n}英尺",)),
+    (rf"{_NUMBER}\s*(?:ft|feet)", ("{n}英尺", "{n}ft")),
     (rf"{_NUMBER}\s*mm", ("{n}毫米",)),
     (rf"{_NUMBER}\s*degrees?", ("{n}度",)),
     (rf"{_NUMBER}\s*x", ("{n}倍", "{n}倍变焦")),
     (rf"{_NUMBER}\s*bar", ("{n}巴", "{n}bar")),
     (rf"{_NUMBER}\s*w\s+equivalent", ("{n}瓦", "{n}w")),
-    (rf"{_NUMBER}\s*mp", ("{n}百万像素",)),
+    (rf"{_NUMBER}\s*mp", ("{n}百万像素", "{n}00万像素")),  # 30MP: 3000万像素
     (r"(\d+)-(\d+)\s*lbs", ("{n}磅", "{a}到{b}磅")),
 )
 # Options whose bare number counts something: a puzzle's 500 pieces, a shoe's size 9.
@@ -95,6 +95,8 @@ def _with_units(option: str, value: str) -> list[str]:
                 out += [form.format(n=f"{m[1]}-{m[2]}", a=m[1], b=m[2]) for form in forms]
             else:
                 out += [form.format(n=n) for form in forms for n in _numbers(m[1])]
+    if (m := re.fullmatch(r"(\d+)000\s*ml", value)) and m[1] != "0":  # 1000ml: 1升, 1l
+        out += [form.format(n=n) for form in ("{n}升", "{n}l") for n in _numbers(m[1])]
     return out
 
 

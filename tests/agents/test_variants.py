@@ -492,3 +492,20 @@ def test_a_size_letter_said_among_chinese_is_the_size(text: str) -> None:
 
 def test_a_latin_word_among_chinese_is_no_size_letter() -> None:
     assert wanted_options("我是Mike，想问问", HELMET["options"], HELMETS) == {}
+
+
+@pytest.mark.parametrize(
+    ("options", "text", "wanted"),
+    [
+        ({"capacity": "1000ml"}, "换成红的，1升装的", {"capacity": "1000ml"}),
+        ({"resolution": "30MP"}, "分辨率是3000万像素的那款", {"resolution": "30mp"}),
+        ({"height": "3 ft"}, "高度要3ft的", {"height": "3 ft"}),
+    ],
+)
+def test_chinese_numbers_and_units_name_the_catalogue_value(
+    options: dict[str, str], text: str, wanted: dict[str, str]
+) -> None:
+    (option, value), other = next(iter(options.items())), {"1000ml": "500ml", "30MP": "20MP", "3 ft": "5 ft"}
+    variants = [_variant("A", **{option: other[value]}), _variant("B", **{option: value})]
+
+    assert wanted_options(text, variants[0]["options"], variants) == wanted
