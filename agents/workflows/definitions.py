@@ -14,6 +14,7 @@ from django.utils.translation import gettext_noop, pgettext_lazy
 from agents.intents.offline.orders import order_state_said
 from agents.llm.client import llm_enabled
 from agents.reading.message import Reading
+from agents.reading.same_options import same_options_asked
 from agents.store.labels import order_status_said
 from agents.store.models import Address, Order, OrderStatus, PaymentKind, PaymentMethod, PaymentTransaction, Variant
 from agents.store.money import money
@@ -478,13 +479,19 @@ class Return(_ItemsWorkflow):
     def sibling(
         self, status: str, s: dict[str, Any], ctx: Ctx, text: str, entities: dict[str, Any]
     ) -> tuple[str, dict[str, Any]] | None:
-        # "D1001 不想要了" of an order not yet shipped: the whole order is no longer wanted, so it is
-        # cancelled; returning one item of several is not possible before delivery.
-        if status != OrderStatus.PENDING or not ctx.reading.of(text).reason:
+        # Before delivery nothing can be returned. "Send the hose back and give me the blue one" names another
+        # version of an item: the item is changed. "D1001 不想要了" gives a reason and wants nothing instead: the
+        # whole order is no longer wanted, so it is cancelled (one item of several cannot be).
+        if status != OrderStatus.PENDING:
             return None
         order_id = next(iter(entities.get("order_ids") or []), "")
         items = ctx.items(order_id)
         named = read.read_items(text, items) if len(items) > 1 else None
+        asked = [i for i in items if named is None or i["item_id"] in named]
+        if _asks_other_options(text, asked) or any(same_options_asked(text, i["name"]) for i in asked):
+            return WorkflowKind.MODIFY_ORDER, {"change": "items"}
+        if not ctx.reading.of(text).reason:
+            return None
         return (WorkflowKind.CANCEL_ORDER, {}) if named is None or len(named) == len(items) else None
 
     def read(self, slot: str, ctx: Ctx, text: str, entities: dict[str, Any], s: dict[str, Any]) -> Any:

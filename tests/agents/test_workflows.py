@@ -605,6 +605,23 @@ def test_a_swap_for_the_same_item_of_an_unshipped_order_is_never_read_as_cancell
 
 
 @pytest.mark.parametrize(
+    "text",
+    [
+        "I want to return the Find X9 of #D1001, I need the Pearl White one",
+        "老婆说要另一个颜色，#D1001 的 Find X9 退回去，给我换成浮光白的",
+    ],
+)
+def test_an_unshipped_item_sent_back_for_another_version_is_changed_never_the_order_cancelled(
+    li: Conversation, text: str
+) -> None:
+    run_turn(li, text)
+
+    state = WorkflowState.objects.get(conversation=li, status="active")
+    assert state.kind == "modify_order" and state.slots.get("order_id") == "#D1001"
+    assert not WorkflowState.objects.filter(conversation=li, kind="cancel_order").exists()
+
+
+@pytest.mark.parametrize(
     ("opening", "correction", "meant", "mistaken"),
     [
         (
