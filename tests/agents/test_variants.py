@@ -506,6 +506,10 @@ def test_chinese_numbers_and_units_name_the_catalogue_value(
     options: dict[str, str], text: str, wanted: dict[str, str]
 ) -> None:
     (option, value), other = next(iter(options.items())), {"1000ml": "500ml", "30MP": "20MP", "3 ft": "5 ft"}
-    variants = [_variant("A", **{option: other[value]}), _variant("B", **{option: value})]
+    current = {option: other[value]}
+    variants = [
+        {"item_id": "A", "options": current, "available": True},
+        {"item_id": "B", "options": {option: value}, "available": True},
+    ]
 
-    assert wanted_options(text, variants[0]["options"], variants) == wanted
+    assert wanted_options(text, current, variants) == wanted
