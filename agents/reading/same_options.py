@@ -14,12 +14,12 @@ from __future__ import annotations
 import re
 
 from agents.reading.decisions import Decision, surest
+from agents.reading.items import THIS as ITEM
 
 SAME_OPTIONS = Decision("same_options", ("same", "other"))
 # The model must be at least this sure of "same": chosen on the examples' cross-validation (manage.py
 # train_decisions), where a wrong "same" costs more than a question asked again.
 SAME_AT = 0.7
-ITEM = "ITEM"
 
 
 def item_written(text: str, name: str) -> str:
