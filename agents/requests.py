@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 
 from agents.intents.offline.classify import CONFIDENT
-from agents.intents.offline.keywords import OLD_METHOD_REFUNDED
 from agents.intents.offline.orders import names_an_order, order_ids
 from agents.reading.message import Reading
 from agents.route import CLARIFY_BELOW, ITEM_CHANGES, OPENS_A_REQUEST, PlannedPart, asks_the_store, one_kind
@@ -233,7 +232,15 @@ def _surer_ask(part: PlannedPart, before: PlannedPart) -> bool:
     return (asks and not earlier_asks) or (asks == earlier_asks and part.confidence > before.confidence)
 
 
-_OLD_METHOD_REFUNDED = re.compile(OLD_METHOD_REFUNDED, re.IGNORECASE)
+# The payment an order is moved off is refunded: "…paid with my gift card and the original method refunded",
+# "原来的卡退款". Said beside a payment change, that refund is part of the change, not a return.
+_OLD_METHOD_REFUNDED = re.compile(
+    r"\b(?:original|old|previous|first|current|other)\s+(?:payment\s+)?(?:method|card|one|payment|account)\b"
+    r".{0,15}\brefund\w*|\brefund\w*\s+(?:the|my|to\s+(?:the|my))\s+(?:original|old|previous|first|current)\s+"
+    r"(?:payment\s+)?(?:method|card|payment|account)\b|"
+    r"(?:原来|之前|原先|原)的?(?:卡|信用卡|银行卡|礼品卡|支付方式|付款方式|账户|paypal).{0,4}(?:退款|退回|退还|退)",
+    re.IGNORECASE,
+)
 
 
 def _refunds_the_method_moved_off(part: PlannedPart, requested: list[PlannedPart], reading: Reading) -> bool:

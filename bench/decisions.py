@@ -30,7 +30,12 @@ committed before their first run; they are never trained or tuned on (their fail
   it (agents.reading.same_options): accuracy, and "same" read where it was not meant (an identical swap proposed
   that nobody asked for) on its own.
 
-    .venv/bin/python bench/decisions.py
+- intent.json: a shopper's message, read for the intent the engine serves it by (agents.intents.offline: the
+  learned intent reading weighed against the exemplars' neighbours, the neighbours found here by brute force over
+  the same bundled vectors): accuracy of the first intent, and a request of the order workflows read where none
+  was meant (or another one) counted on its own, since a workflow asks for an order and proposes a change.
+
+    .venv/bin/python bench/decisions.py [--only intent]
 """
 
 from __future__ import annotations
@@ -51,7 +56,7 @@ def _per_language(name: str) -> Iterator[tuple[str, list[dict[str, Any]]]]:
     """A set's items, English then Chinese."""
     items = json.loads((SETS / f"{name}.json").read_text())["items"]
     for language in ("en", "zh"):
-        yield language, [item for item in items if item["lang"] == language]
+        yield language, [item for item in items if item.get("lang", item.get("language")) == language]
 
 
 def confirmation_measure(name: str) -> None:
@@ -199,8 +204,58 @@ def items_named_measure() -> None:
         )
 
 
+def _exemplar_neighbours() -> Callable[[list[str]], list[list[tuple[str, float]]]]:
+    """The exemplars' nearest neighbours of each text, as agents.intents.exemplar_index finds them in the
+    database, by brute force over the bundled query vectors."""
+    from agents.intents.exemplars import exemplars_load
+    from agents.intents.offline.classify import RECOMMENDED_K
+    from knowledge.embeddings import bundled_query_vectors
+
+    exemplars = exemplars_load()
+    matrix = bundled_query_vectors([exemplar.text for exemplar in exemplars])
+
+    def neighbours(texts: list[str]) -> list[list[tuple[str, float]]]:
+        found = []
+        for row in bundled_query_vectors(texts) @ matrix.T:
+            nearest = row.argsort()[::-1][:RECOMMENDED_K]
+            found.append([(exemplars[i].intent.value, float(row[i])) for i in nearest])
+        return found
+
+    return neighbours
+
+
+def intent_measure() -> None:
+    from agents.intents.offline.classify import classify_offline
+    from agents.taxonomy import WORKFLOW_INTENTS
+
+    neighbours = _exemplar_neighbours()
+    for language, mine in _per_language("intent"):
+        cell: Counter[str] = Counter()
+        for item in mine:
+            read = classify_offline(item["text"], neighbours)[0].intent
+            cell["right"] += read == item["label"]
+            cell["costly"] += read in WORKFLOW_INTENTS and read != item["label"]
+            if read != item["label"]:
+                cell[f"{item['label']} as {read.value}"] += 1
+        print(
+            f"intent {language}: {cell['right']}/{len(mine)} = {cell['right'] / len(mine):.1%}  (an order workflow "
+            f"read where another intent was meant: {cell['costly']})"
+        )
+        for key, count in sorted(cell.items()):
+            if " as " in key:
+                print(f"    {count:3d}  {key}")
+
+
 def main() -> None:
+    import argparse
+
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--only", default="", help="run only this set (by its file's name)")
+    only = parser.parse_args().only
     django_setup()
+    if only == "intent":
+        intent_measure()
+        return
     confirmation_measure("confirmation")
     confirmation_measure("confirmation_b")
     asks_measure()
@@ -212,6 +267,7 @@ def main() -> None:
     correction_measure()
     items_named_measure()
     same_options_measure()
+    intent_measure()
 
 
 if __name__ == "__main__":

@@ -6,7 +6,8 @@ from agents.reading.cancel_reason import CANCEL_REASON
 from agents.reading.change import CHANGE
 from agents.reading.confirmation import CONFIRMATION
 from agents.reading.correction import CORRECTION
+from agents.reading.intent import INTENT
 from agents.reading.items import ITEM_ROLE, ITEMS_SCOPE
 from agents.reading.same_options import SAME_OPTIONS
 
-DECISIONS = (CONFIRMATION, ASKS, CANCEL_REASON, CHANGE, ITEM_ROLE, ITEMS_SCOPE, CORRECTION, SAME_OPTIONS)
+DECISIONS = (CONFIRMATION, ASKS, CANCEL_REASON, CHANGE, ITEM_ROLE, ITEMS_SCOPE, CORRECTION, SAME_OPTIONS, INTENT)

@@ -87,9 +87,12 @@ class Decision:
     # A decision about a message in its context (whether it puts right what was said before): an example's text
     # is read as `framing(text, before)`, `before` being the example's field of that name.
     framing: Callable[[str, str], str] | None = None
+    # Example files kept elsewhere that teach the decision too (one JSON object a line with its `text`, its
+    # `language` and its label under this name): the intent exemplars the neighbours vote with.
+    also: tuple[tuple[Path, str], ...] = ()
 
     def example_files(self) -> list[Path]:
-        return sorted(EXAMPLES.glob(f"{self.name}.*.jsonl"))
+        return sorted(EXAMPLES.glob(f"{self.name}.*.jsonl")) + [path for path, _ in self.also]
 
     def vectors(self, texts: Sequence[str]) -> np.ndarray:
         """The meaning vectors the decision reads its texts by."""
@@ -226,15 +229,17 @@ def _negated(clean: str) -> set[str]:
 
 def examples(decision: Decision) -> list[Example]:
     rows = []
+    label_fields = dict(decision.also)
     for path in decision.example_files():
         language = path.suffixes[-2].lstrip(".") if len(path.suffixes) >= 2 else ""
+        field = label_fields.get(path, "label")
         for line in path.read_text(encoding="utf-8").splitlines():
             if line.strip():
                 row = json.loads(line)
-                if row["label"] not in decision.labels:
-                    raise ValueError(f"{path.name}: unknown label {row['label']!r} for {row['text']!r}")
+                if row[field] not in decision.labels:
+                    raise ValueError(f"{path.name}: unknown label {row[field]!r} for {row['text']!r}")
                 text = decision.framing(row["text"], row.get("before", "")) if decision.framing else row["text"]
-                rows.append(Example(text=text, label=row["label"], language=language))
+                rows.append(Example(text=text, label=row[field], language=row.get("language", language)))
     return rows
 
 

@@ -1,8 +1,8 @@
-"""The offline classification: each clause's keyword rules weighed against its kNN vote, then merged.
+"""The offline classification: each clause's learned reading weighed against its kNN vote, then merged.
 
-A clause's neighbours vote by a softmax over their cosines, damped by how close the best one is; a
-keyword beats a disagreeing vote with less confidence, and without one a far-off or weak vote is
-OUT_OF_SCOPE. The clauses' results are then merged into one IntentScore per request, in order.
+A clause's neighbours vote by a softmax over their cosines, damped by how close the best one is; a sure
+reading (agents.reading.intent) beats a disagreeing vote with less confidence, and without one a far-off or weak
+vote is OUT_OF_SCOPE. The clauses' results are then merged into one IntentScore per request, in order.
 """
 
 from __future__ import annotations
@@ -12,10 +12,11 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from agents.intents.emotion import EMOTION_SENSITIVE_THRESHOLD, emotion_score
-from agents.intents.offline.clauses import CJK, sentence_of, split_clauses
-from agents.intents.offline.keywords import keyword_intents
+from agents.intents.emotion import EMOTION_SENSITIVE_THRESHOLD, emotion_score, is_offensive
+from agents.intents.offline.chitchat import standalone_chitchat
+from agents.intents.offline.clauses import CJK, POSTAL_ADDRESS, sentence_of, split_clauses
 from agents.intents.offline.orders import ORDER_ID_WORDS, names_an_order, only_names_an_order, order_state_said
+from agents.reading.intent import intent_likelihood
 from agents.taxonomy import WORKFLOW_INTENTS, Intent
 
 
@@ -35,8 +36,8 @@ RECOMMENDED_K = 10
 KNN_TEMPERATURE = 0.015  # softmax temperature over cosines
 SIM_FLOOR = 0.84  # best cosine at or below this: no evidence at all
 SIM_FULL = 0.92  # best cosine at or above this: full evidence
-OOS_SIMILARITY = 0.85  # best cosine below this and no keyword -> OUT_OF_SCOPE
-KW_LOW_SIM_PENALTY = 0.3  # a keyword hit in a message unlike any exemplar is less sure
+OOS_SIMILARITY = 0.85  # best cosine below this and no sure reading -> OUT_OF_SCOPE
+READ_LOW_SIM_PENALTY = 0.3  # a reading of a message unlike any exemplar is less sure
 CONFIDENT = 0.7  # the engine caches at and above this
 UNSURE = 0.5  # the engine asks a clarifying question below this
 # An unsure request on a named order ("can you kill order W7425646?") goes ahead from this confidence:
@@ -47,11 +48,16 @@ CHITCHAT_KNN_MIN = 0.7  # a kNN-only chitchat vote below this counts as unclear 
 CHITCHAT_SIM_MIN = 0.915  # ... and so does one whose best cosine is below this
 EMOTION_KNN_MAX_SCORE = 0.4  # a kNN-only EMOTION_SENSITIVE vote needs an emotion_score below this
 # A request on an order it names or describes ("还没发货的订单") that the neighbours vote for at least this
-# surely, giving the keyword's question less than KEYWORD_UNSUPPORTED of their share, is a request: the examples
-# say what the keyword rule, written for other sentences, does not ("#W1 没发货前能改款不" is no delivery
-# question). A request writes nothing without an explicit yes, while a request read as a question is lost.
+# surely, giving the reading's question less than READ_UNSUPPORTED of their share, is a request ("#W1 没发货前能改款不"
+# is no delivery question). A request writes nothing without an explicit yes, while a request read as a question
+# is lost.
 KNN_OVERRULES = 0.8
-KEYWORD_UNSUPPORTED = 0.05
+READ_UNSUPPORTED = 0.05
+# The learned reading names a clause's intent from this probability on (agents.reading.intent); its confidence
+# runs from READ_CONFIDENCE at that probability to READ_CONFIDENCE + READ_SPAN when certain.
+READ_AT = 0.5
+READ_CONFIDENCE = 0.75
+READ_SPAN = 0.15
 
 # --- kNN vote ----------------------------------------------------------------------------------------------
 
@@ -81,6 +87,28 @@ def knn_vote(neighbours: list[tuple[str, float]]) -> list[tuple[Intent, float]]:
 
 
 _SIDE = (Intent.CHITCHAT, Intent.OUT_OF_SCOPE)
+# An exchange and an item change are one request whose name depends on the order's status (agents.route).
+_ITEM_CHANGES = (Intent.EXCHANGE, Intent.MODIFY_ORDER)
+
+
+def clause_intents(clause: str) -> list[tuple[Intent, float]]:
+    """What a clause's own words ask for, with a confidence: offensive language first, then the learned reading's
+    intent when it is sure of one of substance, else small talk when the whole clause is small talk. Feelings
+    and the off-topic are left to the neighbours' vote and the emotion score, which weigh how close and how
+    negative the clause is. A whole postal address is a format: said to the store about no other request, it is
+    where an order should go."""
+    found = [(Intent.EMOTION_SENSITIVE, 0.9)] if is_offensive(clause) else []
+    read = intent_likelihood(knn_text(clause))
+    intent, likely = read[0]
+    if intent in _ITEM_CHANGES:  # one request, named by the order's status: how likely it is, is their sum
+        likely = sum(p for other, p in read if other in _ITEM_CHANGES)
+    if POSTAL_ADDRESS.search(clause) and not (likely >= READ_AT and intent in WORKFLOW_INTENTS):
+        found.append((Intent.MODIFY_ORDER, READ_CONFIDENCE))
+    elif likely >= READ_AT and intent not in (*_SIDE, Intent.EMOTION_SENSITIVE):
+        found.append((intent, READ_CONFIDENCE + READ_SPAN * (likely - READ_AT) / (1 - READ_AT)))
+    elif not found and standalone_chitchat(clause):
+        found.append((Intent.CHITCHAT, 0.85))
+    return found
 
 
 @dataclass(frozen=True)
@@ -89,12 +117,12 @@ class _ClauseResult:
     text: str
 
 
-def _request_misread(clause: str, knn_intent: Intent, knn_conf: float, kw_intent: Intent, support: float) -> bool:
+def _request_misread(clause: str, knn_intent: Intent, knn_conf: float, read_intent: Intent, support: float) -> bool:
     return (
         knn_intent in WORKFLOW_INTENTS
-        and kw_intent not in WORKFLOW_INTENTS
+        and read_intent not in WORKFLOW_INTENTS
         and knn_conf >= KNN_OVERRULES
-        and support < KEYWORD_UNSUPPORTED
+        and support < READ_UNSUPPORTED
         and (names_an_order(clause) or order_state_said(clause) is not None)
     )
 
@@ -106,20 +134,20 @@ def _classify_clause(clause: str, near: list[tuple[str, float]]) -> _ClauseResul
     knn_intent, share = votes[0] if votes else (Intent.OUT_OF_SCOPE, 0.0)
     knn_conf = share * (0.45 + 0.55 * evidence)
     shares = dict(votes)
-    keywords = keyword_intents(clause)
-    offensive = bool(keywords) and keywords[0][0] is Intent.EMOTION_SENSITIVE
+    read = clause_intents(clause)
+    offensive = bool(read) and read[0][0] is Intent.EMOTION_SENSITIVE
     if offensive:
-        keywords = keywords[1:]
-    if not keywords and only_names_an_order(clause):
+        read = read[1:]
+    if not read and only_names_an_order(clause):
         # "order number #W1523776" between the clauses of a story names what they are about; it asks
         # nothing of its own (a message that is only an order id is a question about it: agents.route).
         return _ClauseResult([(Intent.OUT_OF_SCOPE, 0.3)], clause)
-    if keywords:
-        kw_intent, kw_conf = keywords[0]
-        support = shares.get(kw_intent, 0.0)
-        if _request_misread(clause, knn_intent, knn_conf, kw_intent, support):
-            kw_intent, kw_conf = knn_intent, knn_conf
-        results = [_keyword_weighed(kw_intent, kw_conf, knn_intent, knn_conf, support, evidence)]
+    if read:
+        read_intent, read_conf = read[0]
+        support = shares.get(read_intent, 0.0)
+        if _request_misread(clause, knn_intent, knn_conf, read_intent, support):
+            read_intent, read_conf = knn_intent, knn_conf
+        results = [_reading_weighed(read_intent, read_conf, knn_intent, knn_conf, support, evidence)]
     else:
         results = [_neighbours_read(clause, knn_intent, knn_conf, share, best_sim)]
     if offensive:
@@ -128,7 +156,7 @@ def _classify_clause(clause: str, near: list[tuple[str, float]]) -> _ClauseResul
         main, conf = results[0]
         # A very negative clause that only resembles a request ("Really disappointed with the X9 I got"
         # near the cancellations) is the feeling; a request said in words stays beside it.
-        resembles = not keywords and conf < CONFIDENT
+        resembles = not read and conf < CONFIDENT
         if main in (Intent.CHITCHAT, Intent.OUT_OF_SCOPE, Intent.EMOTION_SENSITIVE) or conf < UNSURE or resembles:
             results = [(Intent.EMOTION_SENSITIVE, 0.8)]
         elif main is not Intent.COMPLAINT:
@@ -136,26 +164,26 @@ def _classify_clause(clause: str, near: list[tuple[str, float]]) -> _ClauseResul
     return _ClauseResult(results, clause)
 
 
-def _keyword_weighed(
-    kw_intent: Intent, kw_conf: float, knn_intent: Intent, knn_conf: float, support: float, evidence: float
+def _reading_weighed(
+    read_intent: Intent, read_conf: float, knn_intent: Intent, knn_conf: float, support: float, evidence: float
 ) -> tuple[Intent, float]:
-    """The keyword's intent, as sure as the neighbours agree with it."""
-    if knn_intent is kw_intent:
-        conf = max(kw_conf, knn_conf) + 0.1 * support
+    """The reading's intent, as sure as the neighbours agree with it."""
+    if knn_intent is read_intent:
+        conf = max(read_conf, knn_conf) + 0.1 * support
     else:
-        # keyword wins; the more the neighbours disagree (and the surer they are), the less sure we are
-        conf = kw_conf - 0.25 * max(0.0, knn_conf - support) - KW_LOW_SIM_PENALTY * (1.0 - evidence)
-        if kw_intent in WORKFLOW_INTENTS and knn_intent not in WORKFLOW_INTENTS:
+        # the reading wins; the more the neighbours disagree (and the surer they are), the less sure we are
+        conf = read_conf - 0.25 * max(0.0, knn_conf - support) - READ_LOW_SIM_PENALTY * (1.0 - evidence)
+        if read_intent in WORKFLOW_INTENTS and knn_intent not in WORKFLOW_INTENTS:
             # A request said in words stays a request when the neighbours only guess a question
             # (a long item description resembles no exemplar): kept, though unsure.
             conf = max(conf, UNSURE)
-    return kw_intent, min(0.99, conf)
+    return read_intent, min(0.99, conf)
 
 
 def _neighbours_read(
     clause: str, knn_intent: Intent, knn_conf: float, share: float, best_sim: float
 ) -> tuple[Intent, float]:
-    """The neighbours' intent for a clause no keyword names, or unclear when they are not enough."""
+    """The neighbours' intent for a clause the reading is not sure of, or unclear when they are not enough."""
     if best_sim < OOS_SIMILARITY or knn_intent is Intent.OUT_OF_SCOPE:
         oos_conf = 0.3 + 0.2 * share if knn_intent is Intent.OUT_OF_SCOPE else 0.3
         return Intent.OUT_OF_SCOPE, min(0.45, oos_conf)
@@ -187,7 +215,7 @@ def _requests_across_clauses(text: str, clauses: list[str], scored: list[IntentS
     for sentence in dict.fromkeys(sentence_of(text, clause) for clause in clauses):
         if any(s.intent in WORKFLOW_INTENTS and s.text in sentence for s in scored):
             continue
-        intent = next((i for i, _ in keyword_intents(sentence) if i in WORKFLOW_INTENTS), None)
+        intent = next((i for i, _ in clause_intents(sentence) if i in WORKFLOW_INTENTS), None)
         if intent is not None:
             found.append(IntentScore(intent, CONFIDENT, sentence.strip()))
     return found
