@@ -11,6 +11,7 @@ against the neighbours' vote.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from agents.reading.decisions import Decision, likelihood
@@ -19,10 +20,24 @@ from agents.taxonomy import Intent
 # The exemplars the neighbours vote with (agents.intents.exemplars reads them), named by path: the offline
 # classifier reads this decision, so this module imports nothing of agents.intents.
 EXEMPLARS_FILE = Path(__file__).resolve().parent.parent / "intents" / "data" / "exemplars.jsonl"
-INTENT = Decision("intent", tuple(intent.value for intent in Intent), also=((EXEMPLARS_FILE, "intent"),))
+# Ids are formats: an order's ("#W2912646", "W2912646") reads as the word order, a stored payment method's
+# ("credit_card_1199336") as what it is, so that no example teaches a number.
+_ORDER_ID = re.compile(r"#\s*[A-Za-z]{0,2}\d{4,}\b|\b[A-Za-z]{1,2}\d{6,}\b")
+_PAYMENT_ID = re.compile(r"\b(credit_card|gift_card|paypal)_\w+", re.IGNORECASE)
+
+
+def ids_as_words(text: str, _before: str = "") -> str:
+    """The text with its ids written as the words they stand for."""
+    text = _PAYMENT_ID.sub(lambda m: m.group(1).replace("_", " "), text)
+    return _ORDER_ID.sub("订单" if re.search(r"[\u4e00-\u9fff]", text) else "order", text)
+
+
+INTENT = Decision(
+    "intent", tuple(intent.value for intent in Intent), framing=ids_as_words, also=((EXEMPLARS_FILE, "intent"),)
+)
 
 
 def intent_likelihood(text: str) -> list[tuple[Intent, float]]:
     """Every intent with its probability for the clause, likeliest first."""
-    read = likelihood(INTENT, text)
+    read = likelihood(INTENT, ids_as_words(text))
     return sorted(((Intent(label), p) for label, p in read.items()), key=lambda pair: -pair[1])

@@ -256,7 +256,6 @@ def test_changing_a_part_or_the_app_is_no_change_of_an_order(text: str) -> None:
 @pytest.mark.parametrize(
     ("text", "repair"),
     [
-        ("I need to fix it", False),
         ("Let me fix the size: it should say M", False),
         ("Wrong address on my order, I need to fix it", False),
         ("can you fix it? the screen is cracked", True),

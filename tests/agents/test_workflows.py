@@ -866,7 +866,8 @@ def test_a_payment_method_named_by_its_last_digits_in_chinese(li: Conversation) 
 
 
 def test_what_was_said_before_the_order_id_is_read_once_it_arrives(li: Conversation) -> None:
-    asked = run_turn(li, "I'd like the Find X9 in my order in Pearl White instead, keep the rest")
+    # "my phone": Li has two, the Find X9 of #D1001 and the Find X8 of #D1002, so the order is asked for
+    asked = run_turn(li, "I'd like my phone in Pearl White instead, keep the rest")
     after = run_turn(li, "#D1001")
 
     assert _awaiting(asked) == "order_id"
