@@ -113,15 +113,25 @@ def asks_measure() -> None:
                 print(f"    {count:3d}  {key}")
 
 
-def _choice_measure(name: str, read: Callable[[str], str | None], costly: str) -> None:
-    """A decision that reads one of its labels or nothing ("none"): accuracy per language, and a label read
-    for another (`costly`: what that would do) counted on its own."""
+def _another_label(said: str, meant: str) -> bool:
+    return "none" not in (said, meant) and said != meant
+
+
+def _choice_measure(
+    name: str,
+    read: Callable[[str], str | None],
+    costly: str,
+    is_costly: Callable[[str, str], bool] = _another_label,
+) -> None:
+    """A decision that reads one of its labels or nothing ("none"): accuracy per language, and the costly
+    readings (`is_costly(said, meant)`, by default a label read for another; `costly`: what that would do)
+    counted on their own."""
     for language, mine in _per_language(name):
         cell: Counter[str] = Counter()
         for item in mine:
             said = read(item["text"]) or "none"
             cell["right"] += said == item["label"]
-            cell["costly"] += "none" not in (said, item["label"]) and said != item["label"]
+            cell["costly"] += is_costly(said, item["label"])
             if said != item["label"]:
                 cell[f"{item['label']} as {said}"] += 1
         print(
@@ -229,21 +239,13 @@ def intent_measure() -> None:
     from agents.taxonomy import WORKFLOW_INTENTS
 
     neighbours = _exemplar_neighbours()
-    for language, mine in _per_language("intent"):
-        cell: Counter[str] = Counter()
-        for item in mine:
-            read = classify_offline(item["text"], neighbours)[0].intent
-            cell["right"] += read == item["label"]
-            cell["costly"] += read in WORKFLOW_INTENTS and read != item["label"]
-            if read != item["label"]:
-                cell[f"{item['label']} as {read.value}"] += 1
-        print(
-            f"intent {language}: {cell['right']}/{len(mine)} = {cell['right'] / len(mine):.1%}  (an order workflow "
-            f"read where another intent was meant: {cell['costly']})"
-        )
-        for key, count in sorted(cell.items()):
-            if " as " in key:
-                print(f"    {count:3d}  {key}")
+    workflows = {intent.value for intent in WORKFLOW_INTENTS}
+    _choice_measure(
+        "intent",
+        lambda text: classify_offline(text, neighbours)[0].intent.value,
+        "an order workflow read where another intent was meant",
+        lambda said, meant: said in workflows and said != meant,
+    )
 
 
 def main() -> None:
