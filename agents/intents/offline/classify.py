@@ -98,7 +98,7 @@ def clause_intents(clause: str) -> list[tuple[Intent, float]]:
     negative the clause is. A whole postal address is a format: said to the store about no other request, it is
     where an order should go."""
     found = [(Intent.EMOTION_SENSITIVE, 0.9)] if is_offensive(clause) else []
-    read = intent_likelihood(clause)  # as the examples are written: ids and all
+    read = intent_likelihood(clause)  # ids written as words there, as in its examples
     intent, likely = read[0]
     if intent in _ITEM_CHANGES:  # one request, named by the order's status: how likely it is, is their sum
         likely = sum(p for other, p in read if other in _ITEM_CHANGES)
