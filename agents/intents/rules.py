@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from agents.intents.small_talk import is_greeting
 from agents.taxonomy import Intent
 
 HUMAN_REQUEST = re.compile(
@@ -15,16 +16,6 @@ HUMAN_REQUEST = re.compile(
     r"\b(?:live|human)\s+(?:agent|chat|support)\b|\bcustomer\s+service\s+(?:agent|representative|rep)\b|"
     r"\bconnect\s+me\s+(?:to|with)\s+(?:a\s+|an\s+)?(?:human|person|agent|representative)\b|"
     r"\btransfer\s+me\b|\bget\s+me\s+a\s+(?:human|person|agent)\b",
-    re.IGNORECASE,
-)
-
-# Whole-message greetings, thanks and goodbyes (with optional punctuation and politeness words).
-_SMALL_TALK = re.compile(
-    r"^(?:hi|hello|hey|hiya|yo|good\s+(?:morning|afternoon|evening|night)|thanks?(?:\s+you)?(?:\s+so\s+much)?|"
-    r"thank\s+you(?:\s+very\s+much)?|thx|ty|bye|goodbye|bye\s+bye|see\s+you|ok\s+thanks?|great\s+thanks?|"
-    r"are\s+you\s+there|anyone\s+there|"
-    r"你好|您好|嗨|哈喽|在吗|在不在|早上好|下午好|晚上好|晚安|早安|谢谢|多谢|谢啦|感谢|谢谢你|谢谢您|再见|拜拜|好的谢谢|好的，谢谢)"
-    r"(?:\s*(?:there|again|a\s+lot|so\s+much|啊|呀|哦|哈|了|啦|客服|亲))*[\s!！.。~～?？,，]*$",
     re.IGNORECASE,
 )
 
@@ -49,7 +40,7 @@ def rule_fast_path(text: str) -> Intent | None:
     clean = normalise(text)
     if HUMAN_REQUEST.search(clean):
         return Intent.HUMAN_REQUEST
-    if len(clean) <= 40 and _SMALL_TALK.match(clean):
+    if len(clean) <= 40 and is_greeting(clean):
         return Intent.CHITCHAT
     return None
 

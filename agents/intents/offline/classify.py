@@ -13,9 +13,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from agents.intents.emotion import EMOTION_SENSITIVE_THRESHOLD, emotion_score, is_offensive
-from agents.intents.offline.chitchat import standalone_chitchat
 from agents.intents.offline.clauses import CJK, POSTAL_ADDRESS, sentence_of, split_clauses
 from agents.intents.offline.orders import ORDER_ID_WORDS, names_an_order, only_names_an_order, order_state_said
+from agents.intents.small_talk import is_small_talk
 from agents.reading.intent import intent_likelihood
 from agents.taxonomy import WORKFLOW_INTENTS, Intent
 
@@ -106,7 +106,7 @@ def clause_intents(clause: str) -> list[tuple[Intent, float]]:
         found.append((Intent.MODIFY_ORDER, READ_CONFIDENCE))
     elif likely >= READ_AT and intent not in (*_SIDE, Intent.EMOTION_SENSITIVE):
         found.append((intent, READ_CONFIDENCE + READ_SPAN * (likely - READ_AT) / (1 - READ_AT)))
-    elif not found and standalone_chitchat(clause):
+    elif not found and is_small_talk(clause):
         found.append((Intent.CHITCHAT, 0.85))
     return found
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from agents.intents.offline.chitchat import standalone_chitchat
+from agents.intents.small_talk import is_small_talk
 
 CJK = r"\u4e00-\u9fff"
 # A period after a digit ends a sentence only when words follow ("…gift_card_123. And…"), not in "1.5L".
@@ -118,7 +118,7 @@ def _comma_clauses(text: str, piece: tuple[int, int]) -> list[tuple[int, int]]:
     merged: list[tuple[int, int]] = []
     pending: tuple[int, int] | None = None
     for frag in fragments:
-        if pending is None and standalone_chitchat(text[frag[0] : frag[1]]):
+        if pending is None and is_small_talk(text[frag[0] : frag[1]]):
             merged.append(frag)  # "您好，..." / "好的，..." stand alone
             continue
         if pending is None and merged and _APPOSITION.match(text[frag[0] : frag[1]]):
@@ -133,7 +133,7 @@ def _comma_clauses(text: str, piece: tuple[int, int]) -> list[tuple[int, int]]:
             merged.append(frag)
     if pending is not None:
         short_tail = _is_short(text[pending[0] : pending[1]])
-        if merged and short_tail and not standalone_chitchat(text[pending[0] : pending[1]]):
+        if merged and short_tail and not is_small_talk(text[pending[0] : pending[1]]):
             merged[-1] = (merged[-1][0], pending[1])
         else:
             merged.append(pending)
