@@ -22,7 +22,7 @@ from typing import Any
 
 from agents.intents.offline.classify import CONFIDENT, ORDER_REQUEST_MIN
 from agents.intents.offline.orders import names_an_order
-from agents.reading.asks import Asks
+from agents.reading.asks import Asks, asks_likelihood, asks_read
 from agents.reading.message import Reading, TextReading
 from agents.taxonomy import KNOWLEDGE_INTENTS, QUERY_INTENTS, WORKFLOW_INTENTS, Intent
 from knowledge.chunking import query_words
@@ -35,45 +35,12 @@ CATALOGUE_QUERIES = QUERY_INTENTS - PRIVATE_QUERIES
 # Never re-routed: small talk, feelings and complaints are answered by their own specialists.
 _KEPT = frozenset({Intent.CHITCHAT, Intent.EMOTION_SENSITIVE, Intent.COMPLAINT})
 
-# The customer's own orders, parcels or account: answering needs their data, not the help centre.
-_OWN_DATA = re.compile(
-    r"\b(?:my|our)\s+(?:\w+\s+){0,2}(?:orders?|packages?|parcels?|deliver(?:y|ies)|shipments?|purchases?|"
-    r"items?|refunds?|returns?|exchanges?|account|payments?|card|invoices?|tracking|stuff|things?)\b|"
-    r"\b(?:i|we)\s+(?:have\s+)?(?:just\s+|recently\s+)?(?:ordered|bought|purchased|paid|received|got)\b|"
-    r"\b(?:the|this|that)\s+(?:order|package|parcel)\s+(?:i|we)\b|"
-    r"我的(?:订单|快递|包裹|货|退款|账户|账号|发票|物流)|我(?:刚|昨天|前天|上周|之前)?(?:买|下单|订|收到|付款)(?:的|了)|"
-    # Chinese leaves out the "I": "下单的时候点错了颜色", "刚下的单拍错了"
-    r"下单(?:的时候|时)|刚下(?:的)?单|"
-    r"我(?:这个|那个)?(?:订单|快递|包裹)|"
-    # the orders one has: "我有哪些订单", "我名下有几个订单", "which orders do I have", "what have I ordered"
-    r"我(?:名下|账户里|账号里)?(?:有|下过|买过)(?:的)?(?:哪些|几个|多少个?|什么)?(?:订单|单)|"
-    r"\b(?:which|what|how many)\s+orders?\s+(?:do|did|have)\s+(?:i|we)\b|\bwhat\s+have\s+(?:i|we)\s+ordered\b",
-    re.IGNORECASE,
-)
 _OWN_ENTITIES = ("order_ids", "tracking_numbers", "imei")
 _BOUGHT = re.compile(
     r"\b(?:i|we)\s+(?:have\s+|had\s+|just\s+|already\s+)?(?:bought|purchased|ordered|paid for)\b|"
     r"我(?:已经|刚|之前)?(?:买了|买的|购买了|下单了)",
     re.I,
 )
-# Asking what became of one's own order or parcel: where it is, whether it has shipped or arrived,
-# when it will. "How long will the shop keep my order?" says "my order" but asks how the store works.
-_STATE_ASKED = re.compile(
-    r"\bwhere(?:'s|\s+(?:is|are))?\b|\bstatus\b|\btrack|\bETA\b|\bon\s+(?:its|their|the)\s+way\b|"
-    r"\b(?:has|have|is|are|was|were|did)\s+(?:it|they|my\s+(?:\w+\s+)?\w+)\s+(?:been\s+|already\s+|even\s+)?"
-    r"(?:ship|sent|dispatch|deliver|arriv|left|leave|come|go)\w*|"
-    r"\bwhen\s+(?:will|does|do|is|are)\s+(?:it|they|my\s+(?:\w+\s+)?\w+)\s+(?:be\s+)?"
-    r"(?:ship|sent|dispatch|deliver|arriv|come|get|here|reach)\w*|"
-    r"\b(?:hasn'?t|haven'?t|didn'?t|not|never|still)\s+(?:yet\s+)?(?:been\s+)?"
-    r"(?:ship|sent|dispatch|deliver|arriv|come|came|receiv|got|get|here|show)\w*|"
-    r"\b(?:late|delayed|stuck|lost|missing|overdue)\b|"
-    r"到哪|到了吗|发货了吗|发了吗|寄出|物流|进度|状态|还没|没收到|没到|什么时候(?:到|发|能到|送)|几时到|丢了|延误|"
-    # which orders one has is their state too
-    r"\b(?:which|what|how many)\s+orders?\b|\bwhat\s+have\s+(?:i|we)\s+ordered\b|(?:哪些|几个|多少个?)(?:订单|单)",
-    re.IGNORECASE,
-)
-# The one parcel or order a question is about.
-_THE_PARCEL = re.compile(r"\bthe\s+(?:order|package|parcel|delivery|shipment)\b|快递|包裹|(?<!下)订单|单号", re.I)
 # Asking the store to act ("please cancel…", "could you change…", "I want to return…", "帮我退…").
 _REQUEST = re.compile(
     r"^\s*(?:please|pls|plz|kindly)\b|\b(?:i|we)\s*(?:'d|would|'m|am)?\s*(?:want|wanna|need|like|trying|looking|"
@@ -116,15 +83,20 @@ def is_request(text: str) -> bool:
 
 def asks_own_order_state(text: str, entities: dict[str, Any]) -> bool:
     """An order or delivery question that needs the customer's data: it names their order, parcel or
-    device by id, or asks what became of their own ("where is my parcel?", "我的快递到哪了"). A
-    question about how collection, delivery or holding works is answered by the help centre even
-    when it says "my order" ("how long will the shop keep my order?")."""
+    device by id, or asks what became of their own or that the store act on it ("where is my parcel?",
+    "我的快递到哪了", agents.reading.asks). A question about how collection, delivery or holding works is
+    answered by the help centre even when it says "my order" ("how long will the shop keep my order?"): here,
+    of a question already read as about orders or delivery, the likelier of the two readings stands."""
     if any(entities.get(key) for key in _OWN_ENTITIES):
         return True
-    if not _OWN_DATA.search(text):
-        # "快递到哪了", "where's the parcel?": what became of a parcel is only ever asked of one's own
-        return bool(_THE_PARCEL.search(text) and _STATE_ASKED.search(text))
-    return bool(_STATE_ASKED.search(text)) or not _QUESTION.search(text) or is_request(text)
+    read = asks_likelihood(text)
+    return read[Asks.OWN_STATE] + read[Asks.REQUEST] > read[Asks.POLICY]
+
+
+def _own_state_asked(text: str, message: str, entities: dict[str, Any]) -> bool:
+    """The part asks for the customer's own records, and so does the message it is a clause of: "my husband will
+    pick up the parcel for me" tells of one's own parcel, and the message's "is that ok?" asks how the store works."""
+    return asks_own_order_state(text, entities) and (text not in message or asks_own_order_state(message, entities))
 
 
 # A condition is no request: "if I want to return it, how long do I have?", "换新的话几天能寄到".
@@ -175,7 +147,7 @@ def _knowledge_takes(
             return True
         return _told_before_a_question(text, message, entities, reading)
     if intent in PRIVATE_QUERIES:
-        return not asks_own_order_state(text, entities)
+        return not _own_state_asked(text, message, entities)
     if intent in CATALOGUE_QUERIES:
         # A product named asks the catalogue, unless the customer already bought it ("I bought a Pad 3
         # and now it's cheaper, do I get the difference refunded?" asks how the store works) or the
@@ -252,7 +224,9 @@ def _unknown_but_public(
         return False
     if reading.of(text).asks == Asks.POLICY or (text in message and reading.of(message).asks == Asks.POLICY):
         return True
-    if intent not in PRIVATE_QUERIES or asks_own_order_state(text, entities):
+    if intent not in PRIVATE_QUERIES:
+        return False
+    if _own_state_asked(text, message, entities):
         return False
     return is_public_question(text, entities, reading) or (
         text in message and is_public_question(message, entities, reading)
@@ -365,7 +339,7 @@ def _asks_about_the_rest(parts: list[PlannedPart], clauses: list[KnowledgeHit], 
         not hit.matched
         and not _inside_planned(hit.text, parts)
         and _INFORMATION.search(hit.text)
-        and not _STATE_ASKED.search(hit.text)
+        and asks_read(hit.text) != Asks.OWN_STATE
         for hit in clauses
     )
 
@@ -479,7 +453,7 @@ def _in_context(parts: list[PlannedPart], message: KnowledgeHit, hits: dict[str,
 def _order_named(text: str, entities: dict[str, Any], *, alone: bool) -> bool:
     """The part names an order of the customer's: by its id, or with one id elsewhere in the message
     when it says "my order" or is the message's only request ("I just moved! Can #W1 go to …")."""
-    return names_an_order(text) or bool(entities.get("order_ids") and (alone or _OWN_DATA.search(text)))
+    return names_an_order(text) or bool(entities.get("order_ids") and (alone or uses_own_data(text, {})))
 
 
 def clarify_picked(answer: str, reading: TextReading, offered: list[tuple[str, tuple[str, ...]]]) -> str | None:
