@@ -30,12 +30,16 @@ committed before their first run; they are never trained or tuned on (their fail
   it (agents.reading.same_options): accuracy, and "same" read where it was not meant (an identical swap proposed
   that nobody asked for) on its own.
 
+- answer_or_request.json: a reply while the bot waits for one thing (the order, the reason, the items, the new
+  options, the address, the payment method, the e-mail, a yes or no), read for whether it answers it, leaves it for
+  another request or asks a question back (agents.reading.answer_or_request, its likeliest reading): accuracy, and
+  a new request or a question read as an answer (what the customer asked would go unanswered) on its own.
 - intent.json: a shopper's message, read for the intent the engine serves it by (agents.intents.offline: the
   learned intent reading weighed against the exemplars' neighbours, the neighbours found here by brute force over
   the same bundled vectors): accuracy of the first intent, and a request of the order workflows read where none
   was meant (or another one) counted on its own, since a workflow asks for an order and proposes a change.
 
-    .venv/bin/python bench/decisions.py [--only intent]
+    .venv/bin/python bench/decisions.py [--only intent|answer_or_request]
 """
 
 from __future__ import annotations
@@ -119,17 +123,17 @@ def _another_label(said: str, meant: str) -> bool:
 
 def _choice_measure(
     name: str,
-    read: Callable[[str], str | None],
+    read: Callable[[dict[str, Any]], str | None],
     costly: str,
     is_costly: Callable[[str, str], bool] = _another_label,
 ) -> None:
-    """A decision that reads one of its labels or nothing ("none"): accuracy per language, and the costly
+    """A decision that reads one of its labels (or nothing: "none") of each item: accuracy per language, and the costly
     readings (`is_costly(said, meant)`, by default a label read for another; `costly`: what that would do)
     counted on their own."""
     for language, mine in _per_language(name):
         cell: Counter[str] = Counter()
         for item in mine:
-            said = read(item["text"]) or "none"
+            said = read(item) or "none"
             cell["right"] += said == item["label"]
             cell["costly"] += is_costly(said, item["label"])
             if said != item["label"]:
@@ -242,9 +246,26 @@ def intent_measure() -> None:
     workflows = {intent.value for intent in WORKFLOW_INTENTS}
     _choice_measure(
         "intent",
-        lambda text: classify_offline(text, neighbours)[0].intent.value,
+        lambda item: classify_offline(item["text"], neighbours)[0].intent.value,
         "an order workflow read where another intent was meant",
         lambda said, meant: said in workflows and said != meant,
+    )
+
+
+def answer_or_request_measure() -> None:
+    """The likeliest reading of a reply while the bot waits for a slot; a new request or a question read as an
+    answer is the costly one: what the customer asked would go unanswered."""
+    from agents.reading.answer_or_request import reply_likelihood
+
+    def read(item: dict[str, Any]) -> str:
+        likely = reply_likelihood(item["slot"], item["reply"])
+        return max(likely, key=lambda reply: likely[reply]).value
+
+    _choice_measure(
+        "answer_or_request",
+        read,
+        "a new request or a question read as an answer",
+        lambda said, meant: said == "answer" and meant != "answer",
     )
 
 
@@ -258,14 +279,18 @@ def main() -> None:
     if only == "intent":
         intent_measure()
         return
+    if only == "answer_or_request":
+        answer_or_request_measure()
+        return
     confirmation_measure("confirmation")
     confirmation_measure("confirmation_b")
     asks_measure()
     from agents.reading.cancel_reason import cancel_reason
     from agents.reading.change import change_read
 
-    _choice_measure("cancel_reason", cancel_reason, "the other reason written")
-    _choice_measure("change", change_read, "another kind of change read")
+    _choice_measure("cancel_reason", lambda item: cancel_reason(item["text"]), "the other reason written")
+    _choice_measure("change", lambda item: change_read(item["text"]), "another kind of change read")
+    answer_or_request_measure()
     correction_measure()
     items_named_measure()
     same_options_measure()

@@ -1,6 +1,7 @@
 """Every learned decision of the wing that reads customer text: what `manage.py train_decisions` fits and what
 the tests keep fresh."""
 
+from agents.reading.answer_or_request import ANSWER_OR_REQUEST
 from agents.reading.asks import ASKS
 from agents.reading.cancel_reason import CANCEL_REASON
 from agents.reading.change import CHANGE
@@ -10,4 +11,15 @@ from agents.reading.intent import INTENT
 from agents.reading.items import ITEM_ROLE, ITEMS_SCOPE
 from agents.reading.same_options import SAME_OPTIONS
 
-DECISIONS = (CONFIRMATION, ASKS, CANCEL_REASON, CHANGE, ITEM_ROLE, ITEMS_SCOPE, CORRECTION, SAME_OPTIONS, INTENT)
+DECISIONS = (
+    CONFIRMATION,
+    ASKS,
+    CANCEL_REASON,
+    CHANGE,
+    ITEM_ROLE,
+    ITEMS_SCOPE,
+    CORRECTION,
+    SAME_OPTIONS,
+    INTENT,
+    ANSWER_OR_REQUEST,
+)

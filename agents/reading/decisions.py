@@ -87,6 +87,8 @@ class Decision:
     # A decision about a message in its context (whether it puts right what was said before): an example's text
     # is read as `framing(text, before)`, `before` being the example's field of that name.
     framing: Callable[[str, str], str] | None = None
+    # The example's field `framing` reads beside the text: what was said `before`, or the `slot` asked for.
+    context: str = "before"
     # Example files kept elsewhere that teach the decision too (one JSON object a line with its `text`, its
     # `language` and its label under this name): the intent exemplars the neighbours vote with.
     also: tuple[tuple[Path, str], ...] = ()
@@ -238,7 +240,7 @@ def examples(decision: Decision) -> list[Example]:
                 row = json.loads(line)
                 if row[field] not in decision.labels:
                     raise ValueError(f"{path.name}: unknown label {row[field]!r} for {row['text']!r}")
-                text = decision.framing(row["text"], row.get("before", "")) if decision.framing else row["text"]
+                text = decision.framing(row["text"], row.get(decision.context, "")) if decision.framing else row["text"]
                 rows.append(Example(text=text, label=row[field], language=row.get("language", language)))
     return rows
 

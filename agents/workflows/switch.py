@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from agents.reading.answer_or_request import Reply, reply_read
 from agents.reading.message import TextReading
 from agents.workflows import slots as read
 
-_ASKS = re.compile(
-    r"^\W*(?:how|what|what's|which|is|are|does|do|will|when|where|why)\b|.*(?:吗|多少钱|多少|是什么|怎么样)[？?]?\s*$",
-    re.IGNORECASE,
-)
 _ENTITY_SLOTS = {
     "order_id": ("order_ids",),
     # The verification question accepts any of its proofs: email, name + zip, order + phone digits.
@@ -36,7 +32,9 @@ def is_slot_answer(
     before: str = "",
 ) -> bool:
     """True when `text` (read as `reading`) answers `slot`, `before` being what the customer gave the request.
-    Free-text slots (reason, description, …) accept anything that is not confidently a different request."""
+    A value the slot takes, said in its format or in its words, answers it; otherwise the learned reading of a
+    reply (agents.reading.answer_or_request) tells an answer in other words from a question back or a new
+    request, and when it is unsure, anything that is not confidently a different request answers."""
     if read.correction(text, before) is not None:  # "sorry typo, linear not tactile" puts right what was said
         return True
     if slot == "confirm":
@@ -54,12 +52,14 @@ def is_slot_answer(
         return True
     if slot == "payment_method_id" and read.PAYMENT_WORDS.search(text):
         return True
+    replied = reply_read(slot, text)
     named = [str(p).lower() for p in entities.get("products") or []]
     if slot in ("item_ids", "new_item_ids") and any(product in text.lower() for product in named):
-        # "I want the Digital Camera I got in 20MP (would like the 30MP one)" names the item it is
-        # about; "how much is the 30MP one?" asks something of its own, and "can you set up a return
-        # for it" (the product named elsewhere in the message) asks for something else.
-        return not _ASKS.match(text)
-    if slot in _ENTITY_SLOTS:
-        return any(entities.get(key) for key in _ENTITY_SLOTS[slot]) or other_intent_confidence < 0.7
+        # "I want the Digital Camera I got in 20MP (would like the 30MP one)" names the item it is about; "how
+        # much is the 30MP one?" asks something of its own
+        return replied != Reply.QUESTION
+    if slot in _ENTITY_SLOTS and any(entities.get(key) for key in _ENTITY_SLOTS[slot]):
+        return True
+    if replied is not None:
+        return replied == Reply.ANSWER
     return other_intent_confidence < 0.7
