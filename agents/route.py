@@ -49,15 +49,6 @@ _REQUEST = re.compile(
     r"帮我|帮忙|给我|麻烦|请(?:帮|给|把|将)|我要(?!的)|我想(?!要的)|我需要(?!的)|申请|办理|把.{0,12}(?:退|换|取消|改)",
     re.IGNORECASE,
 )
-# A question about how things work, asked without the customer's data.
-_QUESTION = re.compile(
-    r"[?？]|^\s*(?:how|what|what's|whats|which|when|where|why|who|is|are|do|does|did|can|could|may|will|would|"
-    r"should|has|have|if)\b|吗|么|呢|多少|多久|多长|几天|几个|怎么|怎样|如何|什么|哪|是否|能否|能不能|可不可以|有没有|"
-    r"是不是|要不要|谁|啥|咋",
-    re.IGNORECASE,
-)
-
-
 @dataclass(frozen=True)
 class PlannedPart:
     intent: Intent
@@ -112,7 +103,7 @@ def is_public_question(text: str, entities: dict[str, Any], reading: Reading | N
     condition says is supposed, not told: "if I return it, do I get back the duties I paid?" asks for
     no order and states none."""
     asked = _CONDITION.sub(" ", text)
-    return bool(_QUESTION.search(text)) and not is_request(asked) and not uses_own_data(text, entities, reading)
+    return bool(_is_question(text)) and not is_request(asked) and not uses_own_data(text, entities, reading)
 
 
 def _knowledge_takes(
@@ -142,7 +133,7 @@ def _knowledge_takes(
         # The clause of a one-clause message has lost its question mark ("screen repair cost for the x9?");
         # the rest of the message can tell whose order it is ("I picked the wrong colour when I ordered. Can it
         # still be changed?").
-        asked = message if alone and not _QUESTION.search(text) else text
+        asked = message if alone and not _is_question(text) else text
         if is_public_question(asked, entities, reading) and not uses_own_data(message, entities, reading):
             return True
         return _told_before_a_question(text, message, entities, reading)
@@ -367,7 +358,7 @@ def _asks_beside_a_request(parts: list[PlannedPart], message: str, entities: dic
         return False
     if _WHAT_TO_DO.search(message) or reading.of(message).policy_too:
         return True
-    return bool(_QUESTION.search(message)) and not any(
+    return bool(_is_question(message)) and not any(
         p.text.strip(" ?？.。!！") == message.strip(" ?？.。!！") for p in parts
     )
 
@@ -398,7 +389,7 @@ def _sure_requests(parts: list[PlannedPart]) -> list[PlannedPart]:
             and p.confidence < CONFIDENT
             and not any(one_kind(p.intent, kind) for kind in sure)
             and not asks_the_store(p.text)
-            and not _QUESTION.search(p.text)
+            and not _is_question(p.text)
         )
     ]
 
@@ -430,7 +421,7 @@ def _stands_alone(text: str, hits: dict[str, KnowledgeHit]) -> bool:
     """A clause is a question of its own when it asks with words of its own and finds its own passage:
     "能当天拿走吗" after "x9换个电池要多久" asks about the battery swap, and alone finds nothing."""
     hit = hits.get(text)
-    return bool(_QUESTION.search(text)) and len(query_words(text)) >= 2 and (hit is None or hit.matched)
+    return bool(_is_question(text)) and len(query_words(text)) >= 2 and (hit is None or hit.matched)
 
 
 def _in_context(parts: list[PlannedPart], message: KnowledgeHit, hits: dict[str, KnowledgeHit]) -> list[PlannedPart]:
@@ -440,7 +431,7 @@ def _in_context(parts: list[PlannedPart], message: KnowledgeHit, hits: dict[str,
     general; the message says which fees. Statements the knowledge base was asked about beside it
     are its context, not questions of their own."""
     asked = [p for p in parts if p.via == "knowledge" or p.intent in KNOWLEDGE_INTENTS]
-    questions = [p for p in asked if _QUESTION.search(p.text)] if len(asked) > 1 else asked
+    questions = [p for p in asked if _is_question(p.text)] if len(asked) > 1 else asked
     if len(questions) != 1 or any(p.text == message.text for p in asked):
         return parts
     closest = max((hits[p.text].similarity for p in asked if p.text in hits), default=0.0)
@@ -496,7 +487,7 @@ def _beside_requests(parts: list[PlannedPart], reading: Reading) -> list[Planned
 
 
 def _asks_something(clause: str, reading: Reading) -> bool:
-    return bool(_QUESTION.search(clause) or _ASKS.search(clause)) or reading.of(clause).policy_too
+    return bool(_is_question(clause) or _ASKS.search(clause)) or reading.of(clause).policy_too
 
 
 # A clause that asks something itself: it opens as a question, or is a Chinese question. Not a relative
@@ -504,10 +495,15 @@ def _asks_something(clause: str, reading: Reading) -> bool:
 _ASKS = re.compile(
     r"^\W*(?:(?:and|also|oh|btw|by the way|plus)\W+)?(?!(?:which|who)\s+(?:has|had|was|were|is)\s+(?:not\b|been\b|"
     r"already\b|just\b|still\b))(?:how|what|what's|whats|which|when|where|why|who|is|are|do|"
-    r"does|did|can|could|may|will|would|should|has|have)\b|吗|么|呢|多少|多久|多长|几天|几个|怎么|怎样|如何|什么|哪|"
+    r"does|did|can|could|may|will|would|should|has|have|if)\b|吗|么|呢|多少|多久|多长|几天|几个|怎么|怎样|如何|什么|哪|"
     r"是否|能否|能不能|可不可以|有没有|是不是|要不要|谁|啥|咋",
     re.IGNORECASE,
 )
+
+
+def _is_question(text: str) -> bool:
+    """A question: a question mark, or a clause that asks (_ASKS)."""
+    return "?" in text or "？" in text or bool(_ASKS.search(text))
 
 
 # Asking leave to do it: "can I exchange?", "is it possible to swap…", "any chance you could…". Beside a
