@@ -408,6 +408,7 @@ HELMETS_ZH = [
         ("透气性选的中等，颜色选的红", {"ventilation": "medium", "color": "red"}),
         ("我要高的", {}),  # 高 alone names no option
         ("红的那个高一点", {"color": "red"}),
+        ("通风定的是高，颜色用的红", {"ventilation": "high", "color": "red"}),
     ],
 )
 def test_a_short_chinese_value_counts_only_right_after_its_option_name(text: str, expected: dict[str, str]) -> None:
@@ -427,6 +428,26 @@ SHELF = {"item_id": "SH1", "name": "Bookshelf", "options": SHELVES[0]["options"]
 )
 def test_a_colour_character_alone_in_a_list_is_that_colour(text: str) -> None:
     assert match_replacement(text, SHELF, SHELVES) == "SH2"
+
+
+DUMBBELLS = [
+    _variant("D1", weight="30-50 lbs", material="rubber"),
+    _variant("D2", weight="30-50 lbs", material="iron"),
+]
+LUGGAGE = [_variant("L1", size="3-piece", material="hardshell"), _variant("L2", size="3-piece", material="softshell")]
+
+
+@pytest.mark.parametrize(
+    ("text", "item", "variants", "expected"),
+    [
+        ("材质换成铁", {"item_id": "D1", "name": "Dumbbell Set", "options": DUMBBELLS[0]["options"]}, DUMBBELLS, "D2"),
+        ("换成软箱", {"item_id": "L1", "name": "Luggage Set", "options": LUGGAGE[0]["options"]}, LUGGAGE, "L2"),
+    ],
+)
+def test_a_material_said_as_chinese_shoppers_say_it_finds_its_variant(
+    text: str, item: dict[str, Any], variants: list[dict[str, Any]], expected: str
+) -> None:
+    assert match_replacement(text, item, variants) == expected
 
 
 @pytest.mark.parametrize("text", ["黑白灰都行", "黑科技款"])
