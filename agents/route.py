@@ -49,6 +49,8 @@ _REQUEST = re.compile(
     r"帮我|帮忙|给我|麻烦|请(?:帮|给|把|将)|我要(?!的)|我想(?!要的)|我需要(?!的)|申请|办理|把.{0,12}(?:退|换|取消|改)",
     re.IGNORECASE,
 )
+
+
 @dataclass(frozen=True)
 class PlannedPart:
     intent: Intent
@@ -103,7 +105,7 @@ def is_public_question(text: str, entities: dict[str, Any], reading: Reading | N
     condition says is supposed, not told: "if I return it, do I get back the duties I paid?" asks for
     no order and states none."""
     asked = _CONDITION.sub(" ", text)
-    return bool(_is_question(text)) and not is_request(asked) and not uses_own_data(text, entities, reading)
+    return _is_question(text) and not is_request(asked) and not uses_own_data(text, entities, reading)
 
 
 def _knowledge_takes(
@@ -215,9 +217,7 @@ def _unknown_but_public(
         return False
     if reading.of(text).asks == Asks.POLICY or (text in message and reading.of(message).asks == Asks.POLICY):
         return True
-    if intent not in PRIVATE_QUERIES:
-        return False
-    if _own_state_asked(text, message, entities):
+    if intent not in PRIVATE_QUERIES or _own_state_asked(text, message, entities):
         return False
     return is_public_question(text, entities, reading) or (
         text in message and is_public_question(message, entities, reading)
@@ -421,7 +421,7 @@ def _stands_alone(text: str, hits: dict[str, KnowledgeHit]) -> bool:
     """A clause is a question of its own when it asks with words of its own and finds its own passage:
     "能当天拿走吗" after "x9换个电池要多久" asks about the battery swap, and alone finds nothing."""
     hit = hits.get(text)
-    return bool(_is_question(text)) and len(query_words(text)) >= 2 and (hit is None or hit.matched)
+    return _is_question(text) and len(query_words(text)) >= 2 and (hit is None or hit.matched)
 
 
 def _in_context(parts: list[PlannedPart], message: KnowledgeHit, hits: dict[str, KnowledgeHit]) -> list[PlannedPart]:
