@@ -14,7 +14,7 @@ as sold; option values are said in Chinese or, where that could be misread, in E
 
 from taubench_wordings import Wordings
 
-ZE = Wordings(
+ZE: Wordings = Wordings(
     name="ZE",
     language="zh",
     opening={
