@@ -292,7 +292,7 @@ def _part_planned(entry: dict[str, Any], said: _Said) -> PlannedPart | None:
     if (
         intent in WORKFLOW_INTENTS
         and confidence >= ORDER_REQUEST_MIN
-        and _order_named(text, said.entities, alone=said.alone)
+        and _order_named(text, said.entities, said.reading, alone=said.alone)
     ):
         return PlannedPart(intent, text, confidence, "intent")
     return None
@@ -441,10 +441,10 @@ def _in_context(parts: list[PlannedPart], message: KnowledgeHit, hits: dict[str,
     return [whole if p is questions[0] else p for p in parts if p is questions[0] or p not in asked]
 
 
-def _order_named(text: str, entities: dict[str, Any], *, alone: bool) -> bool:
+def _order_named(text: str, entities: dict[str, Any], reading: Reading, *, alone: bool) -> bool:
     """The part names an order of the customer's: by its id, or with one id elsewhere in the message
     when it says "my order" or is the message's only request ("I just moved! Can #W1 go to …")."""
-    return names_an_order(text) or bool(entities.get("order_ids") and (alone or uses_own_data(text, {})))
+    return names_an_order(text) or bool(entities.get("order_ids") and (alone or uses_own_data(text, {}, reading)))
 
 
 def clarify_picked(answer: str, reading: TextReading, offered: list[tuple[str, tuple[str, ...]]]) -> str | None:

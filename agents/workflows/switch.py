@@ -52,14 +52,14 @@ def is_slot_answer(
         return True
     if slot == "payment_method_id" and read.PAYMENT_WORDS.search(text):
         return True
-    replied = reply_read(slot, text)
+    if slot in _ENTITY_SLOTS and any(entities.get(key) for key in _ENTITY_SLOTS[slot]):
+        return True
+    replied = reply_read(slot, text)  # read only when no value of the slot's format was given
     named = [str(p).lower() for p in entities.get("products") or []]
     if slot in ("item_ids", "new_item_ids") and any(product in text.lower() for product in named):
         # "I want the Digital Camera I got in 20MP (would like the 30MP one)" names the item it is about; "how
         # much is the 30MP one?" asks something of its own
         return replied != Reply.QUESTION
-    if slot in _ENTITY_SLOTS and any(entities.get(key) for key in _ENTITY_SLOTS[slot]):
-        return True
     if replied is not None:
         return replied == Reply.ANSWER
     return other_intent_confidence < 0.7
