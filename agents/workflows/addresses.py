@@ -47,6 +47,8 @@ _TRAILING_LABEL = re.compile(r"[\s,]+(?:zip(?: code)?|postal code|post ?code|pos
 _UNIT_WORD = re.compile(
     r"(?:^|\s)(?:apt|apartment|unit|suite|ste|flat|floor|fl|room|rm|building|bldg|#)\b", re.IGNORECASE
 )
+# A unit written straight after the street, as Chinese writers join lines without a space: "760 Elm AvenueSuite 564".
+_GLUED_UNIT = re.compile(r"(?<=[a-z])(?=(?:Apt|Apartment|Unit|Suite|Ste|Floor|Room|Building)\.?\s*#?\d)")
 _COUNTRIES = {
     "usa": "USA",
     "us": "USA",
@@ -555,6 +557,7 @@ def parse_address(text: str, *, default_country: str = "") -> dict[str, str] | N
     The readers that go by the order of the fields come first; when what they read does not look like an
     address (a city of "Town: Fort Worth", a state of "IS"), or leaves out a unit the sentence gives, the
     fields read by their shapes are used."""
+    text = _GLUED_UNIT.sub(" ", text)
     if _CJK.search(text):
         return _us_in_chinese(text) or _listed(text) or _chinese(text)
     text = _UNIT_AT_STREET.sub(r"\1, ", text)

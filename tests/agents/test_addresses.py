@@ -356,6 +356,15 @@ def test_fields_in_any_order_are_read_by_their_shapes(text: str, expected: tuple
             "I live in Gary, IN now. The street is 8 Palm Court, Suite 2 and the zip code is 46402.",
             ("8 Palm Court", "Suite 2", "Gary", "IN", "USA", "46402"),
         ),
+        # a unit written straight after the street, as lines are joined in Chinese
+        (
+            "改送760 Elm AvenueSuite 564，位于TX州Houston市，邮编是77034，谢谢您。",
+            ("760 Elm Avenue", "Suite 564", "Houston", "TX", "USA", "77034"),
+        ),
+        (
+            "new address: 41 Lake RoadApt 7, Austin, TX 78701",
+            ("41 Lake Road", "Apt 7", "Austin", "TX", "USA", "78701"),
+        ),
     ],
 )
 def test_labels_and_units_around_an_address_are_read_where_they_stand(text: str, expected: tuple[str, ...]) -> None:
