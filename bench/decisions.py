@@ -34,12 +34,16 @@ committed before their first run; they are never trained or tuned on (their fail
   options, the address, the payment method, the e-mail, a yes or no), read for whether it answers it, leaves it for
   another request or asks a question back (agents.reading.answer_or_request, its likeliest reading): accuracy, and
   a new request or a question read as an answer (what the customer asked would go unanswered) on its own.
+- ask_or_tell.json: one clause of a shopper's message, read for whether it asks the store to act, asks it to act
+  on what was told before ("can you fix it?") or only tells or asks to know (agents.reading.ask_or_tell):
+  accuracy, and a clause that only tells or asks to know read as asking the store to act (it would become the
+  message's request) on its own.
 - intent.json: a shopper's message, read for the intent the engine serves it by (agents.intents.offline: the
   learned intent reading weighed against the exemplars' neighbours, the neighbours found here by brute force over
   the same bundled vectors): accuracy of the first intent, and a request of the order workflows read where none
   was meant (or another one) counted on its own, since a workflow asks for an order and proposes a change.
 
-    .venv/bin/python bench/decisions.py [--only intent|answer_or_request]
+    .venv/bin/python bench/decisions.py [--only intent|answer_or_request|ask_or_tell]
 """
 
 from __future__ import annotations
@@ -269,6 +273,24 @@ def answer_or_request_measure() -> None:
     )
 
 
+def ask_or_tell_measure() -> None:
+    from agents.reading.ask_or_tell import said_of
+
+    _choice_measure(
+        "ask_or_tell",
+        lambda item: said_of(item["text"]).value,
+        "told or asked to know, read as asking the store to act",
+        lambda said, meant: said == "asks" and meant == "tells",
+    )
+
+
+ON_ITS_OWN = {
+    "intent": intent_measure,
+    "answer_or_request": answer_or_request_measure,
+    "ask_or_tell": ask_or_tell_measure,
+}
+
+
 def main() -> None:
     import argparse
 
@@ -276,11 +298,8 @@ def main() -> None:
     parser.add_argument("--only", default="", help="run only this set (by its file's name)")
     only = parser.parse_args().only
     django_setup()
-    if only == "intent":
-        intent_measure()
-        return
-    if only == "answer_or_request":
-        answer_or_request_measure()
+    if only in ON_ITS_OWN:
+        ON_ITS_OWN[only]()
         return
     confirmation_measure("confirmation")
     confirmation_measure("confirmation_b")
@@ -291,6 +310,7 @@ def main() -> None:
     _choice_measure("cancel_reason", lambda item: cancel_reason(item["text"]), "the other reason written")
     _choice_measure("change", lambda item: change_read(item["text"]), "another kind of change read")
     answer_or_request_measure()
+    ask_or_tell_measure()
     correction_measure()
     items_named_measure()
     same_options_measure()

@@ -2,6 +2,7 @@
 the tests keep fresh."""
 
 from agents.reading.answer_or_request import ANSWER_OR_REQUEST
+from agents.reading.ask_or_tell import ASK_OR_TELL
 from agents.reading.asks import ASKS
 from agents.reading.cancel_reason import CANCEL_REASON
 from agents.reading.change import CHANGE
@@ -22,4 +23,5 @@ DECISIONS = (
     SAME_OPTIONS,
     INTENT,
     ANSWER_OR_REQUEST,
+    ASK_OR_TELL,
 )
