@@ -409,6 +409,8 @@ HELMETS_ZH = [
         ("我要高的", {}),  # 高 alone names no option
         ("红的那个高一点", {"color": "red"}),
         ("通风定的是高，颜色用的红", {"ventilation": "high", "color": "red"}),
+        ("尺寸挑M，通风挑高那种", {"size": "m", "ventilation": "high"}),
+        ("给我换配置为M码 高档 红的的", {"size": "m", "ventilation": "high", "color": "red"}),
     ],
 )
 def test_a_short_chinese_value_counts_only_right_after_its_option_name(text: str, expected: dict[str, str]) -> None:
