@@ -11,8 +11,9 @@ import re
 
 from agents.intents.offline.classify import CONFIDENT
 from agents.intents.offline.orders import names_an_order, order_ids
+from agents.reading.ask_or_tell import asks_the_store
 from agents.reading.message import Reading
-from agents.route import CLARIFY_BELOW, ITEM_CHANGES, OPENS_A_REQUEST, PlannedPart, asks_the_store, one_kind
+from agents.route import CLARIFY_BELOW, ITEM_CHANGES, PlannedPart, one_kind
 from agents.taxonomy import WORKFLOW_INTENTS, Intent
 
 _OWN_REQUEST = (
@@ -190,7 +191,7 @@ def _own_request(
         text[told.begins[-1] : cut], text[cut:following], told.reading, announced=bool(announcement)
     )
     earlier_orders = set(order_ids(text[told.begins[-1] : here]))
-    if same_kind and _more_items(part, kinds, earlier_orders, announcement):
+    if same_kind and _more_items(part, kinds, (earlier_orders, set(order_ids(text[here:following]))), announcement):
         return False
     # A change of the items beside a change of the payment or the address is a request of its own, order named
     # or not: they are carried out one after the other, the items last. An exchange changes only items: two
@@ -204,7 +205,7 @@ def _own_request(
         return True
     # The request before is whole when its order was named before this one is announced: in "return the
     # backpack plus the camera plus …, order is #W1" each "plus" still belongs to the first.
-    opens = names_an_order(part.text) and OPENS_A_REQUEST.search(part.text)
+    opens = names_an_order(part.text) and asks_the_store(part.text)
     if names_an_order(text[told.begins[-1] : cut]) and (announcement or opens):
         return True
     # Of another kind and for another order, named before the next request: "…change the mouse in #W1.
@@ -214,17 +215,20 @@ def _own_request(
 
 
 def _more_items(
-    part: PlannedPart, kinds: set[str | None], earlier_orders: set[str], announcement: re.Match[str] | None
+    part: PlannedPart, kinds: set[str | None], orders: tuple[set[str], set[str]], announcement: re.Match[str] | None
 ) -> bool:
     """ "… and also the Garden Hose → green", "return the grill plus the bottle": more items of the same change
-    or return as the clause before (an order takes one change of items), unless a new request is announced
-    outright ("Another thing: …") or names another order than the one before ("…; also the keyboard -> linear?
-    Order #W1." names the order of both)."""
-    return (
-        (part.intent == Intent.RETURN or (part.intent in ITEM_CHANGES and kinds <= {"items", None}))
-        and (set(order_ids(part.text)) <= earlier_orders or not earlier_orders)
-        and not (announcement and _NEW_REQUEST.match(announcement.group()))
-    )
+    or return as the clause before. An order's items are changed, exchanged or returned once, so once the
+    request before has named its order, a clause that names no other order (`orders`: those named so far and
+    those this clause names before the next one) adds to it even when announced ("…改E-Reader；另外还有
+    Garden Hose…"); before an order is named, only a new request announced outright ("Another thing: …") is one
+    of its own."""
+    earlier, named = orders
+    if not (part.intent == Intent.RETURN or (part.intent in ITEM_CHANGES and kinds <= {"items", None})):
+        return False
+    if earlier:
+        return named <= earlier
+    return not (announcement and _NEW_REQUEST.match(announcement.group()))
 
 
 def _surer_ask(part: PlannedPart, before: PlannedPart) -> bool:

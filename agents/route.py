@@ -22,6 +22,7 @@ from typing import Any
 
 from agents.intents.offline.classify import CONFIDENT, ORDER_REQUEST_MIN
 from agents.intents.offline.orders import names_an_order
+from agents.reading.ask_or_tell import asks_the_store
 from agents.reading.asks import Asks, asks_likelihood, asks_read
 from agents.reading.message import Reading, TextReading
 from agents.taxonomy import KNOWLEDGE_INTENTS, QUERY_INTENTS, WORKFLOW_INTENTS, Intent
@@ -40,14 +41,6 @@ _BOUGHT = re.compile(
     r"\b(?:i|we)\s+(?:have\s+|had\s+|just\s+|already\s+)?(?:bought|purchased|ordered|paid for)\b|"
     r"我(?:已经|刚|之前)?(?:买了|买的|购买了|下单了)",
     re.I,
-)
-# Asking the store to act ("please cancel…", "could you change…", "I want to return…", "帮我退…").
-_REQUEST = re.compile(
-    r"^\s*(?:please|pls|plz|kindly)\b|\b(?:i|we)\s*(?:'d|would|'m|am)?\s*(?:want|wanna|need|like|trying|looking|"
-    r"hoping|going)\s+(?:to|a)\b|\b(?:can|could|would|will)\s+(?:you|u)\s+(?:please\s+|pls\s+)?"
-    r"(?!tell|explain|let me know|say|clarify)\w+|\bhelp me\b|"
-    r"帮我|帮忙|给我|麻烦|请(?:帮|给|把|将)|我要(?!的)|我想(?!要的)|我需要(?!的)|申请|办理|把.{0,12}(?:退|换|取消|改)",
-    re.IGNORECASE,
 )
 
 
@@ -68,10 +61,6 @@ def uses_own_data(text: str, entities: dict[str, Any], reading: Reading | None =
     anything?" says "my" and still asks how the store works."""
     asks = (reading or Reading(text)).of(text).asks
     return any(entities.get(key) for key in _OWN_ENTITIES) or asks in (Asks.OWN_STATE, Asks.REQUEST)
-
-
-def is_request(text: str) -> bool:
-    return bool(_REQUEST.search(text))
 
 
 def asks_own_order_state(text: str, entities: dict[str, Any]) -> bool:
@@ -104,8 +93,21 @@ def is_public_question(text: str, entities: dict[str, Any], reading: Reading | N
     """A question about how the store works, asked without the customer's own data or a request. What a
     condition says is supposed, not told: "if I return it, do I get back the duties I paid?" asks for
     no order and states none."""
-    asked = _CONDITION.sub(" ", text)
-    return _is_question(text) and not is_request(asked) and not uses_own_data(text, entities, reading)
+    return (
+        _is_question(text)
+        and not _asks_beside(_CONDITION.sub(" ", text))
+        and not uses_own_data(text, entities, reading)
+    )
+
+
+_PARTS = re.compile(r"(?<=[,.;!?，。；！？])\s*")
+
+
+def _asks_beside(text: str) -> bool:
+    """A part of the message that is no question asks the store to act ("I want to return it, how long do I
+    have?"). Whether a question asks the store ("can you cancel my order?") or how it works ("can I return a
+    used item?") is the asks reading's."""
+    return any(asks_the_store(part) and not _is_question(part) for part in _PARTS.split(text) if part.strip())
 
 
 def _knowledge_takes(
@@ -504,48 +506,6 @@ _ASKS = re.compile(
 def _is_question(text: str) -> bool:
     """A question: a question mark, or a clause that asks (_ASKS)."""
     return "?" in text or "？" in text or bool(_ASKS.search(text))
-
-
-# Asking leave to do it: "can I exchange?", "is it possible to swap…", "any chance you could…". Beside a
-# clause that tells what happened to an order, a request; alone, it can be a question of policy.
-_ASKS_LEAVE = re.compile(
-    r"\b(?:can|could|may)\s+(?:i|we)\s+(?:please\s+|still\s+|just\s+)?(?:return|exchange|swap|cancel|change|modify|"
-    r"update|switch|get|send)\b|\b(?:is\s+it\s+possible|any\s+chance|is\s+there\s+(?:any\s+)?way)\b|"
-    # "can it be exchanged?", "could they be sent back?"
-    r"\b(?:can|could|may)\s+(?:it|they|this|that|these|those)\s+(?:still\s+)?be\s+(?:returned|exchanged|swapped|"
-    r"cancell?ed|changed|modified|replaced|refunded|sent\s+back)\b|"
-    r"(?:可以|能|能不能|可不可以|是否可以)(?:帮我)?(?:换|退|取消|改)",
-    re.IGNORECASE,
-)
-
-
-def asks_the_store(clause: str) -> bool:
-    """The clause asks the store to do something ("can you change…", "please swap…", "can I exchange?"),
-    rather than telling what happened ("I made a mistake on #W1"). An ask that names nothing of its own
-    ("can you fix it?") acts on what the clause before it told, which then says what the request is."""
-    if _REFERS_BACK.search(clause):
-        return False
-    return bool(_REQUEST.search(clause) or OPENS_A_REQUEST.search(clause) or _ASKS_LEAVE.search(clause))
-
-
-# "Can you fix it?", "please sort that out", "能帮我处理一下吗": after "my order's address is not right"
-# it is the address that gets fixed, not a device repaired.
-_REFERS_BACK = re.compile(
-    r"^\W*(?:(?:so|and|then|ok|okay)\W+)?(?:(?:can|could|would|will)\s+(?:you|u|someone|somebody)\s+|please\s+|pls\s+|kindly\s+)*"
-    r"(?:fix|correct|sort|handle|amend|deal\s+with|take\s+care\s+of|look\s+into)\s+(?:it|that|this|them|those)"
-    r"(?:\s+(?:out|up|for\s+me|please|pls|asap|now|quickly))*\W*$|"
-    r"^\W*(?:能不能|能否|能|可以)?(?:帮我|帮忙|麻烦你?)?(?:处理|解决|弄|更正|纠正)一?下(?:吗|呢|好吗|可以吗|吧)?\W*$",
-    re.IGNORECASE,
-)
-
-
-OPENS_A_REQUEST = re.compile(
-    r"^\W*(?:(?:and|also|oh|hi|hello|hey|ok|okay)\W+)*(?:please|pls|kindly|could you|can you|would you|will you|"
-    r"i'?d like|i would like|i want|i need|need to|help me|let'?s|i have to|帮我|我要|我想|麻烦|请|"
-    # an imperative: "return #W7293142 Wireless Earbuds …"
-    r"(?:return|cancel|exchange|swap|switch|change|modify|update|replace|refund|ship|send)\b)",
-    re.IGNORECASE,
-)
 
 
 ITEM_CHANGES = frozenset({Intent.MODIFY_ORDER, Intent.EXCHANGE})

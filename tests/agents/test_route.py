@@ -409,6 +409,52 @@ def test_a_message_with_one_request_or_none_is_answered_whole(message: str, part
     assert queued == [] and [p.text for p in now] == ([message] if parts else [])
 
 
+@pytest.mark.parametrize(
+    ("message", "parts"),
+    [
+        (
+            "订单#W2575533还没发，帮我改一下：E-Reader要32GB的；另外还有Garden Hose帮我改成绿色；另外还有Office Chair换成黑的",
+            [
+                ("modify_order", "订单#W2575533还没发，帮我改一下：E-Reader要32GB的"),
+                ("modify_order", "另外还有Garden Hose帮我改成绿色"),
+                ("modify_order", "另外还有Office Chair换成黑的"),
+            ],
+        ),
+        (
+            "Please return the kettle from #W1234567. Another thing: return the skateboard too.",
+            [
+                ("return", "Please return the kettle from #W1234567"),
+                ("return", "Another thing: return the skateboard too"),
+            ],
+        ),
+    ],
+)
+def test_an_orders_items_are_one_request_even_when_each_is_announced(
+    message: str, parts: list[tuple[str, str]]
+) -> None:
+    """An order's items are changed or returned once: the items of one order make one request."""
+    from agents.requests import requests_in_order
+
+    now, queued = requests_in_order(message, [_request(*part) for part in parts], Reading(message))
+
+    assert queued == [] and [p.text for p in now] == [message]
+
+
+def test_an_announced_change_of_another_orders_items_is_a_request_of_its_own() -> None:
+    from agents.requests import requests_in_order
+
+    message = "Please return the kettle from #W1234567. Another thing: return the skateboard from #W7654321."
+    parts = [
+        _request("return", "Please return the kettle from #W1234567"),
+        _request("return", "Another thing: return the skateboard from #W7654321"),
+    ]
+
+    now, queued = requests_in_order(message, parts, Reading(message))
+
+    assert [p.intent.value for p in now + queued] == ["return", "return"]
+    assert "#W7654321" in queued[0].text and "#W7654321" not in now[0].text
+
+
 def test_a_clause_that_only_continues_a_request_is_not_another_one() -> None:
     from agents.requests import requests_in_order
 
