@@ -11,25 +11,25 @@ import re
 
 from agents.intents.offline.classify import CONFIDENT
 from agents.intents.offline.orders import names_an_order, order_ids
+from agents.intents.word_lists import word_list, words_pattern
 from agents.reading.ask_or_tell import asks_the_store
 from agents.reading.message import Reading
 from agents.route import CLARIFY_BELOW, ITEM_CHANGES, PlannedPart, one_kind
 from agents.taxonomy import WORKFLOW_INTENTS, Intent
 
-_OWN_REQUEST = (
-    r"another thing|one more thing|one other thing|something else|second(?:ly)?|besides|separately|"
-    r"separate (?:thing|matter|request|question|issue)|on top of that|while you'?re (?:at it|in there|on it|there)|"
-    r"while i'?m (?:here|at it)|while i have you|"
-    r"apart from that|aside from that|other than that|next one|the other thing|\bp\.?s\.?(?=[:\s,])|另外|其次|"
-    # the second or a later point of a numbered list: "(1) … (2) …", "1) … 2) …", "1. … 2. …", "1、… 2、…"
-    r"(?<![\w.])\(?[2-9]\)(?=\s)|(?:^|(?<=[.;!?。；]\s)|(?<=\n))[2-9]\.\s|(?<![\w.])[2-9二三四]、"
+_ANNOUNCED = word_list("discourse")["announcements"]
+_ANOTHER_REQUEST_WORDS = frozenset(_ANNOUNCED["another request"])
+# the second or a later point of a numbered list: "(1) … (2) …", "1) … 2) …", "1. … 2. …", "1、… 2、…"
+_NUMBERED = re.compile(r"(?<![\w.])\(?[2-9]\)(?=\s)|(?:^|(?<=[.;!?。；]\s)|(?<=\n))[2-9]\.\s|(?<![\w.])[2-9二三四]、")
+_ANNOUNCEMENT = re.compile(
+    f"{words_pattern([*_ANNOUNCED['another request'], *_ANNOUNCED['more']]).pattern}|{_NUMBERED.pattern}", re.IGNORECASE
 )
-_ANOTHER_REQUEST = re.compile(
-    rf"\b(?:also|additionally|plus|as well|by the way|btw)\b|{_OWN_REQUEST}|还有|还要|再帮|顺便",
-    re.IGNORECASE,
-)
-# Announces a request of its own, not more of the one before ("also", "plus" may be either).
-_NEW_REQUEST = re.compile(_OWN_REQUEST, re.IGNORECASE)
+
+
+def _announces_its_own(announcement: str) -> bool:
+    """The words announce a request of its own ("Another thing: …", "2) …"), not maybe more of the one before
+    ("also", "plus")."""
+    return " ".join(announcement.lower().split()) in _ANOTHER_REQUEST_WORDS or bool(_NUMBERED.match(announcement))
 
 
 def _changes_items(text: str, reading: Reading) -> bool:
@@ -124,7 +124,7 @@ class _Told:
 
     def _after(self, part: PlannedPart, here: int, following: int, *, previous: int) -> None:
         text = self.text
-        announcement = _ANOTHER_REQUEST.search(text, previous, here + min(len(part.text), 30))
+        announcement = _ANNOUNCEMENT.search(text, previous, here + min(len(part.text), 30))
         # An announcement ("Second: …") ends the words of the request before.
         cut = min(announcement.start(), here) if announcement else here
         if _own_request(self, part, (here, following), cut, announcement):
@@ -228,7 +228,7 @@ def _more_items(
         return False
     if earlier:
         return named <= earlier
-    return not (announcement and _NEW_REQUEST.match(announcement.group()))
+    return not (announcement and _announces_its_own(announcement.group()))
 
 
 def _surer_ask(part: PlannedPart, before: PlannedPart) -> bool:

@@ -22,6 +22,7 @@ from typing import Any
 
 from agents.intents.offline.classify import CONFIDENT, ORDER_REQUEST_MIN
 from agents.intents.offline.orders import names_an_order
+from agents.intents.word_lists import word_list, words_pattern
 from agents.reading.ask_or_tell import asks_the_store
 from agents.reading.asks import Asks, asks_likelihood, asks_read
 from agents.reading.message import Reading, TextReading
@@ -480,7 +481,7 @@ def _beside_requests(parts: list[PlannedPart], reading: Reading) -> list[Planned
     return [
         part
         for part in parts
-        if not (part.intent in QUERY_INTENTS and not _ASKS.search(part.text))
+        if not (part.intent in QUERY_INTENTS and not _asks(part.text))
         and not (part.intent in KNOWLEDGE_INTENTS and part.via == "intent")
         # "Never mind the laptop order I made yesterday, …, please don't send it": what is told beside a
         # request is its context, not a question for the help centre
@@ -489,23 +490,28 @@ def _beside_requests(parts: list[PlannedPart], reading: Reading) -> list[Planned
 
 
 def _asks_something(clause: str, reading: Reading) -> bool:
-    return bool(_is_question(clause) or _ASKS.search(clause)) or reading.of(clause).policy_too
+    return _is_question(clause) or reading.of(clause).policy_too
 
 
 # A clause that asks something itself: it opens as a question, or is a Chinese question. Not a relative
 # clause that tells something of what was just named ("order #W1, which has not been dispatched: …").
-_ASKS = re.compile(
-    r"^\W*(?:(?:and|also|oh|btw|by the way|plus)\W+)?(?!(?:which|who)\s+(?:has|had|was|were|is)\s+(?:not\b|been\b|"
-    r"already\b|just\b|still\b))(?:how|what|what's|whats|which|when|where|why|who|is|are|do|"
-    r"does|did|can|could|may|will|would|should|has|have|if)\b|吗|么|呢|多少|多久|多长|几天|几个|怎么|怎样|如何|什么|哪|"
-    r"是否|能否|能不能|可不可以|有没有|是不是|要不要|谁|啥|咋",
+_QUESTIONS = word_list("discourse")["questions"]
+_OPENS_A_QUESTION = re.compile(
+    rf"^\W*(?:(?:{words_pattern(_QUESTIONS['lead-ins']).pattern})\W+)?"
+    r"(?!(?:which|who)\s+(?:has|had|was|were|is)\s+(?:not|been|already|just|still)\b)"
+    rf"(?:{words_pattern(_QUESTIONS['openers']).pattern})",
     re.IGNORECASE,
 )
+_ASKS_IN_CHINESE = words_pattern(_QUESTIONS["zh"])
 
 
 def _is_question(text: str) -> bool:
-    """A question: a question mark, or a clause that asks (_ASKS)."""
-    return "?" in text or "？" in text or bool(_ASKS.search(text))
+    """A question: a question mark, a clause that opens as a question, or a Chinese question word."""
+    return "?" in text or "？" in text or _asks(text)
+
+
+def _asks(text: str) -> bool:
+    return bool(_OPENS_A_QUESTION.search(text) or _ASKS_IN_CHINESE.search(text))
 
 
 ITEM_CHANGES = frozenset({Intent.MODIFY_ORDER, Intent.EXCHANGE})

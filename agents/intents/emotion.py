@@ -18,37 +18,23 @@ customer has waited ("3天了", "for two weeks"), repeated punctuation, shouting
 
 from __future__ import annotations
 
-import json
 import math
 import re
-from collections.abc import Iterable
-from pathlib import Path
+
+from agents.intents.word_lists import word_list, words_pattern
 
 # A message scoring below this is very negative: the classifier adds EMOTION_SENSITIVE for it.
 EMOTION_SENSITIVE_THRESHOLD = 0.15
 # Below this a message counts as negative at all (used by the evaluation: "predicted negative").
 NEGATIVE_THRESHOLD = 0.4
 
-_DATA = json.loads((Path(__file__).resolve().parent / "data" / "emotion.json").read_text(encoding="utf-8"))
+_DATA = word_list("emotion")
 _ZH_WEIGHTS: dict[str, float] = _DATA["weights"]["zh"]
 _EN_WEIGHTS: dict[str, float] = _DATA["weights"]["en"]
 _UNPLEASANT_EMOJI, _PLEASANT_EMOJI = _DATA["emojis"]["unpleasant"], _DATA["emojis"]["pleasant"]
 _ZH_INTENSIFIERS, _EN_INTENSIFIERS = tuple(_DATA["intensifiers"]["zh"]), frozenset(_DATA["intensifiers"]["en"])
 _ZH_NEGATIONS, _EN_NEGATIONS = tuple(_DATA["negations"]["zh"]), frozenset(_DATA["negations"]["en"])
 _ZH_FILLERS = tuple(_DATA["fillers"]["zh"])
-
-
-def _words_of(words: Iterable[str], *, edge: str) -> re.Pattern[str]:
-    """One pattern for a word list, longest first, so that a harmless longer word hides the word it contains;
-    a word's Latin ends must not run on into more letters (`edge`: the letters that may not touch them)."""
-
-    def guarded(word: str) -> str:
-        body = r"\s+".join(re.escape(part) for part in word.split())
-        before = f"(?<![{edge}])" if word[:1].isascii() and word[:1].isalnum() else ""
-        after = f"(?![{edge}])" if word[-1:].isascii() and word[-1:].isalnum() else ""
-        return before + body + after
-
-    return re.compile("|".join(guarded(word) for word in sorted(set(words), key=len, reverse=True)))
 
 
 def _every_way(combination: list[list[str]]) -> list[str]:
@@ -61,8 +47,8 @@ def _every_way(combination: list[list[str]]) -> list[str]:
 
 
 _ZH_HARMLESS = _DATA["harmless"]["zh"]
-_ZH_RE = _words_of([*_ZH_WEIGHTS, *_ZH_HARMLESS], edge="a-z")
-_EN_RE = _words_of(_EN_WEIGHTS, edge="a-z'")
+_ZH_RE = words_pattern([*_ZH_WEIGHTS, *_ZH_HARMLESS], edge="a-z")
+_EN_RE = words_pattern(_EN_WEIGHTS, edge="a-z'")
 _CJK_RE = re.compile(r"[\u4e00-\u9fff]")
 _CAPS_WORD = re.compile(r"\b[A-Z]{3,}\b")
 _WORD = re.compile(r"\b[A-Za-z]{3,}\b")
@@ -72,7 +58,7 @@ _ACRONYMS = frozenset({"NFC", "USB", "OLED", "LCD", "SIM", "GPS", "RAM", "ROM", 
 
 # Frustration without a weighed word ("still not", "still waiting" are weighed words: counted twice, "my order,
 # still not shipped, should be blue" read as anger), and how long it has gone on: a duration is a format.
-_COMPLAINTS = _words_of(_DATA["complaints"]["zh"] + _DATA["complaints"]["en"], edge="a-z")
+_COMPLAINTS = words_pattern(_DATA["complaints"]["zh"] + _DATA["complaints"]["en"], edge="a-z")
 _WAITED = re.compile(
     r"(?:几|好几|多少|十几|\d+)\s*天了|\bfor (?:over |more than )?(?:\d+|two|three|four|five|six|several|many) "
     r"(?:days|weeks|hours|months)\b"
@@ -174,7 +160,7 @@ _OFFENSIVE_WORDS = frozenset(
     [*_OFFENSIVE["zh"]["words"], *_OFFENSIVE["en"]["words"]]
     + [way for combination in _OFFENSIVE["en"]["combinations"] for way in _every_way(combination)]
 )
-_OFFENSIVE_RE = _words_of([*_OFFENSIVE_WORDS, *_ZH_HARMLESS], edge="a-z0-9")
+_OFFENSIVE_RE = words_pattern([*_OFFENSIVE_WORDS, *_ZH_HARMLESS], edge="a-z0-9")
 
 
 def is_offensive(text: str) -> bool:
