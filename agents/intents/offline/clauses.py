@@ -10,18 +10,19 @@ from __future__ import annotations
 import re
 
 from agents.intents.small_talk import is_small_talk
+from agents.intents.word_lists import word_list, words_pattern
 
 CJK = r"\u4e00-\u9fff"
 # A period after a digit ends a sentence only when words follow ("…gift_card_123. And…"), not in "1.5L".
 _HARD_SPLIT = re.compile(r"[。！？!?；;\n\r…]+|\.{2,}|(?<![0-9])\.(?![0-9])|(?<=[0-9])\.(?=\s+[^\W\d])")
+_CONNECTORS = word_list("discourse")["connectors"]
 _ZH_CONNECTOR = re.compile(
-    r"(?:并且|而且|然后|另外|顺便|同时|此外|还想问|还想知道|再帮我|再问一下|"
-    r"并(?=(?:告诉|帮|查|问|给|请|说|把|提供|推荐|看|发|申请|开)))"
+    rf"{words_pattern(_CONNECTORS['zh']).pattern}|并(?=(?:{words_pattern(_CONNECTORS['zh after 并']).pattern}))"
 )
 _EN_CONNECTOR = re.compile(
-    r"(?:(?:,\s*|\s+and\s+)(?:also|then|plus|additionally)\b|\b(?:by the way|btw|in addition|additionally)\b|"
-    r"\s+and\s+(?=(?:also|tell|show|give|check|cancel|change|return|send|help|let|find|track|get|refund|update|"
-    r"explain|please|can|could|would|will|what|what's|how|where|when|why|is|are|do|does|i|i'm|i'd|my)\b))",
+    rf"(?:,\s*|\s+and\s+)(?:{words_pattern(_CONNECTORS['after a comma or and']).pattern})|"
+    rf"{words_pattern(_CONNECTORS['anywhere']).pattern}|"
+    rf"\s+and\s+(?=(?:{words_pattern(_CONNECTORS['may follow and']).pattern}))",
     re.IGNORECASE,
 )
 _SOFT_SPLIT = re.compile(rf"[，,]|(?<=[{CJK}])\s+(?=[{CJK}])")
