@@ -192,17 +192,23 @@ def complexities(files: list[Path], root: Path = ROOT) -> list[tuple[int, str]]:
     return sorted(found, reverse=True)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--top", type=int, default=15, help="how many of the most complex functions to list")
-    args = parser.parse_args()
-    files = wing_files()
+def wing_tally(files: list[Path]) -> Tally:
+    """The regular expressions and phrase entries of the wing's code."""
     tally = Tally()
     known: dict[str, str] = {}
     for path in files:  # a pattern may name a constant of another module of the wing
         known = _constants(ast.parse(path.read_text(encoding="utf-8")), known)
     for path in files:
         tally_file(path, tally, known)
+    return tally
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--top", type=int, default=15, help="how many of the most complex functions to list")
+    args = parser.parse_args()
+    files = wing_files()
+    tally = wing_tally(files)
     lines = sum(len(path.read_text(encoding="utf-8").splitlines()) for path in files)
     print(f"wing: {len(files)} files, {lines} lines")
     print(
