@@ -176,6 +176,8 @@ class Workflow(ABC):
     statuses: tuple[str, ...] = ()  # order statuses the order_id slot accepts
     # What a customer whose order is in another status hears (%(order_id)s, %(status)s).
     not_eligible: str = ""
+    # Slots whose latest word counts: a value said again replaces the one said before.
+    restated: tuple[str, ...] = ()
 
     @abstractmethod
     def needed(self, s: dict[str, Any]) -> list[str]:
@@ -868,6 +870,8 @@ WORKFLOWS: dict[str, Workflow] = {
         Intent.CANCEL_ORDER,
         (OrderStatus.PENDING,),
         gettext_noop("Order %(order_id)s is %(status)s, so it can't be cancelled."),
+        # "暂时不需要了…", then, while the bot asks who they are: "取消的理由其实是点错了"
+        restated=("reason",),
     ),
     WorkflowKind.RETURN: Return(
         WorkflowKind.RETURN,

@@ -608,6 +608,16 @@ def _mistake_forget(workflow: Workflow, ctx: Ctx, s: dict[str, Any], fix: tuple[
     return forgot
 
 
+def _restated(workflow: Workflow, ctx: Ctx, s: dict[str, Any], text: str, entities: dict[str, Any]) -> bool:
+    """Put in the value of a slot whose latest word counts (Workflow.restated) when the message says another one.
+    Whether it did."""
+    changed = False
+    for slot in workflow.restated:
+        if slot in s and text and (value := workflow.read(slot, ctx, text, entities, s)) and value != s[slot]:
+            s[slot], changed = value, True
+    return changed
+
+
 def order_typo_fix(state: WorkflowState, entities: dict[str, Any]) -> tuple[str, str] | None:
     """An order id one slip away (two digits swapped, or one changed, added or dropped) from one said
     for this request or one queued behind it puts that one right, mistake named or not ("#W7209932*
@@ -689,11 +699,12 @@ def _fill(
     Returns the workflow kind (an order's status can turn an exchange into an item change of a
     pending order, and back), whether anything was filled, and why a value was refused.
     """
-    filled, error = False, ""
+    error = ""
     if "order_id" in s and entities.get("order_ids") and entities["order_ids"][0] != s["order_id"]:
         for dependent in ("order_id", "item_ids", "new_item_ids", "payment_method_id", "change"):
             s.pop(dependent, None)
         ctx.progress.item_choice_done()
+    filled = _restated(WORKFLOWS[kind], ctx, s, text, entities)
     for _ in range(6):  # slots unlock others (order → its items); a few passes settle it
         progressed = False
         workflow = WORKFLOWS[kind]

@@ -105,6 +105,37 @@ def test_a_cancel_reason_told_as_a_story_is_read_by_meaning(
     assert order.status == "cancelled" and order.action_details["cancel_reason"] == reason
 
 
+@pytest.mark.parametrize(
+    ("opening", "restated", "identity", "shown", "reason"),
+    [
+        (
+            "暂时用不上了，订单 #D1001 麻烦取消吧",
+            "我刚才说错了，其实取消的原因是下单时点错了",
+            "li.wei@example.com",
+            "原因：买错了",
+            "ordered by mistake",
+        ),
+        (
+            "Please cancel #D1001, I ordered it by mistake",
+            "sorry, scratch that reason: my brother gave me his, so I just don't need it any more",
+            "li.wei@example.com",
+            "no longer needed",
+            "no longer needed",
+        ),
+    ],
+)
+def test_the_latest_cancel_reason_counts_when_it_is_told_again_before_the_customer_is_known(
+    store: None, opening: str, restated: str, identity: str, shown: str, reason: str
+) -> None:
+    chat = conversation_start(customer=Customer.objects.create(external_id="guest_restated"))
+    assert _awaiting(run_turn(chat, opening)) == "email"
+    run_turn(chat, restated)
+    confirm = run_turn(chat, identity)
+    assert _awaiting(confirm) == "confirm" and shown in confirm.reply["text"]
+    run_turn(chat, "是的" if "原因" in shown else "yes")
+    assert Order.objects.get(external_id="#D1001").action_details == {"cancel_reason": reason}
+
+
 def test_a_question_asked_for_the_cancel_reason_is_not_taken_for_one(li: Conversation) -> None:
     run_turn(li, "帮我取消订单 #D1001")
 
