@@ -5,7 +5,7 @@ from a request (agents.route).
 Read by agents.reading.decisions from `examples/ask_or_tell.<lang>.jsonl`. "I made a mistake on #W1" tells what
 happened and "can you change the address?" asks: the request of "I made a mistake on #W1, can you change the
 address?" is the one the second clause asks. "Can you fix it?" asks that something be done and names nothing of
-its own, so the clause before says what ("the address on my order is wrong"). "Could you tell me when it ships?"
+its own, so the clause before says what ("the street on the parcel is my old one"). "Could you tell me when it ships?"
 and "I'd like to know if I can return it" only ask to know, as a condition does ("if I return it, …"); asking
 leave ("can I still exchange the boots?") asks.
 """

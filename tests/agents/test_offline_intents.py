@@ -319,6 +319,11 @@ def test_what_refunds_the_price_difference_of_a_change_is_no_return(text: str) -
     assert Intent.RETURN not in [i for i, _ in clause_intents(text)]
 
 
+@pytest.mark.parametrize("text", ["Bookshelf，钱退回我的PayPal", "the Wall Clock, money back to my credit card please"])
+def test_an_item_beside_where_its_refund_goes_is_a_return(text: str) -> None:
+    assert clause_intents(text)[0][0] == Intent.RETURN
+
+
 @pytest.mark.parametrize(
     ("text", "intent"),
     [
