@@ -12,7 +12,6 @@ import re
 from agents.intents.offline.classify import CONFIDENT
 from agents.intents.offline.orders import names_an_order, order_ids
 from agents.intents.word_lists import word_list, words_pattern
-from agents.reading.ask_or_tell import asks_the_store
 from agents.reading.message import Reading
 from agents.route import CLARIFY_BELOW, ITEM_CHANGES, PlannedPart, one_kind
 from agents.taxonomy import WORKFLOW_INTENTS, Intent
@@ -97,7 +96,7 @@ def _asked(text: str, requested: list[PlannedPart], reading: Reading) -> list[Pl
     first = min((max(text.find(part.text), 0) for part in requested), default=0)
 
     def kept(part: PlannedPart) -> bool:
-        asks = asks_the_store(part.text)
+        asks = reading.of(part.text).asks_the_store
         if not (part.confidence >= CONFIDENT or not sure or any(one_kind(part.intent, i) for i in sure) or asks):
             return False
         if part.confidence < CLARIFY_BELOW and text.find(part.text) > first and not asks:
@@ -131,15 +130,15 @@ class _Told:
             if cut > self.begins[-1]:
                 self.requests.append(part)
                 self.begins.append(cut)
-            elif _surer_ask(part, self.requests[-1]):
+            elif _surer_ask(part, self.requests[-1], self.reading):
                 # Two clauses after one announcement ("Second: before #W1 goes out, can you switch…") are one
                 # request: the one that asks the store ("…#W2 is not what I expected, could I exchange it?"),
                 # else the surer reading of the two.
                 self.requests[-1] = part
         elif (
             part.intent != self.requests[-1].intent
-            and asks_the_store(part.text)
-            and not asks_the_store(self.requests[-1].text)
+            and self.reading.of(part.text).asks_the_store
+            and not self.reading.of(self.requests[-1].text).asks_the_store
         ):
             # One request told, then asked: in "I made a mistake on #W1, can you change the address?" the
             # first clause only says what happened; the clause that asks says what to do.
@@ -205,7 +204,7 @@ def _own_request(
         return True
     # The request before is whole when its order was named before this one is announced: in "return the
     # backpack plus the camera plus …, order is #W1" each "plus" still belongs to the first.
-    opens = names_an_order(part.text) and asks_the_store(part.text)
+    opens = names_an_order(part.text) and told.reading.of(part.text).asks_the_store
     if names_an_order(text[told.begins[-1] : cut]) and (announcement or opens):
         return True
     # Of another kind and for another order, named before the next request: "…change the mouse in #W1.
@@ -231,8 +230,8 @@ def _more_items(
     return not (announcement and _announces_its_own(announcement.group()))
 
 
-def _surer_ask(part: PlannedPart, before: PlannedPart) -> bool:
-    asks, earlier_asks = asks_the_store(part.text), asks_the_store(before.text)
+def _surer_ask(part: PlannedPart, before: PlannedPart, reading: Reading) -> bool:
+    asks, earlier_asks = reading.of(part.text).asks_the_store, reading.of(before.text).asks_the_store
     return (asks and not earlier_asks) or (asks == earlier_asks and part.confidence > before.confidence)
 
 

@@ -23,7 +23,6 @@ from typing import Any
 from agents.intents.offline.classify import CONFIDENT, ORDER_REQUEST_MIN
 from agents.intents.offline.orders import names_an_order
 from agents.intents.word_lists import word_list, words_pattern
-from agents.reading.ask_or_tell import asks_the_store
 from agents.reading.asks import Asks, asks_likelihood, asks_read
 from agents.reading.message import Reading, TextReading
 from agents.taxonomy import KNOWLEDGE_INTENTS, QUERY_INTENTS, WORKFLOW_INTENTS, Intent
@@ -94,21 +93,23 @@ def is_public_question(text: str, entities: dict[str, Any], reading: Reading | N
     """A question about how the store works, asked without the customer's own data or a request. What a
     condition says is supposed, not told: "if I return it, do I get back the duties I paid?" asks for
     no order and states none."""
+    reading = reading or Reading(text)
     return (
         _is_question(text)
-        and not _asks_beside(_CONDITION.sub(" ", text))
         and not uses_own_data(text, entities, reading)
+        and not _asks_beside(_CONDITION.sub(" ", text), reading)
     )
 
 
 _PARTS = re.compile(r"(?<=[,.;!?，。；！？])\s*")
 
 
-def _asks_beside(text: str) -> bool:
+def _asks_beside(text: str, reading: Reading) -> bool:
     """A part of the message that is no question asks the store to act ("I want to return it, how long do I
     have?"). Whether a question asks the store ("can you cancel my order?") or how it works ("can I return a
     used item?") is the asks reading's."""
-    return any(asks_the_store(part) and not _is_question(part) for part in _PARTS.split(text) if part.strip())
+    parts = [part for part in _PARTS.split(text) if part.strip()]
+    return any(reading.of(part).asks_the_store and not _is_question(part) for part in parts)
 
 
 def _knowledge_takes(
@@ -262,7 +263,7 @@ def route_plan(
     if not parts and entities.get("order_ids") and len(intents) <= 1:
         # A bare order id ("W7425646") asks what became of that order.
         parts.append(PlannedPart(Intent.ORDER_QUERY, intents[0].get("text", "") if intents else "", 0.5, "intent"))
-    return _dedupe(_beside_requests(_sure_requests(parts), said.reading))
+    return _dedupe(_beside_requests(_sure_requests(parts, said.reading), said.reading))
 
 
 @dataclass(frozen=True)
@@ -375,7 +376,7 @@ _WHAT_TO_DO = re.compile(
 )
 
 
-def _sure_requests(parts: list[PlannedPart]) -> list[PlannedPart]:
+def _sure_requests(parts: list[PlannedPart], reading: Reading) -> list[PlannedPart]:
     """Beside a request the classifier is sure of, an unsure guess at another request is the story
     around it when its clause tells rather than asks ("#W1 hasn't gone out yet" read as a cancellation,
     before "can I swap the headphones?"). A clause that asks the store for something is a request of its
@@ -391,7 +392,7 @@ def _sure_requests(parts: list[PlannedPart]) -> list[PlannedPart]:
             and p.intent in WORKFLOW_INTENTS
             and p.confidence < CONFIDENT
             and not any(one_kind(p.intent, kind) for kind in sure)
-            and not asks_the_store(p.text)
+            and not reading.of(p.text).asks_the_store
             and not _is_question(p.text)
         )
     ]

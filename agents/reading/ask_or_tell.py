@@ -1,6 +1,6 @@
 """Whether a clause asks the store to act, asks it to act on what was told before, or only tells: a learned
-decision, read where the clauses of a message become requests (agents.requests) and where a question is told
-from a request (agents.route).
+decision, kept with the turn's reading (agents.reading.message) and read where the clauses of a message become
+requests (agents.requests) and where a question is told from a request (agents.route).
 
 Read by agents.reading.decisions from `examples/ask_or_tell.<lang>.jsonl`. "I made a mistake on #W1" tells what
 happened and "can you change the address?" asks: the request of "I made a mistake on #W1, can you change the
@@ -33,9 +33,3 @@ def said_of(clause: str) -> Said:
         return Said.TELLS
     read = likelihood(ASK_OR_TELL, ids_as_words(clause))
     return Said(max(read, key=lambda label: read[label]))
-
-
-def asks_the_store(clause: str) -> bool:
-    """The clause asks the store to do something it names ("can you change…", "please swap…", "can I exchange?",
-    "帮我退…"), rather than telling what happened or asking only to know."""
-    return said_of(clause) == Said.ASKS

@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from agents.reading.ask_or_tell import Said, said_of
 from agents.reading.asks import Asks, asks_policy_too, asks_read
 from agents.reading.cancel_reason import cancel_reason
 from agents.reading.change import change_read
@@ -29,6 +30,7 @@ class TextReading:
     answer: Answer  # as an answer to "Shall I go ahead?": yes, no, giving up the request, or none of them
     asks: Asks  # how the store works, the customer's own records, a request, or none of these
     policy_too: bool  # a request that also asks how the store works: the help centre answers beside it
+    said: Said  # asks the store to act, asks it to act on what was told before, or only tells or asks to know
     change: str | None  # what a change of an order not yet shipped changes (agents.reading.change.Change)
     reason: str | None  # why an order is cancelled, as the cancel tool takes it
 
@@ -41,12 +43,18 @@ class TextReading:
     def gives_up(self) -> bool:
         return self.answer == Answer.CANCEL
 
+    @property
+    def asks_the_store(self) -> bool:
+        """It asks the store to do something it names ("can you change…", "can I exchange?", "帮我退…")."""
+        return self.said == Said.ASKS
+
 
 def text_read(text: str) -> TextReading:
     return TextReading(
         answer=confirmation_read(text).answer,
         asks=asks_read(text) if text.strip() else Asks.OTHER,
         policy_too=bool(text.strip()) and asks_policy_too(text),
+        said=said_of(text),
         change=change_read(text),
         reason=cancel_reason(text),
     )
@@ -84,6 +92,7 @@ class Reading:
                     answer=Answer(row["answer"]),
                     asks=Asks(row["asks"]),
                     policy_too=bool(row["policy_too"]),
+                    said=Said(row["said"]),
                     change=row["change"],
                     reason=row["reason"],
                 )
