@@ -668,6 +668,9 @@ class Result:
     stats: Counter[str]
 
 
+NOT_IN_CHINESE = "  ^ this reply of a Chinese chat has no Chinese character"
+
+
 def play_task(client: Any, customer: Customer, transcript: list[str]) -> int:
     """Play the customer in a new conversation; return the number of customer messages sent."""
     conversation = client.post(
@@ -694,6 +697,7 @@ def play_task(client: Any, customer: Customer, transcript: list[str]) -> int:
         transcript.append(f"  > {text}\n  < {status}{(reply.get('text') or '')[:300]}  [{slot or '-'}]")
         if customer.w.language == "zh" and reply.get("text") and not _CJK.search(reply["text"]):
             customer.stats["replies not in Chinese"] += 1
+            transcript.append(NOT_IN_CHINESE)
         return Reply(reply.get("text") or "", slot, answered=response.status_code == 200)
 
     customer.play(say)
@@ -736,6 +740,9 @@ def run_set(
                 f"FAILED (set {wordings.name}, task {index}): {task['instruction'][:160]}\n"
                 f"  gold: {task['actions']}\n  orders differing: {differing}"
             )
+            print("\n".join(transcript))
+        elif NOT_IN_CHINESE in transcript and show_failures:
+            print(f"A REPLY NOT IN CHINESE (set {wordings.name}, task {index}):")
             print("\n".join(transcript))
         kinds = "+".join(sorted({a["name"] for a in task["actions"]}))
         results.append(Result(kinds, passed, messages, customer.stats))
