@@ -18,11 +18,12 @@ texting, story-first, polite and non-native shoppers with indirect yes and no; L
 varied reasons, one-line, multi-line and labelled addresses, payment methods, yes/no registers and
 corrections, from polite, busy, phone, non-native and annoyed shoppers; M indirect cancellations with reasons
 told many ways, payment changes and two requests in one message, in many registers): a fix
-that only fits A's wordings shows there. ZA to ZE are Chinese-writing customers (Chinese requests, answers,
-confirmations and option values, the catalogue's product names as sold), each written blind; ZA, ZD and ZE are for
-development (ZD rich in self-corrections, Chinese counts and units, lists and "send one back for another"; ZE formal
-and elderly shoppers, payment methods and refunds told in Chinese words, reasons told indirectly), ZB and ZC are
-held out like B, and in their chats every bot reply without a Chinese character is counted.
+that only fits A's wordings shows there. ZA to ZF are Chinese-writing customers (Chinese requests, answers,
+confirmations and option values, the catalogue's product names as sold), each written blind; ZA, ZD, ZE and ZF are
+for development (ZD rich in self-corrections, Chinese counts and units, lists and "send one back for another"; ZE
+formal and elderly shoppers, payment methods and refunds told in Chinese words, reasons told indirectly; ZF terse
+fragments or one long paragraph, items named by one distinguishing option, yes and no in unusual registers), ZB
+and ZC are held out like B, and in every Chinese chat each bot reply without a Chinese character is counted.
 Set B is held out: report its figure untouched and never tune on its
 wordings or transcripts. With `--wordings both` (the default) every task is played once per set, the store reset
 in between, and the A−B gap says how much of set A's figure comes from fitting its wordings. The
@@ -782,8 +783,8 @@ def main() -> None:
         help=(
             "A, C, D, E, F, G, H, I, J, K, L, M = development sets, B = held-out set (report, never tune on it); "
             "N = a customer written blind for issue 44's measure, held out; "
-            "ZA, ZD and ZE = Chinese-writing customers (development), ZB and ZC = others, held out; "
-            "both = A and B, dev = A and C to M, zh = ZA to ZD, all = every set"
+            "ZA, ZD, ZE and ZF = Chinese-writing customers (development), ZB and ZC = others, held out; "
+            "both = A and B, dev = A and C to M, zh = ZA to ZF, all = every set"
         ),
     )
     parser.add_argument("--show-failures", action="store_true", help="print the transcript of each failed task")
@@ -809,7 +810,7 @@ def main() -> None:
     sets = {
         "both": ["A", "B"],
         "dev": ["A", "C", "D", "E", "F", "G", "H", "I", "J", "K", "L", "M"],
-        "zh": ["ZA", "ZB", "ZC", "ZD", "ZE"],
+        "zh": ["ZA", "ZB", "ZC", "ZD", "ZE", "ZF"],
         "all": list(SETS),
     }
     names = sets.get(args.wordings, [args.wordings])

@@ -5479,8 +5479,9 @@ from taubench_wordings_zh_b import ZB  # noqa: E402
 from taubench_wordings_zh_c import ZC  # noqa: E402
 from taubench_wordings_zh_d import ZD  # noqa: E402
 from taubench_wordings_zh_e import ZE  # noqa: E402
+from taubench_wordings_zh_f import ZF  # noqa: E402
 
-SETS |= {"N": N, "ZA": ZA, "ZB": ZB, "ZC": ZC, "ZD": ZD, "ZE": ZE}
+SETS |= {"N": N, "ZA": ZA, "ZB": ZB, "ZC": ZC, "ZD": ZD, "ZE": ZE, "ZF": ZF}
 HELD_OUT = ("B", "N", "ZB", "ZC")  # reported untouched: their wordings are never printed
 
 

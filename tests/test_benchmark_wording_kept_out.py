@@ -59,8 +59,10 @@ def fragments(texts: Iterator[str]) -> set[str]:
 
 
 def _bank() -> set[str]:
-    wordings = ast.parse((ROOT / "bench" / "taubench_wordings.py").read_text(encoding="utf-8"))
-    texts = [n.value for n in ast.walk(wordings) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+    texts = []
+    for path in sorted(ROOT.glob("bench/taubench_wordings*.py")):
+        wordings = ast.parse(path.read_text(encoding="utf-8"))
+        texts += [n.value for n in ast.walk(wordings) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
     for path in sorted([*ROOT.glob("bench/**/*.json"), *ROOT.glob("bench/**/*.jsonl")]):
         texts += _json_strings(path)
     return fragments(iter(texts))

@@ -48,9 +48,9 @@ CHITCHAT_KNN_MIN = 0.7  # a kNN-only chitchat vote below this counts as unclear 
 CHITCHAT_SIM_MIN = 0.915  # ... and so does one whose best cosine is below this
 EMOTION_KNN_MAX_SCORE = 0.4  # a kNN-only EMOTION_SENSITIVE vote needs an emotion_score below this
 # A request on an order it names or describes ("还没发货的订单") that the neighbours vote for at least this
-# surely, giving the reading's question less than READ_UNSUPPORTED of their share, is a request ("#W1 没发货前能改款不"
-# is no delivery question). A request writes nothing without an explicit yes, while a request read as a question
-# is lost.
+# surely, giving the reading's question less than READ_UNSUPPORTED of their share, is a request
+# ("#W1 还没寄出能换颜色吗" is no delivery question). A request writes nothing without an explicit yes, while a
+# request read as a question is lost.
 KNN_OVERRULES = 0.8
 READ_UNSUPPORTED = 0.05
 # The learned reading names a clause's intent from this probability on (agents.reading.intent); its confidence
