@@ -103,7 +103,34 @@ def _asked(text: str, requested: list[PlannedPart], reading: Reading) -> list[Pl
             return False
         return not (part.intent == Intent.RETURN and _refunds_the_method_moved_off(part, requested, reading))
 
-    return sorted(filter(kept, requested), key=lambda part: max(text.find(part.text), 0))
+    in_order = sorted(filter(kept, requested), key=lambda part: max(text.find(part.text), 0))
+    return _given_up_for_another(text, in_order, reading)
+
+
+# What may stand between an item given up and the version wanted instead: a comma, "and", "then".
+_BETWEEN_HALVES = 6
+
+
+def _given_up_for_another(text: str, asked: list[PlannedPart], reading: Reading) -> list[PlannedPart]:
+    """An item given up (read as a return or a cancellation) right before a clause that asks for another version,
+    for no other order, is the first half of one item change (a clause that only names a product asks for
+    nothing: "cancel #W1, the order with the earbuds"): "Helmet退回去，给我换成白的", "退一个Makeup Kit，换个
+    基础款", "Water Bottle不要了，给我换成红的", "send the helmet back, and get me the white one"."""
+    halves = list(asked)
+    for k in range(1, len(halves)):
+        given_up, wanted = halves[k - 1], halves[k]
+        if given_up.intent not in (Intent.RETURN, Intent.CANCEL_ORDER) or wanted.intent not in ITEM_CHANGES:
+            continue
+        if _change_kind(wanted.text, reading) not in ("items", None) or not reading.of(wanted.text).asks_the_store:
+            continue
+        end = max(text.find(given_up.text), 0) + len(given_up.text)
+        between = text[end : max(text.find(wanted.text), end)]
+        if len(between.strip()) > _BETWEEN_HALVES or _ANNOUNCEMENT.search(between):
+            continue
+        if not set(order_ids(wanted.text)) <= set(order_ids(given_up.text)):
+            continue
+        halves[k - 1] = PlannedPart(wanted.intent, given_up.text, wanted.confidence, given_up.via)
+    return halves
 
 
 class _Told:

@@ -455,6 +455,59 @@ def test_an_announced_change_of_another_orders_items_is_a_request_of_its_own() -
     assert "#W7654321" in queued[0].text and "#W7654321" not in now[0].text
 
 
+@pytest.mark.parametrize(
+    ("message", "sent_back", "instead"),
+    [
+        (
+            "想换货，订单 #W1234567：退一个Makeup Kit，换个基础款的",
+            "想换货，订单 #W1234567：退一个Makeup Kit",
+            "换个基础款的",
+        ),
+        (
+            "Order #W1234567: send the helmet back, and get me the white one in size S instead",
+            "Order #W1234567: send the helmet back",
+            "get me the white one in size S instead",
+        ),
+    ],
+)
+def test_an_item_sent_back_to_get_another_version_is_exchanged(message: str, sent_back: str, instead: str) -> None:
+    from agents.requests import requests_in_order
+    from agents.route import PlannedPart
+
+    parts = [PlannedPart(Intent.RETURN, sent_back, 0.5, "intent"), _request("exchange", instead)]
+
+    now, queued = requests_in_order(message, parts, Reading(message))
+
+    assert queued == [] and [(p.intent.value, p.text) for p in now] == [("exchange", message)]
+
+
+@pytest.mark.parametrize(
+    ("message", "swap", "difference"),
+    [
+        (
+            "换货，单号#W1234567\n1. Yoga Mat换成TPE的\n2. 差价：账户里那张信用卡",
+            "换货，单号#W1234567",
+            "2. 差价：账户里那张信用卡",
+        ),
+        (
+            "Exchange on #W1234567:\n1) the yoga mat to the TPE one\n2) for the difference, my PayPal please",
+            "Exchange on #W1234567:\n1) the yoga mat to the TPE one",
+            "2) for the difference, my PayPal please",
+        ),
+    ],
+)
+def test_a_numbered_line_that_says_what_pays_the_difference_is_part_of_the_swap(
+    message: str, swap: str, difference: str
+) -> None:
+    from agents.requests import requests_in_order
+
+    parts = [_request("exchange", swap), _request("modify_order", difference)]
+
+    now, queued = requests_in_order(message, parts, Reading(message))
+
+    assert queued == [] and [(p.intent.value, p.text) for p in now] == [("exchange", message)]
+
+
 def test_a_clause_that_only_continues_a_request_is_not_another_one() -> None:
     from agents.requests import requests_in_order
 
