@@ -13,7 +13,18 @@ import re
 from functools import cache
 from pathlib import Path
 
-_NUMERALS = dict(zip("1 2 3 4 5 6 7 8 9 10".split(), "一 两 三 四 五 六 七 八 九 十".split(), strict=True))
+_DIGITS = "一 两 三 四 五 六 七 八 九".split()
+# Small whole numbers and round hundreds and thousands in characters: 两 for 2, 十二 for 12, 一千五 for 1500.
+_NUMERALS = {
+    **{str(n): word for n, word in enumerate(_DIGITS, start=1)},
+    "10": "十",
+    **{str(10 + n): "十" + ("二" if word == "两" else word) for n, word in enumerate(_DIGITS, start=1)},
+    "20": "二十",
+    **{str(100 * n): word + "百" for n, word in enumerate(_DIGITS, start=1)},
+    **{str(1000 * n): word + "千" for n, word in enumerate(_DIGITS, start=1)},
+    "1500": "一千五",
+    "2500": "两千五",
+}
 _NUMBER = r"(\d+(?:\.\d+)?)"
 # A number and its unit as the catalogue writes it -> as a Chinese shopper writes it ("{n}": the number).
 _UNITS = (
@@ -22,16 +33,16 @@ _UNITS = (
     (rf"{_NUMBER}\s*ml", ("{n}毫升",)),
     (rf"{_NUMBER}\s*cups?", ("{n}杯",)),
     (rf"{_NUMBER}\s*hours?", ("{n}小时", "{n}个小时")),
-    (rf"{_NUMBER}\s*[- ]?(?:inch(?:es)?|in|\")", ("{n}寸", "{n}英寸")),
+    (rf"{_NUMBER}\s*[- ]?(?:inch(?:es)?|in|\")", ("{n}寸", "{n}英寸", "{n}吋")),
     (rf"{_NUMBER}\s*mah", ("{n}毫安", "{n}mah")),
     (rf"{_NUMBER}\s*(?:gb|g)", ("{n}g", "{n}gb", "{n}个g")),
     (rf"{_NUMBER}\s*tb", ("{n}t", "{n}tb")),
     (rf"{_NUMBER}\s*kg", ("{n}公斤", "{n}千克", "{n}kg")),
     (rf"{_NUMBER}\s*cm", ("{n}厘米", "{n}公分", "{n}cm")),
     (rf"{_NUMBER}\s*(?:m|meters?|metres?)", ("{n}米",)),
-    (rf"{_NUMBER}\s*(?:ft|feet)", ("{n}英尺", "{n}ft")),
+    (rf"{_NUMBER}\s*(?:ft|feet)", ("{n}英尺", "{n}ft", "{n}呎")),
     (rf"{_NUMBER}\s*mm", ("{n}毫米",)),
-    (rf"{_NUMBER}\s*degrees?", ("{n}度",)),
+    (rf"{_NUMBER}\s*degrees?", ("{n}度", "{n}°")),
     (rf"{_NUMBER}\s*x", ("{n}倍", "{n}倍变焦")),
     (rf"{_NUMBER}\s*bar", ("{n}巴", "{n}bar")),
     (rf"{_NUMBER}\s*w\s+equivalent", ("{n}瓦", "{n}w")),

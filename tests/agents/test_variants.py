@@ -411,6 +411,8 @@ HELMETS_ZH = [
         ("通风定的是高，颜色用的红", {"ventilation": "high", "color": "red"}),
         ("尺寸挑M，通风挑高那种", {"size": "m", "ventilation": "high"}),
         ("给我换配置为M码 高档 红的的", {"size": "m", "ventilation": "high", "color": "red"}),
+        ("颜色那项红+通风那项高", {"color": "red", "ventilation": "high"}),
+        ("通风这项中等，尺码这项M", {"ventilation": "medium", "size": "m"}),
     ],
 )
 def test_a_short_chinese_value_counts_only_right_after_its_option_name(text: str, expected: dict[str, str]) -> None:
@@ -426,7 +428,8 @@ SHELF = {"item_id": "SH1", "name": "Bookshelf", "options": SHELVES[0]["options"]
 
 
 @pytest.mark.parametrize(
-    "text", ["Bookshelf（5 ft, 白, 玻璃）换成黑 3英尺的，材料保持原样", "换成黑, 3英尺的", "要黑 3 ft"]
+    "text",
+    ["Bookshelf（5 ft, 白, 玻璃）换成黑 3英尺的，材料保持原样", "换成黑, 3英尺的", "要黑 3 ft", "换成黑, 3呎那种"],
 )
 def test_a_colour_character_alone_in_a_list_is_that_colour(text: str) -> None:
     assert match_replacement(text, SHELF, SHELVES) == "SH2"
