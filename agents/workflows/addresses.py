@@ -551,7 +551,18 @@ def _part_read(part: str) -> list[tuple[str, str]]:
     return found
 
 
+# What separates an address's fields ("544 Sunset Drive / Suite 337"), never part of one.
+_FIELD_EDGES = " \t,;/|:-–—，、；：。"
+
+
 def parse_address(text: str, *, default_country: str = "") -> dict[str, str] | None:
+    """The address in `text` as {address1, address2, city, state, country, zip}, or None; no field begins or
+    ends with what separates fields."""
+    found = _address_read(text, default_country=default_country)
+    return None if found is None else {field: value.strip(_FIELD_EDGES) for field, value in found.items()}
+
+
+def _address_read(text: str, *, default_country: str = "") -> dict[str, str] | None:
     """The address in `text` as {address1, address2, city, state, country, zip}, or None.
 
     The readers that go by the order of the fields come first; when what they read does not look like an

@@ -365,6 +365,15 @@ def test_fields_in_any_order_are_read_by_their_shapes(text: str, expected: tuple
             "new address: 41 Lake RoadApt 7, Austin, TX 78701",
             ("41 Lake Road", "Apt 7", "Austin", "TX", "USA", "78701"),
         ),
+        # a slash between the street and the unit separates them, it is no part of either
+        (
+            "寄到这里：FL 32205，Jacksonville，544 Sunset Drive / Suite 337。",
+            ("544 Sunset Drive", "Suite 337", "Jacksonville", "FL", "USA", "32205"),
+        ),
+        (
+            "Ship it to 12 Oak Street / Apt 4, Boise, ID 83702",
+            ("12 Oak Street", "Apt 4", "Boise", "ID", "USA", "83702"),
+        ),
     ],
 )
 def test_labels_and_units_around_an_address_are_read_where_they_stand(text: str, expected: tuple[str, ...]) -> None:
