@@ -414,19 +414,22 @@ class _ItemsWorkflow(Workflow):
         segments = read.item_segments(text, [*old, *others], _variant_values(variants))
         whole = read.normalise(text)
         others_said = any(segments[i["item_id"]] != whole for i in others)
+        first_unclear: Clarify | None = None  # asked now; the items after it are still read
         for item in old:
             if item["item_id"] in resolved:
                 continue
             about = text if len(old) == 1 and not others_said else segments[item["item_id"]]
             match = _replacement_said(about, item, variants.get(item["product_id"], []), ctx, listed=len(old) > 1)
             if isinstance(match, Clarify):
-                progress.replacements = resolved
                 progress.asked = {**progress.asked, item["item_id"]: match.asked}
-                if match.offered:
+                if first_unclear is None and match.offered:
                     progress.offered = {**progress.offered, item["item_id"]: match.offered}
-                raise SlotInvalid(match.said(ctx.language))
-            if match is not None:
+                first_unclear = first_unclear or match
+            elif match is not None:
                 resolved[item["item_id"]] = match
+        if first_unclear is not None:
+            progress.replacements = resolved
+            raise SlotInvalid(first_unclear.said(ctx.language))
         if len(resolved) < len(old):
             progress.replacements = resolved
             return None

@@ -72,6 +72,19 @@ _TITLES: dict[str, str] = {
     WorkflowKind.INVOICE: gettext_noop("invoice"),
 }
 
+# Why the store refused a write, in the customer's words (the tool's own message is for the logs and staff).
+_WRITE_REFUSED: dict[str, str] = {
+    "insufficient_balance": gettext_noop("the gift card's balance does not cover the amount to pay"),
+    "wrong_status": gettext_noop("the order's status no longer allows this change"),
+    "variant_unavailable": gettext_noop("the new version is no longer available"),
+    "variant_not_found": gettext_noop("the new version is no longer available"),
+    "same_payment_method": gettext_noop("the order is already paid with that method"),
+    "payment_history": gettext_noop("the order's payment can no longer be changed here"),
+    "refund_method": gettext_noop("a refund can only go to the original payment method or a gift card"),
+    "payment_method_not_found": gettext_noop("that payment method is not on your account"),
+}
+_WRITE_REFUSED_OTHERWISE = gettext_noop("the order system did not accept the change")
+
 
 def workflow_active(conversation_id: int) -> WorkflowState | None:
     """The paused workflow of a conversation (not a callback); an expired one is closed on the way."""
@@ -415,7 +428,11 @@ def _confirmation_answered(
     except ToolError as exc:
         _save(state, step="", slots=s, progress=ctx.progress, status=WorkflowStatus.CANCELLED)
         failed = SpecialistResult(
-            text=say(ctx.language, "I couldn't do that: %(reason)s", reason=exc.message),
+            text=say(
+                ctx.language,
+                "I couldn't do that: %(reason)s",
+                reason=say(ctx.language, _WRITE_REFUSED.get(exc.code, _WRITE_REFUSED_OTHERWISE)),
+            ),
             resolved=True,
             data={"tool_error": exc.code},
         )

@@ -181,6 +181,67 @@ def test_a_version_that_changes_an_option_not_asked_for_is_offered_and_taken_onl
 
 
 @pytest.mark.parametrize(
+    ("opening", "yes"),
+    [
+        (
+            "I'd like to exchange in order #D2001: the Find X9 for the 16GB+512GB one, and the Find X8 for Star Black",
+            "ok",
+        ),
+        ("订单 #D2001 想换货：Find X9 换成 16GB+512GB 的，Find X8 换成星野黑", "可以"),
+    ],
+)
+def test_items_said_after_one_that_is_offered_another_version_are_read_in_the_same_message(
+    emma: Conversation, opening: str, yes: str
+) -> None:
+    from agents.store.models import OrderItem, Variant
+
+    order = Order.objects.get(external_id="#D2001")
+    white = Variant.objects.select_related("product").get(external_id="V-X8-WHT-256")
+    OrderItem.objects.create(
+        order=order, variant=white, product=white.product, name=white.product.name, options=white.options, price=1
+    )
+    offer = run_turn(emma, opening)
+    assert _awaiting(offer) == "new_item_ids" and "Star Black" in offer.reply["text"]
+
+    taken = run_turn(emma, yes)  # the Find X8's new colour was said with the first message
+
+    assert _awaiting(taken) == "payment_method_id"
+    confirm = run_turn(emma, "paypal")
+    assert _awaiting(confirm) == "confirm"
+    assert "V-X9-BLK-512" in WorkflowState.objects.get(conversation=emma, status="active").slots["new_item_ids"]
+    assert "V-X8-BLK-256" in WorkflowState.objects.get(conversation=emma, status="active").slots["new_item_ids"]
+
+
+@pytest.mark.parametrize(
+    ("language", "opening", "payment", "yes", "said"),
+    [
+        (
+            "en",
+            "I'd like to exchange the Find X9 from order #D2001 for Star Black",
+            "paypal",
+            "yes",
+            "no longer allows",
+        ),
+        ("zh", "订单 #D2001 的 Find X9 想换成星野黑", "PayPal", "好的", "订单当前状态已不允许这项更改"),
+    ],
+)
+def test_a_write_the_store_refuses_at_the_yes_is_explained_in_the_customers_language(
+    emma: Conversation, language: str, opening: str, payment: str, yes: str, said: str
+) -> None:
+    Conversation.objects.filter(pk=emma.pk).update(language=language)
+    emma.refresh_from_db()
+    run_turn(emma, opening)
+    confirm = run_turn(emma, payment)
+    assert _awaiting(confirm) == "confirm"
+    Order.objects.filter(external_id="#D2001").update(status="processed")  # changed in the store meanwhile
+
+    refused = run_turn(emma, yes)
+
+    assert said in refused.reply["text"] and "#D2001 is" not in refused.reply["text"]  # not the tool's own words
+    assert Order.objects.get(external_id="#D2001").status == "processed"
+
+
+@pytest.mark.parametrize(
     ("opening", "put_right"),
     [
         ("I'd like to exchange the Find X9 from order #D2001 for Star Black 12GB+256GB", "sorry, I meant 16GB+512GB"),
