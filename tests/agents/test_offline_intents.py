@@ -415,7 +415,18 @@ def test_no_keyword_for_plain_off_topic_text() -> None:
 # --- emotion ------------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("text", ["我想查一下订单", "what's the price of the X9", "", "Find X9"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "我想查一下订单",
+        "what's the price of the X9",
+        "",
+        "Find X9",
+        # a request put politely, on an order not shipped yet, is no complaint
+        "订单应该还没发货，麻烦帮我改一下地址",
+        "趁还没发货，麻烦处理一下",
+    ],
+)
 def test_neutral_is_about_half(text: str) -> None:
     assert 0.4 <= emotion_score(text) <= 0.6
 
@@ -427,7 +438,14 @@ def test_positive(text: str) -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["质量太差了", "服务很差，非常失望", "this is terrible", "worst purchase ever", "还没到，都好几天了"],
+    [
+        "质量太差了",
+        "服务很差，非常失望",
+        "this is terrible",
+        "worst purchase ever",
+        "还没到，都好几天了",
+        "都一个星期了还没发货，太慢了",
+    ],
 )
 def test_negative(text: str) -> None:
     assert emotion_score(text) < NEGATIVE_THRESHOLD
