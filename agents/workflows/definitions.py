@@ -106,6 +106,15 @@ def _replacement_said(
     return match_replacement(about, item, variants, ctx.progress.asked.get(item["item_id"]))
 
 
+def _unclear_kept(progress: Progress, item_id: str, unclear: Clarify, first: Clarify | None) -> Clarify:
+    """Keep what was asked of an item whose new version is unclear, and the version offered for the first one
+    (the one the customer is asked about now): the first unclear item's question."""
+    progress.asked = {**progress.asked, item_id: unclear.asked}
+    if first is None and unclear.offered:
+        progress.offered = {**progress.offered, item_id: unclear.offered}
+    return first or unclear
+
+
 def _asks_other_options(text: str, items: list[dict[str, Any]]) -> bool:
     """The text names option values an item of the order does not have ("512G 的黑色" for a 256 GB phone)."""
     variants = _variants_of(items)
@@ -421,10 +430,7 @@ class _ItemsWorkflow(Workflow):
             about = text if len(old) == 1 and not others_said else segments[item["item_id"]]
             match = _replacement_said(about, item, variants.get(item["product_id"], []), ctx, listed=len(old) > 1)
             if isinstance(match, Clarify):
-                progress.asked = {**progress.asked, item["item_id"]: match.asked}
-                if first_unclear is None and match.offered:
-                    progress.offered = {**progress.offered, item["item_id"]: match.offered}
-                first_unclear = first_unclear or match
+                first_unclear = _unclear_kept(progress, item["item_id"], match, first_unclear)
             elif match is not None:
                 resolved[item["item_id"]] = match
         if first_unclear is not None:
