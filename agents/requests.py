@@ -12,6 +12,7 @@ import re
 from agents.intents.offline.classify import CONFIDENT
 from agents.intents.offline.orders import names_an_order, order_ids
 from agents.intents.word_lists import word_list, words_pattern
+from agents.reading.asks import Asks
 from agents.reading.message import Reading
 from agents.route import CLARIFY_BELOW, ITEM_CHANGES, PlannedPart, one_kind
 from agents.taxonomy import WORKFLOW_INTENTS, Intent
@@ -226,9 +227,15 @@ def _own_request(
     if Intent.MODIFY_ORDER in pair and pair <= ITEM_CHANGES and None not in kinds and len(kinds) == 2:
         return True
     # Announced ("Another thing: …") and of another kind, it is its own request even before the first one has
-    # named its order: "exchange the perfume … Another thing: how do I return …".
+    # named its order: "exchange the perfume … Another thing: how do I return …"; but a clause that asks nothing,
+    # names no other version and no other order only describes one more item of the request before: "退货：#W1
+    # 的 Kettle。另外Wall Clock（颜色那项白…的那个）".
     if announcement and not same_kind:
-        return True
+        return (
+            _asks_anything(part.text, told.reading)
+            or bool(_ITEM_CHANGE.search(part.text))
+            or not set(order_ids(text[here:following])) <= earlier_orders
+        )
     # The request before is whole when its order was named before this one is announced: in "return the
     # backpack plus the camera plus …, order is #W1" each "plus" still belongs to the first.
     opens = names_an_order(part.text) and told.reading.of(part.text).asks_the_store
@@ -255,6 +262,11 @@ def _more_items(
     if earlier:
         return named <= earlier
     return not (announcement and _announces_its_own(announcement.group()))
+
+
+def _asks_anything(text: str, reading: Reading) -> bool:
+    """The clause asks how the store works, what became of the customer's records, or that the store act."""
+    return reading.of(text).asks != Asks.OTHER
 
 
 def _surer_ask(part: PlannedPart, before: PlannedPart, reading: Reading) -> bool:

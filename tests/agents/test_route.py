@@ -456,6 +456,30 @@ def test_an_announced_change_of_another_orders_items_is_a_request_of_its_own() -
 
 
 @pytest.mark.parametrize(
+    ("message", "described"),
+    [
+        (
+            "退货，订单 #W1234567，商品 Desk Lamp。另外Wall Clock（颜色那项黑，尺寸那项12吋的那个）\n退到原信用卡",
+            "Wall Clock（颜色那项黑，尺寸那项12吋的那个）",
+        ),
+        (
+            "Returning the desk lamp from #W1234567. Also the wall clock, the black 12 inch one. Refund to my card.",
+            "Also the wall clock, the black 12 inch one",
+        ),
+    ],
+)
+def test_an_announced_item_that_asks_nothing_is_more_of_the_request_before(message: str, described: str) -> None:
+    """Told by its options after "also", an item with no request of its own is one more item to send back."""
+    from agents.requests import requests_in_order
+
+    parts = [_request("return", message[: message.find(described)]), _request("modify_order", described)]
+
+    now, queued = requests_in_order(message, parts, Reading(message))
+
+    assert queued == [] and [(p.intent.value, p.text) for p in now] == [("return", message)]
+
+
+@pytest.mark.parametrize(
     ("message", "sent_back", "instead"),
     [
         (
