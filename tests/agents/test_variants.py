@@ -435,6 +435,15 @@ def test_a_colour_character_alone_in_a_list_is_that_colour(text: str) -> None:
     assert match_replacement(text, SHELF, SHELVES) == "SH2"
 
 
+@pytest.mark.parametrize(
+    ("text", "version"),
+    [("要配色那项纯黑/高度那项3 ft那版", "SH2"), ("换成曜石黑、3英尺的", "SH2"), ("change it to the matte black 3 ft one", "SH2")],
+)
+def test_a_colour_said_with_its_shade_is_that_colour(text: str, version: str) -> None:
+    """纯黑, 曜石黑, "matte black": a shade of the catalogue's colour names it."""
+    assert match_replacement(text, SHELF, SHELVES) == version
+
+
 DUMBBELLS = [
     _variant("D1", weight="30-50 lbs", material="rubber"),
     _variant("D2", weight="30-50 lbs", material="iron"),
