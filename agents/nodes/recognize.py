@@ -29,7 +29,7 @@ from agents.verification import verified_customer
 from agents.workflows.definitions import WORKFLOWS
 from agents.workflows.progress import Progress, said_before
 from agents.workflows.runner import workflow_active, workflows_queued_cancel
-from agents.workflows.switch import is_slot_answer
+from agents.workflows.switch import is_slot_answer, leaves_the_question
 from conversations.models import (
     WorkflowKind,
     WorkflowState,
@@ -151,6 +151,12 @@ def step_recognize(turn: TurnRun) -> bool:
     return True
 
 
+# How sure a request of another kind must be to leave the workflow waiting on a slot; less sure when the reply
+# reads as leaving the question for another request (two readings agree).
+SWITCH_AT = 0.7
+SWITCH_WHEN_LEFT_AT = 0.5
+
+
 def _is_intent_switch(workflow: WorkflowState, recognition: Recognition, reading: Reading) -> bool:
     """Another workflow, confidently asked for, and not an answer to the awaited slot.
 
@@ -158,9 +164,15 @@ def _is_intent_switch(workflow: WorkflowState, recognition: Recognition, reading
     prompt is repeated (see fan_out).
     """
     # The first request of the message counts, not its first clause: "ugh, the boots were a
-    # disappointment. returning them, order #W1" asks for a return after a feeling.
-    asked = next((s for s in recognition.intents if s.intent in WORKFLOW_INTENTS), None)
-    if asked is None or asked.confidence < 0.7 or _same_request(asked.intent, workflow):
+    # disappointment. returning them, order #W1" asks for a return after a feeling. When the learned reading of
+    # the reply says the question is left for another request, a later request of another kind counts, and a
+    # less sure one: "Wall Clock（白色那款）不要了，退款吧" leaves "which new version?" for a return.
+    requests = [s for s in recognition.intents if s.intent in WORKFLOW_INTENTS]
+    leaves = leaves_the_question(workflow.step, reading.message)
+    asked = next((s for s in requests if not _same_request(s.intent, workflow)), None)
+    if asked is None or (asked is not requests[0] and not leaves):
+        return False
+    if asked.confidence < (SWITCH_WHEN_LEFT_AT if leaves else SWITCH_AT):
         return False
     if (
         workflow.step == "new_item_ids"

@@ -58,8 +58,14 @@ def is_slot_answer(
     named = [str(p).lower() for p in entities.get("products") or []]
     if slot in ("item_ids", "new_item_ids") and any(product in text.lower() for product in named):
         # "I want the Digital Camera I got in 20MP (would like the 30MP one)" names the item it is about; "how
-        # much is the 30MP one?" asks something of its own
-        return replied != Reply.QUESTION
+        # much is the 30MP one?" asks something of its own, and "the desk lamp (black) — just refund it" gives
+        # up the exchange for a return
+        return replied not in (Reply.QUESTION, Reply.NEW_REQUEST)
     if replied is not None:
         return replied == Reply.ANSWER
     return other_intent_confidence < 0.7
+
+
+def leaves_the_question(slot: str, text: str) -> bool:
+    """The learned reading of the reply is sure it leaves the slot's question for another request."""
+    return reply_read(slot, text) == Reply.NEW_REQUEST

@@ -811,6 +811,23 @@ def test_a_request_after_a_feeling_switches_from_the_request_waiting_for_options
     assert WorkflowState.objects.get(conversation=li, status="active").kind == "return"
 
 
+@pytest.mark.parametrize(
+    "switch",
+    [
+        "Enco X3（白色那副）不换了，退款吧，钱退回礼品卡",
+        "the Enco X3, the white pair - no swap after all, just refund it",
+    ],
+)
+def test_an_item_given_up_at_which_version_becomes_a_return(li: Conversation, switch: str) -> None:
+    """Described by its options and given up for a refund, the item is not answering "which new version?"."""
+    waiting = run_turn(li, "I want to exchange the earbuds from order #D1003")
+    assert _awaiting(waiting) == "new_item_ids"
+
+    run_turn(li, switch)
+
+    assert WorkflowState.objects.get(conversation=li, status="active").kind == "return"
+
+
 def test_changing_an_item_of_a_pending_order_is_a_modification_not_an_exchange(li: Conversation) -> None:
     turn = run_turn(li, "我想把订单 #D1001 里的 Find X9 换成浮光白，其他配置不变，用原来的信用卡")
 
