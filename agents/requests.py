@@ -118,20 +118,49 @@ def _given_up_for_another(text: str, asked: list[PlannedPart], reading: Reading)
     nothing: "cancel #W1, the order with the earbuds"): "Helmet退回去，给我换成白的", "退一个Makeup Kit，换个
     基础款", "Water Bottle不要了，给我换成红的", "send the helmet back, and get me the white one"."""
     halves = list(asked)
-    for k in range(1, len(halves)):
-        given_up, wanted = halves[k - 1], halves[k]
-        if given_up.intent not in (Intent.RETURN, Intent.CANCEL_ORDER) or wanted.intent not in ITEM_CHANGES:
+    k = 1
+    while k < len(halves):
+        wanted = halves[k]
+        k += 1
+        if wanted.intent not in ITEM_CHANGES or not reading.of(wanted.text).asks_the_store:
             continue
-        if _change_kind(wanted.text, reading) not in ("items", None) or not reading.of(wanted.text).asks_the_store:
+        if _change_kind(wanted.text, reading) not in ("items", None):
             continue
-        end = max(text.find(given_up.text), 0) + len(given_up.text)
-        between = text[end : max(text.find(wanted.text), end)]
-        if len(between.strip()) > _BETWEEN_HALVES or _ANNOUNCEMENT.search(between):
+        # the clauses that only describe the item given up may stand between: "退一个Garden Hose，用料用的
+        # vinyl…的那个，换个新的"; they are the first half's words
+        first = k - 2
+        while first > 0 and _describes_an_item(halves[first], reading):
+            first -= 1
+        given_up, last = halves[first], halves[k - 2]
+        if given_up.intent not in (Intent.RETURN, Intent.CANCEL_ORDER):
+            continue
+        if not all(_said_next(text, halves[j], halves[j + 1]) for j in range(first, k - 1)):
             continue
         if not set(order_ids(wanted.text)) <= set(order_ids(given_up.text)):
             continue
-        halves[k - 1] = PlannedPart(wanted.intent, given_up.text, wanted.confidence, given_up.via)
+        start = max(text.find(given_up.text), 0)
+        words = text[start : max(text.find(last.text), 0) + len(last.text)]
+        halves[first : k - 1] = [PlannedPart(wanted.intent, words, wanted.confidence, given_up.via)]
+        k = first + 2
     return halves
+
+
+def _describes_an_item(part: PlannedPart, reading: Reading) -> bool:
+    """A clause read as an item change that asks nothing and names no other version or order: it tells which
+    item ("颜色用的黑的那个", "the 50 ft vinyl one")."""
+    return (
+        part.intent in ITEM_CHANGES
+        and not _asks_anything(part.text, reading)
+        and not _ITEM_CHANGE.search(part.text)
+        and not order_ids(part.text)
+    )
+
+
+def _said_next(text: str, before: PlannedPart, after: PlannedPart) -> bool:
+    """Only a comma, "and" or "then" stands between the two clauses, no announcement."""
+    end = max(text.find(before.text), 0) + len(before.text)
+    between = text[end : max(text.find(after.text), end)]
+    return len(between.strip()) <= _BETWEEN_HALVES and not _ANNOUNCEMENT.search(between)
 
 
 class _Told:

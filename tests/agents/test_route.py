@@ -506,6 +506,40 @@ def test_an_item_sent_back_to_get_another_version_is_exchanged(message: str, sen
 
 
 @pytest.mark.parametrize(
+    ("message", "sent_back", "described", "instead"),
+    [
+        (
+            "订单 #W1234567：退一个Garden Hose，长度用的50 ft、颜色用的黑的那个，换个新的，配置一模一样",
+            "订单 #W1234567：退一个Garden Hose",
+            "长度用的50 ft、颜色用的黑的那个",
+            "换个新的，配置一模一样",
+        ),
+        (
+            "Order #W1234567: sending back a garden hose, the 50 ft black vinyl one, please get me a new one just the same",
+            "Order #W1234567: sending back a garden hose",
+            "the 50 ft black vinyl one",
+            "please get me a new one just the same",
+        ),
+    ],
+)
+def test_an_item_sent_back_and_described_to_get_another_is_exchanged(
+    message: str, sent_back: str, described: str, instead: str
+) -> None:
+    from agents.requests import requests_in_order
+    from agents.route import PlannedPart
+
+    parts = [
+        PlannedPart(Intent.RETURN, sent_back, 0.85, "intent"),
+        _request("modify_order", described),
+        _request("exchange", instead),
+    ]
+
+    now, queued = requests_in_order(message, parts, Reading(message))
+
+    assert queued == [] and [(p.intent.value, p.text) for p in now] == [("exchange", message)]
+
+
+@pytest.mark.parametrize(
     ("message", "swap", "difference"),
     [
         (
