@@ -14,6 +14,7 @@ from django.db import close_old_connections, connection, transaction
 from django.db.models import F
 
 from agents.intents.catalogue import catalogue_get
+from agents.intents.offline.classify import IntentScore
 from agents.intents.offline.clauses import split_clauses
 from agents.intents.recognize import Recognition, recognize
 from agents.intents.rules import rule_fast_path
@@ -178,8 +179,11 @@ def _is_intent_switch(workflow: WorkflowState, recognition: Recognition, reading
         workflow.step == "new_item_ids"
         and asked.intent in (Intent.RETURN, Intent.CANCEL_ORDER)
         and asked.confidence >= 0.85
+        and not _another_version_asked(asked, recognition, reading)
     ):
-        return True  # "what should it become?" is not answered by "I'd like to return the camera and the kit"
+        # "what should it become?" is not answered by "I'd like to return the camera and the kit", but it is
+        # by "退一个大号的Desk Lamp，换个小号的"
+        return True
     answer = reading.of(asked.text)
     return not is_slot_answer(
         workflow.step,
@@ -189,6 +193,12 @@ def _is_intent_switch(workflow: WorkflowState, recognition: Recognition, reading
         other_intent_confidence=asked.confidence,
         before=said_before(workflow.slots, Progress.load(workflow.progress)),
     )
+
+
+def _another_version_asked(given_up: IntentScore, recognition: Recognition, reading: Reading) -> bool:
+    """After the item given up, a clause asks for another version of it: the exchange goes on."""
+    later = recognition.intents[recognition.intents.index(given_up) + 1 :]
+    return any(s.intent.value in _ITEM_CHANGES and reading.of(s.text).asks_the_store for s in later)
 
 
 # An exchange and an item change are one request whose name depends on the order's status.

@@ -106,6 +106,8 @@ def _with_units(option: str, value: str) -> list[str]:
                 out += [form.format(n=f"{m[1]}-{m[2]}", a=m[1], b=m[2]) for form in forms]
             else:
                 out += [form.format(n=n) for form in forms for n in _numbers(m[1])]
+                if m[1].endswith(".5"):  # 1.5升 said as 一升半
+                    out += [form.format(n=n) + "半" for form in forms[:1] for n in _numbers(m[1][:-2])]
     if (m := re.fullmatch(r"(\d+)000\s*ml", value)) and m[1] != "0":  # 1000ml: 1升, 1l
         out += [form.format(n=n) for form in ("{n}升", "{n}l") for n in _numbers(m[1])]
     return out

@@ -64,6 +64,20 @@ def test_a_reason_typed_in_a_hurry_or_said_with_a_negation(text: str, reason: st
 
 
 @pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("不想要了，误操作点的", "ordered by mistake"),
+        ("一开始想写不需要，其实是下错了", "ordered by mistake"),
+        ("don't want it anymore, it was a misclick on my phone", "ordered by mistake"),
+        ("I was going to put no longer needed, but really I ordered it by mistake", "ordered by mistake"),
+    ],
+)
+def test_the_reason_beside_the_request_or_after_a_correction_counts(text: str, reason: str) -> None:
+    """ "Don't want it" asks to cancel; the slip after it is why. A reason put right is the one meant."""
+    assert cancel_reason(text) == reason
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "how long will my refund take?",

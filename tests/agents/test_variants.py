@@ -437,7 +437,11 @@ def test_a_colour_character_alone_in_a_list_is_that_colour(text: str) -> None:
 
 @pytest.mark.parametrize(
     ("text", "version"),
-    [("要配色那项纯黑/高度那项3 ft那版", "SH2"), ("换成曜石黑、3英尺的", "SH2"), ("change it to the matte black 3 ft one", "SH2")],
+    [
+        ("要配色那项纯黑/高度那项3 ft那版", "SH2"),
+        ("换成曜石黑、3英尺的", "SH2"),
+        ("change it to the matte black 3 ft one", "SH2"),
+    ],
 )
 def test_a_colour_said_with_its_shade_is_that_colour(text: str, version: str) -> None:
     """纯黑, 曜石黑, "matte black": a shade of the catalogue's colour names it."""
@@ -535,12 +539,23 @@ def test_a_latin_word_among_chinese_is_no_size_letter() -> None:
         ({"capacity": "1000ml"}, "换成红的，1升装的", {"capacity": "1000ml"}),
         ({"resolution": "30MP"}, "分辨率是3000万像素的那款", {"resolution": "30mp"}),
         ({"height": "3 ft"}, "高度要3ft的", {"height": "3 ft"}),
+        ({"capacity": "1.5 liters"}, "容积要一升半的", {"capacity": "1.5 liters"}),
+        ({"type": "gas"}, "种类：煤气这个", {"type": "gas"}),
     ],
 )
 def test_chinese_numbers_and_units_name_the_catalogue_value(
     options: dict[str, str], text: str, wanted: dict[str, str]
 ) -> None:
-    (option, value), other = next(iter(options.items())), {"1000ml": "500ml", "30MP": "20MP", "3 ft": "5 ft"}
+    (option, value), other = (
+        next(iter(options.items())),
+        {
+            "1000ml": "500ml",
+            "30MP": "20MP",
+            "3 ft": "5 ft",
+            "1.5 liters": "1 liter",
+            "gas": "electric",
+        },
+    )
     current = {option: other[value]}
     variants = [
         {"item_id": "A", "options": current, "available": True},

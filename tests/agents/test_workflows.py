@@ -828,6 +828,22 @@ def test_an_item_given_up_at_which_version_becomes_a_return(li: Conversation, sw
     assert WorkflowState.objects.get(conversation=li, status="active").kind == "return"
 
 
+@pytest.mark.parametrize(
+    "answer",
+    ["我想的是退一个白色的耳机，换个黑色的", "I'd like to return the white earbuds and get the black ones instead"],
+)
+def test_an_item_sent_back_for_the_version_named_answers_which_version(li: Conversation, answer: str) -> None:
+    """The exchange goes on with its order: not restarted as a request that asks again which order."""
+    waiting = run_turn(li, "I want to exchange the earbuds from order #D1003")
+    assert _awaiting(waiting) == "new_item_ids"
+
+    turn = run_turn(li, answer)
+
+    assert _awaiting(turn) != "order_id" and "intent_switch" not in turn.flags
+    state = WorkflowState.objects.get(conversation=li, status="active")
+    assert state.kind == "exchange" and state.slots["order_id"] == "#D1003"
+
+
 def test_changing_an_item_of_a_pending_order_is_a_modification_not_an_exchange(li: Conversation) -> None:
     turn = run_turn(li, "我想把订单 #D1001 里的 Find X9 换成浮光白，其他配置不变，用原来的信用卡")
 
