@@ -326,7 +326,11 @@ def test_an_item_beside_where_its_refund_goes_is_a_return(text: str) -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["#W1234567 退 Desk Lamp", "#W1234567 退 Wall Clock 退款账户里那个PayPal", "#W1234567 return wall clock, refund to paypal"],
+    [
+        "#W1234567 退 Desk Lamp",
+        "#W1234567 退 Wall Clock 退款账户里那个PayPal",
+        "#W1234567 return wall clock, refund to paypal",
+    ],
 )
 def test_an_order_id_then_an_item_sent_back_is_a_return(text: str) -> None:
     """Terse: the order, 退 and an item (and where its refund goes) return the item, not cancel the order or ask
