@@ -800,26 +800,12 @@ def test_an_order_the_message_does_not_single_out_is_asked_for(li: Conversation)
         # the product named, as a request of its own kind
         "I was hoping to return the Enco X3 earbuds I received with order #D1003",
         "我想把订单 #D1003 的 Enco X3 耳机退货，退到原卡",
-    ],
-)
-def test_a_request_after_a_feeling_switches_from_the_request_waiting_for_options(li: Conversation, switch: str) -> None:
-    waiting = run_turn(li, "I want to exchange the earbuds from order #D1003")
-    assert _awaiting(waiting) == "new_item_ids"
-
-    run_turn(li, switch)
-
-    assert WorkflowState.objects.get(conversation=li, status="active").kind == "return"
-
-
-@pytest.mark.parametrize(
-    "switch",
-    [
+        # described by its options and given up for a refund: no answer to "which new version?"
         "Enco X3（白色那副）不换了，退款吧，钱退回礼品卡",
         "the Enco X3, the white pair - no swap after all, just refund it",
     ],
 )
-def test_an_item_given_up_at_which_version_becomes_a_return(li: Conversation, switch: str) -> None:
-    """Described by its options and given up for a refund, the item is not answering "which new version?"."""
+def test_a_request_after_a_feeling_switches_from_the_request_waiting_for_options(li: Conversation, switch: str) -> None:
     waiting = run_turn(li, "I want to exchange the earbuds from order #D1003")
     assert _awaiting(waiting) == "new_item_ids"
 
