@@ -148,12 +148,7 @@ def _given_up_for_another(text: str, asked: list[PlannedPart], reading: Reading)
 def _describes_an_item(part: PlannedPart, reading: Reading) -> bool:
     """A clause read as an item change that asks nothing and names no other version or order: it tells which
     item ("颜色用的黑的那个", "the 50 ft vinyl one")."""
-    return (
-        part.intent in ITEM_CHANGES
-        and not _asks_anything(part.text, reading)
-        and not _ITEM_CHANGE.search(part.text)
-        and not order_ids(part.text)
-    )
+    return part.intent in ITEM_CHANGES and _only_describes(part.text, reading) and not order_ids(part.text)
 
 
 def _said_next(text: str, before: PlannedPart, after: PlannedPart) -> bool:
@@ -261,9 +256,7 @@ def _own_request(
     # 的 Kettle。另外Wall Clock（颜色那项白…的那个）".
     if announcement and not same_kind:
         return (
-            _asks_anything(part.text, told.reading)
-            or bool(_ITEM_CHANGE.search(part.text))
-            or not set(order_ids(text[here:following])) <= earlier_orders
+            not _only_describes(part.text, told.reading) or not set(order_ids(text[here:following])) <= earlier_orders
         )
     # The request before is whole when its order was named before this one is announced: in "return the
     # backpack plus the camera plus …, order is #W1" each "plus" still belongs to the first.
@@ -293,9 +286,10 @@ def _more_items(
     return not (announcement and _announces_its_own(announcement.group()))
 
 
-def _asks_anything(text: str, reading: Reading) -> bool:
-    """The clause asks how the store works, what became of the customer's records, or that the store act."""
-    return reading.of(text).asks != Asks.OTHER
+def _only_describes(text: str, reading: Reading) -> bool:
+    """The clause asks nothing (how the store works, what became of the customer's records, that the store act)
+    and names no other version of an item."""
+    return reading.of(text).asks == Asks.OTHER and not _ITEM_CHANGE.search(text)
 
 
 def _surer_ask(part: PlannedPart, before: PlannedPart, reading: Reading) -> bool:
