@@ -11,6 +11,7 @@ import unicodedata
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from agents.reading.ask_or_tell import Said, said_of
 from agents.reading.correction import correction_read, typing_slip
 from agents.reading.items import Mention, covers_all, items_asked
 from agents.reading.option_words import spellings_zh
@@ -268,6 +269,10 @@ def _lists_joined(clean: str, mentions: list[Mention], describing: frozenset[str
         "" if _CLAUSE_AFTER.match(clean, b.end) else _joint(clean[a.end : b.start], describing)
         for a, b in zip(mentions, mentions[1:], strict=False)
     ]
+    joints = [
+        joint or ("joined" if _line_after_line(clean, a, b) else "")
+        for joint, a, b in zip(joints, mentions, mentions[1:], strict=False)
+    ]
     merged, first = [], 0
     while first < len(mentions):
         last, at = first, first
@@ -280,6 +285,17 @@ def _lists_joined(clean: str, mentions: list[Mention], describing: frozenset[str
         )
         first = last + 1
     return merged
+
+
+def _line_after_line(clean: str, a: Mention, b: Mention) -> bool:
+    """Items written one a line are one list when the line of the first only names and describes it, asking
+    nothing of its own ("bought for my parents: the Water Bottle\nthe Bookshelf, black glass\nthe Puzzle, they
+    don't like them, return them"); a line that asks ("return the kettle\nthe mug…") is a request of its own."""
+    line_end = clean.rfind("\n", a.end, b.start)
+    if line_end < 0 or set(clean[line_end + 1 : b.start].strip(" \t-•*·").split()) - _DETERMINERS:
+        return False
+    line = clean[clean.rfind("\n", 0, a.start) + 1 : line_end]
+    return said_of(line) == Said.TELLS
 
 
 def _joint(between: str, describing: frozenset[str]) -> str:

@@ -22,6 +22,18 @@ ORDER = [
         ("水管留着，头盔退了", ["1001"]),
         ("The hose works great. Please exchange the helmet, it's too small.", ["1001"]),
         ("水管很好用，头盔太小了，帮我换一个", ["1001"]),
+        # one item a line, no list marks: the line that asks at the end asks for the lines before it
+        (
+            "帮爸妈买的Bicycle Helmet\nGarden Hose（长度50ft）\nEspresso Machine，他们用不惯，想退",
+            ["1001", "1003", "1002"],
+        ),
+        (
+            "Bought for my parents: the Bicycle Helmet\nthe Garden Hose, 50ft\nthe Espresso Machine, please return them",
+            ["1001", "1003", "1002"],
+        ),
+        # a line that asks is a request of its own
+        ("Please return the Bicycle Helmet\nThe Garden Hose stays with me", ["1001"]),
+        ("请帮我退Bicycle Helmet\nGarden Hose留着", ["1001"]),
     ],
 )
 def test_only_the_items_asked_for_are_read_never_one_only_mentioned(text: str, asked: list[str]) -> None:
