@@ -178,11 +178,12 @@ def _is_intent_switch(workflow: WorkflowState, recognition: Recognition, reading
     if (
         workflow.step == "new_item_ids"
         and asked.intent in (Intent.RETURN, Intent.CANCEL_ORDER)
-        and asked.confidence >= 0.85
+        and (asked.confidence >= 0.85 or leaves)
         and not _another_version_asked(asked, recognition, reading)
     ):
-        # "what should it become?" is not answered by "I'd like to return the camera and the kit", but it is
-        # by "退一个大号的Desk Lamp，换个小号的"
+        # "what should it become?" is not answered by "I'd like to return the camera and the kit", sure of the
+        # return or said where the learned reading is sure the question is left, but it is by "退一个大号的Desk
+        # Lamp，换个小号的"
         return True
     answer = reading.of(asked.text)
     return not is_slot_answer(

@@ -803,6 +803,9 @@ def test_an_order_the_message_does_not_single_out_is_asked_for(li: Conversation)
         # described by its options and given up for a refund: no answer to "which new version?"
         "Enco X3（白色那副）不换了，退款吧，钱退回礼品卡",
         "the Enco X3, the white pair - no swap after all, just refund it",
+        # the return said unsurely beside a complaint about the item, the question left for it
+        "说真的，Enco X3用着不太行，想return一下，单号#D1003，refund原卡",
+        "Thinking again: got them, but the Enco X3 just aren't right. Want to return, order #D1003, refund my card",
     ],
 )
 def test_a_request_after_a_feeling_switches_from_the_request_waiting_for_options(li: Conversation, switch: str) -> None:
