@@ -91,10 +91,10 @@ _NAME_AFTER = (
 
 
 # Between a Chinese option name and its value: "尺码是 m", "尺寸那栏是 s", "颜色那项灰", "size 为「s」", "尺码：l",
-# "材质定的是铁".
+# "材质定的是铁", "颜色〈白〉", "通风【中等】".
 _LINK_ZH = (
     r"\s*(?:这一?项|这一?栏|那一?项|那一?栏)?\s*(?:是|为|选的|选|挑|定的是|定的|用的|要|改成|换成|改为)?"
-    r"\s*[:=]?\s*[「\"'“‘]?\s*"
+    r"\s*[:=]?\s*[「『〈《【〔\"'“‘]?\s*"
 )
 # A letter alone between Chinese words is a value, not a word ("换 s 的", "要 m 码"): scripts_apart set it apart.
 _ALONE_AMONG_CHINESE = r"(?<=[\u3400-\u9fff] ){}(?= [\u3400-\u9fff])"

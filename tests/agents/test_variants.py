@@ -413,6 +413,8 @@ HELMETS_ZH = [
         ("给我换配置为M码 高档 红的的", {"size": "m", "ventilation": "high", "color": "red"}),
         ("颜色那项红+通风那项高", {"color": "red", "ventilation": "high"}),
         ("通风这项中等，尺码这项M", {"ventilation": "medium", "size": "m"}),
+        # the value set in brackets after its name
+        ("颜色〈红〉、通风性【中等】", {"color": "red", "ventilation": "medium"}),
     ],
 )
 def test_a_short_chinese_value_counts_only_right_after_its_option_name(text: str, expected: dict[str, str]) -> None:
