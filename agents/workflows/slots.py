@@ -511,11 +511,20 @@ def item_segments(text: str, items: list[dict[str, Any]], values: Iterable[str] 
     besides the items' own."""
     clean = normalise(text)
     segments: dict[str, str] = {}
-    for name, segment in _names_said(clean, {normalise(item["name"]) for item in items}, _option_values(items, values)):
+    said = _names_said(clean, {normalise(item["name"]) for item in items}, _option_values(items, values))
+    for k, (name, segment) in enumerate(said):
         candidates = [i for i in items if normalise(i["name"]) == name and i["item_id"] not in segments]
         if candidates:
+            if k + 1 < len(said):
+                segment = _NEXT_ITEM_LEAD.split(segment, maxsplit=1)[0]
             segments[_best_described(segment, candidates)[1]["item_id"]] = segment
     return {item["item_id"]: segments.get(item["item_id"], clean) for item in items}
+
+
+# Where the words about the next item start before its name: a joining word in the clause that ends with the
+# name ("…换成白色，还有黑色 M 码那款的 Helmet", "… into white, and the black medium Helmet"): what follows it
+# describes the next item as it is, not what the one before should become.
+_NEXT_ITEM_LEAD = re.compile(r"(?:还有|以及|另外|\b(?:and|also|plus)\b)(?=[^,，;；。.!?！？\n]*$)")
 
 
 # "compartment set to laptop", "compartment of laptop". Not a colon: "items: Tea Kettle" names one.

@@ -206,6 +206,28 @@ def test_the_same_product_twice_each_gets_the_part_of_the_text_that_describes_it
     assert segments["m1"] == text.lower()  # never named: the whole text
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "把Bookshelf换成白色、5英尺的吧，还有黑色 S码那款的Cycling Helmet，换成蓝的",
+        "the Bookshelf into the white 5 ft one, and the black size S Cycling Helmet into a blue one",
+    ],
+)
+def test_the_words_that_describe_the_next_item_before_its_name_are_not_what_the_one_before_becomes(text: str) -> None:
+    from agents.workflows.slots import item_segments
+
+    items = [
+        {"item_id": "b1", "name": "Bookshelf", "options": {"color": "brown", "height": "6 ft"}},
+        {"item_id": "h1", "name": "Cycling Helmet", "options": {"color": "black", "size": "S"}},
+    ]
+
+    segments = item_segments(text, items, {"white", "black", "blue", "brown", "5 ft", "6 ft", "S", "M"})
+
+    assert "白色" in segments["b1"] or "white" in segments["b1"]
+    assert "黑" not in segments["b1"] and "black" not in segments["b1"]
+    assert "蓝" in segments["h1"] or "blue" in segments["h1"]
+
+
 def test_options_said_with_set_to_pick_the_item_they_describe_not_the_target() -> None:
     from agents.workflows.slots import read_items
 

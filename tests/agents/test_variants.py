@@ -415,6 +415,8 @@ HELMETS_ZH = [
         ("通风这项中等，尺码这项M", {"ventilation": "medium", "size": "m"}),
         # the value set in brackets after its name
         ("颜色〈红〉、通风性【中等】", {"color": "red", "ventilation": "medium"}),
+        # a size letter with 号 is a size, in a list too
+        ("红的, high, M号的", {"color": "red", "ventilation": "high", "size": "m"}),
     ],
 )
 def test_a_short_chinese_value_counts_only_right_after_its_option_name(text: str, expected: dict[str, str]) -> None:
