@@ -567,3 +567,14 @@ def test_chinese_numbers_and_units_name_the_catalogue_value(
     ]
 
     assert wanted_options(text, current, variants) == wanted
+
+
+PURIFIERS = [
+    _variant("P1", room_size="medium", filter_type="HEPA", features="night mode"),
+    _variant("P2", room_size="large", filter_type="HEPA", features="night mode"),
+]
+
+
+@pytest.mark.parametrize("text", ["想换一个大的", "换个大号的", "a large one instead", "the one for a large room"])
+def test_a_purifier_said_bigger_is_the_room_size_it_serves(text: str) -> None:
+    assert wanted_options(text, PURIFIERS[0]["options"], PURIFIERS) == {"room size": "large"}
