@@ -74,6 +74,9 @@ class Decision:
     # what the message says it does not mean ("the items, not the address"), which a vector of the whole
     # sentence blurs into both; the n-grams still see it, marked as negated.
     meaning_without_negated: bool = False
+    # What the meaning vector reads of a text, when not all of it: the n-grams read the whole text. A clause's
+    # request is read without the item it describes in brackets (agents.reading.intent).
+    meaning_of: Callable[[str], str] | None = None
     # A decision about one part of the text (what one item a message names is there for): `focus` cuts that
     # part out. The meaning vector reads the part alone; the n-grams read the whole text and, marked apart, the
     # part's own words, so that "love ITEM. exchange OTHER" is not read as "exchange ITEM".
@@ -102,6 +105,8 @@ class Decision:
             texts = [without_negated(text) for text in texts]
         if self.focus:
             texts = [self.focus(text) for text in texts]
+        if self.meaning_of:
+            texts = [self.meaning_of(text) for text in texts]
         return bundled_query_vectors([text.strip() or "-" for text in texts])
 
 
@@ -253,6 +258,7 @@ def training_key(decision: Decision, taught: Sequence[Example] = ()) -> str:
         repr(
             (decision.labels, decision.meaning_without_negated, HASH_DIMENSIONS, C, DENSE_WEIGHT, FEATURES_VERSION)
             + ((inspect.getsource(decision.focus), decision.marker, decision.beside) if decision.focus else ())
+            + ((inspect.getsource(decision.meaning_of),) if decision.meaning_of else ())
             # the framing and whatever it calls: its module
             + (
                 (inspect.getsource(inspect.getmodule(decision.framing) or decision.framing),)

@@ -32,8 +32,23 @@ def ids_as_words(text: str, _before: str = "") -> str:
     return _ORDER_ID.sub("订单" if re.search(r"[\u4e00-\u9fff]", text) else "order", text)
 
 
+# What a clause says of an item in brackets ("退Wireless Earbuds（颜色：蓝的；续航：四小时）", "the lamp (brass,
+# 3-way)") describes it: the more options it lists, the more a whole-clause vector reads a change of version.
+_DESCRIBED = re.compile(r"[（(][^（）()]{1,120}[)）]")
+
+
+def described_apart(text: str) -> str:
+    """The clause without what it says in brackets, as the meaning vector reads it; the n-grams still read the
+    brackets' words with the rest ("the earbuds (swap for black)")."""
+    return _DESCRIBED.sub(" ", text)
+
+
 INTENT = Decision(
-    "intent", tuple(intent.value for intent in Intent), framing=ids_as_words, also=((EXEMPLARS_FILE, "intent"),)
+    "intent",
+    tuple(intent.value for intent in Intent),
+    framing=ids_as_words,
+    meaning_of=described_apart,
+    also=((EXEMPLARS_FILE, "intent"),),
 )
 
 

@@ -85,6 +85,9 @@ def test_the_reason_beside_the_request_or_after_a_correction_counts(text: str, r
         "就是想取消",
         "退款多久到账？",
         "  ",
+        # a slip typing in the chat, put right, is no reason to cancel
+        "刚才手滑打错了，是红色的",
+        "sorry, I mistyped, the colour I want is black",
     ],
 )
 def test_a_question_or_an_answer_that_gives_no_reason_gives_none(text: str) -> None:

@@ -858,3 +858,23 @@ def test_two_changes_of_an_order_stay_two_requests_without_an_order_named() -> N
 )
 def test_fixing_what_an_order_says_is_a_change_and_fixing_a_device_a_repair(text: str, intent: str) -> None:
     assert intents_of(classify_offline(text, fake_neighbours({})))[0].value == intent
+
+
+@pytest.mark.parametrize(
+    ("plain", "described"),
+    [
+        ("退掉Office Chair，还有一个", "退掉Office Chair（选的规格：颜色：灰的；扶手：有；材质：网布），还有一个"),
+        (
+            "send back the Office Chair and one more",
+            "send back the Office Chair (chosen options: colour: grey; armrests: yes; material: mesh; back: high) "
+            "and one more",
+        ),
+    ],
+)
+def test_an_item_described_in_brackets_leaves_the_request_what_it_was(plain: str, described: str) -> None:
+    """However many options the brackets list, they describe the item sent back: no change of version."""
+    from agents.reading.intent import intent_likelihood
+
+    read_plain, read_described = intent_likelihood(plain)[0], intent_likelihood(described)[0]
+    assert read_plain[0] is read_described[0] is Intent.RETURN
+    assert read_described[1] > 0.5
