@@ -127,6 +127,11 @@ def covers_all(text: str) -> bool:
     return bool(text.strip()) and likelihood(ITEMS_SCOPE, text).get(Scope.ALL, 0.0) >= ALL_AT
 
 
+def set_aside(text: str) -> bool:
+    """The item written ITEM in `text` is only mentioned there (kept, praised, ruled out), not asked for."""
+    return likelihood(ITEM_ROLE, text)[Role.ASKED] < 0.5
+
+
 def _asked(text: str, mentions: Sequence[Mention], mention: Mention) -> float:
     """How likely the message asks for the item at `mention`."""
     return likelihood(ITEM_ROLE, placeholders(text, mentions, mention))[Role.ASKED]

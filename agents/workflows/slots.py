@@ -13,7 +13,7 @@ from typing import Any
 
 from agents.reading.ask_or_tell import Said, said_of
 from agents.reading.correction import correction_read, typing_slip
-from agents.reading.items import Mention, covers_all, items_asked
+from agents.reading.items import THIS, Mention, covers_all, items_asked, set_aside
 from agents.reading.option_words import spellings_zh
 from agents.reading.product_words import product_words_zh
 from conversations.language import scripts_apart
@@ -288,14 +288,18 @@ def _lists_joined(clean: str, mentions: list[Mention], describing: frozenset[str
 
 
 def _line_after_line(clean: str, a: Mention, b: Mention) -> bool:
-    """Items written one a line are one list when the line of the first only names and describes it, asking
-    nothing of its own ("bought for my parents: the Water Bottle\nthe Bookshelf, black glass\nthe Puzzle, they
-    don't like them, return them"); a line that asks ("return the kettle\nthe mug…") is a request of its own."""
+    """Items written one a line are one list when the line of the first only names and describes it ("bought for
+    my parents: the Water Bottle\nthe Bookshelf, black glass\nthe Puzzle, they don't like them, return them"): a
+    line that asks ("return the kettle\nthe mug…") is a request of its own, and one that keeps its item ("the
+    hose can stay\nthe helmet…") sets it aside."""
     line_end = clean.rfind("\n", a.end, b.start)
     if line_end < 0 or set(clean[line_end + 1 : b.start].strip(" \t-•*·").split()) - _DETERMINERS:
         return False
-    line = clean[clean.rfind("\n", 0, a.start) + 1 : line_end]
-    return said_of(line) == Said.TELLS
+    line_start = clean.rfind("\n", 0, a.start) + 1
+    line = clean[line_start:line_end]
+    return said_of(line) == Said.TELLS and not set_aside(
+        f"{clean[line_start : a.start]}{THIS}{clean[a.end : line_end]}"
+    )
 
 
 def _joint(between: str, describing: frozenset[str]) -> str:

@@ -31,6 +31,9 @@ ORDER = [
             "Bought for my parents: the Bicycle Helmet\nthe Garden Hose, 50ft\nthe Espresso Machine, please return them",
             ["1001", "1003", "1002"],
         ),
+        # the new version told option by option
+        ("水管不用动\nBicycle Helmet换个颜色用的蓝色，尺码用的L，款式用的公路款的那一款", ["1001"]),
+        ("the hose is fine\nBicycle Helmet to become: colour blue, size L, style road", ["1001"]),
         # a line that asks is a request of its own
         ("Please return the Bicycle Helmet\nThe Garden Hose stays with me", ["1001"]),
         ("请帮我退Bicycle Helmet\nGarden Hose留着", ["1001"]),
