@@ -178,7 +178,11 @@ class _Told:
         announcement = _ANNOUNCEMENT.search(text, previous, here + min(len(part.text), 30))
         # An announcement ("Second: …") ends the words of the request before.
         cut = min(announcement.start(), here) if announcement else here
-        if _own_request(self, part, (here, following), cut, announcement):
+        if self._only_described_before(part, here, following):
+            # "#W1里的白的 Alexa 那款 Smart Thermostat；另外Makeup Kit…我想退货": the clause before only named an item;
+            # the one that asks says what to do with it and one more
+            self.requests[-1] = part
+        elif _own_request(self, part, (here, following), cut, announcement):
             if cut > self.begins[-1]:
                 self.requests.append(part)
                 self.begins.append(cut)
@@ -201,6 +205,18 @@ class _Told:
             # "I don't want #W1 going to my old place. New address: …": a new address is given to send
             # the order there, not to cancel it.
             self.requests[-1] = part
+
+    def _only_described_before(self, part: PlannedPart, here: int, following: int) -> bool:
+        """The request before is an item change that only describes an item (it asks nothing and names no other
+        version), and this clause asks the store to act, for no other order."""
+        before = self.requests[-1]
+        return (
+            len(self.requests) == 1
+            and before.intent in ITEM_CHANGES
+            and _only_describes(before.text, self.reading)
+            and self.reading.of(part.text).asks_the_store
+            and set(order_ids(self.text[here:following])) <= set(order_ids(self.text[:here]))
+        )
 
     def in_order(self) -> list[PlannedPart]:
         """Each request with its words, in the order asked, except that an item change waits for the other

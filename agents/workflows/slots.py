@@ -287,13 +287,31 @@ def _lists_joined(clean: str, mentions: list[Mention], describing: frozenset[str
     return merged
 
 
+# What may open a line before its item: a determiner, a count (一个, 一件), "还有".
+_LINE_OPENINGS = _DETERMINERS | {
+    "一个",
+    "一件",
+    "一台",
+    "一双",
+    "一套",
+    "一副",
+    "一把",
+    "一条",
+    "一只",
+    "那个",
+    "这个",
+    "还有",
+    "以及",
+}
+
+
 def _line_after_line(clean: str, a: Mention, b: Mention) -> bool:
     """Items written one a line are one list when the line of the first only names and describes it ("bought for
     my parents: the Water Bottle\nthe Bookshelf, black glass\nthe Puzzle, they don't like them, return them"): a
     line that asks ("return the kettle\nthe mug…") is a request of its own, and one that keeps its item ("the
     hose can stay\nthe helmet…") sets it aside."""
     line_end = clean.rfind("\n", a.end, b.start)
-    if line_end < 0 or set(clean[line_end + 1 : b.start].strip(" \t-•*·").split()) - _DETERMINERS:
+    if line_end < 0 or set(clean[line_end + 1 : b.start].strip(" \t-•*·").split()) - _LINE_OPENINGS:
         return False
     line_start = clean.rfind("\n", 0, a.start) + 1
     line = clean[line_start:line_end]

@@ -34,6 +34,10 @@ ORDER = [
         # the new version told option by option
         ("水管不用动\nBicycle Helmet换个颜色用的蓝色，尺码用的L，款式用的公路款的那一款", ["1001"]),
         ("the hose is fine\nBicycle Helmet to become: colour blue, size L, style road", ["1001"]),
+        (
+            "收到了，Garden Hose｜规格：长度用的50ft\n· 一个Bicycle Helmet（红色 M码）用了两天就不想要了，能退吗？",
+            ["1003", "1001"],
+        ),
         # a line that asks is a request of its own
         ("Please return the Bicycle Helmet\nThe Garden Hose stays with me", ["1001"]),
         ("请帮我退Bicycle Helmet\nGarden Hose留着", ["1001"]),

@@ -480,6 +480,37 @@ def test_an_announced_item_that_asks_nothing_is_more_of_the_request_before(messa
 
 
 @pytest.mark.parametrize(
+    ("message", "described", "asked"),
+    [
+        (
+            "#W1234567里那个黑色12吋的Wall Clock；另外Desk Lamp我也想退，钱退回原卡。\n另一件：取消#W7654321",
+            "#W1234567里那个黑色12吋的Wall Clock",
+            "另外Desk Lamp我也想退",
+        ),
+        (
+            "From #W1234567 the black 12 inch Wall Clock; and also the Desk Lamp, I'd like to return both. "
+            "Another thing: cancel #W7654321",
+            "From #W1234567 the black 12 inch Wall Clock",
+            "and also the Desk Lamp, I'd like to return both",
+        ),
+    ],
+)
+def test_an_item_only_described_is_part_of_the_request_that_follows_it(
+    message: str, described: str, asked: str
+) -> None:
+    """The first clause names an item and asks nothing; the next says what to do with it and one more."""
+    from agents.requests import requests_in_order
+
+    cancel = message[message.find("取消") if "取消" in message else message.find("cancel") :]
+    parts = [_request("modify_order", described), _request("return", asked), _request("cancel_order", cancel)]
+
+    now, queued = requests_in_order(message, parts, Reading(message))
+
+    assert [p.intent.value for p in now + queued] == ["return", "cancel_order"]
+    assert now[0].text.startswith(message[:6]) and "#W7654321" not in now[0].text
+
+
+@pytest.mark.parametrize(
     ("message", "sent_back", "instead"),
     [
         (
