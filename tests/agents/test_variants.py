@@ -578,3 +578,23 @@ PURIFIERS = [
 @pytest.mark.parametrize("text", ["想换一个大的", "换个大号的", "a large one instead", "the one for a large room"])
 def test_a_purifier_said_bigger_is_the_room_size_it_serves(text: str) -> None:
     assert wanted_options(text, PURIFIERS[0]["options"], PURIFIERS) == {"room size": "large"}
+
+
+SPEAKERS_ZH = [
+    _variant("S1", color="black", battery_life="20 hours", water_resistance="no"),
+    _variant("S2", color="blue", battery_life="20 hours", water_resistance="no"),
+    _variant("S3", color="blue", battery_life="20 hours", water_resistance="yes"),
+]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("防水等级定的是否，配色选的是黑的，换成蓝色的", {"water resistance": "no", "color": "blue"}),
+        ("防水有没有都行，颜色要蓝的", {"color": "blue"}),
+        ("防水定的是是，颜色蓝", {"water resistance": "yes", "color": "blue"}),
+    ],
+)
+def test_a_question_word_is_no_value_beside_its_option_name(text: str, expected: dict[str, str]) -> None:
+    """是否 ("whether") is not 是 ("yes"), 有没有 not 有."""
+    assert wanted_options(text, SPEAKERS_ZH[0]["options"], SPEAKERS_ZH) == expected
