@@ -105,8 +105,8 @@ def _said(text: str, option: str, value: str) -> list[int]:
     name = "|".join(re.escape(_norm(n)) for n in (option, *option_names_zh(option)))
     name = f"(?:{name})"
     if value in said_only_beside_name():  # "通风那栏是高": 高 is no value anywhere else
-        # not the first half of a question word: "是否", "有没有", "是不是", "高不高"
-        v = rf"{re.escape(value)}(?!否|没|不)"
+        # not the first half of a question word ("是否", "有没有", "是不是", "高不高"), nor 不 of "不用动", "不变"
+        v = rf"{re.escape(value)}(?!否|没|不|用|变|改|动|管)"
         beside = rf"{name}{_LINK_ZH}{v}"
         if value in said_alone_in_a_list():  # "换成黑, 3 英尺的", "(5 ft, 白, 玻璃)"
             beside += rf"|(?:^|(?<=[\s,;:(/、，；：（]|成|为|是|要|选)){v}(?=[\s,;)/、，；）]|$)"
@@ -117,7 +117,13 @@ def _said(text: str, option: str, value: str) -> list[int]:
         if option_names_zh(option):  # also said with its option's Chinese name after it: "蓝这个颜色"
             stem = re.escape(_COLOUR_OR_KIND_END.sub("", value) or value)
             spelt = rf"(?:{spelt}|{stem}\s*{_LINK_BEFORE_NAME_ZH}{name})"
-        return [m.start() for m in re.finditer(r"(?<![\d.])" * value[0].isdigit() + spelt, text)]
+        # not inside the option's own name: "不防水" (no) is said in "防不防水" (waterproof or not) only as its name
+        names = [(m.start(), m.end()) for m in re.finditer(name, text)]
+        return [
+            m.start()
+            for m in re.finditer(r"(?<![\d.])" * value[0].isdigit() + spelt, text)
+            if not any(start < m.start() < end or start < m.end() < end for start, end in names)
+        ]
     word = rf"(?<![\w.+-]){re.escape(value)}(?![\w+-])"
     if value in _NEEDS_NAME:
         v = re.escape(value)
