@@ -106,7 +106,7 @@ def _said(text: str, option: str, value: str) -> list[int]:
     name = f"(?:{name})"
     if value in said_only_beside_name():  # "通风那栏是高": 高 is no value anywhere else
         # not the first half of a question word ("是否", "有没有", "是不是", "高不高"), nor 不 of "不用动", "不变"
-        v = rf"{re.escape(value)}(?!否|没|不|用|变|改|动|管)"
+        v = rf"{re.escape(value)}(?![否没不用变改动管])"
         beside = rf"{name}{_LINK_ZH}{v}"
         if value in said_alone_in_a_list():  # "换成黑, 3 英尺的", "(5 ft, 白, 玻璃)"
             beside += rf"|(?:^|(?<=[\s,;:(/、，；：（]|成|为|是|要|选)){v}(?=[\s,;)/、，；）]|$)"
