@@ -259,19 +259,17 @@ _SENTENCE_END = re.compile(r"[.!?。！？](?:\s|$)")
 _JOINT_WORD = re.compile(r"[a-z0-9][a-z0-9.'-]*|[\u3400-\u9fff]+|[,;，；、&+]")
 # An item a verb follows starts a clause of its own, not a list: "I love the watch and the headphones are broken".
 _CLAUSE_AFTER = re.compile(r"\s*(?:is|are|was|were|has|have|had|'s|'re|isn't|aren't|wasn't|weren't|doesn't|don't)\b")
-_NEXT_LINE_ITEM = re.compile(r"\n\s*(?:[-•*·]|\d+\s*[.)、])\s*$")
+_LIST_MARK = re.compile(r"^\s*(?:[-•*·]|\d+\s*[.)、])")
 
 
 def _lists_joined(clean: str, mentions: list[Mention], describing: frozenset[str]) -> list[Mention]:
     """The mentions with each list of items said together made one: a list is read as a whole ("return the
     Bulb, the on-ear Headphones and the Smart Watch"), the words between its items are its own."""
     joints = [
-        "" if _CLAUSE_AFTER.match(clean, b.end) else _joint(clean[a.end : b.start], describing)
+        _line_after_line(clean, a, b)
+        if "\n" in clean[a.end : b.start]
+        else ("" if _CLAUSE_AFTER.match(clean, b.end) else _joint(clean[a.end : b.start], describing))
         for a, b in zip(mentions, mentions[1:], strict=False)
-    ]
-    joints = [
-        joint or ("joined" if _line_after_line(clean, a, b) else "")
-        for joint, a, b in zip(joints, mentions, mentions[1:], strict=False)
     ]
     merged, first = [], 0
     while first < len(mentions):
@@ -305,26 +303,26 @@ _LINE_OPENINGS = _DETERMINERS | {
 }
 
 
-def _line_after_line(clean: str, a: Mention, b: Mention) -> bool:
-    """Items written one a line are one list when the line of the first only names and describes it ("bought for
-    my parents: the Water Bottle\nthe Bookshelf, black glass\nthe Puzzle, they don't like them, return them"): a
-    line that asks ("return the kettle\nthe mug…") is a request of its own, and one that keeps its item ("the
-    hose can stay\nthe helmet…") sets it aside."""
+def _line_after_line(clean: str, a: Mention, b: Mention) -> str:
+    """How an item on a later line joins the one before ("joined" or ""). Items written one a line, with list
+    marks or none, are one list when the line of the first only names and describes it ("bought for my parents:
+    the Water Bottle\n- the Bookshelf, black glass\n- the Puzzle, they don't like them, return them"): a line
+    that asks ("- return the kettle\n- the mug → blue") is a request of its own, and one that keeps its item
+    ("the hose can stay\nthe helmet…") sets it aside."""
     line_end = clean.rfind("\n", a.end, b.start)
-    if line_end < 0 or set(clean[line_end + 1 : b.start].strip(" \t-•*·").split()) - _LINE_OPENINGS:
-        return False
+    if set(_LIST_MARK.sub("", clean[line_end + 1 : b.start]).split()) - _LINE_OPENINGS:
+        return ""
     line_start = clean.rfind("\n", 0, a.start) + 1
     line = clean[line_start:line_end]
-    return said_of(line) == Said.TELLS and not set_aside(
-        f"{clean[line_start : a.start]}{THIS}{clean[a.end : line_end]}"
+    only_told = said_of(line) == Said.TELLS
+    return (
+        "joined" if only_told and not set_aside(f"{clean[line_start : a.start]}{THIS}{clean[a.end : line_end]}") else ""
     )
 
 
 def _joint(between: str, describing: frozenset[str]) -> str:
     """What the words between two items say: "joined" (one list: a joining word or mark before the next item,
     whatever describes the one before), "listing" (commas that may be one), or "" (anything else)."""
-    if _NEXT_LINE_ITEM.search(between):
-        return "joined"
     if _SENTENCE_END.search(between):
         return ""
     for joining in ("as well as", "along with", "together with"):

@@ -38,6 +38,16 @@ ORDER = [
             "收到了，Garden Hose｜规格：长度用的50ft\n· 一个Bicycle Helmet（红色 M码）用了两天就不想要了，能退吗？",
             ["1003", "1001"],
         ),
+        # list marks: a line that keeps its item is not one with the change on the next line
+        ("换货：\n- Bicycle Helmet不用换\n- Garden Hose换成25ft的", ["1003"]),
+        ("Exchange:\n- Bicycle Helmet stays as it is\n- Garden Hose to the 25ft one", ["1003"]),
+        # each line asks its own change
+        (
+            "换货：\n1. 要换的：Bicycle Helmet，M码（尺码）的那个退回去，给我换成L码，全套按这个来\n"
+            "· 把Garden Hose（选的规格：长度〈50ft〉）换成长度〈25ft〉，其余的全部照旧吧\n"
+            "· Espresso Machine｜规格：容量定的是1L 换个完整的：容量选的是2L",
+            ["1001", "1003", "1002"],
+        ),
         # a line that asks is a request of its own
         ("Please return the Bicycle Helmet\nThe Garden Hose stays with me", ["1001"]),
         ("请帮我退Bicycle Helmet\nGarden Hose留着", ["1001"]),
