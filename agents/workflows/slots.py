@@ -527,17 +527,21 @@ def item_segments(text: str, items: list[dict[str, Any]], values: Iterable[str] 
 
     When the order holds the same product twice ("the black Smart Watch -> the same again, and the
     silver Smart Watch into a gold one"), each mention goes to the item whose current options it
-    names. An item never named gets the whole text. `values` are option values the products come in,
-    besides the items' own."""
+    names. The only item of its product named again gets the words after each mention ("把…换成Office Chair，
+    哦说反了，是把Office Chair换成灰色的"). An item never named gets the whole text. `values` are option values the
+    products come in, besides the items' own."""
     clean = normalise(text)
     segments: dict[str, str] = {}
     said = _names_said(clean, {normalise(item["name"]) for item in items}, _option_values(items, values))
     for k, (name, segment) in enumerate(said):
-        candidates = [i for i in items if normalise(i["name"]) == name and i["item_id"] not in segments]
+        if k + 1 < len(said):
+            segment = _NEXT_ITEM_LEAD.split(segment, maxsplit=1)[0]
+        named = [i for i in items if normalise(i["name"]) == name]
+        candidates = [i for i in named if i["item_id"] not in segments]
         if candidates:
-            if k + 1 < len(said):
-                segment = _NEXT_ITEM_LEAD.split(segment, maxsplit=1)[0]
             segments[_best_described(segment, candidates)[1]["item_id"]] = segment
+        elif len(named) == 1:
+            segments[named[0]["item_id"]] += segment
     return {item["item_id"]: segments.get(item["item_id"], clean) for item in items}
 
 

@@ -228,6 +228,26 @@ def test_the_words_that_describe_the_next_item_before_its_name_are_not_what_the_
     assert "蓝" in segments["h1"] or "blue" in segments["h1"]
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "把灰色的换成Office Chair，哦说反了，是把Office Chair换成灰色的",
+        "swap the grey one for the Office Chair - no, the other way: the Office Chair for the grey one",
+    ],
+)
+def test_the_only_item_of_its_product_named_twice_gets_the_words_after_each_mention(text: str) -> None:
+    from agents.workflows.slots import item_segments
+
+    items = [
+        {"item_id": "c1", "name": "Office Chair", "options": {"color": "black"}},
+        {"item_id": "b1", "name": "Water Bottle", "options": {"color": "black"}},
+    ]
+
+    segments = item_segments(text, items, {"black", "gray"})
+
+    assert "灰色" in segments["c1"] or "grey one" in segments["c1"].split("other way")[-1]
+
+
 def test_options_said_with_set_to_pick_the_item_they_describe_not_the_target() -> None:
     from agents.workflows.slots import read_items
 

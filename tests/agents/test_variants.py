@@ -619,3 +619,14 @@ BOOTS_ZH = [
 def test_a_value_is_not_read_inside_its_options_name(text: str, expected: dict[str, str]) -> None:
     """防不防水 (waterproof or not) holds 不防水 (not waterproof) as its name, not as a value."""
     assert wanted_options(text, BOOTS_ZH[0]["options"], BOOTS_ZH) == expected
+
+
+CHAIRS_ZH = [
+    _variant("C1", armrest="fixed", color="black"),
+    _variant("C2", armrest="none", color="gray"),
+]
+
+
+@pytest.mark.parametrize("text", ["扶手定的是不带，颜色灰的", "颜色灰色，扶手：没有"])
+def test_without_beside_its_option_name_is_none(text: str) -> None:
+    assert wanted_options(text, CHAIRS_ZH[0]["options"], CHAIRS_ZH) == {"armrest": "none", "color": "gray"}
