@@ -21,8 +21,12 @@ _ANNOUNCED = word_list("discourse")["announcements"]
 _ANOTHER_REQUEST_WORDS = frozenset(_ANNOUNCED["another request"])
 # the second or a later point of a numbered list: "(1) … (2) …", "1) … 2) …", "1. … 2. …", "1、… 2、…"
 _NUMBERED = re.compile(r"(?<![\w.])\(?[2-9]\)(?=\s)|(?:^|(?<=[.;!?。；]\s)|(?<=\n))[2-9]\.\s|(?<![\w.])[2-9二三四]、")
+# A list mark opening a line announces more, as "also" does: another request, or more of the one before.
+_BULLET = re.compile(r"(?<=\n)[ \t]*[-•*·][ \t]")
 _ANNOUNCEMENT = re.compile(
-    f"{words_pattern([*_ANNOUNCED['another request'], *_ANNOUNCED['more']]).pattern}|{_NUMBERED.pattern}", re.IGNORECASE
+    f"{words_pattern([*_ANNOUNCED['another request'], *_ANNOUNCED['more']]).pattern}|{_NUMBERED.pattern}|"
+    f"{_BULLET.pattern}",
+    re.IGNORECASE,
 )
 
 
@@ -258,6 +262,8 @@ def _own_request(
         text[told.begins[-1] : cut], text[cut:following], told.reading, announced=bool(announcement)
     )
     earlier_orders = set(order_ids(text[told.begins[-1] : here]))
+    if _refund_destination(told, part, announcement):
+        return False
     if same_kind and _more_items(part, kinds, (earlier_orders, set(order_ids(text[here:following]))), announcement):
         return False
     # A change of the items beside a change of the payment or the address is a request of its own, order named
@@ -271,8 +277,8 @@ def _own_request(
     # names no other version and no other order only describes one more item of the request before: "退货：#W1
     # 的 Kettle。另外Wall Clock（颜色那项白…的那个）".
     if announcement and not same_kind:
-        return (
-            not _only_describes(part.text, told.reading) or not set(order_ids(text[here:following])) <= earlier_orders
+        return not _only_describes(part.text, told.reading) or not set(order_ids(text[cut:following])) <= set(
+            order_ids(text[told.begins[-1] : cut])
         )
     # The request before is whole when its order was named before this one is announced: in "return the
     # backpack plus the camera plus …, order is #W1" each "plus" still belongs to the first.
@@ -283,6 +289,18 @@ def _own_request(
     # Sending back the shoes and the puzzle from #W2, refund to my gift card."
     ahead = set(order_ids(text[here:following]))
     return not same_kind and bool(earlier_orders) and bool(ahead) and not ahead & earlier_orders
+
+
+def _refund_destination(told: _Told, part: PlannedPart, announcement: re.Match[str] | None) -> bool:
+    """A payment method named right after a return, for no order of its own and with no other change, is where its
+    refund goes ("想退Hiking Boots，钱退到…就那张PayPal"), not a change of how an order is paid."""
+    return (
+        told.requests[-1].intent == Intent.RETURN
+        and part.intent == Intent.MODIFY_ORDER
+        and announcement is None
+        and not order_ids(part.text)
+        and _change_kind(part.text, told.reading) in ("payment", None)
+    )
 
 
 def _more_items(

@@ -511,6 +511,43 @@ def test_an_item_only_described_is_part_of_the_request_that_follows_it(
 
 
 @pytest.mark.parametrize(
+    ("message", "clauses"),
+    [
+        (
+            "两件事\n- 想退#W1234567的Desk Lamp，钱退回就那张PayPal（paypal_1234567）。\n"
+            "- 帮我爸妈下的单#W7654321，他们搬家了，改寄到12 Main Street, Austin, TX 78701",
+            ["想退#W1234567的Desk Lamp", "就那张PayPal（paypal_1234567）", "他们搬家了", "改寄到12 Main Street"],
+        ),
+        (
+            "Two things\n- return the Desk Lamp from #W1234567, money back to my PayPal (paypal_1234567).\n"
+            "- my parents' order #W7654321, they moved, send it to 12 Main Street, Austin, TX 78701",
+            [
+                "return the Desk Lamp from #W1234567",
+                "money back to my PayPal (paypal_1234567)",
+                "they moved",
+                "send it to 12 Main Street",
+            ],
+        ),
+    ],
+)
+def test_a_refund_method_stays_with_its_return_and_a_list_mark_opens_the_next_request(
+    message: str, clauses: list[str]
+) -> None:
+    """The PayPal named after the return is where its money goes, not a payment change; the next line, for
+    another order, is a request of its own."""
+    from agents.requests import requests_in_order
+
+    intents = ["return", "modify_order", "modify_order", "modify_order"]
+    parts = [_request(intent, clause) for intent, clause in zip(intents, clauses, strict=True)]
+
+    now, queued = requests_in_order(message, parts, Reading(message))
+
+    assert [p.intent.value for p in now + queued] == ["return", "modify_order"]
+    assert "paypal_1234567" in now[0].text and "#W7654321" not in now[0].text
+    assert "#W7654321" in queued[0].text and "paypal_1234567" not in queued[0].text
+
+
+@pytest.mark.parametrize(
     ("message", "sent_back", "instead"),
     [
         (
