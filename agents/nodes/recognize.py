@@ -180,10 +180,12 @@ def _is_intent_switch(workflow: WorkflowState, recognition: Recognition, reading
         and asked.intent in (Intent.RETURN, Intent.CANCEL_ORDER)
         and (asked.confidence >= 0.85 or leaves)
         and not _another_version_asked(asked, recognition, reading)
+        and not (asked is not requests[0] and reading.of(requests[0].text).asks_the_store)
     ):
         # "what should it become?" is not answered by "I'd like to return the camera and the kit", sure of the
         # return or said where the learned reading is sure the question is left, but it is by "退一个大号的Desk
-        # Lamp，换个小号的"
+        # Lamp，换个小号的", and by a message that opens with a new version asked ("把Smart Watch换成…；另外…的那个
+        # 退回去，…")
         return True
     answer = reading.of(asked.text)
     return not is_slot_answer(

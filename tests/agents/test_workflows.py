@@ -819,7 +819,13 @@ def test_a_request_after_a_feeling_switches_from_the_request_waiting_for_options
 
 @pytest.mark.parametrize(
     "answer",
-    ["我想的是退一个白色的耳机，换个黑色的", "I'd like to return the white earbuds and get the black ones instead"],
+    [
+        "我想的是退一个白色的耳机，换个黑色的",
+        "I'd like to return the white earbuds and get the black ones instead",
+        # the message opens with the version wanted; a return said after it is more of the answer
+        "把Enco X3换成黑色的吧；另外耳机白色那副不想要了，退回去",
+        "make the Enco X3 the black ones please; also the white pair, I'm sending it back",
+    ],
 )
 def test_an_item_sent_back_for_the_version_named_answers_which_version(li: Conversation, answer: str) -> None:
     """The exchange goes on with its order: not restarted as a request that asks again which order."""
