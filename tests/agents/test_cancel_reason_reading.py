@@ -37,6 +37,8 @@ def test_a_reason_named_in_the_customers_words(text: str, reason: str) -> None:
         ("the trip I bought it for has been called off", NOT_NEEDED),
         ("my neighbour lent me his, so I'm sorted", NOT_NEEDED),
         ("朋友借了我一台，就不用买了", NOT_NEEDED),
+        ("取消 #W1234567 儿子对这个已经没兴趣了", NOT_NEEDED),
+        ("cancel #W1234567, my son isn't into it anymore", NOT_NEEDED),
         ("my son placed it while playing on my phone", MISTAKE),
         ("my cat walked across the keyboard and it got submitted", MISTAKE),
         ("I hit checkout when I only wanted to see the shipping cost", MISTAKE),
