@@ -212,13 +212,13 @@ class _Told:
 
     def _only_described_before(self, part: PlannedPart, here: int, following: int) -> bool:
         """The request before is an item change that only describes an item (it asks nothing and names no other
-        version), and this clause asks the store to act, for no other order."""
+        version), and this clause asks the store for a request of another kind (or reads as one), for no other order."""
         before = self.requests[-1]
         return (
-            len(self.requests) == 1
-            and before.intent in ITEM_CHANGES
+            before.intent in ITEM_CHANGES
             and _only_describes(before.text, self.reading)
-            and self.reading.of(part.text).asks_the_store
+            and (self.reading.of(part.text).asks_the_store or self.reading.of(part.text).asks == Asks.REQUEST)
+            and not one_kind(part.intent, before.intent)
             and set(order_ids(self.text[here:following])) <= set(order_ids(self.text[:here]))
         )
 

@@ -44,6 +44,9 @@ from agents.workflows.slots import correction
         ("订单 W1234567", "不对不对，是W1234576", ("W1234576", "W1234567")),
         ("zoom 5x please", "correction on the zoom - should be 3x", ("3x", "5x")),
         ("2 of them", "make it 3", ("3", "2")),
+        # a number and its unit are one value
+        ("换成24MP的相机", "不好意思，是1600万像素的，不是24MP", ("1600万像素", "24MP")),
+        ("the 24MP camera please", "oops, 32 megapixels, not 24MP", ("32 megapixels", "24MP")),
     ],
 )
 def test_a_value_put_right_is_read_with_the_one_it_replaces(before: str, text: str, fix: tuple[str, str]) -> None:

@@ -514,6 +514,36 @@ def test_an_item_only_described_is_part_of_the_request_that_follows_it(
     ("message", "clauses"),
     [
         (
+            "#W7654321还能取消吗？对了还有，#W1234567里那个黑色12吋的Wall Clock，还有Desk Lamp（白色）我想退货",
+            ["#W7654321还能取消吗", "#W1234567里那个黑色12吋的Wall Clock", "Desk Lamp（白色）我想退货"],
+        ),
+        (
+            "Can #W7654321 still be cancelled? Oh and also, from #W1234567 the black 12 inch Wall Clock, "
+            "and the white Desk Lamp, I want to return those",
+            [
+                "Can #W7654321 still be cancelled?",
+                "from #W1234567 the black 12 inch Wall Clock",
+                "the white Desk Lamp, I want to return those",
+            ],
+        ),
+    ],
+)
+def test_an_item_only_described_after_another_request_is_part_of_the_next(message: str, clauses: list[str]) -> None:
+    from agents.requests import requests_in_order
+
+    intents = ["cancel_order", "modify_order", "return"]
+    parts = [_request(intent, clause) for intent, clause in zip(intents, clauses, strict=True)]
+
+    now, queued = requests_in_order(message, parts, Reading(message))
+
+    assert [p.intent.value for p in now + queued] == ["cancel_order", "return"]
+    assert "Wall Clock" in queued[0].text and "Desk Lamp" in queued[0].text
+
+
+@pytest.mark.parametrize(
+    ("message", "clauses"),
+    [
+        (
             "两件事\n- 想退#W1234567的Desk Lamp，钱退回就那张PayPal（paypal_1234567）。\n"
             "- 帮我爸妈下的单#W7654321，他们搬家了，改寄到12 Main Street, Austin, TX 78701",
             ["想退#W1234567的Desk Lamp", "就那张PayPal（paypal_1234567）", "他们搬家了", "改寄到12 Main Street"],
