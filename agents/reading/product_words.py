@@ -38,3 +38,15 @@ def product_words_zh(name: str) -> tuple[str, ...]:
         for noun in (" ".join(words[-size:]), " ".join(ending)):
             found += [word.lower() for word in known.get(noun, ())]
     return tuple(dict.fromkeys(found))
+
+
+@cache
+def _chinese_words() -> tuple[str, ...]:
+    return tuple(dict.fromkeys(word.lower() for words in _words().values() for word in words))
+
+
+@cache
+def longer_words_zh(word: str) -> tuple[str, ...]:
+    """The known Chinese product words that hold `word` and say more (滑板板面, a skateboard's deck, holds 滑板): where
+    one of them is written, `word` alone is not what is named."""
+    return tuple(longer for longer in _chinese_words() if word in longer and longer != word)

@@ -15,7 +15,7 @@ from agents.reading.ask_or_tell import Said, said_of
 from agents.reading.correction import correction_read, typing_slip
 from agents.reading.items import THIS, Mention, covers_all, items_asked, set_aside
 from agents.reading.option_words import spellings_zh
-from agents.reading.product_words import product_words_zh
+from agents.reading.product_words import longer_words_zh, product_words_zh
 from conversations.language import scripts_apart
 
 _PAYMENT_ID = re.compile(r"\b((?:credit_card|gift_card|paypal)_[A-Za-z0-9_]+)\b")
@@ -579,6 +579,7 @@ def _occurrences(clean: str, names: set[str], values: frozenset[str] = frozenset
             re.escape(name) if _has_chinese(name) else rf"(?<![\w]){re.escape(name)}(?![\w])", clean
         )
         if not _OPTION_LINK.search(clean, 0, match.start())  # "compartment set to laptop" is an option
+        and not _inside_a_longer_word(clean, match.start(), match.end(), name)
     )
     occurrences = [
         (start, end, name)
@@ -590,6 +591,17 @@ def _occurrences(clean: str, names: set[str], values: frozenset[str] = frozenset
         o for o in occurrences if not any(s <= o[0] and o[1] <= e and o != (s, e, n) for s, e, n in occurrences)
     ]
     return occurrences
+
+
+def _inside_a_longer_word(clean: str, start: int, end: int, name: str) -> bool:
+    """A Chinese name said inside a longer product word (滑板 in 滑板板面, the deck) names something else."""
+    if not _has_chinese(name):
+        return False
+    return any(
+        at <= start and end <= at + len(longer)
+        for longer in longer_words_zh(name)
+        for at in (m.start() for m in re.finditer(re.escape(longer), clean))
+    )
 
 
 def _options_described(segment: str, item: dict[str, Any]) -> int:

@@ -402,3 +402,20 @@ def test_of_two_items_described_alike_the_one_whose_own_values_come_first_is_mea
     ]
 
     assert read_items(text, boards) == ["long"]
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("Skateboard（滑板板面：塑料的，34 inch）那件要换成竹子的", 1),
+        ("滑板要退，板面是塑料的", 1),
+        ("滑板板面是塑料的", 0),
+    ],
+)
+def test_a_chinese_product_word_inside_a_longer_one_names_nothing(text: str, said: int) -> None:
+    """滑板板面 is a skateboard's deck: 滑板 inside it is no second mention of the board."""
+    from agents.workflows.slots import item_mentions, normalise
+
+    boards = [{"item_id": "s1", "name": "Skateboard", "options": {"deck material": "plastic", "length": "34 inch"}}]
+
+    assert len(item_mentions(normalise(text), boards, by_options=False)) == said
