@@ -587,21 +587,6 @@ SPEAKERS_ZH = [
 ]
 
 
-@pytest.mark.parametrize(
-    ("text", "expected"),
-    [
-        ("防水等级定的是否，配色选的是黑的，换成蓝色的", {"water resistance": "no", "color": "blue"}),
-        ("防水有没有都行，颜色要蓝的", {"color": "blue"}),
-        ("防水定的是是，颜色蓝", {"water resistance": "yes", "color": "blue"}),
-        # 不 of "不用动" keeps the option as it is
-        ("颜色换成蓝色，是否防水不用动", {"color": "blue"}),
-    ],
-)
-def test_a_question_word_is_no_value_beside_its_option_name(text: str, expected: dict[str, str]) -> None:
-    """是否 ("whether") is not 是 ("yes"), 有没有 not 有, 不用动 not 不 ("no")."""
-    assert wanted_options(text, SPEAKERS_ZH[0]["options"], SPEAKERS_ZH) == expected
-
-
 BOOTS_ZH = [
     _variant("B1", size="8", material="leather", waterproof="yes"),
     _variant("B2", size="11", material="leather", waterproof="yes"),
@@ -610,15 +595,22 @@ BOOTS_ZH = [
 
 
 @pytest.mark.parametrize(
-    ("text", "expected"),
+    ("variants", "text", "expected"),
     [
-        ("防不防水定的是要，尺码11", {"waterproof": "yes", "size": "11"}),
-        ("尺码11，要不防水的", {"size": "11", "waterproof": "no"}),
+        # 是否 ("whether") is not 是 ("yes"), 有没有 not 有, 不用动 not 不 ("no")
+        (SPEAKERS_ZH, "防水等级定的是否，配色选的是黑的，换成蓝色的", {"water resistance": "no", "color": "blue"}),
+        (SPEAKERS_ZH, "防水有没有都行，颜色要蓝的", {"color": "blue"}),
+        (SPEAKERS_ZH, "防水定的是是，颜色蓝", {"water resistance": "yes", "color": "blue"}),
+        (SPEAKERS_ZH, "颜色换成蓝色，是否防水不用动", {"color": "blue"}),
+        # 防不防水 (waterproof or not) holds 不防水 (not waterproof) as its name, not as a value
+        (BOOTS_ZH, "防不防水定的是要，尺码11", {"waterproof": "yes", "size": "11"}),
+        (BOOTS_ZH, "尺码11，要不防水的", {"size": "11", "waterproof": "no"}),
     ],
 )
-def test_a_value_is_not_read_inside_its_options_name(text: str, expected: dict[str, str]) -> None:
-    """防不防水 (waterproof or not) holds 不防水 (not waterproof) as its name, not as a value."""
-    assert wanted_options(text, BOOTS_ZH[0]["options"], BOOTS_ZH) == expected
+def test_words_that_only_look_like_a_value_beside_its_option_name_are_none(
+    variants: list[dict[str, Any]], text: str, expected: dict[str, str]
+) -> None:
+    assert wanted_options(text, variants[0]["options"], variants) == expected
 
 
 CHAIRS_ZH = [
