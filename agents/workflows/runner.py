@@ -610,7 +610,9 @@ def _mistake_forget(workflow: Workflow, ctx: Ctx, s: dict[str, Any], fix: tuple[
     right, wrong = fix
     forgot = False
     for slot, value in list(s.items()):
-        if slot in ("order_id", "item_ids", "new_item_ids"):
+        # the kind of change is put right only by name ("the address, not the payment"): a value meant alone
+        # ("oops, PayPal") reads as a payment change but puts right the method, not the request
+        if slot in ("order_id", "item_ids", "new_item_ids") or (slot == "change" and not wrong):
             continue
         try:
             if wrong:

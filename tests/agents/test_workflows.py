@@ -1352,3 +1352,16 @@ def test_a_question_with_choices_names_them_so_it_reads_whole_once_the_buttons_a
     choices = turn.reply["awaiting"]["choices"]
     assert choices and all(choice in turn.reply["text"] for choice in choices)
     assert set(choices) <= set(turn.reply["quick_replies"])
+
+
+@pytest.mark.parametrize("answer", ["还是用礼品卡吧，刚才说错了", "oops I meant the gift card"])
+def test_a_payment_named_for_the_difference_keeps_the_item_change(li: Conversation, answer: str) -> None:
+    """A payment method said alone, even read as putting something right, puts right the method, never the kind of
+    change: the confirmation stays an item change."""
+    asked = run_turn(li, "订单 #D1001 的 Find X9 换成浮光白，其他配置不变")
+    assert _awaiting(asked) == "payment_method_id"
+
+    turn = run_turn(li, answer)
+
+    state = WorkflowState.objects.get(conversation=li, status="active")
+    assert state.slots["change"] == "items" and "Pearl White" in turn.reply["text"]
