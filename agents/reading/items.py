@@ -39,7 +39,8 @@ _DETERMINER = re.compile(r"\b(?:the|my|this|that|these|those|a|an|your|our)\s+$"
 _SPACES = re.compile(r"[ \t]+")
 # Where a sentence ends: its mark, or a line.
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s*|\n")
-_LIST_MARK = re.compile(r"^\s*(?:[-•*·]|\d+\s*[.)、]|[（(]\d+[)）])")
+# A list mark opening a line: "- ", "• ", "2. ", "3、", "(1)".
+LIST_MARK = re.compile(r"^\s*(?:[-•*·]|\d+\s*[.)、]|[（(]\d+[)）])")
 _SAID = re.compile(r"[A-Za-z']+|\d+|[\u3400-\u9fff]{1,2}")
 # What a piece can hold and still say nothing of its own: the items and the words that join them.
 _SAYS_NOTHING = frozenset({THIS, OTHER, "and", "or", "both", "和", "或", "跟", "还有", "以及"})
@@ -66,7 +67,7 @@ def around_item(text: str) -> str:
 
 def _says_something(piece: str) -> bool:
     """More than items, list marks and the words that join them ("OTHER and ITEM", "- ITEM")."""
-    return any(w not in _SAYS_NOTHING for w in _SAID.findall(_LIST_MARK.sub("", piece)))
+    return any(w not in _SAYS_NOTHING for w in _SAID.findall(LIST_MARK.sub("", piece)))
 
 
 ITEM_ROLE = Decision("item_role", tuple(role.value for role in Role), focus=around_item, marker=THIS, beside=OTHER)

@@ -13,7 +13,7 @@ from typing import Any
 
 from agents.reading.ask_or_tell import Said, said_of
 from agents.reading.correction import correction_read, typing_slip
-from agents.reading.items import THIS, Mention, covers_all, items_asked, set_aside
+from agents.reading.items import LIST_MARK, THIS, Mention, covers_all, items_asked, set_aside
 from agents.reading.option_words import spellings_zh
 from agents.reading.product_words import longer_words_zh, product_words_zh
 from conversations.language import scripts_apart
@@ -259,7 +259,6 @@ _SENTENCE_END = re.compile(r"[.!?。！？](?:\s|$)")
 _JOINT_WORD = re.compile(r"[a-z0-9][a-z0-9.'-]*|[\u3400-\u9fff]+|[,;，；、&+]")
 # An item a verb follows starts a clause of its own, not a list: "I love the watch and the headphones are broken".
 _CLAUSE_AFTER = re.compile(r"\s*(?:is|are|was|were|has|have|had|'s|'re|isn't|aren't|wasn't|weren't|doesn't|don't)\b")
-_LIST_MARK = re.compile(r"^\s*(?:[-•*·]|\d+\s*[.)、])")
 
 
 def _lists_joined(clean: str, mentions: list[Mention], describing: frozenset[str]) -> list[Mention]:
@@ -310,14 +309,12 @@ def _line_after_line(clean: str, a: Mention, b: Mention) -> str:
     that asks ("- return the kettle\n- the mug → blue") is a request of its own, and one that keeps its item
     ("the hose can stay\nthe helmet…") sets it aside."""
     line_end = clean.rfind("\n", a.end, b.start)
-    if set(_LIST_MARK.sub("", clean[line_end + 1 : b.start]).split()) - _LINE_OPENINGS:
+    if set(LIST_MARK.sub("", clean[line_end + 1 : b.start]).split()) - _LINE_OPENINGS:
         return ""
     line_start = clean.rfind("\n", 0, a.start) + 1
-    line = clean[line_start:line_end]
-    only_told = said_of(line) == Said.TELLS
-    return (
-        "joined" if only_told and not set_aside(f"{clean[line_start : a.start]}{THIS}{clean[a.end : line_end]}") else ""
-    )
+    only_told = said_of(clean[line_start:line_end]) == Said.TELLS
+    kept = only_told and set_aside(f"{clean[line_start : a.start]}{THIS}{clean[a.end : line_end]}")
+    return "joined" if only_told and not kept else ""
 
 
 def _joint(between: str, describing: frozenset[str]) -> str:

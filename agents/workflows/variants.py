@@ -117,13 +117,10 @@ def _said(text: str, option: str, value: str) -> list[int]:
         if option_names_zh(option):  # also said with its option's Chinese name after it: "蓝这个颜色"
             stem = re.escape(_COLOUR_OR_KIND_END.sub("", value) or value)
             spelt = rf"(?:{spelt}|{stem}\s*{_LINK_BEFORE_NAME_ZH}{name})"
+        found = list(re.finditer(r"(?<![\d.])" * value[0].isdigit() + spelt, text))
         # not inside the option's own name: "不防水" (no) is said in "防不防水" (waterproof or not) only as its name
-        names = [(m.start(), m.end()) for m in re.finditer(name, text)]
-        return [
-            m.start()
-            for m in re.finditer(r"(?<![\d.])" * value[0].isdigit() + spelt, text)
-            if not any(start < m.start() < end or start < m.end() < end for start, end in names)
-        ]
+        names = [(m.start(), m.end()) for m in re.finditer(name, text)] if found else []
+        return [m.start() for m in found if not any(s < m.start() < e or s < m.end() < e for s, e in names)]
     word = rf"(?<![\w.+-]){re.escape(value)}(?![\w+-])"
     if value in _NEEDS_NAME:
         v = re.escape(value)
