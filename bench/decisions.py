@@ -43,7 +43,10 @@ committed before their first run; they are never trained or tuned on (their fail
   the same bundled vectors): accuracy of the first intent, and a request of the order workflows read where none
   was meant (or another one) counted on its own, since a workflow asks for an order and proposes a change.
 
-    .venv/bin/python bench/decisions.py [--only intent|answer_or_request|ask_or_tell]
+bench/decision_sets/dev/ holds development sets written blind the same way, whose failures are printed and read
+(`--dev`): items_named.json (440 messages, zh and en).
+
+    .venv/bin/python bench/decisions.py [--only intent|answer_or_request|ask_or_tell] [--dev]
 """
 
 from __future__ import annotations
@@ -60,9 +63,9 @@ SETS = Path(__file__).resolve().parent / "decision_sets"
 DECLINES = {"no", "cancel"}
 
 
-def _per_language(name: str) -> Iterator[tuple[str, list[dict[str, Any]]]]:
+def _per_language(name: str, sets: Path = SETS) -> Iterator[tuple[str, list[dict[str, Any]]]]:
     """A set's items, English then Chinese."""
-    items = json.loads((SETS / f"{name}.json").read_text())["items"]
+    items = json.loads((sets / f"{name}.json").read_text())["items"]
     for language in ("en", "zh"):
         yield language, [item for item in items if item.get("lang", item.get("language")) == language]
 
@@ -199,10 +202,10 @@ def correction_measure() -> None:
             )
 
 
-def items_named_measure() -> None:
+def items_named_measure(sets: Path = SETS, show_failures: bool = False) -> None:
     from agents.workflows.slots import read_items
 
-    for language, mine in _per_language("items_named"):
+    for language, mine in _per_language("items_named", sets):
         cell: Counter[str] = Counter()
         for item in mine:
             order = [
@@ -215,6 +218,11 @@ def items_named_measure() -> None:
             cell["unnamed read"] += bool(read - named)
             cell["one named"] += len(named) == 1
             cell["one named right"] += len(named) == 1 and read == named
+            if show_failures and read != named:
+                print(
+                    f"  {item['message']!r}\n    {[it['name'] for it in item['order_items']]}: read "
+                    f"{sorted(int(i[4:]) for i in read)}, named {sorted(item['named'])}"
+                )
         print(
             f"items named {language}: {cell['right']}/{len(mine)} = {cell['right'] / len(mine):.1%}  (an item read "
             f"that was not named: {cell['unnamed read']}; one item named, read right: {cell['one named right']}/"
@@ -296,8 +304,15 @@ def main() -> None:
 
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--only", default="", help="run only this set (by its file's name)")
-    only = parser.parse_args().only
+    parser.add_argument(
+        "--dev", action="store_true", help="the development sets (decision_sets/dev/), failures printed"
+    )
+    arguments = parser.parse_args()
+    only = arguments.only
     django_setup()
+    if arguments.dev:
+        items_named_measure(SETS / "dev", show_failures=True)
+        return
     if only in ON_ITS_OWN:
         ON_ITS_OWN[only]()
         return

@@ -197,8 +197,8 @@ def names_all_items(text: str) -> bool:
 
 
 def names_items(text: str, items: list[dict[str, Any]]) -> bool:
-    """The text names some of these items by their names, whatever it asks of them ("keep the kettle, return the
-    rest"). Options alone name no product here: "in Pearl White" is what another item should become."""
+    """The text names some of these items by their names, whatever it asks of them ("keep the lamp, send
+    the rest back"). Options alone name no product here: "in Pearl White" is what another item should become."""
     return any(item["item_id"] in text for item in items) or bool(
         item_mentions(normalise(text), items, by_options=False)
     )
