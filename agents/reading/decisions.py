@@ -61,7 +61,7 @@ _KEPT = re.compile(
     r"\b(?:is|are|'s|looks?|seems?)\s+(?:fine|ok|okay|right|correct|good)\b|\bkeep\b|\bstays?\b|\bunchanged\b|"
     r"\bas (?:it )?is\b|没问题|不变|不用动|不改|保持|照旧"
 )
-_CLAUSE_END = re.compile(r"[,.;:!?，。；：！？、]")
+CLAUSE_END = re.compile(r"[,.;:!?，。；：！？、]")
 NEAR_WORDS = 3  # how many words before and after a decision's marker are read apart
 NEGATED_WORDS = 3  # how many words (or Chinese characters' pairs) after a negation are read as negated
 
@@ -77,6 +77,9 @@ class Decision:
     # What the meaning vector reads of a text, when not all of it: the n-grams read the whole text. A clause's
     # request is read without the item it describes in brackets (agents.reading.intent).
     meaning_of: Callable[[str], str] | None = None
+    # A second meaning vector read beside the first, of a smaller part of the text: the clause that names the
+    # item decided on, whose own words ("ITEM换成S码的") a vector of the whole sentence blurs with the others'.
+    meaning_also_of: Callable[[str], str] | None = None
     # A decision about one part of the text (what one item a message names is there for): `focus` cuts that
     # part out. The meaning vector reads the part alone; the n-grams read the whole text and, marked apart, the
     # part's own words, so that "love ITEM. exchange OTHER" is not read as "exchange ITEM".
@@ -101,6 +104,11 @@ class Decision:
 
     def vectors(self, texts: Sequence[str]) -> np.ndarray:
         """The meaning vectors the decision reads its texts by."""
+        if self.meaning_also_of:
+            also = self.meaning_also_of
+            return np.hstack(
+                [replace(self, meaning_also_of=None).vectors(texts), bundled_query_vectors([also(t) for t in texts])]
+            )
         if self.meaning_without_negated:
             texts = [without_negated(text) for text in texts]
         if self.focus:
@@ -212,7 +220,7 @@ def without_negated(text: str) -> str:
     """The text with what it says is not meant cut out: from a negation to its clause's end, and a clause that
     says something stays as it is."""
     kept = []
-    for clause in re.split(f"({_CLAUSE_END.pattern})", _normalised(text)):
+    for clause in re.split(f"({CLAUSE_END.pattern})", _normalised(text)):
         negation = _NEGATION.search(clause)
         kept.append("" if _KEPT.search(clause) else clause[: negation.start()] if negation else clause)
     return "".join(kept)
@@ -222,7 +230,7 @@ def _negated(clean: str) -> set[str]:
     """The words (and Chinese character pairs) said not to be meant or to stay as they are, each marked as
     negated."""
     found: set[str] = set()
-    for clause in _CLAUSE_END.split(clean):
+    for clause in CLAUSE_END.split(clean):
         if _KEPT.search(clause):
             found.update(f"n{word}" for word in _WORD.findall(clause))
             found.update(f"N{run[i : i + 2]}" for run in _CJK_RUN.findall(clause) for i in range(len(run) - 1))
@@ -259,6 +267,7 @@ def training_key(decision: Decision, taught: Sequence[Example] = ()) -> str:
             (decision.labels, decision.meaning_without_negated, HASH_DIMENSIONS, C, DENSE_WEIGHT, FEATURES_VERSION)
             + ((inspect.getsource(decision.focus), decision.marker, decision.beside) if decision.focus else ())
             + ((inspect.getsource(decision.meaning_of),) if decision.meaning_of else ())
+            + ((inspect.getsource(decision.meaning_also_of),) if decision.meaning_also_of else ())
             # the framing and whatever it calls: its module
             + (
                 (inspect.getsource(inspect.getmodule(decision.framing) or decision.framing),)

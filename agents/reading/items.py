@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from agents.reading.decisions import Decision, likelihood
+from agents.reading.decisions import CLAUSE_END, Decision, likelihood
 
 
 class Role(StrEnum):
@@ -70,7 +70,21 @@ def _says_something(piece: str) -> bool:
     return any(w not in _SAYS_NOTHING for w in _SAID.findall(LIST_MARK.sub("", piece)))
 
 
-ITEM_ROLE = Decision("item_role", tuple(role.value for role in Role), focus=around_item, marker=THIS, beside=OTHER)
+def clause_of_item(text: str) -> str:
+    """The clause of `around_item` that names ITEM ("ITEM换成S码的" in "ITEM换成S码的，OTHER刚好")."""
+    around = around_item(text)
+    clauses = (clause for line in around.splitlines() for clause in CLAUSE_END.split(line))
+    return next((clause for clause in clauses if THIS in clause), around).strip() or "-"
+
+
+ITEM_ROLE = Decision(
+    "item_role",
+    tuple(role.value for role in Role),
+    focus=around_item,
+    marker=THIS,
+    beside=OTHER,
+    meaning_also_of=clause_of_item,
+)
 ITEMS_SCOPE = Decision("items_scope", tuple(scope.value for scope in Scope))
 # How sure the scope model must be that a message covers every item: reading "all" wrongly proposes items the
 # customer never named, reading "named" wrongly only makes the bot ask which items. Chosen on a development set of
@@ -81,6 +95,7 @@ ALL_AT = 0.6
 ANSWER_ASKED_AT = 0.2
 # Beside "everything but …", how sure the role model must be that an item named is asked for too.
 SURELY_ASKED = 0.8
+SURELY_ASIDE = 1 - SURELY_ASKED
 
 
 @dataclass(frozen=True)
@@ -128,9 +143,11 @@ def covers_all(text: str) -> bool:
     return bool(text.strip()) and likelihood(ITEMS_SCOPE, text).get(Scope.ALL, 0.0) >= ALL_AT
 
 
-def set_aside(text: str) -> bool:
-    """The item written ITEM in `text` is only mentioned there (kept, praised, ruled out), not asked for."""
-    return likelihood(ITEM_ROLE, text)[Role.ASKED] < 0.5
+def set_aside(text: str, *, surely: bool = False) -> bool:
+    """The item written ITEM in `text` is only mentioned there (kept, praised, ruled out), not asked for;
+    `surely`: the model is sure of it, not only leaning that way (a line that only names and describes its
+    item leans neither way)."""
+    return likelihood(ITEM_ROLE, text)[Role.ASKED] < (SURELY_ASIDE if surely else 0.5)
 
 
 def _asked(text: str, mentions: Sequence[Mention], mention: Mention) -> float:

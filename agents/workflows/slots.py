@@ -242,12 +242,55 @@ def item_mentions(
     taken: list[dict[str, Any]] = []
     for (start, end, name), (_, segment), before in zip(occurrences, said, _words_before(clean, said), strict=True):
         fitting = [i for i in items if name in spellings[i["item_id"]]]
-        meant = _meant(segment, before, [i for i in fitting if i not in taken] or fitting)
+        candidates = [i for i in fitting if i not in taken] or fitting
+        if len(candidates) > 1 and (said_with := _one_described(_said_with(before), candidates)):
+            # the options said before the name are part of its mention: "return ITEM", not "the white ITEM"
+            meant, start = [said_with], clean.rfind(_said_with(before), 0, start)
+        else:
+            meant = _meant(segment, before, candidates)
         taken.extend(meant)
         mentions.append(Mention(start, end, tuple(i["item_id"] for i in meant)))
     if mentions:
+        mentions = _with_ones_described(clean, items, mentions) if by_options else mentions
         return _lists_joined(clean, mentions, _describing_words(items))
     return _described_only(clean, items) if by_options else []
+
+
+# An item said as "the <its options> one": "the black ones", "the cellular one", "黑色的那件", "1000片那盒".
+_ONE_DESCRIBED = re.compile(
+    r"\b(?:the|that)\s+((?:[\w.+'-]+\s+){1,3}?)(?:ones?|pairs?)\b|"
+    r"((?:[a-z0-9.+-]+\s*)?[\u3400-\u9fff0-9a-z.+-]{1,8}?)的?[那这][个件双副瓶盒条张本把台只顶款套支袋块盏]"
+)
+
+
+def _with_ones_described(clean: str, items: list[dict[str, Any]], mentions: list[Mention]) -> list[Mention]:
+    """The mentions with the items said as "the <its options> one" beside them ("return the blue headphones,
+    exchange the black ones"), before any target in their sentence ("… so it's the black one" is what the item
+    becomes). A name that fits several items and describes none of them ("I ordered two kettles … return the
+    white one") then names the product, not the items: it is left out."""
+    named = [i for i in items if any(i["item_id"] in mention.item_ids for mention in mentions)]
+    found = []
+    for match in _ONE_DESCRIBED.finditer(clean):
+        said_with_a_name = any(m.start < match.end() and match.start() < m.end for m in mentions)
+        sentence = _SENTENCE_END.split(clean[: match.start()])[-1].rsplit("\n", 1)[-1]
+        if said_with_a_name or _TARGET_START.search(sentence):
+            continue
+        item = _one_described(match.group(1) or match.group(2), named) or _one_described(
+            match.group(1) or match.group(2), items
+        )
+        if item:
+            found.append(Mention(match.start(), match.end(), (item["item_id"],)))
+    described = {i for mention in found for i in mention.item_ids}
+    general = [m for m in mentions if len(m.item_ids) > 1 and described & set(m.item_ids)]
+    return sorted([m for m in mentions if m not in general] + found, key=lambda mention: mention.start)
+
+
+def _one_described(words: str, candidates: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The candidate whose options the words describe better than any other's, if any."""
+    scored = sorted(((_options_described(words, item), k) for k, item in enumerate(candidates)), reverse=True)
+    if scored and scored[0][0] and (len(scored) == 1 or scored[1][0] < scored[0][0]):
+        return candidates[scored[0][1]]
+    return None
 
 
 # How items of one list are joined: "A, B and C", "A; plus B", "A、B", "A (in red) & B", a bullet on the next
@@ -313,7 +356,7 @@ def _line_after_line(clean: str, a: Mention, b: Mention) -> str:
         return ""
     line_start = clean.rfind("\n", 0, a.start) + 1
     only_told = said_of(clean[line_start:line_end]) == Said.TELLS
-    kept = only_told and set_aside(f"{clean[line_start : a.start]}{THIS}{clean[a.end : line_end]}")
+    kept = only_told and set_aside(f"{clean[line_start : a.start]}{THIS}{clean[a.end : line_end]}", surely=True)
     return "joined" if only_told and not kept else ""
 
 
@@ -413,14 +456,29 @@ def _chinese_words(items: list[dict[str, Any]]) -> dict[str, set[str]]:
 
 
 def _meant(segment: str, before: str, candidates: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Which of the items a name fits its words describe: the best described, in the words after the name or
-    else before it ("把34英寸 塑料的Skateboard换成…"); all of them when none is described ("the helmets")."""
+    """Which of the items a name fits its words describe (when the words said with it before it do not: "the
+    blue headphones", "红色的Running Shoes"): the best described in the words after the name, or else before it
+    ("把34英寸 塑料的Skateboard换成…"); all of them when none is described ("the helmets")."""
     described, meant = _best_described(segment, candidates)
     if described == 0 and len(candidates) > 1:
         described, meant = _best_described(before, candidates)
     if described == 0 and len(candidates) > 1:
         return candidates
     return [meant]
+
+
+# Where the words said with a name before it may start: a mark, 把.
+_PHRASE_START = re.compile(r"[,，、;；:：。.!?！？把将]")
+
+
+def _said_with(before: str) -> str:
+    """The few words said just before a name, in its clause: "the blue" of "return the blue headphones"."""
+    clause = _PHRASE_START.split(before)[-1]
+    if _has_chinese(clause):
+        return clause[-12:]
+    words = clause.split()[-3:]
+    after_determiner = max((k + 1 for k, word in enumerate(words) if word in _DETERMINERS), default=0)
+    return " ".join(words[after_determiner:])
 
 
 def _words_before(clean: str, said: list[tuple[str, str]]) -> list[str]:

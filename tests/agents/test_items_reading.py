@@ -121,3 +121,32 @@ def test_an_answer_to_which_items_means_the_items_it_names_unless_it_sets_one_as
     answer = "是头盔；另外50ft的水管，没错"
     assert read_items(answer, ORDER, answering=True) == ["1001", "1003"]
     assert read_items("the helmet, not the hose", ORDER, answering=True) == ["1001"]
+
+
+TWO_OF_A_KIND = [
+    {"item_id": "2001", "product_id": "p1", "name": "Electric Kettle", "options": {"color": "black", "capacity": "1L"}},
+    {"item_id": "2002", "product_id": "p1", "name": "Electric Kettle", "options": {"color": "white", "capacity": "1L"}},
+    {"item_id": "2003", "product_id": "p2", "name": "Tea Infuser", "options": {"material": "silicone"}},
+]
+
+
+@pytest.mark.parametrize(
+    ("text", "asked"),
+    [
+        # the options said just before the name tell the items apart, not the words after it
+        ("Please send back the white kettle, I'm keeping the black one", ["2002"]),
+        ("白色的Electric Kettle退掉，黑色那个留着", ["2002"]),
+        # an item said as "the <its options> one" beside another of its product
+        ("Return the white kettle and exchange the black one for a bigger size", ["2002", "2001"]),
+        ("白色的Electric Kettle退了，黑色的那个换个大容量的", ["2002", "2001"]),
+        # a name that fits both items and describes neither names the product: the one described is meant
+        ("I ended up with two kettles by accident, please return the black one", ["2001"]),
+        ("不小心买了两个Electric Kettle，把黑色的那个退了吧", ["2001"]),
+        # what the item becomes is no item: "the white one" after "for"
+        ("Swap the black kettle so it's the white one", ["2001"]),
+    ],
+)
+def test_items_of_one_product_are_told_apart_by_the_options_said_with_them(text: str, asked: list[str]) -> None:
+    from agents.workflows.slots import read_items
+
+    assert read_items(text, TWO_OF_A_KIND) == asked
