@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
+from agents.reading.ask_or_tell import Said, said_of
 from agents.reading.decisions import CLAUSE_END, Decision, likelihood
 
 
@@ -71,10 +72,17 @@ def _says_something(piece: str) -> bool:
 
 
 def clause_of_item(text: str) -> str:
-    """The clause of `around_item` that names ITEM ("ITEM换成S码的" in "ITEM换成S码的，OTHER刚好")."""
+    """The clause of `around_item` that names ITEM ("ITEM换成S码的" in "ITEM换成S码的，OTHER刚好"), with the
+    clauses after it up to one that asks when it only tells ("原来的ITEM（绿色），想换成红色的")."""
     around = around_item(text)
-    clauses = (clause for line in around.splitlines() for clause in CLAUSE_END.split(line))
-    return next((clause for clause in clauses if THIS in clause), around).strip() or "-"
+    clauses = [clause for line in around.splitlines() for clause in CLAUSE_END.split(line) if clause.strip()]
+    at = next((k for k, clause in enumerate(clauses) if THIS in clause), None)
+    if at is None:
+        return around.strip() or "-"
+    end = at
+    while end < len(clauses) - 1 and said_of(clauses[end]) == Said.TELLS:
+        end += 1
+    return "，".join(clauses[at : end + 1]).strip()
 
 
 ITEM_ROLE = Decision(
