@@ -25,11 +25,15 @@ CANCEL_REASON = Decision("cancel_reason", tuple(reason.value for reason in Reaso
 # A reason is read when the model is at least this sure of it: chosen on the examples' cross-validation
 # (manage.py train_decisions).
 REASON_AT = 0.5
+# A reason said again, in place of one given before ("不需要了…", then "其实是点错了"), is read only when the model is
+# sure of it: a message answering something else ("邮箱是…，劳驾了") must not undo the reason given.
+RESTATED_AT = 0.7
 MAX_WORDS = 60  # a longer message tells more than why; its reason, if any, is asked for
 
 
-def cancel_reason(text: str) -> str | None:
-    """The reason the message gives for cancelling, as the cancel tool takes it, or None when it gives none."""
+def cancel_reason(text: str, *, at: float = REASON_AT) -> str | None:
+    """The reason the message gives for cancelling, as the cancel tool takes it, or None when it gives none (or
+    the model is less than `at` sure of it)."""
     if not text.strip() or len(text.split()) > MAX_WORDS:
         return None
-    return surest(CANCEL_REASON, text, at=REASON_AT, nothing=Reason.NONE)
+    return surest(CANCEL_REASON, text, at=at, nothing=Reason.NONE)

@@ -13,6 +13,7 @@ from django.utils.translation import gettext_noop, pgettext_lazy
 
 from agents.intents.offline.orders import order_state_said
 from agents.llm.client import llm_enabled
+from agents.reading.cancel_reason import RESTATED_AT, cancel_reason
 from agents.reading.message import Reading
 from agents.reading.same_options import same_options_asked
 from agents.store.labels import order_status_said
@@ -315,7 +316,7 @@ class CancelOrder(Workflow):
                 ctx.progress.part_asked = True
             return order_id
         if slot == "reason":
-            return ctx.reading.of(text).reason
+            return cancel_reason(text, at=RESTATED_AT) if "reason" in s else ctx.reading.of(text).reason
         return None
 
     @staticmethod

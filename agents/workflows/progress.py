@@ -18,6 +18,9 @@ class Said(TypedDict):
     entities: dict[str, Any]
     # What they put right, read when they were said (agents.reading.correction): [meant, mistaken or ""].
     fix: NotRequired[list[str]]
+    # Read only for the slots whose latest word counts (Workflow.restated): a correction whose value was put
+    # right in the words before it may still say one of those again ("刚才说错了，理由是下错单了").
+    restated_only: NotRequired[bool]
 
 
 @dataclass

@@ -25,6 +25,7 @@ from agents.intents.catalogue import catalogue_get
 from agents.intents.entities.extract import extract_entities
 from agents.models import TurnRun
 from agents.reading.correction import typing_slip
+from agents.reading.message import TextReading
 from agents.tools import ToolContext, ToolError
 from agents.verification import (
     MAX_FAILED_ATTEMPTS,
@@ -193,7 +194,7 @@ def workflow_handle(sctx: SpecialistContext) -> SpecialistResult:
             .get(pk=sctx.conversation_id)
         )
         state = workflow_active(conversation.pk)
-        if state is not None and sctx.read(sctx.text or sctx.message_text).gives_up:
+        if state is not None and _gives_up(state, sctx.read(sctx.text or sctx.message_text)):
             _save(state, step="", slots=state.slots, status=WorkflowStatus.CANCELLED)
             workflows_queued_cancel(conversation.pk)
             return SpecialistResult(text=say(sctx.language, "Cancelled. Anything else I can help with?"))
@@ -208,6 +209,12 @@ def workflow_handle(sctx: SpecialistContext) -> SpecialistResult:
                 expires_at=timezone.now() + IDLE_TIMEOUT,
             )
         return _advance(sctx, conversation, state)
+
+
+def _gives_up(state: WorkflowState, reading: TextReading) -> bool:
+    """The customer drops the request. Why an order is cancelled ("no longer needed* sorry") is no giving up of
+    its cancellation, however like "no need any more" it reads."""
+    return reading.gives_up and not (state.kind == WorkflowKind.CANCEL_ORDER and reading.reason)
 
 
 def _order_just_discussed(sctx: SpecialistContext) -> Progress:
@@ -550,15 +557,17 @@ def _corrected(saids: list[Said], fix_now: tuple[str, str] | None) -> list[Said]
     """What was said before, with the values a later message put right ("sorry typo, linear not tactile")
     replaced there; `fix_now` is what this message puts right. A correction whose mistaken value those words do
     not hold (they said it otherwise: "不需要了", then "是买错了，不是不再需要"), or that does not name it, is kept to
-    be read in its turn, when it forgets what it puts right (_fill_said); the others are not read again, nor is
-    this message, which is read on its own."""
+    be read in its turn, when it forgets what it puts right (_fill_said); the others are read again only for
+    the slots whose latest word counts (Workflow.restated), and this message is read on its own."""
     kept: list[Said] = []
     for said, now in [*((said, False) for said in saids), (None, True)]:
         fix = fix_now if now else _fix_of(said)
         if fix is not None and (not fix[1] or any(read.value_said(e["text"], fix[1]) for e in kept)):
             kept = [_said_corrected(earlier, fix) for earlier in kept]
-            if said is not None and not fix[1]:
-                kept.append(said)  # read in its turn too: the value meant replaces its slot's ("I meant X")
+            if said is not None:
+                # read in its turn too: the value meant replaces its slot's ("I meant X"); a value put right in the
+                # words before is read there, and the message only for what it says again
+                kept.append(said if not fix[1] else {**said, "restated_only": True})
         elif said is not None:
             kept.append(said)
     return kept
@@ -696,6 +705,9 @@ def _fill_said(
     the earlier words filled anything, whether this message did, and why a value was refused."""
     filled_before = False
     for said in earlier:
+        if said.get("restated_only"):
+            filled_before = _restated(WORKFLOWS[kind], ctx, s, said["text"], said["entities"]) or filled_before
+            continue
         fix = _fix_of(said)
         if fix is not None and fix[0] and _mistake_forget(WORKFLOWS[kind], ctx, s, fix):
             said = Said(text=fix[0], entities=said["entities"])  # only the value meant is read

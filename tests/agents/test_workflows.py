@@ -651,6 +651,21 @@ def test_a_correction_inside_a_request_is_read_not_escalated(
             "no longer needed",
             "no longer needed",
         ),
+        # the correction's words hold the request's own word (取消, cancel) too: the reason is still said again
+        (
+            "订单 #D1001 整单取消吧，别的店更便宜，这个不想要了",
+            "刚刚说错了，取消的理由应该是点错了",
+            "邮箱是li.wei@example.com，劳驾了",
+            "原因：买错了",
+            "ordered by mistake",
+        ),
+        (
+            "Cancel the whole of #D1001 please, found it cheaper elsewhere so I don't want it",
+            "wait, my mistake: the reason to cancel is that I ordered it by accident",
+            "li.wei@example.com, much appreciated",
+            "ordered by mistake",
+            "ordered by mistake",
+        ),
     ],
 )
 def test_a_correction_said_before_verification_is_applied_once_the_account_is_known(
@@ -664,6 +679,25 @@ def test_a_correction_said_before_verification_is_applied_once_the_account_is_kn
 
     assert _awaiting(confirm) == "confirm" and shown in confirm.reply["text"]
     assert WorkflowState.objects.get(conversation=chat, status="active").slots["reason"] == reason
+
+
+@pytest.mark.parametrize(
+    ("opening", "proof", "shown"),
+    [
+        ("前两天下的订单 #D1001 想取消，型号选错了", "注册邮箱li.wei@example.com，劳驾了", "原因：买错了"),
+        ("I'd like to cancel #D1001, picked the wrong model", "li.wei@example.com, much obliged", "ordered by mistake"),
+    ],
+)
+def test_a_polite_answer_to_who_are_you_keeps_the_reason_given(
+    store: None, opening: str, proof: str, shown: str
+) -> None:
+    chat = conversation_start(customer=Customer.objects.create(external_id="guest_polite"))
+    assert _awaiting(run_turn(chat, opening)) == "email"
+
+    confirm = run_turn(chat, proof)
+
+    assert _awaiting(confirm) == "confirm" and shown in confirm.reply["text"]
+    assert WorkflowState.objects.get(conversation=chat, status="active").slots["reason"] == "ordered by mistake"
 
 
 @pytest.mark.parametrize(
