@@ -189,6 +189,11 @@ class Workflow(ABC):
     # Slots whose latest word counts: a value said again replaces the one said before.
     restated: tuple[str, ...] = ()
 
+    def read_again(self, slot: str, ctx: Ctx, text: str, entities: dict[str, Any], s: dict[str, Any]) -> Any:
+        """A value of a `restated` slot said again, in place of the one it holds: as `read` reads it, unless
+        replacing a value needs more than filling one."""
+        return self.read(slot, ctx, text, entities, s)
+
     @abstractmethod
     def needed(self, s: dict[str, Any]) -> list[str]:
         """The slots still missing, in the order they are asked for."""
@@ -316,8 +321,13 @@ class CancelOrder(Workflow):
                 ctx.progress.part_asked = True
             return order_id
         if slot == "reason":
-            return cancel_reason(text, at=RESTATED_AT) if "reason" in s else ctx.reading.of(text).reason
+            return ctx.reading.of(text).reason
         return None
+
+    def read_again(self, slot: str, ctx: Ctx, text: str, entities: dict[str, Any], s: dict[str, Any]) -> Any:
+        if slot == "reason":  # a message answering something else ("邮箱是…，劳驾了") keeps the reason given
+            return cancel_reason(text, at=RESTATED_AT)
+        return super().read_again(slot, ctx, text, entities, s)
 
     @staticmethod
     def _part_asked(ctx: Ctx, text: str, order_id: str) -> bool:

@@ -566,8 +566,8 @@ def _corrected(saids: list[Said], fix_now: tuple[str, str] | None) -> list[Said]
             kept = [_said_corrected(earlier, fix) for earlier in kept]
             if said is not None:
                 # read in its turn too: the value meant replaces its slot's ("I meant X"); a value put right in the
-                # words before is read there, and the message only for what it says again
-                kept.append(said if not fix[1] else {**said, "restated_only": True})
+                # words before is read there, and the value meant again only where the latest word counts
+                kept.append(said if not fix[1] else {"text": fix[0], "entities": {}, "restated_only": True})
         elif said is not None:
             kept.append(said)
     return kept
@@ -641,7 +641,7 @@ def _restated(workflow: Workflow, ctx: Ctx, s: dict[str, Any], text: str, entiti
     Whether it did."""
     changed = False
     for slot in workflow.restated:
-        if slot in s and text and (value := workflow.read(slot, ctx, text, entities, s)) and value != s[slot]:
+        if slot in s and text and (value := workflow.read_again(slot, ctx, text, entities, s)) and value != s[slot]:
             s[slot], changed = value, True
     return changed
 
