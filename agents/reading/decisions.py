@@ -95,6 +95,9 @@ class Decision:
     framing: Callable[[str, str], str] | None = None
     # The example's field `framing` reads beside the text: what was said `before`, or the `slot` asked for.
     context: str = "before"
+    # Decisions whose readings this one's features hold (the item's clause runs on while ask-or-tell reads it
+    # as telling): a model of theirs fitted again makes this one's stale too.
+    reads_with: tuple[Decision, ...] = ()
     # Example files kept elsewhere that teach the decision too (one JSON object a line with its `text`, its
     # `language` and its label under this name): the intent exemplars the neighbours vote with.
     also: tuple[tuple[Path, str], ...] = ()
@@ -268,6 +271,7 @@ def training_key(decision: Decision, taught: Sequence[Example] = ()) -> str:
             + ((inspect.getsource(decision.focus), decision.marker, decision.beside) if decision.focus else ())
             + ((inspect.getsource(decision.meaning_of),) if decision.meaning_of else ())
             + ((inspect.getsource(decision.meaning_also_of),) if decision.meaning_also_of else ())
+            + tuple(training_key(other) for other in decision.reads_with)
             # the framing and whatever it calls: its module
             + (
                 (inspect.getsource(inspect.getmodule(decision.framing) or decision.framing),)

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from agents.reading.ask_or_tell import Said, said_of
+from agents.reading.ask_or_tell import ASK_OR_TELL, Said, said_of
 from agents.reading.decisions import CLAUSE_END, Decision, likelihood
 
 
@@ -92,6 +92,7 @@ ITEM_ROLE = Decision(
     marker=THIS,
     beside=OTHER,
     meaning_also_of=clause_of_item,
+    reads_with=(ASK_OR_TELL,),
 )
 ITEMS_SCOPE = Decision("items_scope", tuple(scope.value for scope in Scope))
 # How sure the scope model must be that a message covers every item: reading "all" wrongly proposes items the

@@ -242,10 +242,10 @@ def item_mentions(
     taken: list[dict[str, Any]] = []
     for (start, end, name), (_, segment), before in zip(occurrences, said, _words_before(clean, said), strict=True):
         fitting = [i for i in items if name in spellings[i["item_id"]]]
-        candidates = [i for i in fitting if i not in taken] or fitting
-        if len(candidates) > 1 and (said_with := _one_described(_said_with(before), candidates)):
+        candidates, words_with = [i for i in fitting if i not in taken] or fitting, _said_with(before)
+        if len(candidates) > 1 and (described := _one_described(words_with, candidates)):
             # the options said before the name are part of its mention: "return ITEM", not "the white ITEM"
-            meant, start = [said_with], clean.rfind(_said_with(before), 0, start)
+            meant, start = [described], clean.rfind(words_with, 0, start)
         else:
             meant = _meant(segment, before, candidates)
         taken.extend(meant)
@@ -275,10 +275,8 @@ def _with_ones_described(clean: str, items: list[dict[str, Any]], mentions: list
         sentence = _SENTENCE_END.split(clean[: match.start()])[-1].rsplit("\n", 1)[-1]
         if said_with_a_name or _TARGET_START.search(sentence):
             continue
-        item = _one_described(match.group(1) or match.group(2), named) or _one_described(
-            match.group(1) or match.group(2), items
-        )
-        if item:
+        words = match.group(1) or match.group(2)
+        if item := _one_described(words, named) or _one_described(words, items):
             found.append(Mention(match.start(), match.end(), (item["item_id"],)))
     described = {i for mention in found for i in mention.item_ids}
     general = [m for m in mentions if len(m.item_ids) > 1 and described & set(m.item_ids)]
