@@ -107,18 +107,17 @@ class Decision:
 
     def vectors(self, texts: Sequence[str]) -> np.ndarray:
         """The meaning vectors the decision reads its texts by."""
-        if self.meaning_also_of:
-            also = self.meaning_also_of
-            return np.hstack(
-                [replace(self, meaning_also_of=None).vectors(texts), bundled_query_vectors([also(t) for t in texts])]
-            )
+        read = list(texts)
         if self.meaning_without_negated:
-            texts = [without_negated(text) for text in texts]
+            read = [without_negated(text) for text in read]
         if self.focus:
-            texts = [self.focus(text) for text in texts]
+            read = [self.focus(text) for text in read]
         if self.meaning_of:
-            texts = [self.meaning_of(text) for text in texts]
-        return bundled_query_vectors([text.strip() or "-" for text in texts])
+            read = [self.meaning_of(text) for text in read]
+        found = bundled_query_vectors([text.strip() or "-" for text in read])
+        if self.meaning_also_of:
+            found = np.hstack([found, bundled_query_vectors([self.meaning_also_of(text) for text in texts])])
+        return found
 
 
 @dataclass(frozen=True)
