@@ -13,18 +13,32 @@ import re
 from functools import cache
 from pathlib import Path
 
-_DIGITS = "一 两 三 四 五 六 七 八 九".split()
-# Small whole numbers and round hundreds and thousands in characters: 两 for 2, 十二 for 12, 一千五 for 1500.
-_NUMERALS = {
-    **{str(n): word for n, word in enumerate(_DIGITS, start=1)},
-    "10": "十",
-    **{str(10 + n): "十" + ("二" if word == "两" else word) for n, word in enumerate(_DIGITS, start=1)},
-    "20": "二十",
-    **{str(100 * n): word + "百" for n, word in enumerate(_DIGITS, start=1)},
-    **{str(1000 * n): word + "千" for n, word in enumerate(_DIGITS, start=1)},
-    "1500": "一千五",
-    "2500": "两千五",
-}
+_DIGITS = "零一二三四五六七八九"
+_PLACES = ((1000, "千"), (100, "百"), (10, "十"))
+
+
+def _numerals(n: int) -> tuple[str, ...]:
+    """A whole number below 10,000 in characters, as a shopper writes it: 1500 as 一千五百 and 一千五, 2 as 两,
+    200 as 两百 and 二百, 12 as 十二, 1050 as 一千零五十."""
+    if not 0 < n < 10_000:
+        return ()
+    said, gap = "", False
+    for place, name in _PLACES:
+        digit = n // place % 10
+        if digit:
+            said += ("零" if gap and said else "") + ("" if place == 10 and not said and digit == 1 else _DIGITS[digit])
+            said += name
+        gap = gap or (bool(said) and not digit)
+    if n % 10:
+        said += ("零" if said and (gap or n // 10 % 10 == 0) else "") + _DIGITS[n % 10]
+    forms = [said]
+    if (short := re.fullmatch(r"(.[千百])(.)[百十]", said)) and short[2] != "零":  # 一千五百 said as 一千五
+        forms.append(short[1] + short[2])
+    if said[0] == "二" and len(said) > 1 and said[1] in "千百":  # 两百, 两千五
+        forms += [f"两{form[1:]}" for form in forms]
+    return tuple("两" if form == "二" else form for form in forms) + (("二",) if n == 2 else ())
+
+
 _NUMBER = r"(\d+(?:\.\d+)?)"
 # A number and its unit as the catalogue writes it -> as a Chinese shopper writes it ("{n}": the number).
 _UNITS = (
@@ -92,8 +106,8 @@ def said_alone_in_a_list() -> frozenset[str]:
 
 
 def _numbers(n: str) -> tuple[str, ...]:
-    """A number as written, and in characters when it is a small whole number (两 for 2, 十 for 10)."""
-    return (n, _NUMERALS[n]) if n in _NUMERALS else (n,)
+    """A number as written, and in characters when it is a whole number (两 for 2, 一千五百 for 1500)."""
+    return (n, *_numerals(int(n))) if n.isdigit() else (n,)
 
 
 def _with_units(option: str, value: str) -> list[str]:

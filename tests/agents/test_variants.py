@@ -363,6 +363,7 @@ PUZZLES = [
     _variant("P1", pieces="500", theme="art"),
     _variant("P2", pieces="1000", theme="art"),
     _variant("P3", pieces="1000", theme="animals"),
+    _variant("P4", pieces="1500", theme="art"),
 ]
 PUZZLE = {"item_id": "P1", "name": "Jigsaw Puzzle", "options": PUZZLES[0]["options"]}
 SHIRTS = [
@@ -386,6 +387,10 @@ SHIRT = {"item_id": "S1", "name": "T-Shirt", "options": SHIRTS[0]["options"]}
         # a value said with its option's name after it
         ("换成黑这个颜色，L这个尺码", SHIRT, SHIRTS, "S3"),
         ("要1000这个片数，动物那种款式", PUZZLE, PUZZLES, "P3"),
+        # a number written in characters, whole or short: not the 500 inside 一千五百
+        ("片数换成一千五百片的", PUZZLE, PUZZLES, "P4"),
+        ("换个一千五片的", PUZZLE, PUZZLES, "P4"),
+        ("要一千片 动物的", PUZZLE, PUZZLES, "P3"),
     ],
 )
 def test_option_values_said_in_chinese_find_the_english_catalogues_variant(
