@@ -366,6 +366,12 @@ PUZZLES = [
     _variant("P4", pieces="1500", theme="art"),
 ]
 PUZZLE = {"item_id": "P1", "name": "Jigsaw Puzzle", "options": PUZZLES[0]["options"]}
+LEVELLED_PUZZLES = [
+    _variant("D1", pieces="500", difficulty_level="beginner"),
+    _variant("D2", pieces="500", difficulty_level="intermediate"),
+    _variant("D3", pieces="1000", difficulty_level="expert"),
+]
+HARD_PUZZLE = {"item_id": "D3", "name": "Jigsaw Puzzle", "options": LEVELLED_PUZZLES[2]["options"]}
 SHIRTS = [
     _variant("S1", color="red", size="M"),
     _variant("S2", color="black", size="M"),
@@ -391,6 +397,9 @@ SHIRT = {"item_id": "S1", "name": "T-Shirt", "options": SHIRTS[0]["options"]}
         ("片数换成一千五百片的", PUZZLE, PUZZLES, "P4"),
         ("换个一千五片的", PUZZLE, PUZZLES, "P4"),
         ("要一千片 动物的", PUZZLE, PUZZLES, "P3"),
+        # a puzzle's difficulty in the words a shopper uses
+        ("换成500片 中等难度的就行", HARD_PUZZLE, LEVELLED_PUZZLES, "D2"),
+        ("500片，简单一点的", HARD_PUZZLE, LEVELLED_PUZZLES, "D1"),
     ],
 )
 def test_option_values_said_in_chinese_find_the_english_catalogues_variant(
