@@ -11,8 +11,6 @@ from django.utils import translation
 from conversations.models import Language
 
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
-# Letters only: an order number (#D1002) or a payment id (credit_card_7815826) says nothing of the language.
-_LATIN_WORD = re.compile(r"(?<![A-Za-z0-9_])[A-Za-z]{2,}(?![A-Za-z0-9_])")
 
 
 # Words only English sentences have. Without one, Latin words alone are names (a product as sold, a person, an
@@ -34,12 +32,12 @@ def detect_language(text: str, *, default: str = Language.EN) -> str:
     """zh if Chinese characters carry the message (product names like "Find X9" don't count), en if English
     sentences do, else `default` (the chat's language): names, emails, ids and "ok" have none of their own."""
     cjk = len(_CJK.findall(text))
+    words = [w.lower() for w in _ENGLISH_WORD.findall(_EMAIL_OR_LINK.sub(" ", text))]
+    english = len(words) >= _PROSE_WORDS or any(w in _ENGLISH_SENTENCE_WORDS for w in words)
     if cjk == 0:
-        words = [w.lower() for w in _ENGLISH_WORD.findall(_EMAIL_OR_LINK.sub(" ", text))]
-        english = len(words) >= _PROSE_WORDS or any(w in _ENGLISH_SENTENCE_WORDS for w in words)
         return Language.EN if english else default
-    latin_words = len(_LATIN_WORD.findall(text))
-    return Language.ZH if cjk >= 2 or cjk >= latin_words else Language.EN
+    # One Chinese character beside names is Chinese ("就Bluetooth Speaker。"); beside an English sentence, a slip.
+    return Language.ZH if cjk >= 2 or not english else Language.EN
 
 
 _SCRIPTS_MEET = re.compile(r"(?<=[\u3400-\u9fff])(?=[A-Za-z0-9#])|(?<=[A-Za-z0-9])(?=[\u3400-\u9fff])")

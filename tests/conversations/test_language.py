@@ -33,6 +33,10 @@ def test_names_emails_ids_and_ok_keep_the_chats_language(text: str) -> None:
         ("never mind, thanks", "en"),
         ("Wireless Earbuds 换成黑色的", "zh"),
         ("我的邮箱是 yusuf.rossi7301@example.com", "zh"),
+        # one Chinese character beside the names of products as sold
+        ("就Bluetooth Speaker。", "zh"),
+        ("Office Chair和Desk Lamp", "zh"),
+        ("Return the Desk Lamp 谢", "en"),
     ],
 )
 def test_a_sentence_says_its_own_language_whatever_the_chat_spoke_before(text: str, language: str) -> None:
