@@ -638,6 +638,10 @@ class ModifyOrder(_ItemsWorkflow):
         if slot == "address":
             return self._address(ctx, text, s)
         value = super().read(slot, ctx, text, entities, s)
+        if slot == "new_item_ids" and value == s.get("item_ids"):
+            # Every item "changed" into itself changes nothing ("just the kettle" read as "the same kettle"):
+            # never proposed, the new options are asked for.
+            return None
         if slot == "payment_method_id" and value and s.get("change") == "payment":
             self._check_new_payment(ctx, s["order_id"], value)
         return value

@@ -918,6 +918,23 @@ def test_a_no_op_change_is_never_proposed(li: Conversation) -> None:
     assert "confirm" not in str(turn.reply["awaiting"])
 
 
+@pytest.mark.parametrize(
+    ("request_", "answer"),
+    [
+        ("I'd like to change an item in my pending order #D1001", "just the Find X9."),
+        ("订单 #D1001 还没发货，我想改一下里面的商品", "就Find X9。"),
+    ],
+)
+def test_an_item_changed_into_itself_is_never_proposed(li: Conversation, request_: str, answer: str) -> None:
+    """ "Just the phone" names the item; read as "the same phone again", it would change nothing."""
+    run_turn(li, request_)
+
+    turn = run_turn(li, answer)
+
+    assert _awaiting(turn) == "new_item_ids", turn.reply
+    assert not WorkflowState.objects.get(conversation=li, status="active").slots.get("new_item_ids")
+
+
 def test_the_same_prompt_is_never_sent_more_than_twice_in_a_row(li: Conversation) -> None:
     asked = run_turn(li, "I want to cancel an order")
     again = run_turn(li, "hmm")
