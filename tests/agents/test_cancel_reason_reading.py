@@ -72,6 +72,10 @@ def test_a_reason_typed_in_a_hurry_or_said_with_a_negation(text: str, reason: st
         ("一开始想写不需要，其实是下错了", "ordered by mistake"),
         ("don't want it anymore, it was a misclick on my phone", "ordered by mistake"),
         ("I was going to put no longer needed, but really I ordered it by mistake", "ordered by mistake"),
+        ("本来想填不需要了，准确地讲是下单下错了，还是帮我取消吧", "ordered by mistake"),
+        ("是用不着了，不是下错单哈", "no longer needed"),
+        ("I ordered it by mistake, not because I don't need it", "ordered by mistake"),
+        ("I typed 'by mistake' earlier; the real reason is we don't need it anymore", "no longer needed"),
     ],
 )
 def test_the_reason_beside_the_request_or_after_a_correction_counts(text: str, reason: str) -> None:

@@ -666,6 +666,28 @@ def test_a_correction_inside_a_request_is_read_not_escalated(
             "ordered by mistake",
             "ordered by mistake",
         ),
+        # the reason meant first, the one said by mistake after it; the slip owned as a typo before the one meant
+        (
+            "想取消订单 #D1001，当时手滑点错了才下的单，麻烦了",
+            "不好意思，理由应该是不需要了，前面写成点错了",
+            "li.wei@example.com",
+            "原因：不需要了",
+            "no longer needed",
+        ),
+        (
+            "订单 #D1001 帮我取消一下，是误购",
+            "误购是我打错了，已经用不上了才对",
+            "li.wei@example.com",
+            "原因：不需要了",
+            "no longer needed",
+        ),
+        (
+            "Cancel #D1001 for me please, I clicked buy by accident",
+            "sorry, the reason is that I have no use for it now; I wrote accident by mistake",
+            "li.wei@example.com",
+            "no longer needed",
+            "no longer needed",
+        ),
     ],
 )
 def test_a_correction_said_before_verification_is_applied_once_the_account_is_known(
