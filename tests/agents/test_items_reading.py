@@ -123,6 +123,27 @@ def test_an_answer_to_which_items_means_the_items_it_names_unless_it_sets_one_as
     assert read_items("the helmet, not the hose", ORDER, answering=True) == ["1001"]
 
 
+@pytest.mark.parametrize(
+    ("answer", "asked"),
+    [
+        # items listed with their options, joined by "also there is": never every item but those named
+        (
+            "就Bicycle Helmet；另外还有Garden Hose——50ft 标准 固定；另外还有Espresso Machine【规格 容量挑1L; 配件＝none】。",
+            ["1001", "1003", "1002"],
+        ),
+        (
+            "Only the Bicycle Helmet; plus the Garden Hose (50ft, standard); also the Espresso Machine [1L, none]",
+            ["1001", "1003", "1002"],
+        ),
+        ("Bicycle Helmet（红色 M码）以及Garden Hose〔50ft那个〕，别的没问题", ["1001", "1003"]),
+    ],
+)
+def test_a_list_of_described_items_answering_which_items_means_those_items(answer: str, asked: list[str]) -> None:
+    from agents.workflows.slots import read_items
+
+    assert read_items(answer, ORDER, answering=True) == asked
+
+
 TWO_OF_A_KIND = [
     {"item_id": "2001", "product_id": "p1", "name": "Electric Kettle", "options": {"color": "black", "capacity": "1L"}},
     {"item_id": "2002", "product_id": "p1", "name": "Electric Kettle", "options": {"color": "white", "capacity": "1L"}},
