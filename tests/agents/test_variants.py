@@ -158,6 +158,27 @@ def test_exactly_the_same_options_out_of_stock_is_said_before_anything_is_confir
     assert "not available" in answer.said("en") and "color gold" in answer.said("en") and "没有货" in answer.said("zh")
 
 
+@pytest.mark.parametrize(
+    ("text", "same"),
+    [
+        ("just the Smart Watch.", False),
+        ("就Smart Watch。", False),
+        ("Smart Watch please", False),
+        ("send me an identical Smart Watch, mine stopped working", True),
+        ("Smart Watch换个一模一样的新的", True),
+    ],
+)
+def test_naming_the_item_is_not_asking_for_the_same_one_again(text: str, same: bool) -> None:
+    """ "Just the watch" answers which item; only words for an identical one ask for the same version."""
+    item = {"item_id": "w1", "name": "Smart Watch", "options": {"color": "black"}}
+    variants = [
+        {"item_id": "w1", "options": {"color": "black"}, "available": True},
+        {"item_id": "w2", "options": {"color": "gold"}, "available": True},
+    ]
+
+    assert match_replacement(text, item, variants) == ("w1" if same else None)
+
+
 def test_an_option_named_after_its_values_is_not_a_value() -> None:
     variants = [
         {"item_id": f"v-{b}-{t}", "options": {"bagged/bagless": b, "type": t}, "available": True}
