@@ -33,7 +33,10 @@ def detect_language(text: str, *, default: str = Language.EN) -> str:
     sentences do, else `default` (the chat's language): names, emails, ids and "ok" have none of their own."""
     cjk = len(_CJK.findall(text))
     words = [w.lower() for w in _ENGLISH_WORD.findall(_EMAIL_OR_LINK.sub(" ", text))]
-    english = len(words) >= _PROSE_WORDS or any(w in _ENGLISH_SENTENCE_WORDS for w in words)
+    # A chat in another language turns English on two of those words: one is a courtesy any shopper types
+    # ("ok, thanks", "credit card please") and says nothing of the language they read.
+    needed = 1 if default == Language.EN else 2
+    english = len(words) >= _PROSE_WORDS or sum(w in _ENGLISH_SENTENCE_WORDS for w in words) >= needed
     if cjk == 0:
         return Language.EN if english else default
     # One Chinese character beside names is Chinese ("就Bluetooth Speaker。"); beside an English sentence, a slip.

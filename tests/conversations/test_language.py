@@ -17,6 +17,10 @@ from conversations.language import detect_language
         "credit_card_9513926",
         "OK",
         "yes",
+        # a courtesy typed in English
+        "ok thanks",
+        "paypal_4439305 please",
+        "Wireless Earbuds please",
     ],
 )
 def test_names_emails_ids_and_ok_keep_the_chats_language(text: str) -> None:
@@ -31,12 +35,13 @@ def test_names_emails_ids_and_ok_keep_the_chats_language(text: str) -> None:
         ("I want to return the Wireless Earbuds", "en"),
         ("Cancel order W2378156 because I ordered it by mistake please", "en"),
         ("never mind, thanks", "en"),
+        ("Cancel it please", "en"),
         ("Wireless Earbuds 换成黑色的", "zh"),
         ("我的邮箱是 yusuf.rossi7301@example.com", "zh"),
         # one Chinese character beside the names of products as sold
         ("就Bluetooth Speaker。", "zh"),
         ("Office Chair和Desk Lamp", "zh"),
-        ("Return the Desk Lamp 谢", "en"),
+        ("Please return the Desk Lamp 谢", "en"),
     ],
 )
 def test_a_sentence_says_its_own_language_whatever_the_chat_spoke_before(text: str, language: str) -> None:
