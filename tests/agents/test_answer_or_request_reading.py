@@ -22,6 +22,9 @@ from agents.workflows.switch import is_slot_answer
         ("reason", "退款一般几天到账？", Reply.QUESTION),
         ("address", "actually forget the address, just cancel the whole order", Reply.NEW_REQUEST),
         ("item_ids", "算了不退了，帮我把收货地址改一下", Reply.NEW_REQUEST),
+        # a list of the order's items, one a line, described by their options
+        ("item_ids", "Desk Lamp\nYoga Mat｜规格：厚度定的是6mm、颜色定的是紫色\nBackpack\n其余的不用管", Reply.ANSWER),
+        ("item_ids", "Desk Lamp\nYoga Mat (6mm, purple)\nBackpack\nleave the rest as it is", Reply.ANSWER),
     ],
 )
 def test_a_reply_is_read_with_the_slot_it_answers(slot: str, text: str, reply: Reply) -> None:

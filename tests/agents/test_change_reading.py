@@ -49,3 +49,12 @@ def test_a_kind_said_only_to_keep_it_or_to_pay_a_difference_is_not_what_changes(
 def test_a_change_that_does_not_say_what_changes_reads_as_none(text: str) -> None:
     """The bot then asks what to change."""
     assert change_read(text) is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Mia Park, my home address zip is 94110", "我叫陈静，家里地址邮编是30301", "周洁，住址那边的邮编是60601"],
+)
+def test_who_the_customer_is_told_with_the_word_address_changes_nothing(text: str) -> None:
+    """An answer to "who are you?" names the address its zip belongs to; it asks for no new address."""
+    assert change_read(text) is None
