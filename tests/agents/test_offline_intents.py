@@ -313,7 +313,14 @@ def test_what_pays_the_price_difference_of_a_change_is_no_comparison(text: str) 
 
 @pytest.mark.parametrize(
     "text",
-    ["Charge or refund any difference on paypal_6121064", "refund the price difference to my card", "差价退到原卡"],
+    [
+        "Charge or refund any difference on paypal_6121064",
+        "refund the price difference to my card",
+        "差价退到原卡",
+        # money owed either way, without the word "difference"
+        "补钱也好退钱也好，都用我的那张信用卡",
+        "whether I owe you or you owe me, use my PayPal",
+    ],
 )
 def test_what_refunds_the_price_difference_of_a_change_is_no_return(text: str) -> None:
     assert Intent.RETURN not in [i for i, _ in clause_intents(text)]
