@@ -638,13 +638,19 @@ class ModifyOrder(_ItemsWorkflow):
         if slot == "address":
             return self._address(ctx, text, s)
         value = super().read(slot, ctx, text, entities, s)
-        if slot == "new_item_ids" and value == s.get("item_ids"):
-            # Every item "changed" into itself changes nothing ("just the kettle" read as "the same kettle"):
-            # never proposed, the new options are asked for.
+        if slot == "new_item_ids" and value == s.get("item_ids") and not self._same_asked(ctx, text, s):
+            # Every item "changed" into itself, unasked, changes nothing (each kept as it is, "just the kettle"
+            # read as "the same kettle"): never proposed, the new options are asked for.
             return None
         if slot == "payment_method_id" and value and s.get("change") == "payment":
             self._check_new_payment(ctx, s["order_id"], value)
         return value
+
+    @staticmethod
+    def _same_asked(ctx: Ctx, text: str, s: dict[str, Any]) -> bool:
+        """The words ask for a new one of each item, exactly as it is ("同款同规格再来一个新的")."""
+        names = {item["name"] for item in ctx.items(s["order_id"]) if item["item_id"] in s["item_ids"]}
+        return all(same_options_asked(text, name) for name in names)
 
     def _check_new_payment(self, ctx: Ctx, order_id: str, method_id: str) -> None:
         """Refuse, when it is named, a method the write would refuse: the one already paying, or a gift

@@ -957,6 +957,24 @@ def test_an_item_changed_into_itself_is_never_proposed(li: Conversation, request
     assert not WorkflowState.objects.get(conversation=li, status="active").slots.get("new_item_ids")
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Before #D1001 ships, please swap the Find X9 for an identical new one, same specs, on my credit card",
+        "订单 #D1001 还没发货，Find X9 想换一个同款同规格的新的，用原来的信用卡",
+    ],
+)
+def test_an_identical_new_one_asked_for_is_proposed(li: Conversation, text: str) -> None:
+    """Asked for in words, the same version is the change the customer wants (a faulty unit replaced)."""
+    turn = run_turn(li, text)
+    if _awaiting(turn) == "payment_method_id":
+        turn = run_turn(li, "the original card" if text.isascii() else "原来的信用卡")
+
+    assert _awaiting(turn) == "confirm", turn.reply
+    slots = WorkflowState.objects.get(conversation=li, status="active").slots
+    assert slots["new_item_ids"] == slots["item_ids"]
+
+
 def test_the_same_prompt_is_never_sent_more_than_twice_in_a_row(li: Conversation) -> None:
     asked = run_turn(li, "I want to cancel an order")
     again = run_turn(li, "hmm")
