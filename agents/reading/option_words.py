@@ -101,6 +101,13 @@ def said_only_beside_name() -> frozenset[str]:
 
 
 @cache
+def own_spellings_zh(option: str) -> frozenset[str]:
+    """The spellings listed for this option's values alone (中等 of a skin tone): said on their own, whatever other
+    options need their name beside them."""
+    return frozenset(s.lower() for spellings in _words().get(option.lower().strip(), {}).values() for s in spellings)
+
+
+@cache
 def said_alone_in_a_list() -> frozenset[str]:
     return frozenset(s for spellings in _words()[_OR_ALONE].values() for s in spellings)
 

@@ -23,6 +23,7 @@ from django.utils.translation import gettext_noop
 
 from agents.reading.option_words import (
     option_names_zh,
+    own_spellings_zh,
     said_alone_in_a_list,
     said_only_beside_name,
     spellings_beside_name_zh,
@@ -104,7 +105,7 @@ def _said(text: str, option: str, value: str) -> list[int]:
     """Where `value` of `option` is said in `text` (normalised): positions, empty when it is not."""
     name = "|".join(re.escape(_norm(n)) for n in (option, *option_names_zh(option)))
     name = f"(?:{name})"
-    if value in said_only_beside_name():  # "通风那栏是高": 高 is no value anywhere else
+    if value in said_only_beside_name() and value not in own_spellings_zh(option):  # "通风那栏是高": 高 is no value
         # not the first half of a question word ("是否", "有没有", "是不是", "高不高"), nor 不 of "不用动", "不变"
         v = rf"{re.escape(value)}(?![否没不用变改动管])"
         beside = rf"{name}{_LINK_ZH}{v}"

@@ -393,6 +393,12 @@ LEVELLED_PUZZLES = [
     _variant("D3", pieces="1000", difficulty_level="expert"),
 ]
 HARD_PUZZLE = {"item_id": "D3", "name": "Jigsaw Puzzle", "options": LEVELLED_PUZZLES[2]["options"]}
+MAKEUP_KITS = [
+    _variant("M1", skin_tone="light", brand="Brand B"),
+    _variant("M2", skin_tone="medium", brand="Brand A"),
+    _variant("M3", skin_tone="dark", brand="Brand A"),
+]
+LIGHT_KIT = {"item_id": "M1", "name": "Makeup Kit", "options": MAKEUP_KITS[0]["options"]}
 SHIRTS = [
     _variant("S1", color="red", size="M"),
     _variant("S2", color="black", size="M"),
@@ -421,6 +427,8 @@ SHIRT = {"item_id": "S1", "name": "T-Shirt", "options": SHIRTS[0]["options"]}
         # a puzzle's difficulty in the words a shopper uses
         ("换成500片 中等难度的就行", HARD_PUZZLE, LEVELLED_PUZZLES, "D2"),
         ("500片，简单一点的", HARD_PUZZLE, LEVELLED_PUZZLES, "D1"),
+        # a skin tone said without its option's name
+        ("换成Brand A 中等的", LIGHT_KIT, MAKEUP_KITS, "M2"),
     ],
 )
 def test_option_values_said_in_chinese_find_the_english_catalogues_variant(
