@@ -638,7 +638,7 @@ class ModifyOrder(_ItemsWorkflow):
         if slot == "address":
             return self._address(ctx, text, s)
         value = super().read(slot, ctx, text, entities, s)
-        if slot == "new_item_ids" and value == s.get("item_ids") and not self._same_asked(ctx, text, s):
+        if slot == "new_item_ids" and value and value == s.get("item_ids") and not self._same_asked(ctx, text, s):
             # Every item "changed" into itself, unasked, changes nothing (each kept as it is, "just the kettle"
             # read as "the same kettle"): never proposed, the new options are asked for.
             return None

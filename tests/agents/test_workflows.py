@@ -958,6 +958,26 @@ def test_an_item_changed_into_itself_is_never_proposed(li: Conversation, request
 
 
 @pytest.mark.parametrize(
+    ("text", "yes"),
+    [
+        (
+            "Please pay #D1002 with gift_card_demo_li instead. Also, I'd like another version of one item of #D1002",
+            "yes",
+        ),
+        ("订单 #D1002 改用 gift_card_demo_li 付款。另外 #D1002 里有个商品我想换个配置", "是"),
+    ],
+)
+def test_an_item_change_waiting_behind_a_payment_change_asks_which_items(li: Conversation, text: str, yes: str) -> None:
+    Order.objects.filter(external_id="#D1002").update(status="pending")
+    PaymentMethod.objects.filter(external_id="gift_card_demo_li").update(balance=10_000)
+    assert _awaiting(run_turn(li, text)) == "confirm"
+
+    turn = run_turn(li, yes)
+
+    assert _awaiting(turn) == "item_ids", turn.reply
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "Before #D1001 ships, please swap the Find X9 for an identical new one, same specs, on my credit card",
