@@ -14,7 +14,7 @@ from functools import cache
 from pathlib import Path
 
 _DIGITS = "零一二三四五六七八九"
-_PLACES = ((1000, "千"), (100, "百"), (10, "十"))
+_PLACES = ((1000, "千"), (100, "百"), (10, "十"), (1, ""))
 
 
 def _numerals(n: int) -> tuple[str, ...]:
@@ -22,21 +22,24 @@ def _numerals(n: int) -> tuple[str, ...]:
     200 as 两百 and 二百, 12 as 十二, 1050 as 一千零五十."""
     if not 0 < n < 10_000:
         return ()
-    said, gap = "", False
-    for place, name in _PLACES:
-        digit = n // place % 10
-        if digit:
-            said += ("零" if gap and said else "") + ("" if place == 10 and not said and digit == 1 else _DIGITS[digit])
-            said += name
-        gap = gap or (bool(said) and not digit)
-    if n % 10:
-        said += ("零" if said and (gap or n // 10 % 10 == 0) else "") + _DIGITS[n % 10]
+    parts = [(n // place % 10, name) for place, name in _PLACES]
+    while parts[0][0] == 0:
+        parts.pop(0)
+    said, zero = "", False
+    for digit, name in parts:
+        if digit == 0:
+            zero = True
+            continue
+        said += "零" * (zero and bool(said)) + _DIGITS[digit] + name
+        zero = False
+    if 10 <= n < 20:  # 十二, not 一十二
+        said = said[1:]
     forms = [said]
-    if (short := re.fullmatch(r"(.[千百])(.)[百十]", said)) and short[2] != "零":  # 一千五百 said as 一千五
-        forms.append(short[1] + short[2])
-    if said[0] == "二" and len(said) > 1 and said[1] in "千百":  # 两百, 两千五
+    if len(said) == 4 and said[3] in "百十" and "零" not in said:  # 一千五百 said as 一千五
+        forms.append(said[:3])
+    if said[0] == "二" and said[1:2] in ("千", "百"):  # 两百, 两千五
         forms += [f"两{form[1:]}" for form in forms]
-    return tuple("两" if form == "二" else form for form in forms) + (("二",) if n == 2 else ())
+    return ("两", "二") if n == 2 else tuple(forms)
 
 
 _NUMBER = r"(\d+(?:\.\d+)?)"

@@ -101,11 +101,17 @@ _LINK_ZH = (
 _ALONE_AMONG_CHINESE = r"(?<=[\u3400-\u9fff] ){}(?= [\u3400-\u9fff])"
 
 
+def _said_only_beside_name(option: str, value: str) -> bool:
+    """A spelling that says a value only right after its option's name, unless the option lists it for itself (中等
+    of a skin tone)."""
+    return value in said_only_beside_name() and value not in own_spellings_zh(option)
+
+
 def _said(text: str, option: str, value: str) -> list[int]:
     """Where `value` of `option` is said in `text` (normalised): positions, empty when it is not."""
     name = "|".join(re.escape(_norm(n)) for n in (option, *option_names_zh(option)))
     name = f"(?:{name})"
-    if value in said_only_beside_name() and value not in own_spellings_zh(option):  # "通风那栏是高": 高 is no value
+    if _said_only_beside_name(option, value):  # "通风那栏是高": 高 is no value anywhere else
         # not the first half of a question word ("是否", "有没有", "是不是", "高不高"), nor 不 of "不用动", "不变"
         v = rf"{re.escape(value)}(?![否没不用变改动管])"
         beside = rf"{name}{_LINK_ZH}{v}"
