@@ -30,7 +30,9 @@ _PROSE_WORDS = 6
 
 def detect_language(text: str, *, default: str = Language.EN) -> str:
     """zh if Chinese characters carry the message (product names like "Find X9" don't count), en if English
-    sentences do, else `default` (the chat's language): names, emails, ids and "ok" have none of their own."""
+    sentences do, else `default` (the chat's language): names, emails, ids and "ok" have none of their own. A chat
+    in Chinese stays Chinese for a courtesy typed in English ("ok thanks", "credit card please"): like a shop
+    assistant, the bot switches when the customer writes an English sentence."""
     cjk = len(_CJK.findall(text))
     words = [w.lower() for w in _ENGLISH_WORD.findall(_EMAIL_OR_LINK.sub(" ", text))]
     # A chat in another language turns English on two of those words: one is a courtesy any shopper types
