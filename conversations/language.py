@@ -34,15 +34,16 @@ def detect_language(text: str, *, default: str = Language.EN) -> str:
     in Chinese stays Chinese for a courtesy typed in English ("ok thanks", "credit card please"): like a shop
     assistant, the bot switches when the customer writes an English sentence."""
     cjk = len(_CJK.findall(text))
+    if cjk >= 2:
+        return Language.ZH
     words = [w.lower() for w in _ENGLISH_WORD.findall(_EMAIL_OR_LINK.sub(" ", text))]
     # A chat in another language turns English on two of those words: one is a courtesy any shopper types
     # ("ok, thanks", "credit card please") and says nothing of the language they read.
     needed = 1 if default == Language.EN else 2
-    english = len(words) >= _PROSE_WORDS or sum(w in _ENGLISH_SENTENCE_WORDS for w in words) >= needed
-    if cjk == 0:
-        return Language.EN if english else default
-    # One Chinese character beside names is Chinese ("就Bluetooth Speaker。"); beside an English sentence, a slip.
-    return Language.ZH if cjk >= 2 or not english else Language.EN
+    if len(words) >= _PROSE_WORDS or sum(w in _ENGLISH_SENTENCE_WORDS for w in words) >= needed:
+        return Language.EN
+    # Names alone keep the chat's language; one Chinese character beside them is Chinese ("就Bluetooth Speaker。").
+    return default if cjk == 0 else Language.ZH
 
 
 _SCRIPTS_MEET = re.compile(r"(?<=[\u3400-\u9fff])(?=[A-Za-z0-9#])|(?<=[A-Za-z0-9])(?=[\u3400-\u9fff])")
