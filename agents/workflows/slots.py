@@ -571,7 +571,8 @@ def _where(text: str, token: str) -> int | None:
     """Where `token` is first said as a whole word or phrase (_mentions), or None."""
     if _has_chinese(token):
         return at if (at := text.find(token)) >= 0 else None
-    found = re.search(rf"(?<![{_LATIN}.+-]){re.escape(token)}(?![{_LATIN}+-])", text)
+    # a "+" joins a token to a word of its own ("wi-fi+cellular") or sets options apart ("3 ft+材料那项玻璃")
+    found = re.search(rf"(?<![{_LATIN}.-])(?<![{_LATIN}]\+){re.escape(token)}(?![{_LATIN}-]|\+[{_LATIN}])", text)
     return found.start() if found else None
 
 

@@ -644,6 +644,9 @@ BOOTS_ZH = [
         (SPEAKERS_ZH, "防水等级定的是否，配色选的是黑的，换成蓝色的", {"water resistance": "no", "color": "blue"}),
         (SPEAKERS_ZH, "防水有没有都行，颜色要蓝的", {"color": "blue"}),
         (SPEAKERS_ZH, "防水定的是是，颜色蓝", {"water resistance": "yes", "color": "blue"}),
+        # 带 (with) and 不带 (without) beside the option's name
+        (SPEAKERS_ZH, "防水等级那项带，颜色换成蓝色", {"water resistance": "yes", "color": "blue"}),
+        (SPEAKERS_ZH, "防水等级那项不带，颜色换成蓝色", {"water resistance": "no", "color": "blue"}),
         (SPEAKERS_ZH, "颜色换成蓝色，是否防水不用动", {"color": "blue"}),
         # 防不防水 (waterproof or not) holds 不防水 (not waterproof) as its name, not as a value
         (BOOTS_ZH, "防不防水定的是要，尺码11", {"waterproof": "yes", "size": "11"}),
