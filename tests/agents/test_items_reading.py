@@ -48,6 +48,14 @@ ORDER = [
             "· Espresso Machine｜规格：容量定的是1L 换个完整的：容量选的是2L",
             ["1001", "1003", "1002"],
         ),
+        # several items, each with its own change or joined by a word that lists
+        ("Bicycle Helmet 换成 L码 蓝色那种，还要把Espresso Machine改成2L的", ["1001", "1002"]),
+        ("swap the Bicycle Helmet for the blue L one, and also change the Espresso Machine to 2L", ["1001", "1002"]),
+        ("想退Bicycle Helmet 红色 M码；再就是Garden Hose；再就是Espresso Machine", ["1001", "1003", "1002"]),
+        (
+            "return the Bicycle Helmet (red, M); then the Garden Hose; then the Espresso Machine",
+            ["1001", "1003", "1002"],
+        ),
         # a line that asks is a request of its own
         ("Please return the Bicycle Helmet\nThe Garden Hose stays with me", ["1001"]),
         ("请帮我退Bicycle Helmet\nGarden Hose留着", ["1001"]),
@@ -165,6 +173,8 @@ TWO_OF_A_KIND = [
         ("不小心买了两个Electric Kettle，把黑色的那个退了吧", ["2001"]),
         # what the item becomes is no item: "the white one" after "for"
         ("Swap the black kettle so it's the white one", ["2001"]),
+        # options joined by "+" between Chinese words are each said
+        ("把Electric Kettle（颜色那项white+容量那项1L的那个）换成2L的", ["2002"]),
     ],
 )
 def test_items_of_one_product_are_told_apart_by_the_options_said_with_them(text: str, asked: list[str]) -> None:
