@@ -49,6 +49,16 @@ def detect_language(text: str, *, default: str = Language.EN) -> str:
 _SCRIPTS_MEET = re.compile(r"(?<=[\u3400-\u9fff])(?=[A-Za-z0-9#])|(?<=[A-Za-z0-9])(?=[\u3400-\u9fff])")
 
 
+_SPACE_WHERE_SCRIPTS_MEET = re.compile(
+    r"(?<=[\u3400-\u9fff])[ \t]+(?=[A-Za-z0-9#])|(?<=[A-Za-z0-9])[ \t]+(?=[\u3400-\u9fff])"
+)
+
+
+def scripts_joined(text: str) -> str:
+    """No space where Chinese meets Latin letters or digits ("退 LED Light Bulb 吧" -> "退LED Light Bulb吧")."""
+    return _SPACE_WHERE_SCRIPTS_MEET.sub("", text)
+
+
 def scripts_apart(text: str) -> str:
     """A space where Chinese meets Latin letters or digits ("退LED Light Bulb" -> "退 LED Light Bulb", "选的IPX4的"):
     Python's regular expressions count Chinese characters as word characters, so without it a product name or an

@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 from django.conf import settings
 
+from conversations.language import scripts_joined
 from knowledge.embeddings import bundled_query_vectors
 
 logger = logging.getLogger(__name__)
@@ -49,7 +50,7 @@ HASH_DIMENSIONS = 1 << 15
 # examples' cross-validation (`manage.py train_decisions --search`), never on a benchmark.
 C = 16.0
 DENSE_WEIGHT = 2.0
-FEATURES_VERSION = "2"
+FEATURES_VERSION = "3"
 
 _CJK_RUN = re.compile(r"[\u3400-\u9fff]+")
 _WORD = re.compile(r"[a-z][a-z0-9']*|\d+")
@@ -114,9 +115,11 @@ class Decision:
             read = [self.focus(text) for text in read]
         if self.meaning_of:
             read = [self.meaning_of(text) for text in read]
-        found = bundled_query_vectors([text.strip() or "-" for text in read])
+        found = bundled_query_vectors([_scripts_joined(text) for text in read])
         if self.meaning_also_of:
-            found = np.hstack([found, bundled_query_vectors([self.meaning_also_of(text) for text in texts])])
+            found = np.hstack(
+                [found, bundled_query_vectors([_scripts_joined(self.meaning_also_of(text)) for text in texts])]
+            )
         return found
 
 
@@ -158,6 +161,12 @@ class Fitted:
                 hashed=data["hashed"],
                 intercept=data["intercept"],
             )
+
+
+def _scripts_joined(text: str) -> str:
+    """The text without the spaces where Chinese meets Latin letters: the readers of names put them there
+    (scripts_apart), customers type them or not, and the examples are written either way."""
+    return scripts_joined(text.strip()) or "-"
 
 
 def _hashed(feature: str) -> int:

@@ -572,7 +572,7 @@ def _where(text: str, token: str) -> int | None:
     if _has_chinese(token):
         return at if (at := text.find(token)) >= 0 else None
     # a "+" joins a token to a word of its own ("wi-fi+cellular") or sets options apart ("3 ft+材料那项玻璃")
-    found = re.search(rf"(?<![{_LATIN}.-])(?<![{_LATIN}]\+){re.escape(token)}(?![{_LATIN}-]|\+[{_LATIN}])", text)
+    found = re.search(rf"(?<![{_LATIN}.-])(?<![{_LATIN}]\+){re.escape(token)}(?![{_LATIN}-])(?!\+[{_LATIN}])", text)
     return found.start() if found else None
 
 

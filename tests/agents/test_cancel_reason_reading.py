@@ -53,6 +53,22 @@ def test_a_reason_told_as_what_happened(text: str, reason: str) -> None:
 @pytest.mark.parametrize(
     ("text", "reason"),
     [
+        ("在另一个平台下单了，那边正好打折", NOT_NEEDED),
+        ("表姐家多出来一个，直接给我了", NOT_NEEDED),
+        ("楼下商场就有卖，昨天已经买回来了", NOT_NEEDED),
+        ("I put in an order with another shop that had a sale on", NOT_NEEDED),
+        ("my sister had a spare one and handed it over", NOT_NEEDED),
+        ("下单时颜色选错了", MISTAKE),
+        ("I ordered the wrong size when I checked out", MISTAKE),
+    ],
+)
+def test_having_got_it_another_way_is_no_mistake_even_when_ordered_elsewhere(text: str, reason: str) -> None:
+    assert cancel_reason(text) == reason
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
         ("it was an acident", MISTAKE),
         ("I placed it by mistkae", MISTAKE),
         ("we moved so it's unnecesary now", NOT_NEEDED),

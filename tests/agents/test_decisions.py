@@ -80,3 +80,10 @@ def test_a_process_whose_file_is_stale_fits_the_decision_once_under_var_dir(
     assert decisions.fitted(toy) is model  # once per process
     likely = decisions.probabilities(model, ["yes please", "不要"])
     assert [toy.labels[row.argmax()] for row in likely] == ["yes", "no"]
+
+
+def test_a_space_where_chinese_meets_latin_letters_changes_no_meaning() -> None:
+    # the item readers put one there (conversations.language.scripts_apart); the examples are written without it
+    toy = Decision("toy", ("yes", "no"))
+    spaced, joined = toy.vectors(["想退 Bicycle Helmet 红色 M 码", "想退Bicycle Helmet红色M码"])
+    assert np.array_equal(spaced, joined)

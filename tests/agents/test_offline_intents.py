@@ -233,6 +233,12 @@ def test_keyword_intent_first(text: str, intent: Intent) -> None:
         ),
         ("I'd like #W1234567 charged to my paypal and the old card refunded", Intent.MODIFY_ORDER),
         ("订单 #W1234567 改用礼品卡支付，原来的卡退款", Intent.MODIFY_ORDER),
+        # an item sent back is a return, however it is said; a change given up is no change
+        ("收到的Desk Lamp想寄回", Intent.RETURN),
+        ("这个Backpack我想退回去，钱退到信用卡就行", Intent.RETURN),
+        ("I'd like to ship the Desk Lamp back for my money", Intent.RETURN),
+        ("#W1234567还没发货的话就撤了吧，旧的还能用，不打算换新的了", Intent.CANCEL_ORDER),
+        ("not swapping it for anything after all, just cancel #W1234567", Intent.CANCEL_ORDER),
     ],
 )
 def test_shop_language_for_changes_to_an_order(text: str, intent: Intent) -> None:

@@ -440,6 +440,31 @@ def test_an_orders_items_are_one_request_even_when_each_is_announced(
     assert queued == [] and [p.text for p in now] == [message]
 
 
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("趁#W1234567没发货，把Earbuds换成白色的。", "第二个是：那个#W7654321，Coffee Maker跟Smart Watch要退"),
+        ("趁#W1234567没发货，把Earbuds换成白色的。", "②那个#W7654321，Coffee Maker跟Smart Watch要退"),
+        ("While #W1234567 hasn't shipped, make the Earbuds white. ", "Secondly: #W7654321, the Coffee Maker goes back"),
+    ],
+)
+def test_a_request_announced_by_its_number_is_a_request_of_its_own(first: str, second: str) -> None:
+    from agents.requests import requests_in_order
+
+    message = first + second
+    scene, change = first.split("，" if "，" in first else ", ", 1)
+    parts = [
+        _request("modify_order", scene),
+        _request("modify_order", change.strip()),
+        _request("return", second.split("，" if "，" in second else ", ", 1)[1]),
+    ]
+
+    now, queued = requests_in_order(message, parts, Reading(message))
+
+    assert [p.intent.value for p in now + queued] == ["modify_order", "return"]
+    assert "#W7654321" in queued[0].text and "#W7654321" not in now[0].text
+
+
 def test_an_announced_change_of_another_orders_items_is_a_request_of_its_own() -> None:
     from agents.requests import requests_in_order
 
