@@ -107,6 +107,12 @@ def _said_only_beside_name(option: str, value: str) -> bool:
     return value in said_only_beside_name() and value not in own_spellings_zh(option)
 
 
+def _as_a_word(value: str) -> str:
+    """The value said as a word of its own; one that ends in a sign ends there, whatever follows ("80%配列")."""
+    after = r"(?![\w+-])" if value[-1:].isalnum() else ""
+    return rf"(?<![\w.+-]){re.escape(value)}{after}"
+
+
 def _said(text: str, option: str, value: str) -> list[int]:
     """Where `value` of `option` is said in `text` (normalised): positions, empty when it is not."""
     name = "|".join(re.escape(_norm(n)) for n in (option, *option_names_zh(option)))
@@ -128,7 +134,7 @@ def _said(text: str, option: str, value: str) -> list[int]:
         # not inside the option's own name: "不防水" (no) is said in "防不防水" (waterproof or not) only as its name
         names = [(m.start(), m.end()) for m in re.finditer(name, text)] if found else []
         return [m.start() for m in found if not any(s < m.start() < e or s < m.end() < e for s, e in names)]
-    word = rf"(?<![\w.+-]){re.escape(value)}(?![\w+-])"
+    word = _as_a_word(value)
     if value in _NEEDS_NAME:
         v = re.escape(value)
         # The value beside its option's name, either way round: "size: S", "size of M", "water resistance

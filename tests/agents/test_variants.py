@@ -659,6 +659,17 @@ def test_words_that_only_look_like_a_value_beside_its_option_name_are_none(
     assert wanted_options(text, variants[0]["options"], variants) == expected
 
 
+KEYBOARDS = [
+    _variant("K1", switch_type="linear", size="full size"),
+    _variant("K2", switch_type="linear", size="80%"),
+]
+
+
+@pytest.mark.parametrize("text", ["换成80%配列的", "要80%的那款", "the 80% one please"])
+def test_a_value_that_ends_in_a_sign_is_said_against_chinese_too(text: str) -> None:
+    assert wanted_options(text, KEYBOARDS[0]["options"], KEYBOARDS) == {"size": "80%"}
+
+
 CHAIRS_ZH = [
     _variant("C1", armrest="fixed", color="black"),
     _variant("C2", armrest="none", color="gray"),
