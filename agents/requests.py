@@ -190,13 +190,14 @@ class _Told:
     def _after(self, part: PlannedPart, here: int, following: int, *, previous: int) -> None:
         text = self.text
         announcement = _ANNOUNCEMENT.search(text, previous, here + min(len(part.text), 30))
-        # An announcement ("Second: …") ends the words of the request before.
-        cut = min(announcement.start(), here) if announcement else here
+        # An announcement ("Second: …") ends the words of the request before, and so does the end of a sentence:
+        # "…付差价用gift_card_1。收到货了，但是Running Shoes、Water Bottle不太合适，想退货" returns what it tells.
+        cut = min(announcement.start(), here) if announcement else _sentence_start(text, previous, here)
         if self._only_described_before(part, here, following):
             # "#W1里的白的 Alexa 那款 Smart Thermostat；另外Makeup Kit…我想退货": the clause before only named an item;
             # the one that asks says what to do with it and one more
             self.requests[-1] = part
-        elif _own_request(self, part, (here, following), cut, announcement):
+        elif _own_request(self, part, (cut, following), announcement):
             if cut > self.begins[-1]:
                 self.requests.append(part)
                 self.begins.append(cut)
@@ -260,21 +261,31 @@ class _Told:
         ]
 
 
-def _own_request(
-    told: _Told, part: PlannedPart, said: tuple[int, int], cut: int, announcement: re.Match[str] | None
-) -> bool:
-    """Whether the clause said at `said` (where it starts, where the next one does) is a request of its own
-    rather than more of the one before."""
+# Where a sentence ends; ". " only with its space (not in "1.5L").
+_SENTENCE_ENDS = ("。", "！", "？", "!", "?", "\n", ". ")
+
+
+def _sentence_start(text: str, after: int, here: int) -> int:
+    """Where the sentence holding `here` starts, when it starts after `after`; else `here`."""
+    last = max(((at + len(mark)) for mark in _SENTENCE_ENDS if (at := text.rfind(mark, after, here)) >= 0), default=-1)
+    if last < 0:
+        return here
+    return last + len(text[last:here]) - len(text[last:here].lstrip())
+
+
+def _own_request(told: _Told, part: PlannedPart, words: tuple[int, int], announcement: re.Match[str] | None) -> bool:
+    """Whether the clause `part` is a request of its own rather than more of the one before; `words`: where the
+    words it would read start (its announcement, its sentence, or itself) and where the next clause starts."""
     text, before = told.text, told.requests[-1]
-    here, following = said
+    cut, following = words
     same_kind = one_kind(part.intent, before.intent)
     kinds = _kinds_of_change(
         text[told.begins[-1] : cut], text[cut:following], told.reading, announced=bool(announcement)
     )
-    earlier_orders = set(order_ids(text[told.begins[-1] : here]))
+    earlier_orders = set(order_ids(text[told.begins[-1] : cut]))
     if _refund_destination(told, part, announcement):
         return False
-    if same_kind and _more_items(part, kinds, (earlier_orders, set(order_ids(text[here:following]))), announcement):
+    if same_kind and _more_items(part, kinds, (earlier_orders, set(order_ids(text[cut:following]))), announcement):
         return False
     # A change of the items beside a change of the payment or the address is a request of its own, order named
     # or not: they are carried out one after the other, the items last. An exchange changes only items: two
@@ -297,7 +308,7 @@ def _own_request(
         return True
     # Of another kind and for another order, named before the next request: "…change the mouse in #W1.
     # Sending back the shoes and the puzzle from #W2, refund to my gift card."
-    ahead = set(order_ids(text[here:following]))
+    ahead = set(order_ids(text[cut:following]))
     return not same_kind and bool(earlier_orders) and bool(ahead) and not ahead & earlier_orders
 
 

@@ -489,6 +489,39 @@ def test_a_change_called_off_beside_another_request_is_none(message: str, cancel
     assert [p.intent.value for p in alone] == ["exchange"]
 
 
+@pytest.mark.parametrize(
+    ("message", "parts"),
+    [
+        (
+            "修改订单#W1234567：Gaming Mouse换成黑色的，差价用gift_card_1234567。"
+            "收到货了，但是Running Shoes、Water Bottle不太合适，想退货，订单是#W7654321。",
+            [
+                ("modify_order", "修改订单#W1234567：Gaming Mouse换成黑色的"),
+                ("modify_order", "差价用gift_card_1234567"),
+                ("return", "想退货"),
+            ],
+        ),
+        (
+            "Please change the Gaming Mouse in #W1234567 to black, charge the difference to gift_card_1234567. "
+            "The Running Shoes and the Water Bottle from #W7654321 did not fit, I'd like to return them.",
+            [
+                ("modify_order", "Please change the Gaming Mouse in #W1234567 to black"),
+                ("modify_order", "charge the difference to gift_card_1234567"),
+                ("return", "I'd like to return them"),
+            ],
+        ),
+    ],
+)
+def test_a_request_of_its_own_reads_its_whole_sentence(message: str, parts: list[tuple[str, str]]) -> None:
+    """The items told at the start of the sentence that asks for the return are the return's, not the change's."""
+    from agents.requests import requests_in_order
+
+    now, queued = requests_in_order(message, [_request(*part) for part in parts], Reading(message))
+
+    assert [p.intent.value for p in now + queued] == ["modify_order", "return"]
+    assert "Running Shoes" in queued[0].text and "Running Shoes" not in now[0].text
+
+
 def test_an_announced_change_of_another_orders_items_is_a_request_of_its_own() -> None:
     from agents.requests import requests_in_order
 

@@ -659,6 +659,22 @@ def test_words_that_only_look_like_a_value_beside_its_option_name_are_none(
     assert wanted_options(text, variants[0]["options"], variants) == expected
 
 
+VACUUMS = [
+    {"item_id": f"V{k}", "options": {"type": kind, "bagged/bagless": bag}, "available": True}
+    for k, (kind, bag) in enumerate([("robotic", "bagged"), ("canister", "bagged"), ("canister", "bagless")])
+]
+
+
+@pytest.mark.parametrize(
+    ("text", "bag"),
+    [("有无尘袋那项是有尘袋，类型改成canister", "bagged"), ("有无尘袋：无尘袋，类型改成canister", "bagless")],
+)
+def test_a_value_inside_the_options_own_name_is_not_said(text: str, bag: str) -> None:
+    # 有无尘袋 (with or without a dust bag) holds 无尘袋 (bagless) as its name
+    wanted = wanted_options(text, VACUUMS[0]["options"], VACUUMS)
+    assert wanted == {"bagged/bagless": bag, "type": "canister"}
+
+
 KEYBOARDS = [
     _variant("K1", switch_type="linear", size="full size"),
     _variant("K2", switch_type="linear", size="80%"),
