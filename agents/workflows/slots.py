@@ -14,7 +14,7 @@ from typing import Any
 from agents.reading.ask_or_tell import Said, said_of
 from agents.reading.correction import correction_read, typing_slip
 from agents.reading.items import LIST_MARK, THIS, Mention, covers_all, items_asked, set_aside
-from agents.reading.option_words import spellings_zh
+from agents.reading.option_words import option_names_zh, spellings_zh
 from agents.reading.product_words import longer_words_zh, product_words_zh
 from conversations.language import scripts_apart
 
@@ -273,7 +273,7 @@ def _with_ones_described(clean: str, items: list[dict[str, Any]], mentions: list
     for match in _ONE_DESCRIBED.finditer(clean):
         said_with_a_name = any(m.start < match.end() and match.start() < m.end for m in mentions)
         sentence = _SENTENCE_END.split(clean[: match.start()])[-1].rsplit("\n", 1)[-1]
-        if said_with_a_name or _TARGET_START.search(sentence):
+        if said_with_a_name or _TARGET_START.search(sentence) or _names_an_option(clean[match.end() :], items):
             continue
         words = match.group(1) or match.group(2)
         if item := _one_described(words, named) or _one_described(words, items):
@@ -281,6 +281,12 @@ def _with_ones_described(clean: str, items: list[dict[str, Any]], mentions: list
     described = {i for mention in found for i in mention.item_ids}
     general = [m for m in mentions if len(m.item_ids) > 1 and described & set(m.item_ids)]
     return sorted([m for m in mentions if m not in general] + found, key=lambda mention: mention.start)
+
+
+def _names_an_option(after: str, items: list[dict[str, Any]]) -> bool:
+    """The words go on with an option's name: "55-75 磅这个重量" says a value of the weight, not "that one"."""
+    after = after.lstrip()
+    return any(after.startswith(name) for i in items for option in i["options"] for name in option_names_zh(option))
 
 
 def _one_described(words: str, candidates: list[dict[str, Any]]) -> dict[str, Any] | None:

@@ -173,6 +173,9 @@ TWO_OF_A_KIND = [
         ("不小心买了两个Electric Kettle，把黑色的那个退了吧", ["2001"]),
         # what the item becomes is no item: "the white one" after "for"
         ("Swap the black kettle so it's the white one", ["2001"]),
+        # "<value>这个<option's name>" names a value of the item, not "that one" of the product
+        ("Electric Kettle - 颜色选的黑色，容量1L，要换白色这个颜色", ["2001"]),
+        ("Electric Kettle, colour black, 1L: I'd like it in the white colour", ["2001"]),
         # options joined by "+" between Chinese words are each said
         ("把Electric Kettle（颜色那项white+容量那项1L的那个）换成2L的", ["2002"]),
     ],
