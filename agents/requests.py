@@ -13,7 +13,6 @@ from agents.intents.offline.classify import CONFIDENT
 from agents.intents.offline.orders import names_an_order, order_ids
 from agents.intents.word_lists import word_list, words_pattern
 from agents.reading.asks import Asks
-from agents.reading.confirmation import Answer
 from agents.reading.message import Reading
 from agents.route import CLARIFY_BELOW, ITEM_CHANGES, PlannedPart, one_kind
 from agents.taxonomy import WORKFLOW_INTENTS, Intent
@@ -110,16 +109,7 @@ def _asked(text: str, requested: list[PlannedPart], reading: Reading) -> list[Pl
         return not (part.intent == Intent.RETURN and _refunds_the_method_moved_off(part, requested, reading))
 
     in_order = sorted(filter(kept, requested), key=lambda part: max(text.find(part.text), 0))
-    return _given_up_for_another(text, _without_changes_called_off(in_order, reading), reading)
-
-
-def _without_changes_called_off(asked: list[PlannedPart], reading: Reading) -> list[PlannedPart]:
-    """A change the customer calls off ("手头的旧的还能用，不打算换了", "no need to change it anymore": read so by the
-    learned reading of answers) is no request, beside one that is: "能撤的话帮我撤了，…不打算换了" cancels."""
-    called_off = [
-        part for part in asked if part.intent in ITEM_CHANGES and reading.of(part.text).answer == Answer.CANCEL
-    ]
-    return [part for part in asked if part not in called_off] if len(called_off) < len(asked) else asked
+    return _given_up_for_another(text, in_order, reading)
 
 
 # What may stand between an item given up and the version wanted instead: a comma, "and", "then".

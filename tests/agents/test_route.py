@@ -466,30 +466,6 @@ def test_a_request_announced_by_its_number_is_a_request_of_its_own(first: str, s
 
 
 @pytest.mark.parametrize(
-    ("message", "cancel", "called_off"),
-    [
-        ("#W1234567还没发吧？能撤的话帮我撤了，手头的旧的还能用，不打算换了", "能撤的话帮我撤了", "不打算换了"),
-        (
-            "Is #W1234567 still unshipped? Please cancel it, my old one still works so no need to change it anymore",
-            "Please cancel it",
-            "no need to change it anymore",
-        ),
-    ],
-)
-def test_a_change_called_off_beside_another_request_is_none(message: str, cancel: str, called_off: str) -> None:
-    from agents.requests import requests_in_order
-
-    parts = [_request("cancel_order", cancel), _request("exchange", called_off)]
-
-    now, queued = requests_in_order(message, parts, Reading(message))
-
-    assert [p.intent.value for p in now] == ["cancel_order"] and queued == []
-    # alone, it still leaves a request to answer: the plan is never empty
-    alone, _ = requests_in_order(called_off, [_request("exchange", called_off)], Reading(called_off))
-    assert [p.intent.value for p in alone] == ["exchange"]
-
-
-@pytest.mark.parametrize(
     ("message", "parts"),
     [
         (
