@@ -659,7 +659,7 @@ def test_words_that_only_look_like_a_value_beside_its_option_name_are_none(
     assert wanted_options(text, variants[0]["options"], variants) == expected
 
 
-VACUUMS = [
+VACUUMS: list[dict[str, Any]] = [
     {"item_id": f"V{k}", "options": {"type": kind, "bagged/bagless": bag}, "available": True}
     for k, (kind, bag) in enumerate([("robotic", "bagged"), ("canister", "bagged"), ("canister", "bagless")])
 ]
