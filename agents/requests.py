@@ -181,7 +181,7 @@ class _Told:
         text = self.text
         announcement = _ANNOUNCEMENT.search(text, previous, here + min(len(part.text), 30))
         # An announcement ("Second: …") ends the words of the request before, and so does the end of a sentence:
-        # "…付差价用gift_card_1。收到货了，但是Running Shoes、Water Bottle不太合适，想退货" returns what it tells.
+        # in "…差价用gift_card_1。Running Shoes和Water Bottle都偏小，想退货" the return reads the shoes and the bottle.
         cut = min(announcement.start(), here) if announcement else _sentence_start(text, previous, here)
         if self._only_described_before(part, here, following):
             # "#W1里的白的 Alexa 那款 Smart Thermostat；另外Makeup Kit…我想退货": the clause before only named an item;

@@ -284,7 +284,7 @@ def _with_ones_described(clean: str, items: list[dict[str, Any]], mentions: list
 
 
 def _names_an_option(after: str, items: list[dict[str, Any]]) -> bool:
-    """The words go on with an option's name: "55-75 磅这个重量" says a value of the weight, not "that one"."""
+    """The words go on with an option's name: "白色这个颜色" says a value of the colour, not "that white one"."""
     after = after.lstrip()
     return any(after.startswith(name) for i in items for option in i["options"] for name in option_names_zh(option))
 

@@ -470,7 +470,7 @@ def test_a_request_announced_by_its_number_is_a_request_of_its_own(first: str, s
     [
         (
             "修改订单#W1234567：Gaming Mouse换成黑色的，差价用gift_card_1234567。"
-            "收到货了，但是Running Shoes、Water Bottle不太合适，想退货，订单是#W7654321。",
+            "另一单#W7654321的Running Shoes、Water Bottle都偏小，想退货。",
             [
                 ("modify_order", "修改订单#W1234567：Gaming Mouse换成黑色的"),
                 ("modify_order", "差价用gift_card_1234567"),
@@ -479,7 +479,7 @@ def test_a_request_announced_by_its_number_is_a_request_of_its_own(first: str, s
         ),
         (
             "Please change the Gaming Mouse in #W1234567 to black, charge the difference to gift_card_1234567. "
-            "The Running Shoes and the Water Bottle from #W7654321 did not fit, I'd like to return them.",
+            "The Running Shoes and the Water Bottle from #W7654321 are too small, I'd like to return them.",
             [
                 ("modify_order", "Please change the Gaming Mouse in #W1234567 to black"),
                 ("modify_order", "charge the difference to gift_card_1234567"),
