@@ -16,7 +16,7 @@ from analytics.api import AnalyticsApi
 from analytics.dashboard import dashboard_page, dashboard_view, drilldown_page, export_csv
 from conversations.views import widget_session
 from cs_project.inbox import inbox_list_fragment, inbox_page
-from cs_project.views import healthz, not_found, server_error
+from cs_project.views import bad_request, healthz, not_found, server_error
 from knowledge.api import IngestJobApi, IngestJobCancelApi, KbDocumentUploadApi, KbSearchApi
 from knowledge.views import kb_source
 from tickets.api import TicketDetailApi, TicketListApi
@@ -66,5 +66,6 @@ urlpatterns = [
     ),
 ]
 
+handler400 = bad_request
 handler404 = not_found
 handler500 = server_error

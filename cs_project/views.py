@@ -45,6 +45,14 @@ def not_found(request: HttpRequest, exception: Exception | None = None) -> HttpR
     return defaults.page_not_found(request, exception)  # type: ignore[arg-type]
 
 
+def bad_request(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    """A request Django refuses before any view (a Host header that is no host name, a suspicious operation)
+    answers under /api/ in the API's error shape; elsewhere, Django's page."""
+    if request.path.startswith("/api/"):
+        return JsonResponse({"error": {"code": "bad_request", "message": "The request could not be read."}}, status=400)
+    return defaults.bad_request(request, exception)  # type: ignore[arg-type]
+
+
 def server_error(request: HttpRequest) -> HttpResponse:
     """Django's 500 handler, also reached when middleware fails. An outage of Postgres or Redis is
     not an error of ours: it is a 503 with Retry-After, which clients retry."""

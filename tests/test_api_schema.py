@@ -74,3 +74,18 @@ def test_each_operation_answers_as_its_schema_says(
         case.call_and_validate(base_url=asgi_server.url, headers=bearer, checks=CHECKS, timeout=30)
 
     answers_as_documented()
+
+
+@pytest.mark.parametrize("path", ["/api/v1/conversations/1/messages", "/api/v1/kb/search"])
+def test_a_host_header_that_is_no_host_name_answers_in_the_error_shape(client: Any, path: str) -> None:
+    # Django refuses it before any view (DisallowedHost); the schema's error shape still holds
+    response = client.post(path, data="{}", content_type="application/json", HTTP_HOST=";b")
+
+    assert response.status_code == 400 and response["Content-Type"] == "application/json"
+    assert response.json()["error"]["code"] == "bad_request"
+
+
+def test_a_host_header_that_is_no_host_name_gets_djangos_page_outside_the_api(client: Any) -> None:
+    response = client.get("/widget/", HTTP_HOST=";b")
+
+    assert response.status_code == 400 and "text/html" in response["Content-Type"]
