@@ -258,9 +258,7 @@ _SENTENCE_ENDS = ("。", "！", "？", "!", "?", "\n", ". ")
 def _sentence_start(text: str, after: int, here: int) -> int:
     """Where the sentence holding `here` starts, when it starts after `after`; else `here`."""
     last = max(((at + len(mark)) for mark in _SENTENCE_ENDS if (at := text.rfind(mark, after, here)) >= 0), default=-1)
-    if last < 0:
-        return here
-    return last + len(text[last:here]) - len(text[last:here].lstrip())
+    return here if last < 0 else here - len(text[last:here].lstrip())
 
 
 def _own_request(told: _Told, part: PlannedPart, words: tuple[int, int], announcement: re.Match[str] | None) -> bool:
