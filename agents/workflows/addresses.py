@@ -14,7 +14,10 @@ import re
 import unicodedata
 from typing import Any
 
+from agents.intents.word_lists import word_list
 from conversations.language import say_in_context
+
+_WORDS = word_list("addresses")
 
 ADDRESS_FIELDS = ("address1", "address2", "city", "state", "country", "zip")
 _CJK = re.compile(r"[\u3400-\u9fff]")
@@ -75,6 +78,11 @@ _STATES = {
     "utah": "UT", "vermont": "VT", "virginia": "VA", "washington": "WA", "west virginia": "WV",
     "wisconsin": "WI", "wyoming": "WY", "district of columbia": "DC",
 }  # fmt: skip
+# A US state as Chinese writes it (with or without 州): "德州 Fort Worth …", "美国 德克萨斯州 …"; not a city's
+# name ("纽约市" is the city).
+_STATES_IN_CHINESE: dict[str, str] = _WORDS["states in chinese"]
+# a state's Chinese name, not a city's ("纽约市" is the city)
+_STATE_IN_CHINESE = re.compile(f"({'|'.join(sorted(_STATES_IN_CHINESE, key=len, reverse=True))})州?(?!市)")
 _ZIP_CN = re.compile(r"(?<!\d)(\d{6})(?!\d)")
 _ZH_LEAD = re.compile(r"^.*?(?:改成|改为|改到|换成|寄到|送到|发到|地址是|地址为|[：:])")
 
@@ -145,12 +153,14 @@ _ZIP_END = re.compile(
     rf"\b{_US_ZIP}\b(?:[\s,(]+(?:{_US_NAMES})\b\)?)?",
     re.IGNORECASE,
 )
-_STREET_TYPES = (
-    r"(?:st|street|ave|avenue|rd|road|dr|drive|ln|lane|blvd|boulevard|ct|court|way|ter|terrace|pl|place|pkwy|parkway|"
-    r"cir|circle|hwy|highway|trl|trail|sq|square|loop|row|walk|pike|plaza|broadway|alley|crescent|close|grove|hill|"
-    r"park|point|ridge|run|view)\b\.?"
+_STREET_TYPES = rf"(?:{'|'.join(_WORDS['street types'])})\b\.?"
+# The street's name is words (a number only as an ordinal, "5th"): "10064 NY New York 953 Park Avenue" starts with
+# its zip, not a street.
+# A street's number written after its name, as Chinese writes it: "Park Avenue 953号"
+_NUMBER_AFTER_STREET = re.compile(
+    rf"((?:[A-Za-z][\w.'-]*\s+){{1,4}}?{_STREET_TYPES})\s*(\d{{1,6}})\s*号", re.IGNORECASE
 )
-_STREET_TYPE = re.compile(rf"\d{{1,6}}[A-Za-z]?\s+(?:[\w.'-]+\s+){{0,4}}?{_STREET_TYPES}", re.IGNORECASE)
+_STREET_TYPE = re.compile(rf"\d{{1,6}}[A-Za-z]?\s+(?:\d*[A-Za-z][\w.'-]*\s+){{0,4}}?{_STREET_TYPES}", re.IGNORECASE)
 # "921 Park Avenue": the first street type may be part of the name
 _MORE_STREET_TYPE = re.compile(rf"\s+{_STREET_TYPES}", re.IGNORECASE)
 _COUNTRY_LAST = re.compile(rf"[\s,(-]+({_US_NAMES})\W*$", re.IGNORECASE)
@@ -514,6 +524,16 @@ def _us_in_chinese(text: str) -> dict[str, str] | None:
     }
 
 
+def _us_between_chinese(text: str, default_country: str) -> dict[str, str] | None:
+    """A US address whose parts are not each set apart by Chinese ("寄到 NY New York 953 Park Avenue Suite 613
+    10064", "…613 / New York / NY / 10064"): the Chinese words and punctuation part it as commas would, and it is
+    read as an English address is."""
+    latin = _CHINESE_BETWEEN.sub(", ", unicodedata.normalize("NFKC", text)).strip(" ,")
+    if _CJK.search(latin) or not _US_ZIP_ALONE.search(latin):
+        return None
+    return _address_read(latin, default_country=default_country or "USA")
+
+
 def _state_and_city(read: list[tuple[str, str]]) -> tuple[str, str]:
     """A state beside its city first ("Houston TX"), then one said alone, which may be a city's name too
     ("Washington市，DC州"): a state's code is the state, and a state's name left over is the city."""
@@ -570,7 +590,7 @@ def _address_read(text: str, *, default_country: str = "") -> dict[str, str] | N
     fields read by their shapes are used."""
     text = _GLUED_UNIT.sub(" ", text)
     if _CJK.search(text):
-        return _us_in_chinese(text) or _listed(text) or _chinese(text)
+        return _read_in_chinese(text, default_country)
     text = _UNIT_AT_STREET.sub(r"\1, ", text)
     labelled = _labelled(text, default_country)  # "Address line 1: …" names its field
     unlabelled = _INLINE_LABEL.sub(" ", _LINE_LABEL.sub(", ", text))
@@ -596,6 +616,15 @@ def _address_read(text: str, *, default_country: str = "") -> dict[str, str] | N
         for key in ("address2", "state"):
             found[key] = found[key] or anchored[key]
     return found
+
+
+def _read_in_chinese(text: str, default_country: str) -> dict[str, str] | None:
+    """An address in a Chinese sentence: a US one in English words among Chinese ones (a state may be named in
+    Chinese, a street's number follow its name: "Park Avenue 953号"), else a Chinese one."""
+    if _US_ZIP_ALONE.search(text) and not _ZIP_CN.search(text):
+        text = _STATE_IN_CHINESE.sub(lambda m: f" {_STATES_IN_CHINESE[m.group(1)]} ", text)
+    text = _NUMBER_AFTER_STREET.sub(r" \2 \1 ", text)
+    return _us_in_chinese(text) or _listed(text) or _chinese(text) or _us_between_chinese(text, default_country)
 
 
 def _unit_found(found: dict[str, str], text: str) -> None:

@@ -307,6 +307,11 @@ def test_words_around_the_fields_stay_out_of_them(text: str, expected: tuple[str
             "That's 62 Reed Street, Suite 7, ZIP 73301, Austin in TX, USA.",
             ("62 Reed Street", "Suite 7", "Austin", "TX", "USA", "73301"),
         ),
+        # the largest part first, with no comma: the zip's number starts no street
+        (
+            "new address: 73301 TX Austin 62 Reed Street Suite 7",
+            ("62 Reed Street", "Suite 7", "Austin", "TX", "USA", "73301"),
+        ),
     ],
 )
 def test_fields_in_any_order_are_read_by_their_shapes(text: str, expected: tuple[str, ...]) -> None:
@@ -419,6 +424,14 @@ def test_an_order_id_is_not_part_of_an_address() -> None:
         "新地址：45 Ocean Blvd Apt 12（San Diego，CA 92101）",
         "街道：45 Ocean Blvd\n门牌：Apt 12\n城市：San Diego\n州：California\n邮编：92101\n国家：美国",
         "邮编92101，加州那边的San Diego，CA，45 Ocean Blvd，Apt 12，谢谢",
+        # the parts in one English run, not set apart by Chinese; the zip first
+        "寄到 CA San Diego 45 Ocean Blvd Apt 12 92101",
+        "地址改为：92101 CA San Diego 45 Ocean Blvd Apt 12",
+        "新地址是 45 Ocean Blvd Apt 12 / San Diego / CA / 92101",
+        # the state named in Chinese, with or without 州; the street's number after its name
+        "寄到 加利福尼亚州 San Diego 45 Ocean Blvd Apt 12 邮编 92101",
+        "我现在住 45 Ocean Blvd，Apt 12，在San Diego，加州，邮编92101",
+        "地址：Ocean Blvd 45号，Apt 12，San Diego，CA 92101",
     ],
 )
 def test_a_us_address_told_in_chinese_is_read_part_by_part(text: str) -> None:
