@@ -506,10 +506,10 @@ def _us_in_chinese(text: str) -> dict[str, str] | None:
     parts = [p.strip(" .") for p in _CHINESE_BETWEEN.split(text)]
     if not _US_ZIP_ALONE.search(text) or not any(_STREET_START.match(p) for p in parts):
         return None
-    read = [found for part in parts for found in _part_read(part)]
+    read = [(at, *found) for at, part in enumerate(parts) for found in _part_read(part)]
 
     def first(kind: str) -> str:
-        return next((value for k, value in read if k == kind), "")
+        return next((value for _, k, value in read if k == kind), "")
 
     state, city = _state_and_city(read)
     if not (state and city and first("street") and first("zip")):
@@ -534,15 +534,19 @@ def _us_between_chinese(text: str, default_country: str) -> dict[str, str] | Non
     return _address_read(latin, default_country=default_country or "USA")
 
 
-def _state_and_city(read: list[tuple[str, str]]) -> tuple[str, str]:
+def _state_and_city(read: list[tuple[int, str, str]]) -> tuple[str, str]:
     """A state beside its city first ("Houston TX"), then one said alone, which may be a city's name too
-    ("Washington市，DC州"): a state's code is the state, and a state's name left over is the city."""
-    states = [v for k, v in read if k == "state"] + [v for k, v in read if k == "state alone"]
+    ("Washington市，DC州"): a state's code is the state, and a state's name left over is the city. `read`: the
+    part each was said in, its kind and its value. Of the words that may be the city, the one said nearest the
+    state is (before it when two are as near): "…，Denver，CO 80203，另外付款改用PayPal"."""
+    states = [(at, v) for at, k, v in read if k == "state"] + [(at, v) for at, k, v in read if k == "state alone"]
     if not states:
         return "", ""
-    chosen = next((s for s in states if len(s) == 2), states[0])
-    cities = [v for k, v in read if k == "city"] + [s for s in states if s is not chosen]
-    return chosen, cities[0] if cities else ""
+    chosen = next((s for s in states if len(s[1]) == 2), states[0])
+    cities = [(at, v) for at, k, v in read if k == "city"] + [s for s in states if s is not chosen]
+    if not cities:
+        return chosen[1], ""
+    return chosen[1], min(cities, key=lambda city: (abs(city[0] - chosen[0]), city[0] > chosen[0]))[1]
 
 
 def _part_read(part: str) -> list[tuple[str, str]]:

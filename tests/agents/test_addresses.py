@@ -448,3 +448,18 @@ def test_a_us_address_told_in_chinese_is_read_part_by_part(text: str) -> None:
 def test_a_us_city_named_like_a_state_stays_the_city_beside_the_states_code() -> None:
     found = parse_address("改寄到 Washington市，DC州，9 Rose Lane，Suite 3，邮编 20001")
     assert found is not None and (found["city"], found["state"]) == ("Washington", "DC")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "第一，新地址：71 Birch Road Apt 5，Denver，CO 80203。第二，付款换成那张Visa（credit_card_1234567）",
+        "新地址 71 Birch Road Apt 5，Denver，CO 80203，另外付款改用PayPal",
+        # a city named like a state, beside the state's code
+        "新地址：71 Birch Road Apt 5，Washington，DC 80203。第二，付款改用PayPal",
+    ],
+)
+def test_the_city_is_the_name_said_beside_the_state_not_a_word_further_on(text: str) -> None:
+    found = parse_address(text)
+    assert found is not None and found["zip"] == "80203"
+    assert (found["city"], found["state"]) in (("Denver", "CO"), ("Washington", "DC"))

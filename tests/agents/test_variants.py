@@ -131,6 +131,17 @@ def test_chinese_option_spellings_count_as_their_option() -> None:
     assert match_replacement("其他配置不变，换成冰川蓝", phone, phones) == "P2"
 
 
+def test_a_scent_family_said_in_chinese_is_read_as_its_value() -> None:
+    perfumes = [
+        {"item_id": f"S{k}", "options": {"scent family": scent, "size": "50ml", "gender": "men"}, "available": True}
+        for k, scent in enumerate(["woody", "fresh", "oriental"])
+    ]
+    current = {"scent family": "woody", "size": "50ml", "gender": "women"}
+
+    assert wanted_options("换成男款，清香型的", current, perfumes) == {"gender": "men", "scent family": "fresh"}
+    assert wanted_options("要东方调、男士的", current, perfumes) == {"gender": "men", "scent family": "oriental"}
+
+
 def test_one_word_of_a_value_no_other_value_has_stands_for_it() -> None:
     variants = [
         {"item_id": f"{c}-{col}", "options": {"compatibility": c, "color": col}, "available": True}
