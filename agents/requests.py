@@ -101,7 +101,7 @@ def _asked(text: str, requested: list[PlannedPart], reading: Reading) -> list[Pl
     first = min((max(text.find(part.text), 0) for part in requested), default=0)
 
     def kept(part: PlannedPart) -> bool:
-        asks = reading.of(part.text).asks_the_store
+        asks = _requests(part.text, reading)
         if not (part.confidence >= CONFIDENT or not sure or any(one_kind(part.intent, i) for i in sure) or asks):
             return False
         if part.confidence < CLARIFY_BELOW and text.find(part.text) > first and not asks:
@@ -218,7 +218,7 @@ class _Told:
         return (
             before.intent in ITEM_CHANGES
             and _only_describes(before.text, self.reading)
-            and (self.reading.of(part.text).asks_the_store or self.reading.of(part.text).asks == Asks.REQUEST)
+            and _requests(part.text, self.reading)
             and not one_kind(part.intent, before.intent)
             and set(order_ids(self.text[here:following])) <= set(order_ids(self.text[:here]))
         )
@@ -327,6 +327,12 @@ def _more_items(
     if earlier:
         return named <= earlier
     return not (announcement and _announces_its_own(announcement.group()))
+
+
+def _requests(text: str, reading: Reading) -> bool:
+    """The clause asks the store to act, by either learned reading: a long description of the item can outweigh
+    "要退货" in one of them ("Mechanical Keyboard/背光灯＝无｜尺寸挑80%…要退货")."""
+    return reading.of(text).asks_the_store or reading.of(text).asks == Asks.REQUEST
 
 
 def _only_describes(text: str, reading: Reading) -> bool:
