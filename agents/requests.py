@@ -101,7 +101,7 @@ def _asked(text: str, requested: list[PlannedPart], reading: Reading) -> list[Pl
     first = min((max(text.find(part.text), 0) for part in requested), default=0)
 
     def kept(part: PlannedPart) -> bool:
-        asks = _requests(part.text, reading)
+        asks = reading.of(part.text).asks_the_store
         if not (part.confidence >= CONFIDENT or not sure or any(one_kind(part.intent, i) for i in sure) or asks):
             return False
         if part.confidence < CLARIFY_BELOW and text.find(part.text) > first and not asks:
@@ -183,7 +183,7 @@ class _Told:
         # An announcement ("Second: …") ends the words of the request before, and so does the end of a sentence:
         # in "…差价用gift_card_1。Running Shoes和Water Bottle都偏小，想退货" the return reads the shoes and the bottle.
         cut = min(announcement.start(), here) if announcement else _sentence_start(text, previous, here)
-        if self._only_described_before(part, here, following):
+        if self._only_described_before(part, cut, following):
             # "#W1里的白的 Alexa 那款 Smart Thermostat；另外Makeup Kit…我想退货": the clause before only named an item;
             # the one that asks says what to do with it and one more
             self.requests[-1] = part
@@ -213,7 +213,8 @@ class _Told:
 
     def _only_described_before(self, part: PlannedPart, here: int, following: int) -> bool:
         """The request before is an item change that only describes an item (it asks nothing and names no other
-        version), and this clause asks the store for a request of another kind (or reads as one), for no other order."""
+        version), and this clause asks the store for a request of another kind (or reads as one), for no other order
+        (its words start at `here`: its announcement, its sentence or itself)."""
         before = self.requests[-1]
         return (
             before.intent in ITEM_CHANGES

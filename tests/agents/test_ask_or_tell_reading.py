@@ -31,6 +31,21 @@ def test_a_clause_is_read_as_asking_referring_back_or_telling(clause: str, said:
 
 
 @pytest.mark.parametrize(
+    ("clause", "said"),
+    [
+        # the item described at length does not hide what is asked
+        ("Desk Lamp/颜色＝黑｜亮度＝高｜电源＝USB 这个要退货，谢谢", Said.ASKS),
+        ("the Desk Lamp / color=black | brightness=high | power=USB has to go back please", Said.ASKS),
+        # the head of a sentence whose verb comes after it names an item and asks nothing yet
+        ("麻烦您把订单#W2468013中的Desk Lamp【规格", Said.TELLS),
+        ("So, regarding the Desk Lamp from #W2468013 (black, high, USB)", Said.TELLS),
+    ],
+)
+def test_what_a_clause_asks_is_read_past_the_items_description(clause: str, said: Said) -> None:
+    assert said_of(clause) == said
+
+
+@pytest.mark.parametrize(
     ("text", "public"),
     [
         ("can I send back a lamp I've already assembled?", True),

@@ -1895,3 +1895,50 @@ def test_a_bare_request_gets_no_help_article_beside_it(name: str, text: str) -> 
     plan = route_plan(intents=[_intent(name, 0.95, text)], knowledge=[_known(text)], entities={})
 
     assert _routes(plan) == [(name, "intent")]
+
+
+@pytest.mark.parametrize("announcement", ["再就是，", "对了，", "此外，", "还有一件事："])
+def test_a_chinese_word_that_announces_more_starts_a_request_of_another_kind(announcement: str) -> None:
+    from agents.requests import requests_in_order
+
+    change = "麻烦把#W1234567里的Desk Lamp改成白色的"
+    returned = "想退几件东西：Running Shoes和Water Bottle（1000ml，不锈钢）"
+    message = f"{change}。{announcement}{returned}，退到礼品卡。"
+    parts = [_request("modify_order", change), _request("return", returned)]
+
+    now, queued = requests_in_order(message, parts, Reading(message))
+
+    assert sorted(p.intent.value for p in now + queued) == ["modify_order", "return"]
+    assert all(("Running Shoes" in p.text) == (p.intent == Intent.RETURN) for p in now + queued)
+
+
+@pytest.mark.parametrize(
+    ("change", "returned"),
+    [
+        (
+            "订单#W1234567想改规格：Bluetooth Speaker换成蓝色的",
+            "订单#W7654321里的Air Purifier（大号，HEPA）\n- Desk Lamp/颜色＝黑｜亮度＝高｜电源＝USB要退货，谢谢",
+        ),
+        (
+            "For #W1234567 please switch the Bluetooth Speaker to the blue one",
+            "from #W7654321 the Air Purifier (large, HEPA)\n- Desk Lamp / color=black | brightness=high | power=USB "
+            "needs to go back, thanks",
+        ),
+    ],
+)
+def test_an_unsure_request_whose_item_is_described_at_length_is_still_a_request(change: str, returned: str) -> None:
+    from agents.requests import requests_in_order
+    from agents.route import PlannedPart
+
+    message = f"1) {change}.\n2) {returned}"
+    described, asked = returned.split("\n")
+    parts = [
+        _request("modify_order", change),
+        PlannedPart(Intent.MODIFY_ORDER, f"2) {described}", 0.62, "intent"),
+        PlannedPart(Intent.RETURN, asked, 0.69, "intent"),
+    ]
+
+    now, queued = requests_in_order(message, parts, Reading(message))
+
+    assert [p.intent.value for p in now + queued] == ["modify_order", "return"]
+    assert "Desk Lamp" in queued[0].text and "Air Purifier" in queued[0].text
