@@ -110,8 +110,27 @@ def test_the_reason_beside_the_request_or_after_a_correction_counts(text: str, r
         # a slip typing in the chat, put right, is no reason to cancel
         "刚才手滑打错了，是红色的",
         "sorry, I mistyped, the colour I want is black",
+        "说错了，邮箱应该是lin.hao@example.com",
+        "oops, wrong zip — it's 60614",
     ],
 )
 def test_a_question_or_an_answer_that_gives_no_reason_gives_none(text: str) -> None:
     """The bot then asks again rather than write a reason the customer did not give."""
     assert cancel_reason(text) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("刚才原因说反了，拍错了不对，是家里用不上了才对", NOT_NEEDED),
+        ("更正一下：不是不需要，是我点错了商品", MISTAKE),
+        ("scratch that reason — not a misclick, I simply don't need it now", NOT_NEEDED),
+        ("correction: it's not that I changed my mind, I bought the wrong size", MISTAKE),
+    ],
+)
+def test_a_reason_put_right_in_a_message_of_its_own_is_the_one_meant(text: str, reason: str) -> None:
+    """Sent while the bot asks for something else (who the customer is), the reason put right replaces the one given
+    (agents.workflows.definitions.CancelOrder.read_again reads it at RESTATED_AT)."""
+    from agents.reading.cancel_reason import RESTATED_AT
+
+    assert cancel_reason(text, at=RESTATED_AT) == reason
