@@ -332,7 +332,7 @@ def _more_items(
 
 def _requests(text: str, reading: Reading) -> bool:
     """The clause asks the store to act, by either learned reading: a long description of the item can outweigh
-    "要退货" in one of them ("Mechanical Keyboard/背光灯＝无｜尺寸挑80%…要退货")."""
+    "要退货" in one of them ("Desk Lamp/颜色＝黑｜亮度＝高｜电源＝USB 这个要退货")."""
     return reading.of(text).asks_the_store or reading.of(text).asks == Asks.REQUEST
 
 

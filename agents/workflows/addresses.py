@@ -81,7 +81,6 @@ _STATES = {
 # A US state as Chinese writes it (with or without 州): "德州 Fort Worth …", "美国 德克萨斯州 …"; not a city's
 # name ("纽约市" is the city).
 _STATES_IN_CHINESE: dict[str, str] = _WORDS["states in chinese"]
-# a state's Chinese name, not a city's ("纽约市" is the city)
 _STATE_IN_CHINESE = re.compile(f"({'|'.join(sorted(_STATES_IN_CHINESE, key=len, reverse=True))})州?(?!市)")
 _ZIP_CN = re.compile(r"(?<!\d)(\d{6})(?!\d)")
 _ZH_LEAD = re.compile(r"^.*?(?:改成|改为|改到|换成|寄到|送到|发到|地址是|地址为|[：:])")
@@ -154,12 +153,12 @@ _ZIP_END = re.compile(
     re.IGNORECASE,
 )
 _STREET_TYPES = rf"(?:{'|'.join(_WORDS['street types'])})\b\.?"
-# The street's name is words (a number only as an ordinal, "5th"): "10064 NY New York 953 Park Avenue" starts with
-# its zip, not a street.
 # A street's number written after its name, as Chinese writes it: "Park Avenue 953号"
 _NUMBER_AFTER_STREET = re.compile(
     rf"((?:[A-Za-z][\w.'-]*\s+){{1,4}}?{_STREET_TYPES})\s*(\d{{1,6}})\s*号", re.IGNORECASE
 )
+# The street's name is words (a number only as an ordinal, "5th"): "10064 NY New York 953 Park Avenue" starts with
+# its zip, not a street.
 _STREET_TYPE = re.compile(rf"\d{{1,6}}[A-Za-z]?\s+(?:\d*[A-Za-z][\w.'-]*\s+){{0,4}}?{_STREET_TYPES}", re.IGNORECASE)
 # "921 Park Avenue": the first street type may be part of the name
 _MORE_STREET_TYPE = re.compile(rf"\s+{_STREET_TYPES}", re.IGNORECASE)

@@ -1902,7 +1902,7 @@ def test_a_chinese_word_that_announces_more_starts_a_request_of_another_kind(ann
     from agents.requests import requests_in_order
 
     change = "麻烦把#W1234567里的Desk Lamp改成白色的"
-    returned = "想退几件东西：Running Shoes和Water Bottle（1000ml，不锈钢）"
+    returned = "有几样东西要退：Running Shoes和Water Bottle（1000ml，不锈钢）"
     message = f"{change}。{announcement}{returned}，退到礼品卡。"
     parts = [_request("modify_order", change), _request("return", returned)]
 
