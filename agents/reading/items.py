@@ -135,14 +135,17 @@ def items_asked(
     text: str, mentions: Sequence[Mention], order_ids: Sequence[str], *, answering: bool = False
 ) -> list[str] | None:
     """The ids of the items the message asks for, in the order it names them (every item in the order's order),
-    or None when it asks for none. `answering`: the message answers "Which items?"."""
+    or None when it asks for none. `answering`: the message answers "Which items?". "Both" and "all" said of
+    items named together, none of them set aside, are those items ("return both pairs of sneakers", "the white
+    shirts, both of them, and the cap"), not the order's."""
     asked = [_asked(text, mentions, mention) for mention in mentions]
-    if covers_all(placeholders(text, mentions, None)):
+    at = ANSWER_ASKED_AT if answering else 0.5
+    said_of_several = any(len(mention.item_ids) > 1 for mention in mentions)
+    if covers_all(placeholders(text, mentions, None)) and not (said_of_several and all(p >= at for p in asked)):
         # every item but those named, unless one is surely asked for too ("all of it, the lamp included")
         sure = {i for mention, p in zip(mentions, asked, strict=True) if p >= SURELY_ASKED for i in mention.item_ids}
         named = {i for mention in mentions for i in mention.item_ids}
         return [i for i in order_ids if i in sure or i not in named] or None
-    at = ANSWER_ASKED_AT if answering else 0.5
     chosen = [i for mention, p in zip(mentions, asked, strict=True) if p >= at for i in mention.item_ids]
     return list(dict.fromkeys(chosen)) or None
 

@@ -3,7 +3,9 @@ Desk Lamp, 耳机 for Wireless Earbuds.
 
 Words are data (`product_words.zh.json`: an English product noun, as a catalogue name ends, and the Chinese words
 for it). A product's words are those of every ending of its name the file knows ("sleeping bag" and "bag");
-where two products of one order share a word, the word names neither (agents.workflows.slots).
+where two products of one order share a word, it names the one whose name it says more of (台灯 names a Desk Lamp
+beside a Floor Lamp, whose 台灯 comes from "lamp" alone), and neither when it says as much of both
+(agents.workflows.slots).
 """
 
 from __future__ import annotations
@@ -27,17 +29,19 @@ def _singular(word: str) -> str:
     return word
 
 
-def product_words_zh(name: str) -> tuple[str, ...]:
-    """The Chinese words a shopper types for the product called `name`, lower case: those of every ending of its
-    name the file knows, the longest first (办公椅 and 椅子 for an Office Chair)."""
+def product_words_zh(name: str) -> dict[str, int]:
+    """The Chinese words a shopper types for the product called `name`, lower case, the longest ending first
+    (办公椅 and 椅子 for an Office Chair), each with how many English words the ending that gave it holds: a word
+    of "desk lamp" (台灯) says more of a Desk Lamp than a word of "lamp" (灯) does."""
     words = re.findall(r"[a-z][a-z-]*", name.lower())
     known = _words()
-    found: list[str] = []
+    found: dict[str, int] = {}
     for size in range(min(len(words), 3), 0, -1):
         ending = [*words[-size:-1], _singular(words[-1])]
         for noun in (" ".join(words[-size:]), " ".join(ending)):
-            found += [word.lower() for word in known.get(noun, ())]
-    return tuple(dict.fromkeys(found))
+            for word in known.get(noun, ()):
+                found.setdefault(word.lower(), size)
+    return found
 
 
 @cache

@@ -28,11 +28,11 @@ _TARGET_START = re.compile(
     # "replacing it with the 28 inch one", "(would like the 28 inch bamboo version)"
     r"\breplac(?:e|ing) (?:it|them) with\b|\((?:i'?d|i would|would) (?:like|want|prefer)\b|"
     # "… length 34 inch - I'd rather have the 28 inch", "… which should become …", "swapped for …"
-    r"\b(?:i'?d|i would) (?:rather|prefer|want|like)\b|\bshould (?:become|be)\b|\b(?:swapped|exchanged)(?: out)? for\b|"
-    r"\breplaced (?:by|with)\b|"
+    r"\b(?:i'?d|i would) (?:rather|prefer|want|like)\b|\bshould (?:become|be|have been)\b|"
+    r"\b(?:swapped|exchanged)(?: out)? for\b|\breplaced (?:by|with)\b|"
     # "the one in plastic, 34 inch, make that bamboo / 28 inch"
     r"\bmake (?:it|that|them|those)\b|"
-    r"换成|改成|换为|改为",
+    r"换成|改成|换为|改为|应该是",
     re.IGNORECASE,
 )
 
@@ -253,7 +253,8 @@ def item_mentions(
     if mentions:
         mentions = _with_ones_described(clean, items, mentions) if by_options else mentions
         return _lists_joined(clean, mentions, _describing_words(items))
-    return _described_only(clean, items) if by_options else []
+    described = _described_only(clean, items) if by_options else []
+    return _lists_joined(clean, described, _describing_words(items))
 
 
 # An item said as "the <its options> one": "the black ones", "the cellular one", "黑色的那件", "1000片那盒".
@@ -302,7 +303,8 @@ def _one_described(words: str, candidates: list[dict[str, Any]]) -> dict[str, An
 _JOINING = frozenset({"and", "or", "plus", "&", "+", ";", "；", "、", "和", "跟", "与", "及", "以及", "还有", "另外"})
 _DETERMINERS = frozenset({"the", "my", "a", "an", "both", "also"})
 _LISTING = frozenset({",", "，", "with", "in", *_DETERMINERS})
-_SENTENCE_END = re.compile(r"[.!?。！？](?:\s|$)")
+# Chinese sentences run on without a space ("…多久呀?另外水杯…").
+_SENTENCE_END = re.compile(r"[.!?。！？](?:\s|$|(?=[\u3400-\u9fff]))")
 _JOINT_WORD = re.compile(r"[a-z0-9][a-z0-9.'-]*|[\u3400-\u9fff]+|[,;，；、&+]")
 # An item a verb follows starts a clause of its own, not a list: "I love the watch and the headphones are broken".
 _CLAUSE_AFTER = re.compile(r"\s*(?:is|are|was|were|has|have|had|'s|'re|isn't|aren't|wasn't|weren't|doesn't|don't)\b")
@@ -353,12 +355,15 @@ def _line_after_line(clean: str, a: Mention, b: Mention) -> str:
     """How an item on a later line joins the one before ("joined" or ""). Items written one a line, with list
     marks or none, are one list when the line of the first only names and describes it ("bought for my parents:
     the Water Bottle\n- the Bookshelf, black glass\n- the Puzzle, they don't like them, return them"): a line
-    that asks ("- return the kettle\n- the mug → blue") is a request of its own, and one that keeps its item
-    ("the hose can stay\nthe helmet…") sets it aside."""
+    that asks ("- return the kettle\n- the mug → blue") is a request of its own, one that keeps its item
+    ("the hose can stay\nthe helmet…") sets it aside, and a line without the marks of the list before it ends
+    that list ("- the kettle\n- the mug\nthe toaster stays")."""
     line_end = clean.rfind("\n", a.end, b.start)
     if set(LIST_MARK.sub("", clean[line_end + 1 : b.start]).split()) - _LINE_OPENINGS:
         return ""
     line_start = clean.rfind("\n", 0, a.start) + 1
+    if LIST_MARK.match(clean[line_start:]) and not LIST_MARK.match(clean[line_end + 1 :]):
+        return ""  # a line without the marks of the list before it is no item of that list
     only_told = said_of(clean[line_start:line_end]) == Said.TELLS
     kept = only_told and set_aside(f"{clean[line_start : a.start]}{THIS}{clean[a.end : line_end]}", surely=True)
     return "joined" if only_told and not kept else ""
@@ -366,7 +371,8 @@ def _line_after_line(clean: str, a: Mention, b: Mention) -> str:
 
 def _joint(between: str, describing: frozenset[str]) -> str:
     """What the words between two items say: "joined" (one list: a joining word or mark before the next item,
-    whatever describes the one before), "listing" (commas that may be one), or "" (anything else)."""
+    after only words that describe the one before), "listing" (commas that may be one), or "" (anything else:
+    "ITEM偏青色，能换成灰色的吗，跟OTHER配" says something of its own between them)."""
     if _SENTENCE_END.search(between):
         return ""
     for joining in ("as well as", "along with", "together with"):
@@ -374,7 +380,7 @@ def _joint(between: str, describing: frozenset[str]) -> str:
     words = _JOINT_WORD.findall(between)
     while words and (words[-1] in _DETERMINERS or words[-1] in describing):  # "… & the on-ear Headphones"
         words.pop()
-    if words and words[-1] in _JOINING:
+    if words and words[-1] in _JOINING and all(w in _LISTING or w in describing for w in words[:-1]):
         return "joined"
     return "listing" if words and all(w in _LISTING or w in describing for w in words) else ""
 
@@ -414,19 +420,93 @@ def _one_slip(said: str, word: str) -> bool:
 
 
 def _described_only(clean: str, items: list[dict[str, Any]]) -> list[Mention]:
-    """Items a text names by their options alone ("the red one", "1000片的"): a value only one item of the
-    order has."""
-    spelled = {item["item_id"]: set(_option_tokens(item["options"])) for item in items}
-    mentions = []
-    for item_id, own in spelled.items():
-        others = set().union(*(s for other, s in spelled.items() if other != item_id))
-        # a letter alone ("S", "M") is in every other sentence ("it's", "I'm"): a size is said with its option
-        for token in {t for t in own - others if len(t) > 1}:
-            if (at := _where(clean, token)) is not None:
-                mentions.append(Mention(at, at + len(token), (item_id,)))
-    # "2000片" is one mention, not "2000" and "2000片"
-    longest = [m for m in mentions if not any(o.start <= m.start and m.end <= o.end and o != m for o in mentions)]
-    return sorted(longest, key=lambda mention: mention.start)
+    """Items a text names by their options alone ("the red one", "1000片的", "the purple ones", "S和L的"): the
+    items holding every value said together ("蓝色750毫升的": the blue one of 750ml), all of them when some items
+    share it ("the purple ones": two mats of three). A value every item has names none of them."""
+    spelled = {item["item_id"]: set(_described_tokens(item["options"])) for item in items}
+    said = []
+    for token in set().union(*spelled.values()):
+        holders = tuple(item_id for item_id, own in spelled.items() if token in own)
+        if len(holders) < len(items):
+            said += [(at, at + len(token), holders) for at in _all_where(clean, token) if _describes(clean, at, token)]
+    # "2000片" is one value, not "2000" and "2000片"
+    said = sorted(v for v in said if not any(o[0] <= v[0] and v[1] <= o[1] and o != v for o in said))
+    mentions: list[Mention] = []
+    for start, end, holders in said:
+        last = mentions[-1] if mentions else None
+        if last and _DESCRIPTION_GOES_ON.fullmatch(clean[last.end : start]):
+            # values said together describe one item: those holding both
+            mentions[-1] = Mention(last.start, end, tuple(i for i in last.item_ids if i in holders))
+        elif not last or start >= last.end:
+            mentions.append(Mention(start, end, holders))
+    return [mention for mention in mentions if mention.item_ids]
+
+
+# Between two values of one description: "the blue 750ml one", "蓝色750毫升的", "black-10".
+_DESCRIPTION_GOES_ON = re.compile(r"[\s的-]*")
+# A size written as one letter is a size where it stands beside Chinese or after "size" ("S和L的都退", "size M"),
+# not in "it's" or "I'm".
+_SIZE_LETTER_SAID = re.compile(r"(?:\bsize\s+|[\u3400-\u9fff]\s*|^\s*)$")
+_SIZE_LETTER_ENDS = re.compile(r"^\s*(?:[\u3400-\u9fff]|$)")
+# Sizes in words, as English speakers say the letters.
+_SIZE_IN_WORDS = {"xs": "extra small", "s": "small", "m": "medium", "l": "large", "xl": "extra large"}
+
+
+def _described_tokens(options: dict[str, Any]) -> list[str]:
+    return [spelling for spellings in _value_descriptions(options) for spelling in spellings]
+
+
+def _value_descriptions(options: dict[str, Any]) -> list[list[str]]:
+    """Each of the item's option values as a shopper describes an item by it: as `_value_spellings` spells it, a
+    size letter in words ("the small one"), the number of a value that says more than its number ("the 11.5" of
+    Men's 11.5, "the 1000-piece one" of 1000 pieces, "the two 30s", "the blue 750" of 750ml, "2 person" of
+    2-person), and a word of a value in words ("the cellular one" of GPS + Cellular)."""
+    described = []
+    for option, value in options.items():
+        if not str(value).strip():
+            continue
+        more = [normalise(zh) for zh in spellings_zh(option, str(value))]
+        value = normalise(str(value))
+        if "size" in option.lower() and value in _SIZE_IN_WORDS:
+            more.append(_SIZE_IN_WORDS[value])
+        numbers, words = re.findall(r"\d+(?:\.\d+)?", value), re.findall(r"[a-z]+", value)
+        if len(numbers) == 1 and words:
+            number = numbers[0]
+            more += [number, f"{number}s", *(f"{number}-{w.rstrip('s')}" for w in words), value.replace("-", " ")]
+        elif not numbers and len(words) > 1:
+            more += [w for w in words if len(w) > 2 and w not in _VALUE_GLUE]
+        described.append([value, *more])
+    return described
+
+
+# Words that join the words of a value, describing nothing alone ("GPS + Cellular", "For Men").
+_VALUE_GLUE = frozenset({"and", "for", "with", "the", "without", "non"})
+
+
+def _all_where(text: str, token: str) -> list[int]:
+    """Every place `token` is said as a whole word or phrase (_where)."""
+    found, at = [], 0
+    while (start := _where(text[at:], token)) is not None:
+        found.append(at + start)
+        at += start + len(token)
+    return found
+
+
+def _describes(clean: str, at: int, token: str) -> bool:
+    """The value said at `at` describes an item the order holds: not what an item is to become ("换成M码",
+    "swap it for a medium"), and a one-letter size only where it is said as a size."""
+    if _BECOMES.search(_CLAUSE_START.split(clean[:at])[-1]):
+        return False
+    return len(token) > 1 or bool(_SIZE_LETTER_SAID.search(clean[:at]) and _SIZE_LETTER_ENDS.match(clean[at + 1 :]))
+
+
+_CLAUSE_START = re.compile(r"[,，;；.!?。！？\n]")
+# What an item is to become: a value after these in its clause ("能换成10寸的金色吗"), or just after these
+# ("swap it for a medium", "should have been grid"; not "I'd like to send back the small one").
+_BECOMES = re.compile(
+    r"换成|改成|换为|改为|应该是|"
+    r"(?:->|[→⇒]|\b(?:for|into|to|with)|\bshould (?:be|become|have been))\s+(?:(?:a|an|the|one|size|some)\s+){0,2}$"
+)
 
 
 def _item_spellings(clean: str, items: list[dict[str, Any]]) -> dict[str, set[str]]:
@@ -450,11 +530,16 @@ def _item_spellings(clean: str, items: list[dict[str, Any]]) -> dict[str, set[st
 
 
 def _chinese_words(items: list[dict[str, Any]]) -> dict[str, set[str]]:
-    """Each item's Chinese product words (头盔 for a Bicycle Helmet) that no other product of the order shares."""
-    words = {item["item_id"]: {w for w in product_words_zh(item["name"]) if len(w) > 1} for item in items}
+    """Each item's Chinese product words (头盔 for a Bicycle Helmet) that no other product of the order shares, or
+    that say more of its name than of the other's (台灯: a Desk Lamp's, beside a Floor Lamp)."""
+    words = {item["item_id"]: product_words_zh(item["name"]) for item in items}
     products = {item["item_id"]: normalise(item["name"]) for item in items}
     return {
-        item_id: {w for w in own if not any(w in words[o] and products[o] != products[item_id] for o in words)}
+        item_id: {
+            w
+            for w, says in own.items()
+            if len(w) > 1 and not any(words[o].get(w, 0) >= says and products[o] != products[item_id] for o in words)
+        }
         for item_id, own in words.items()
     }
 
@@ -674,7 +759,7 @@ def _options_described(segment: str, item: dict[str, Any]) -> int:
         segment = re.sub(rf"{option}(?=\s*(?::|=|\bof\b|\bset to\b|\bbeing\b))", " -> ", segment)
         segment = re.sub(option, " ", segment)
     described = _TARGET_START.split(segment, maxsplit=1)[0]  # the item as it is, not what it becomes
-    return sum(any(_mentions(described, s) for s in spellings) for spellings in _value_spellings(item["options"]))
+    return sum(any(_mentions(described, s) for s in spellings) for spellings in _value_descriptions(item["options"]))
 
 
 def keeps_as_is(text: str) -> bool:

@@ -184,3 +184,51 @@ def test_items_of_one_product_are_told_apart_by_the_options_said_with_them(text:
     from agents.workflows.slots import read_items
 
     assert read_items(text, TWO_OF_A_KIND) == asked
+
+
+SHIRTS_AND_MATS = [
+    {"item_id": "3001", "product_id": "p1", "name": "Polo Shirt", "options": {"color": "green", "size": "S"}},
+    {"item_id": "3002", "product_id": "p1", "name": "Polo Shirt", "options": {"color": "green", "size": "M"}},
+    {"item_id": "3003", "product_id": "p1", "name": "Polo Shirt", "options": {"color": "orange", "size": "L"}},
+    {"item_id": "3004", "product_id": "p2", "name": "Jigsaw Puzzle", "options": {"pieces": "2000 pieces"}},
+    {"item_id": "3005", "product_id": "p2", "name": "Jigsaw Puzzle", "options": {"pieces": "750 pieces"}},
+]
+
+
+@pytest.mark.parametrize(
+    ("text", "asked"),
+    [
+        # a value some items share names each of them, never the items that lack it
+        ("could you take back the green ones", ["3001", "3002"]),
+        ("绿色的两件帮我退掉", ["3001", "3002"]),
+        # a size letter said as a size, a size said in words
+        ("我要退S和L的，M的不用", ["3001", "3003"]),
+        ("I'd like to send back the small and the large, the medium is fine", ["3001", "3003"]),
+        # the number of a value said alone, or as "the N-piece one"
+        ("the 2000-piece one is far too hard, can I return it?", ["3004"]),
+        ("2000片那盒太难了，想退", ["3004"]),
+        # what an item is to become names no item
+        ("the orange one is tight, could I swap it for a medium?", ["3003"]),
+        ("橙色那件有点紧，能换成M码吗", ["3003"]),
+        # values said together describe one item: those holding both
+        ("绿色M码的洗了缩水，退了吧", ["3002"]),
+    ],
+)
+def test_items_said_by_their_options_alone_are_the_items_holding_those_options(text: str, asked: list[str]) -> None:
+    from agents.workflows.slots import read_items
+
+    assert read_items(text, SHIRTS_AND_MATS) == asked
+
+
+def test_a_chinese_product_word_names_the_product_whose_name_it_says_more_of() -> None:
+    """台灯 is a Desk Lamp's word (from "desk lamp"); a Floor Lamp has it only if "lamp" alone gives it."""
+    from agents.reading.product_words import product_words_zh
+    from agents.workflows.slots import read_items
+
+    lamps = [
+        {"item_id": "4001", "product_id": "p1", "name": "Desk Lamp", "options": {"color": "black"}},
+        {"item_id": "4002", "product_id": "p2", "name": "Floor Lamp", "options": {"color": "black"}},
+    ]
+    assert product_words_zh("Desk Lamp")["台灯"] > product_words_zh("Floor Lamp").get("台灯", 0)
+    assert read_items("台灯太暗了，想退", lamps) == ["4001"]
+    assert read_items("落地灯太高了，想退", lamps) == ["4002"]
