@@ -291,11 +291,64 @@ def _names_an_option(after: str, items: list[dict[str, Any]]) -> bool:
 
 
 def _one_described(words: str, candidates: list[dict[str, Any]]) -> dict[str, Any] | None:
-    """The candidate whose options the words describe better than any other's, if any."""
+    """The candidate whose options the words describe better than any other's, if any; or else the smallest or
+    the biggest of them, when the words say which ("the smaller one", "big suitcase", "小的那个")."""
     scored = sorted(((_options_described(words, item), k) for k, item in enumerate(candidates)), reverse=True)
     if scored and scored[0][0] and (len(scored) == 1 or scored[1][0] < scored[0][0]):
         return candidates[scored[0][1]]
-    return None
+    return _by_size(words, candidates)
+
+
+# Words that pick one item of a product by its size. Chinese 小 / 大 only as a size is said ("小的那个", "大瓶的",
+# "小音箱"), not "太大了".
+_SMALLER = re.compile(r"\b(?:small(?:er|est)?|little|tiny)\b|(?<![太不很])小(?=[的瓶个号款盒件双台只块张本把条]|\s*$)")
+_BIGGER = re.compile(
+    r"\b(?:big(?:ger|gest)?|larg(?:e|er|est)|huge)\b|(?<![太不很])大(?=[的瓶个号款盒件双台只块张本把条]|\s*$)"
+)
+
+
+def _by_size(words: str, candidates: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The smallest or the biggest candidate, as the words say, where they differ in one option only and its
+    values are sizes that compare (1L and 1.7L, 30ml and 100ml, S and L, 20 inch and 28 inch)."""
+    smaller, bigger = bool(_SMALLER.search(words)), bool(_BIGGER.search(words))
+    if smaller == bigger or len(candidates) < 2:
+        return None
+    differing = {k for item in candidates for k, v in item["options"].items() if v != candidates[0]["options"].get(k)}
+    if len(differing) != 1:
+        return None
+    option = differing.pop()
+    sizes = [_magnitude(str(item["options"].get(option, ""))) for item in candidates]
+    if None in sizes or len(set(sizes)) < len(sizes):
+        return None
+    pick = min if smaller else max
+    return candidates[sizes.index(pick(sizes))]
+
+
+_SIZE_RANK = {"xxs": 0, "xs": 1, "s": 2, "small": 2, "m": 3, "medium": 3, "l": 4, "large": 4, "xl": 5, "xxl": 6}
+# How much one of a unit is, in the smallest unit of its kind.
+_UNIT_SIZE = {
+    "ml": 1,
+    "l": 1000,
+    "g": 1,
+    "kg": 1000,
+    "mm": 1,
+    "cm": 10,
+    "m": 1000,
+    "inch": 25.4,
+    "in": 25.4,
+    "ft": 304.8,
+}
+
+
+def _magnitude(value: str) -> float | None:
+    """A value's size where it is one: its number in the smallest unit of its kind, or a size letter's rank."""
+    value = value.strip().lower()
+    if value in _SIZE_RANK:
+        return _SIZE_RANK[value]
+    found = re.fullmatch(r"(\d+(?:\.\d+)?)\s*-?\s*([a-z]*)(?:\s+[a-z-]+)*", value)
+    if not found:
+        return None
+    return float(found[1]) * _UNIT_SIZE.get(found[2], 1)
 
 
 # How items of one list are joined: "A, B and C", "A; plus B", "A、B", "A (in red) & B", a bullet on the next

@@ -232,3 +232,22 @@ def test_a_chinese_product_word_names_the_product_whose_name_it_says_more_of() -
     assert product_words_zh("Desk Lamp")["台灯"] > product_words_zh("Floor Lamp").get("台灯", 0)
     assert read_items("台灯太暗了，想退", lamps) == ["4001"]
     assert read_items("落地灯太高了，想退", lamps) == ["4002"]
+
+
+@pytest.mark.parametrize(
+    ("text", "asked"),
+    [
+        ("I got two teapots by mistake, please take back the smaller one", ["5001"]),
+        ("不小心买了两个Teapot，大的那个帮我退了", ["5002"]),
+        ("the big teapot drips, can I exchange it?", ["5002"]),
+        ("小Teapot漏水，想换一个", ["5001"]),
+    ],
+)
+def test_an_item_of_one_product_is_picked_by_its_size_said_as_smaller_or_bigger(text: str, asked: list[str]) -> None:
+    from agents.workflows.slots import read_items
+
+    teapots = [
+        {"item_id": "5001", "product_id": "p1", "name": "Teapot", "options": {"capacity": "600ml", "color": "white"}},
+        {"item_id": "5002", "product_id": "p1", "name": "Teapot", "options": {"capacity": "1.2L", "color": "white"}},
+    ]
+    assert read_items(text, teapots) == asked
