@@ -573,10 +573,14 @@ def _item_spellings(clean: str, items: list[dict[str, Any]]) -> dict[str, set[st
         for item in items
     }
     in_full = any(_mentions(clean, name) for names in spellings.values() for name in names)
+    described = "".join(rf"|{re.escape(word)}" for word in _describing_words(items) if word.isalnum())
     for item_id, nouns in _head_nouns(items).items():
         # "the thermostat"; beside an item named in full, only as a noun of its own ("the helmet and the Espresso
-        # Machine", "- helmet: red"), since a last word can be a common one ("type set to charcoal")
-        spellings[item_id] |= {n for n in nouns if not in_full or re.search(_ITEM_NOUN.format(re.escape(n)), clean)}
+        # Machine", "- helmet: red", "the olive jacket"), since a last word can be a common one ("type set to
+        # charcoal")
+        spellings[item_id] |= {
+            n for n in nouns if not in_full or re.search(_ITEM_NOUN.format(described, re.escape(n)), clean)
+        }
     for item_id, words in _chinese_words(items).items():
         spellings[item_id] |= words
     return spellings
@@ -632,8 +636,12 @@ def _words_before(clean: str, said: list[tuple[str, str]]) -> list[str]:
     return [re.split(r"[。；;！？!?:：\n]", words)[-1] for words in [clean[:first], *(seg for _, seg in said[:-1])]]
 
 
-# A word said as an item of its own: after a determiner or a list mark, and not as an option's link word.
-_ITEM_NOUN = r"(?:^|\b(?:the|my|this|that|a|an|both|and|your)\s+|[-•*,;:]\s*){}\b(?!\s+(?:to|of|as)\b)"
+# A word said as an item of its own: after a determiner (and the item's options: "the olive jacket") or a list
+# mark, and not as an option's link word. Formatted with the options' words ("|olive|black") and the word.
+_ITEM_NOUN = (
+    r"(?:^|\b(?:the|my|this|that|a|an|both|and|your)\s+(?:(?:(?!x)x{})\s+){{0,2}}|[-•*,;:]\s*){}\b"
+    r"(?!\s+(?:to|of|as)\b)"
+)
 
 
 def _best_described(segment: str, candidates: list[dict[str, Any]]) -> tuple[int, dict[str, Any]]:

@@ -176,6 +176,8 @@ TWO_OF_A_KIND = [
         # "<value>这个<option's name>" names a value of the item, not "that one" of the product
         ("Electric Kettle - 颜色选的黑色，容量1L，要换白色这个颜色", ["2001"]),
         ("Electric Kettle, colour black, 1L: I'd like it in the white colour", ["2001"]),
+        # beside an item named in full, a last word with the item's options is an item of its own
+        ("The white kettle and the Tea Infuser can go back, the black kettle stays", ["2002", "2003"]),
         # options joined by "+" between Chinese words are each said
         ("把Electric Kettle（颜色那项white+容量那项1L的那个）换成2L的", ["2002"]),
     ],
