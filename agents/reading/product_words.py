@@ -1,11 +1,11 @@
-"""How a Chinese-writing shopper names the products of an English catalogue: 头盔 for a Bicycle Helmet, 台灯 for a
-Desk Lamp, 耳机 for Wireless Earbuds.
+"""How shoppers name the products of an English catalogue in their own words: 头盔 for a Bicycle Helmet, 台灯 for a
+Desk Lamp, "the tee" for a T-Shirt, "the power bank" for a Portable Charger.
 
-Words are data (`product_words.zh.json`: an English product noun, as a catalogue name ends, and the Chinese words
-for it). A product's words are those of every ending of its name the file knows ("sleeping bag" and "bag");
-where two products of one order share a word, it names the one whose name it says more of (台灯 names a Desk Lamp
-beside a Floor Lamp, whose 台灯 comes from "lamp" alone), and neither when it says as much of both
-(agents.workflows.slots).
+Words are data (`product_words.zh.json`, `product_words.en.json`: an English product noun, as a catalogue name
+ends, and the words a shopper types for it besides the name's own). A product's words are those of every ending of
+its name the files know ("sleeping bag" and "bag"); where two products of one order share a word, it names the one
+whose name it says more of (台灯 names a Desk Lamp beside a Floor Lamp, whose 台灯 comes from "lamp" alone), and
+neither when it says as much of both (agents.workflows.slots).
 """
 
 from __future__ import annotations
@@ -15,11 +15,18 @@ import re
 from functools import cache
 from pathlib import Path
 
+LANGUAGES = ("zh", "en")
+
 
 @cache
 def _words() -> dict[str, tuple[str, ...]]:
-    data = json.loads(Path(__file__).with_name("product_words.zh.json").read_text(encoding="utf-8"))
-    return {noun.lower(): tuple(words) for noun, words in data.items() if not noun.startswith("_")}
+    words: dict[str, list[str]] = {}
+    for language in LANGUAGES:
+        data = json.loads(Path(__file__).with_name(f"product_words.{language}.json").read_text(encoding="utf-8"))
+        for noun, said in data.items():
+            if not noun.startswith("_"):
+                words.setdefault(noun.lower(), []).extend(said)
+    return {noun: tuple(dict.fromkeys(said)) for noun, said in words.items()}
 
 
 def _singular(word: str) -> str:
@@ -29,8 +36,8 @@ def _singular(word: str) -> str:
     return word
 
 
-def product_words_zh(name: str) -> dict[str, int]:
-    """The Chinese words a shopper types for the product called `name`, lower case, the longest ending first
+def product_words(name: str) -> dict[str, int]:
+    """The words a shopper types for the product called `name` besides its name, lower case, the longest ending first
     (办公椅 and 椅子 for an Office Chair), each with how many English words the ending that gave it holds: a word
     of "desk lamp" (台灯) says more of a Desk Lamp than a word of "lamp" (灯) does."""
     words = re.findall(r"[a-z][a-z-]*", name.lower())
@@ -45,12 +52,12 @@ def product_words_zh(name: str) -> dict[str, int]:
 
 
 @cache
-def _chinese_words() -> tuple[str, ...]:
+def _all_words() -> tuple[str, ...]:
     return tuple(dict.fromkeys(word.lower() for words in _words().values() for word in words))
 
 
 @cache
-def longer_words_zh(word: str) -> tuple[str, ...]:
-    """The known Chinese product words that hold `word` and say more (滑板板面, a skateboard's deck, holds 滑板): where
+def longer_words(word: str) -> tuple[str, ...]:
+    """The known product words that hold `word` and say more (滑板板面, a skateboard's deck, holds 滑板): where
     one of them is written, `word` alone is not what is named."""
-    return tuple(longer for longer in _chinese_words() if word in longer and longer != word)
+    return tuple(longer for longer in _all_words() if word in longer and longer != word)

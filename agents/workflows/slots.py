@@ -15,7 +15,7 @@ from agents.reading.ask_or_tell import Said, said_of
 from agents.reading.correction import correction_read, typing_slip
 from agents.reading.items import LIST_MARK, THIS, Mention, covers_all, items_asked, set_aside
 from agents.reading.option_words import option_names_zh, spellings_zh
-from agents.reading.product_words import longer_words_zh, product_words_zh
+from agents.reading.product_words import longer_words, product_words
 from conversations.language import scripts_apart
 
 _PAYMENT_ID = re.compile(r"\b((?:credit_card|gift_card|paypal)_[A-Za-z0-9_]+)\b")
@@ -563,7 +563,8 @@ _BECOMES = re.compile(
 
 
 def _item_spellings(clean: str, items: list[dict[str, Any]]) -> dict[str, set[str]]:
-    """Each item's names as a text may say them: its name, its Chinese name, its aliases, and its head noun."""
+    """Each item's names as a text may say them: its name, its Chinese name, its aliases, its head noun, and the
+    words shoppers use for its product."""
     spellings = {
         item["item_id"]: {
             normalise(n)
@@ -581,21 +582,26 @@ def _item_spellings(clean: str, items: list[dict[str, Any]]) -> dict[str, set[st
         spellings[item_id] |= {
             n for n in nouns if not in_full or re.search(_ITEM_NOUN.format(described, re.escape(n)), clean)
         }
-    for item_id, words in _chinese_words(items).items():
+    for item_id, words in _product_words(items).items():
         spellings[item_id] |= words
     return spellings
 
 
-def _chinese_words(items: list[dict[str, Any]]) -> dict[str, set[str]]:
-    """Each item's Chinese product words (头盔 for a Bicycle Helmet) that no other product of the order shares, or
-    that say more of its name than of the other's (台灯: a Desk Lamp's, beside a Floor Lamp)."""
-    words = {item["item_id"]: product_words_zh(item["name"]) for item in items}
+def _product_words(items: list[dict[str, Any]]) -> dict[str, set[str]]:
+    """Each item's product words (头盔 for a Bicycle Helmet, "tee" for a T-Shirt) that no other product of the order
+    shares or is called, or that say more of its name than of the other's (台灯: a Desk Lamp's, beside a Floor
+    Lamp)."""
+    # as the text is read: "T恤" is "t 恤"
+    words = {item["item_id"]: {normalise(w): n for w, n in product_words(item["name"]).items()} for item in items}
     products = {item["item_id"]: normalise(item["name"]) for item in items}
+    called = {*products.values(), *(name.split()[-1] for name in products.values() if name.split())}
     return {
         item_id: {
             w
             for w, says in own.items()
-            if len(w) > 1 and not any(words[o].get(w, 0) >= says and products[o] != products[item_id] for o in words)
+            if len(w) > 1
+            and w not in called
+            and not any(words[o].get(w, 0) >= says and products[o] != products[item_id] for o in words)
         }
         for item_id, own in words.items()
     }
@@ -805,7 +811,7 @@ def _inside_a_longer_word(clean: str, start: int, end: int, name: str) -> bool:
         return False
     return any(
         at <= start and end <= at + len(longer)
-        for longer in longer_words_zh(name)
+        for longer in longer_words(name)
         for at in (m.start() for m in re.finditer(re.escape(longer), clean))
     )
 

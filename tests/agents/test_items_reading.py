@@ -224,14 +224,14 @@ def test_items_said_by_their_options_alone_are_the_items_holding_those_options(t
 
 def test_a_chinese_product_word_names_the_product_whose_name_it_says_more_of() -> None:
     """台灯 is a Desk Lamp's word (from "desk lamp"); a Floor Lamp has it only if "lamp" alone gives it."""
-    from agents.reading.product_words import product_words_zh
+    from agents.reading.product_words import product_words
     from agents.workflows.slots import read_items
 
     lamps = [
         {"item_id": "4001", "product_id": "p1", "name": "Desk Lamp", "options": {"color": "black"}},
         {"item_id": "4002", "product_id": "p2", "name": "Floor Lamp", "options": {"color": "black"}},
     ]
-    assert product_words_zh("Desk Lamp")["台灯"] > product_words_zh("Floor Lamp").get("台灯", 0)
+    assert product_words("Desk Lamp")["台灯"] > product_words("Floor Lamp").get("台灯", 0)
     assert read_items("台灯太暗了，想退", lamps) == ["4001"]
     assert read_items("落地灯太高了，想退", lamps) == ["4002"]
 
@@ -253,3 +253,22 @@ def test_an_item_of_one_product_is_picked_by_its_size_said_as_smaller_or_bigger(
         {"item_id": "5002", "product_id": "p1", "name": "Teapot", "options": {"capacity": "1.2L", "color": "white"}},
     ]
     assert read_items(text, teapots) == asked
+
+
+@pytest.mark.parametrize(
+    ("text", "asked"),
+    [
+        ("the tee shrank in the wash, can I send it back? the charger is fine", ["6001"]),
+        ("my power bank won't hold a charge, please exchange it", ["6002"]),
+        ("T恤洗了一次就缩水了，想退，充电宝没问题", ["6001"]),
+        ("充电宝充不进电，麻烦换一个", ["6002"]),
+    ],
+)
+def test_a_product_is_named_by_the_words_shoppers_use_for_it(text: str, asked: list[str]) -> None:
+    from agents.workflows.slots import read_items
+
+    order = [
+        {"item_id": "6001", "product_id": "p1", "name": "Graphic T-Shirt", "options": {"size": "M"}},
+        {"item_id": "6002", "product_id": "p2", "name": "Portable Charger", "options": {"capacity": "10000mAh"}},
+    ]
+    assert read_items(text, order) == asked
