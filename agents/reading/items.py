@@ -146,7 +146,10 @@ def items_asked(
         sure = {i for mention, p in zip(mentions, asked, strict=True) if p >= SURELY_ASKED for i in mention.item_ids}
         named = {i for mention in mentions for i in mention.item_ids}
         return [i for i in order_ids if i in sure or i not in named] or None
-    chosen = [i for mention, p in zip(mentions, asked, strict=True) if p >= at for i in mention.item_ids]
+    # an item named more than once is what the last mention of it says ("return the poles… actually never mind,
+    # the poles are fine"; "I love the lamp… actually, return the lamp")
+    last = {i: p for mention, p in zip(mentions, asked, strict=True) for i in mention.item_ids}
+    chosen = [i for mention in mentions for i in mention.item_ids if last[i] >= at]
     return list(dict.fromkeys(chosen)) or None
 
 

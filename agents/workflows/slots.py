@@ -270,18 +270,28 @@ def _with_ones_described(clean: str, items: list[dict[str, Any]], mentions: list
     becomes). A name that fits several items and describes none of them ("I ordered two kettles … return the
     white one") then names the product, not the items: it is left out."""
     named = [i for i in items if any(i["item_id"] in mention.item_ids for mention in mentions)]
-    found = []
+    found: list[Mention] = []
     for match in _ONE_DESCRIBED.finditer(clean):
         said_with_a_name = any(m.start < match.end() and match.start() < m.end for m in mentions)
         sentence = _SENTENCE_END.split(clean[: match.start()])[-1].rsplit("\n", 1)[-1]
         if said_with_a_name or _TARGET_START.search(sentence) or _names_an_option(clean[match.end() :], items):
             continue
         words = match.group(1) or match.group(2)
-        if item := _one_described(words, named) or _one_described(words, items):
+        units = _units_of_named(items, named)
+        if item := _one_described(words, units) or _one_described(words, named) or _one_described(words, items):
+            named.append(item)
             found.append(Mention(match.start(), match.end(), (item["item_id"],)))
     described = {i for mention in found for i in mention.item_ids}
     general = [m for m in mentions if len(m.item_ids) > 1 and described & set(m.item_ids)]
     return sorted([m for m in mentions if m not in general] + found, key=lambda mention: mention.start)
+
+
+def _units_of_named(items: list[dict[str, Any]], named: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The units of the products named that the order holds more than once: "the black one" tells those apart
+    first ("the olive one and the gloves go back, the black one fits": the other jacket, not the gloves)."""
+    products = [i.get("product_id", i["name"]) for i in items]
+    named_products = {i.get("product_id", i["name"]) for i in named}
+    return [i for i, p in zip(items, products, strict=True) if p in named_products and products.count(p) > 1]
 
 
 def _names_an_option(after: str, items: list[dict[str, Any]]) -> bool:
@@ -555,9 +565,9 @@ def _describes(clean: str, at: int, token: str) -> bool:
 
 _CLAUSE_START = re.compile(r"[,，;；.!?。！？\n]")
 # What an item is to become: a value after these in its clause ("能换成10寸的金色吗"), or just after these
-# ("swap it for a medium", "should have been grid"; not "I'd like to send back the small one").
+# ("换38.5", "swap it for a medium", "should have been grid"; not "I'd like to send back the small one").
 _BECOMES = re.compile(
-    r"换成|改成|换为|改为|应该是|"
+    r"换成|改成|换为|改为|应该是|换(?:个|一个|一双|一件)?\s*$|"
     r"(?:->|[→⇒]|\b(?:for|into|to|with)|\bshould (?:be|become|have been))\s+(?:(?:a|an|the|one|size|some)\s+){0,2}$"
 )
 

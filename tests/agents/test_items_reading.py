@@ -272,3 +272,32 @@ def test_a_product_is_named_by_the_words_shoppers_use_for_it(text: str, asked: l
         {"item_id": "6002", "product_id": "p2", "name": "Portable Charger", "options": {"capacity": "10000mAh"}},
     ]
     assert read_items(text, order) == asked
+
+
+@pytest.mark.parametrize(
+    ("text", "asked"),
+    [
+        # an item named more than once is what the last word on it says
+        ("Send back the helmet… actually no, keep the helmet, it's the hose that has to go", ["1003"]),
+        ("头盔退了吧……算了，头盔留着，退水管", ["1003"]),
+        ("I love the helmet, keep it in mind. Actually, please return the helmet after all", ["1001"]),
+    ],
+)
+def test_an_item_named_more_than_once_is_what_the_last_mention_says(text: str, asked: list[str]) -> None:
+    from agents.workflows.slots import read_items
+
+    assert read_items(text, ORDER) == asked
+
+
+@pytest.mark.parametrize(
+    ("text", "asked"),
+    [
+        ("白色那个和Tea Infuser退回去，黑色那个挺好", ["2002", "2003"]),
+        ("The white one and the Tea Infuser go back, the black one is fine", ["2002", "2003"]),
+    ],
+)
+def test_the_one_described_is_first_a_unit_of_a_product_held_twice(text: str, asked: list[str]) -> None:
+    from agents.workflows.slots import read_items
+
+    order = [*TWO_OF_A_KIND[:2], {**TWO_OF_A_KIND[2], "options": {"color": "black"}}]
+    assert read_items(text, order) == asked
