@@ -141,16 +141,20 @@ def items_asked(
     asked = [_asked(text, mentions, mention) for mention in mentions]
     at = ANSWER_ASKED_AT if answering else 0.5
     said_of_several = any(len(mention.item_ids) > 1 for mention in mentions)
-    if covers_all(placeholders(text, mentions, None)) and not (said_of_several and all(p >= at for p in asked)):
-        # every item but those named, unless one is surely asked for too ("all of it, the lamp included")
-        sure = {i for mention, p in zip(mentions, asked, strict=True) if p >= SURELY_ASKED for i in mention.item_ids}
-        named = {i for mention in mentions for i in mention.item_ids}
-        return [i for i in order_ids if i in sure or i not in named] or None
+    if covers_all(placeholders(text, mentions, None)) and not (said_of_several and min(asked, default=0) >= at):
+        return _all_but_those_kept(mentions, asked, order_ids)
     # an item named more than once is what the last mention of it says ("return the poles… actually never mind,
     # the poles are fine"; "I love the lamp… actually, return the lamp")
     last = {i: p for mention, p in zip(mentions, asked, strict=True) for i in mention.item_ids}
     chosen = [i for mention in mentions for i in mention.item_ids if last[i] >= at]
     return list(dict.fromkeys(chosen)) or None
+
+
+def _all_but_those_kept(mentions: Sequence[Mention], asked: list[float], order_ids: Sequence[str]) -> list[str] | None:
+    """Every item but those named, unless one is surely asked for too ("all of it, the lamp included")."""
+    sure = {i for mention, p in zip(mentions, asked, strict=True) if p >= SURELY_ASKED for i in mention.item_ids}
+    named = {i for mention in mentions for i in mention.item_ids}
+    return [i for i in order_ids if i in sure or i not in named] or None
 
 
 def covers_all(text: str) -> bool:

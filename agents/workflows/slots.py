@@ -253,8 +253,8 @@ def item_mentions(
     if mentions:
         mentions = _with_ones_described(clean, items, mentions) if by_options else mentions
         return _lists_joined(clean, mentions, _describing_words(items))
-    described = _described_only(clean, items) if by_options else []
-    return _lists_joined(clean, described, _describing_words(items))
+    by_values = _described_only(clean, items) if by_options else []
+    return _lists_joined(clean, by_values, _describing_words(items))
 
 
 # An item said as "the <its options> one": "the black ones", "the cellular one", "黑色的那件", "1000片那盒".
@@ -272,9 +272,7 @@ def _with_ones_described(clean: str, items: list[dict[str, Any]], mentions: list
     named = [i for i in items if any(i["item_id"] in mention.item_ids for mention in mentions)]
     found: list[Mention] = []
     for match in _ONE_DESCRIBED.finditer(clean):
-        said_with_a_name = any(m.start < match.end() and match.start() < m.end for m in mentions)
-        sentence = _SENTENCE_END.split(clean[: match.start()])[-1].rsplit("\n", 1)[-1]
-        if said_with_a_name or _TARGET_START.search(sentence) or _names_an_option(clean[match.end() :], items):
+        if not _an_item_said_as_one(clean, match, mentions, items):
             continue
         words = match.group(1) or match.group(2)
         units = _units_of_named(items, named)
@@ -284,6 +282,16 @@ def _with_ones_described(clean: str, items: list[dict[str, Any]], mentions: list
     described = {i for mention in found for i in mention.item_ids}
     general = [m for m in mentions if len(m.item_ids) > 1 and described & set(m.item_ids)]
     return sorted([m for m in mentions if m not in general] + found, key=lambda mention: mention.start)
+
+
+def _an_item_said_as_one(
+    clean: str, match: re.Match[str], mentions: list[Mention], items: list[dict[str, Any]]
+) -> bool:
+    """ "The <options> one" says an item the order holds: not beside a name, not what an item becomes ("… so it's
+    the black one"), not a value of an option named after it ("白色这个颜色")."""
+    said_with_a_name = any(m.start < match.end() and match.start() < m.end for m in mentions)
+    sentence = _SENTENCE_END.split(clean[: match.start()])[-1].rsplit("\n", 1)[-1]
+    return not (said_with_a_name or _TARGET_START.search(sentence) or _names_an_option(clean[match.end() :], items))
 
 
 def _units_of_named(items: list[dict[str, Any]], named: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -327,8 +335,9 @@ def _by_size(words: str, candidates: list[dict[str, Any]]) -> dict[str, Any] | N
     if len(differing) != 1:
         return None
     option = differing.pop()
-    sizes = [_magnitude(str(item["options"].get(option, ""))) for item in candidates]
-    if None in sizes or len(set(sizes)) < len(sizes):
+    magnitudes = [_magnitude(str(item["options"].get(option, ""))) for item in candidates]
+    sizes = [size for size in magnitudes if size is not None]
+    if len(sizes) < len(candidates) or len(set(sizes)) < len(sizes):
         return None
     pick = min if smaller else max
     return candidates[sizes.index(pick(sizes))]
@@ -486,16 +495,8 @@ def _described_only(clean: str, items: list[dict[str, Any]]) -> list[Mention]:
     """Items a text names by their options alone ("the red one", "1000片的", "the purple ones", "S和L的"): the
     items holding every value said together ("蓝色750毫升的": the blue one of 750ml), all of them when some items
     share it ("the purple ones": two mats of three). A value every item has names none of them."""
-    spelled = {item["item_id"]: set(_described_tokens(item["options"])) for item in items}
-    said = []
-    for token in set().union(*spelled.values()):
-        holders = tuple(item_id for item_id, own in spelled.items() if token in own)
-        if len(holders) < len(items):
-            said += [(at, at + len(token), holders) for at in _all_where(clean, token) if _describes(clean, at, token)]
-    # "2000片" is one value, not "2000" and "2000片"
-    said = sorted(v for v in said if not any(o[0] <= v[0] and v[1] <= o[1] and o != v for o in said))
     mentions: list[Mention] = []
-    for start, end, holders in said:
+    for start, end, holders in _values_said(clean, items):
         last = mentions[-1] if mentions else None
         if last and _DESCRIPTION_GOES_ON.fullmatch(clean[last.end : start]):
             # values said together describe one item: those holding both
@@ -503,6 +504,18 @@ def _described_only(clean: str, items: list[dict[str, Any]]) -> list[Mention]:
         elif not last or start >= last.end:
             mentions.append(Mention(start, end, holders))
     return [mention for mention in mentions if mention.item_ids]
+
+
+def _values_said(clean: str, items: list[dict[str, Any]]) -> list[tuple[int, int, tuple[str, ...]]]:
+    """Where the text says a value some items of the order have (not all), in order: its span and those items."""
+    spelled = {item["item_id"]: set(_described_tokens(item["options"])) for item in items}
+    said = []
+    for token in set().union(*spelled.values()):
+        holders = tuple(item_id for item_id, own in spelled.items() if token in own)
+        if len(holders) < len(items):
+            said += [(at, at + len(token), holders) for at in _all_where(clean, token) if _describes(clean, at, token)]
+    # "2000片" is one value, not "2000" and "2000片"
+    return sorted(v for v in said if not any(o[0] <= v[0] and v[1] <= o[1] and o != v for o in said))
 
 
 # Between two values of one description: "the blue 750ml one", "蓝色750毫升的", "black-10".
