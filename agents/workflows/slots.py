@@ -578,7 +578,7 @@ def _describes(clean: str, at: int, token: str) -> bool:
 
 _CLAUSE_START = re.compile(r"[,，;；.!?。！？\n]")
 # What an item is to become: a value after these in its clause ("能换成10寸的金色吗"), or just after these
-# ("换38.5", "swap it for a medium", "should have been grid"; not "I'd like to send back the small one").
+# ("换38.5", "swap it for a medium", "should have been grid"; not "please take the small one back").
 _BECOMES = re.compile(
     r"换成|改成|换为|改为|应该是|换(?:个|一个|一双|一件)?\s*$|"
     r"(?:->|[→⇒]|\b(?:for|into|to|with)|\bshould (?:be|become|have been))\s+(?:(?:a|an|the|one|size|some)\s+){0,2}$"
