@@ -508,7 +508,7 @@ def _described_only(clean: str, items: list[dict[str, Any]]) -> list[Mention]:
 
 def _values_said(clean: str, items: list[dict[str, Any]]) -> list[tuple[int, int, tuple[str, ...]]]:
     """Where the text says a value some items of the order have (not all), in order: its span and those items."""
-    spelled = {item["item_id"]: set(_described_tokens(item["options"])) for item in items}
+    spelled = {item["item_id"]: set().union(*_value_descriptions(item["options"])) for item in items}
     said = []
     for token in set().union(*spelled.values()):
         holders = tuple(item_id for item_id, own in spelled.items() if token in own)
@@ -526,10 +526,6 @@ _SIZE_LETTER_SAID = re.compile(r"(?:\bsize\s+|[\u3400-\u9fff]\s*|^\s*)$")
 _SIZE_LETTER_ENDS = re.compile(r"^\s*(?:[\u3400-\u9fff]|$)")
 # Sizes in words, as English speakers say the letters.
 _SIZE_IN_WORDS = {"xs": "extra small", "s": "small", "m": "medium", "l": "large", "xl": "extra large"}
-
-
-def _described_tokens(options: dict[str, Any]) -> list[str]:
-    return [spelling for spellings in _value_descriptions(options) for spelling in spellings]
 
 
 def _value_descriptions(options: dict[str, Any]) -> list[list[str]]:
