@@ -44,9 +44,10 @@ committed before their first run; they are never trained or tuned on (their fail
   was meant (or another one) counted on its own, since a workflow asks for an order and proposes a change.
 
 bench/decision_sets/dev/ holds development sets written blind the same way, whose failures are printed and read
-(`--dev`): items_named.json (440 messages, zh and en).
+(`--dev`, with `--only` one of them): items_named.json (440 messages, zh and en), confirmation.json, intent.json and
+same_options.json.
 
-    .venv/bin/python bench/decisions.py [--only intent|answer_or_request|ask_or_tell] [--dev]
+    .venv/bin/python bench/decisions.py [--only intent|answer_or_request|ask_or_tell] [--dev [--only NAME]]
 """
 
 from __future__ import annotations
@@ -70,10 +71,10 @@ def _per_language(name: str, sets: Path = SETS) -> Iterator[tuple[str, list[dict
         yield language, [item for item in items if item.get("lang", item.get("language")) == language]
 
 
-def confirmation_measure(name: str) -> None:
+def confirmation_measure(name: str, sets: Path = SETS, show_failures: bool = False) -> None:
     from agents.reading.confirmation import Answer, confirmation_read
 
-    items = json.loads((SETS / f"{name}.json").read_text())["items"]
+    items = json.loads((sets / f"{name}.json").read_text())["items"]
     tally: dict[tuple[str, str], Counter[str]] = {}
     for item in items:
         read = confirmation_read(item.get("text") or item["reply"]).answer
@@ -88,6 +89,8 @@ def confirmation_measure(name: str) -> None:
         cell["false yes"] += item["asked"] == "confirm" and read == Answer.YES and label != "yes"
         cell["false cancel"] += item["asked"] == "slot" and read == Answer.CANCEL and label != "cancel"
         cell[f"{label} as {read.value}"] += not right
+        if show_failures and not right:
+            print(f"  {item['asked']} {item['lang']} {label} read {read.value}: {item.get('text') or item['reply']!r}")
     for (asked, language), cell in sorted(tally.items()):
         costly = (
             f"a yes where none was said: {cell['false yes']}"
@@ -133,11 +136,13 @@ def _choice_measure(
     read: Callable[[dict[str, Any]], str | None],
     costly: str,
     is_costly: Callable[[str, str], bool] = _another_label,
+    sets: Path = SETS,
+    show_failures: bool = False,
 ) -> None:
     """A decision that reads one of its labels (or nothing: "none") of each item: accuracy per language, and the costly
     readings (`is_costly(said, meant)`, by default a label read for another; `costly`: what that would do)
     counted on their own."""
-    for language, mine in _per_language(name):
+    for language, mine in _per_language(name, sets):
         cell: Counter[str] = Counter()
         for item in mine:
             said = read(item) or "none"
@@ -145,6 +150,8 @@ def _choice_measure(
             cell["costly"] += is_costly(said, item["label"])
             if said != item["label"]:
                 cell[f"{item['label']} as {said}"] += 1
+                if show_failures:
+                    print(f"  {item['label']} read {said}: {item['text']!r}")
         print(
             f"{name.replace('_', ' ')} {language}: {cell['right']}/{len(mine)} = {cell['right'] / len(mine):.1%}  "
             f"({costly}: {cell['costly']})"
@@ -154,14 +161,17 @@ def _choice_measure(
                 print(f"    {count:3d}  {key}")
 
 
-def same_options_measure() -> None:
+def same_options_measure(sets: Path = SETS, show_failures: bool = False) -> None:
     """Whether the words about one item (written ITEM) ask for a new unit identical to it: accuracy per language,
     and "same" read where a change or nothing was meant (an identical swap proposed that nobody asked for)."""
     from agents.reading.same_options import same_options_asked
 
-    for language, mine in _per_language("same_options"):
+    for language, mine in _per_language("same_options", sets):
         read = [same_options_asked(item["text"], "") for item in mine]
         meant = [item["label"] == "same" for item in mine]
+        for item, said, same in zip(mine, read, meant, strict=True):
+            if show_failures and said != same:
+                print(f"  {item['label']} read {'same' if said else 'other'}: {item['text']!r}")
         right = sum(r == m for r, m in zip(read, meant, strict=True))
         false_same = sum(r and not m for r, m in zip(read, meant, strict=True))
         missed = sum(m and not r for r, m in zip(read, meant, strict=True))
@@ -250,7 +260,7 @@ def _exemplar_neighbours() -> Callable[[list[str]], list[list[tuple[str, float]]
     return neighbours
 
 
-def intent_measure() -> None:
+def intent_measure(sets: Path = SETS, show_failures: bool = False) -> None:
     from agents.intents.offline.classify import classify_offline
     from agents.taxonomy import WORKFLOW_INTENTS
 
@@ -261,6 +271,8 @@ def intent_measure() -> None:
         lambda item: classify_offline(item["text"], neighbours)[0].intent.value,
         "an order workflow read where another intent was meant",
         lambda said, meant: said in workflows and said != meant,
+        sets,
+        show_failures,
     )
 
 
@@ -299,6 +311,14 @@ ON_ITS_OWN = {
 }
 
 
+DEVELOPMENT: dict[str, Callable[[Path, bool], None]] = {
+    "confirmation": lambda sets, show: confirmation_measure("confirmation", sets, show),
+    "intent": intent_measure,
+    "same_options": same_options_measure,
+    "items_named": items_named_measure,
+}
+
+
 def main() -> None:
     import argparse
 
@@ -311,7 +331,9 @@ def main() -> None:
     only = arguments.only
     django_setup()
     if arguments.dev:
-        items_named_measure(SETS / "dev", show_failures=True)
+        for name, measure in DEVELOPMENT.items():
+            if (SETS / "dev" / f"{name}.json").exists() and only in ("", name):
+                measure(SETS / "dev", True)
         return
     if only in ON_ITS_OWN:
         ON_ITS_OWN[only]()
