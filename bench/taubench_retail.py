@@ -18,11 +18,12 @@ texting, story-first, polite and non-native shoppers with indirect yes and no; L
 varied reasons, one-line, multi-line and labelled addresses, payment methods, yes/no registers and
 corrections, from polite, busy, phone, non-native and annoyed shoppers; M indirect cancellations with reasons
 told many ways, payment changes and two requests in one message, in many registers): a fix
-that only fits A's wordings shows there. ZA to ZF are Chinese-writing customers (Chinese requests, answers,
-confirmations and option values, the catalogue's product names as sold), each written blind; ZA, ZD, ZE and ZF are
+that only fits A's wordings shows there. ZA to ZG are Chinese-writing customers (Chinese requests, answers,
+confirmations and option values, the catalogue's product names as sold), each written blind; ZA, ZD, ZE, ZF and ZG are
 for development (ZD rich in self-corrections, Chinese counts and units, lists and "send one back for another"; ZE
 formal and elderly shoppers, payment methods and refunds told in Chinese words, reasons told indirectly; ZF terse
-fragments or one long paragraph, items named by one distinguishing option, yes and no in unusual registers), ZB
+fragments or one long paragraph, items named by one distinguishing option, yes and no in unusual registers; ZG young
+shoppers mixing English words into Chinese, chat slang and voice input without punctuation), ZB
 and ZC are held out like B, and in every Chinese chat each bot reply without a Chinese character is counted.
 Set B is held out: report its figure untouched and never tune on its
 wordings or transcripts. With `--wordings both` (the default) every task is played once per set, the store reset
@@ -783,8 +784,8 @@ def main() -> None:
         help=(
             "A, C, D, E, F, G, H, I, J, K, L, M = development sets, B = held-out set (report, never tune on it); "
             "N = a customer written blind for issue 44's measure, held out; "
-            "ZA, ZD, ZE and ZF = Chinese-writing customers (development), ZB and ZC = others, held out; "
-            "both = A and B, dev = A and C to M, zh = ZA to ZF, all = every set"
+            "ZA, ZD, ZE, ZF and ZG = Chinese-writing customers (development), ZB and ZC = others, held out; "
+            "both = A and B, dev = A and C to M, zh = ZA to ZG, all = every set"
         ),
     )
     parser.add_argument("--show-failures", action="store_true", help="print the transcript of each failed task")
@@ -810,7 +811,7 @@ def main() -> None:
     sets = {
         "both": ["A", "B"],
         "dev": ["A", "C", "D", "E", "F", "G", "H", "I", "J", "K", "L", "M"],
-        "zh": ["ZA", "ZB", "ZC", "ZD", "ZE", "ZF"],
+        "zh": ["ZA", "ZB", "ZC", "ZD", "ZE", "ZF", "ZG"],
         "all": list(SETS),
     }
     names = sets.get(args.wordings, [args.wordings])

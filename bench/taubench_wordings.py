@@ -5480,8 +5480,9 @@ from taubench_wordings_zh_c import ZC  # noqa: E402
 from taubench_wordings_zh_d import ZD  # noqa: E402
 from taubench_wordings_zh_e import ZE  # noqa: E402
 from taubench_wordings_zh_f import ZF  # noqa: E402
+from taubench_wordings_zh_g import ZG  # noqa: E402
 
-SETS |= {"N": N, "ZA": ZA, "ZB": ZB, "ZC": ZC, "ZD": ZD, "ZE": ZE, "ZF": ZF}
+SETS |= {"N": N, "ZA": ZA, "ZB": ZB, "ZC": ZC, "ZD": ZD, "ZE": ZE, "ZF": ZF, "ZG": ZG}
 HELD_OUT = ("B", "N", "ZB", "ZC")  # reported untouched: their wordings are never printed
 
 
