@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from agents.intents.offline.classify import CONFIDENT, ORDER_REQUEST_MIN
+from agents.intents.offline.clauses import asks_as_a_question, is_question
 from agents.intents.offline.orders import names_an_order
-from agents.intents.word_lists import word_list, words_pattern
 from agents.reading.asks import Asks, asks_likelihood, asks_read
 from agents.reading.message import Reading, TextReading
 from agents.taxonomy import KNOWLEDGE_INTENTS, QUERY_INTENTS, WORKFLOW_INTENTS, Intent
@@ -95,7 +95,7 @@ def is_public_question(text: str, entities: dict[str, Any], reading: Reading | N
     no order and states none."""
     reading = reading or Reading(text)
     return (
-        _is_question(text)
+        is_question(text)
         and not uses_own_data(text, entities, reading)
         and not _asks_beside(_CONDITION.sub(" ", text), reading)
     )
@@ -109,7 +109,7 @@ def _asks_beside(text: str, reading: Reading) -> bool:
     have?"). Whether a question asks the store ("can you cancel my order?") or how it works ("can I return a
     used item?") is the asks reading's."""
     parts = [part for part in _PARTS.split(text) if part.strip()]
-    return any(reading.of(part).asks_the_store and not _is_question(part) for part in parts)
+    return any(reading.of(part).asks_the_store and not is_question(part) for part in parts)
 
 
 def _knowledge_takes(
@@ -139,7 +139,7 @@ def _knowledge_takes(
         # The clause of a one-clause message has lost its question mark ("screen repair cost for the x9?");
         # the rest of the message can tell whose order it is ("I picked the wrong colour when I ordered. Can it
         # still be changed?").
-        asked = message if alone and not _is_question(text) else text
+        asked = message if alone and not is_question(text) else text
         if is_public_question(asked, entities, reading) and not uses_own_data(message, entities, reading):
             return True
         return _told_before_a_question(text, message, entities, reading)
@@ -362,7 +362,7 @@ def _asks_beside_a_request(parts: list[PlannedPart], message: str, entities: dic
         return False
     if _WHAT_TO_DO.search(message) or reading.of(message).policy_too:
         return True
-    return bool(_is_question(message)) and not any(
+    return bool(is_question(message)) and not any(
         p.text.strip(" ?？.。!！") == message.strip(" ?？.。!！") for p in parts
     )
 
@@ -393,7 +393,7 @@ def _sure_requests(parts: list[PlannedPart], reading: Reading) -> list[PlannedPa
             and p.confidence < CONFIDENT
             and not any(one_kind(p.intent, kind) for kind in sure)
             and not reading.of(p.text).asks_the_store
-            and not _is_question(p.text)
+            and not is_question(p.text)
         )
     ]
 
@@ -425,7 +425,7 @@ def _stands_alone(text: str, hits: dict[str, KnowledgeHit]) -> bool:
     """A clause is a question of its own when it asks with words of its own and finds its own passage:
     "能当天拿走吗" after "x9换个电池要多久" asks about the battery swap, and alone finds nothing."""
     hit = hits.get(text)
-    return _is_question(text) and len(query_words(text)) >= 2 and (hit is None or hit.matched)
+    return is_question(text) and len(query_words(text)) >= 2 and (hit is None or hit.matched)
 
 
 def _in_context(parts: list[PlannedPart], message: KnowledgeHit, hits: dict[str, KnowledgeHit]) -> list[PlannedPart]:
@@ -435,7 +435,7 @@ def _in_context(parts: list[PlannedPart], message: KnowledgeHit, hits: dict[str,
     general; the message says which fees. Statements the knowledge base was asked about beside it
     are its context, not questions of their own."""
     asked = [p for p in parts if p.via == "knowledge" or p.intent in KNOWLEDGE_INTENTS]
-    questions = [p for p in asked if _is_question(p.text)] if len(asked) > 1 else asked
+    questions = [p for p in asked if is_question(p.text)] if len(asked) > 1 else asked
     if len(questions) != 1 or any(p.text == message.text for p in asked):
         return parts
     closest = max((hits[p.text].similarity for p in asked if p.text in hits), default=0.0)
@@ -482,7 +482,7 @@ def _beside_requests(parts: list[PlannedPart], reading: Reading) -> list[Planned
     return [
         part
         for part in parts
-        if not (part.intent in QUERY_INTENTS and not _asks(part.text))
+        if not (part.intent in QUERY_INTENTS and not asks_as_a_question(part.text))
         and not (part.intent in KNOWLEDGE_INTENTS and part.via == "intent")
         # "Never mind the laptop order I made yesterday, …, please don't send it": what is told beside a
         # request is its context, not a question for the help centre
@@ -491,28 +491,7 @@ def _beside_requests(parts: list[PlannedPart], reading: Reading) -> list[Planned
 
 
 def _asks_something(clause: str, reading: Reading) -> bool:
-    return _is_question(clause) or reading.of(clause).policy_too
-
-
-# A clause that asks something itself: it opens as a question, or is a Chinese question. Not a relative
-# clause that tells something of what was just named ("order #W1, which has not been dispatched: …").
-_QUESTIONS = word_list("discourse")["questions"]
-_OPENS_A_QUESTION = re.compile(
-    rf"^\W*(?:(?:{words_pattern(_QUESTIONS['lead-ins']).pattern})\W+)?"
-    r"(?!(?:which|who)\s+(?:has|had|was|were|is)\s+(?:not|been|already|just|still)\b)"
-    rf"(?:{words_pattern(_QUESTIONS['openers']).pattern})",
-    re.IGNORECASE,
-)
-_ASKS_IN_CHINESE = words_pattern(_QUESTIONS["zh"])
-
-
-def _is_question(text: str) -> bool:
-    """A question: a question mark, a clause that opens as a question, or a Chinese question word."""
-    return "?" in text or "？" in text or _asks(text)
-
-
-def _asks(text: str) -> bool:
-    return bool(_OPENS_A_QUESTION.search(text) or _ASKS_IN_CHINESE.search(text))
+    return is_question(clause) or reading.of(clause).policy_too
 
 
 ITEM_CHANGES = frozenset({Intent.MODIFY_ORDER, Intent.EXCHANGE})

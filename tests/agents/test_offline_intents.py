@@ -715,7 +715,7 @@ def test_a_request_on_an_order_the_neighbours_are_sure_of_is_not_read_as_a_quest
 
 @pytest.mark.parametrize("text", ["发货了吗？能改个款式不", "Has it shipped? I would like a different size then"])
 def test_without_an_order_named_or_described_the_keywords_question_stands(text: str) -> None:
-    assert classify_offline(text, _always_modify)[0].intent is Intent.LOGISTICS_QUERY
+    assert Intent.LOGISTICS_QUERY in intents_of(classify_offline(text, _always_modify))
 
 
 def test_offensive_message_is_emotion_sensitive_first() -> None:
@@ -891,3 +891,52 @@ def test_an_item_described_in_brackets_leaves_the_request_what_it_was(plain: str
     read_plain, read_described = intent_likelihood(plain)[0], intent_likelihood(described)[0]
     assert read_plain[0] is read_described[0] is Intent.RETURN
     assert read_described[1] > 0.5
+
+
+# --- the whole message's reading leads ------------------------------------------------------------------------
+
+_FAULT_EVERYWHERE = {"": Intent.FAULT_DIAGNOSIS}  # every clause's neighbours vote for a fault
+
+
+@pytest.mark.parametrize(
+    ("text", "meant", "story"),
+    [
+        (
+            "my kettle stopped boiling after two months, can you get it repaired under the warranty?",
+            Intent.REPAIR,
+            Intent.FAULT_DIAGNOSIS,
+        ),
+        ("吸尘器吸力越来越小了，还在保修期，能帮我安排维修吗", Intent.REPAIR, Intent.FAULT_DIAGNOSIS),
+        ("the lamp flickers all the time, I don't want another one, just refund me", Intent.RETURN, Intent.EXCHANGE),
+        ("充电宝充不进电了，直接退款吧", Intent.RETURN, Intent.FAULT_DIAGNOSIS),
+    ],
+)
+def test_what_a_message_tells_before_its_request_is_the_request_s_story(
+    text: str, meant: Intent, story: Intent
+) -> None:
+    found = intents_of(classify_offline(text, fake_neighbours(_FAULT_EVERYWHERE)))
+    assert found[0] is meant
+    assert story not in found
+
+
+@pytest.mark.parametrize("text", ["thank you so much, that fixed everything!", "太感谢了，问题都解决啦"])
+def test_thanks_the_neighbours_take_for_a_question_are_small_talk(text: str) -> None:
+    assert intents_of(classify_offline(text, fake_neighbours({"": Intent.FAQ}))) == [Intent.CHITCHAT]
+
+
+@pytest.mark.parametrize(
+    "text", ["明天北京会下雪吗？要不要穿羽绒服", "who won the football last night? was it a good game"]
+)
+def test_an_off_topic_question_the_neighbours_take_for_a_request_for_a_person_is_off_topic(text: str) -> None:
+    found = classify_offline(text, fake_neighbours({"": Intent.HUMAN_REQUEST}))
+    assert intents_of(found) == [Intent.OUT_OF_SCOPE]
+    assert found[0].confidence < UNSURE  # the engine offers what it can do
+
+
+@pytest.mark.parametrize(
+    "text", ["我想把这双鞋退了，退款一般几天能到账？", "I'd like to return these boots, how long does the refund take?"]
+)
+def test_a_question_asked_beside_the_request_stays(text: str) -> None:
+    found = intents_of(classify_offline(text, fake_neighbours({})))
+    assert found[0] is Intent.RETURN
+    assert len(found) == 2

@@ -149,3 +149,25 @@ def sentence_of(text: str, clause: str) -> str:
     starts = [0] + [m.end() for m in _HARD_SPLIT.finditer(text) if m.end() <= at]
     end = _HARD_SPLIT.search(text, at + len(clause))
     return text[starts[-1] : end.start() if end else len(text)]
+
+
+# A clause that asks something itself: it opens as a question, or is a Chinese question. Not a relative
+# clause that tells something of what was just named ("order #W1, which has not been dispatched: …").
+_QUESTIONS = word_list("discourse")["questions"]
+_OPENS_A_QUESTION = re.compile(
+    rf"^\W*(?:(?:{words_pattern(_QUESTIONS['lead-ins']).pattern})\W+)?"
+    r"(?!(?:which|who)\s+(?:has|had|was|were|is)\s+(?:not|been|already|just|still)\b)"
+    rf"(?:{words_pattern(_QUESTIONS['openers']).pattern})",
+    re.IGNORECASE,
+)
+_ASKS_IN_CHINESE = words_pattern(_QUESTIONS["zh"])
+
+
+def is_question(text: str) -> bool:
+    """A question: a question mark, a clause that opens as a question, or a Chinese question word."""
+    return "?" in text or "？" in text or asks_as_a_question(text)
+
+
+def asks_as_a_question(text: str) -> bool:
+    """The clause opens as a question ("can you…", "is there…") or holds a Chinese question word."""
+    return bool(_OPENS_A_QUESTION.search(text) or _ASKS_IN_CHINESE.search(text))
