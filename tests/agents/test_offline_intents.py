@@ -924,6 +924,11 @@ def test_thanks_the_neighbours_take_for_a_question_are_small_talk(text: str) -> 
     assert intents_of(classify_offline(text, fake_neighbours({"": Intent.FAQ}))) == [Intent.CHITCHAT]
 
 
+@pytest.mark.parametrize("text", ["thank you so much, that sorted everything out!", "好的好的，谢谢你呀，辛苦啦"])
+def test_thanks_far_from_every_exemplar_are_small_talk_not_off_topic(text: str) -> None:
+    assert intents_of(classify_offline(text, fake_neighbours({}))) == [Intent.CHITCHAT]
+
+
 @pytest.mark.parametrize(
     "text", ["明天北京会下雪吗？要不要穿羽绒服", "who won the football last night? was it a good game"]
 )

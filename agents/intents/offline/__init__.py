@@ -18,7 +18,11 @@ A message is split into clauses (`split_clauses`); each clause is classified by
      drift towards small talk) and EMOTION_SENSITIVE needs negative words (emotion_score)
 and a very negative clause (emotion_score < EMOTION_SENSITIVE_THRESHOLD) also yields EMOTION_SENSITIVE.
 Clauses are then merged: greetings / off-topic clauses are dropped next to a real request, duplicate
-intents keep their first position and best confidence.
+intents keep their first position and best confidence. Last, the learned reading of the whole message: where it
+is sure of one intent (WHOLE_SURE), that intent comes first, and beside it stay only what a clause asks in its
+own words (another request, a person, a question) and a feeling; what a clause only tells ("the steam wand
+stopped working" before "can it be repaired under warranty?") is the request's story, and a guess of the
+neighbours that no clause's words support gives way (an off-topic question is not a request for a person).
 
 Confidence: >= 0.7 when the classifier is sure (reading and kNN agree, or either is strong), < 0.5 when
 unsure (the engine then asks a clarifying question); OUT_OF_SCOPE when nothing matches.

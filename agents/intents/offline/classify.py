@@ -66,6 +66,9 @@ READ_SPAN = 0.15
 # a fault and a repair), and a remark's neighbours guess a request nobody made. Chosen on the development set
 # bench/decision_sets/dev/intent.json beside bench/intent_accuracy's figures.
 WHOLE_SURE = 0.75
+# Between small talk and the off-topic, whose words the small-talk list knows, the reading decides only when
+# certain ("thanks so much, that sorted it!"): a fragment of a longer chat is often neither.
+SIDE_SURE = 0.97
 
 # --- kNN vote ----------------------------------------------------------------------------------------------
 
@@ -273,8 +276,8 @@ def _whole_led(text: str, kept: list[IntentScore], said: set[tuple[Intent, str]]
     read, not guessed by its neighbours): another request, a person, a question; and a feeling. What a clause
     only tells beside the request ("the steam wand stopped working", "I don't want a new one") is its story."""
     intent, likely = _read_as_one(intent_likelihood(text))
-    if likely < WHOLE_SURE or (intent in _SIDE and all(s.intent in _SIDE for s in kept)):
-        return kept  # small talk or the off-topic: the words of small talk tell them apart
+    if likely < WHOLE_SURE or (intent in _SIDE and all(s.intent in _SIDE for s in kept) and likely < SIDE_SURE):
+        return kept  # small talk or the off-topic: unless the reading is certain, the words of small talk decide
     same = _ITEM_CHANGES if intent in _ITEM_CHANGES else (intent,)
     first = kept[:1] if kept and kept[0].intent is Intent.EMOTION_SENSITIVE else []
     lead = next((s for s in kept if s.intent in same), None) or IntentScore(
