@@ -273,31 +273,28 @@ def classify_offline(text: str, neighbours: Neighbours) -> list[IntentScore]:
 def _whole_led(text: str, kept: list[IntentScore], said: set[tuple[Intent, str]]) -> list[IntentScore]:
     """The clauses' intents under a sure reading of the whole message (WHOLE_SURE): its intent first (after an
     offence, which comes first whatever is asked), and after it only what a clause asks in its own words (`said`:
-    read, not guessed by its neighbours): another request, a person, a question; and a feeling. What a clause
-    only tells beside the request ("the steam wand stopped working", "I don't want a new one") is its story."""
+    read, not guessed by its neighbours) and a feeling. What a clause only tells beside the request ("the steam
+    wand stopped working") is its story."""
     intent, likely = _read_as_one(intent_likelihood(text))
     if likely < WHOLE_SURE or (intent in _SIDE and all(s.intent in _SIDE for s in kept) and likely < SIDE_SURE):
         return kept  # small talk or the off-topic: unless the reading is certain, the words of small talk decide
     same = _ITEM_CHANGES if intent in _ITEM_CHANGES else (intent,)
     first = kept[:1] if kept and kept[0].intent is Intent.EMOTION_SENSITIVE else []
-    lead = next((s for s in kept if s.intent in same), None) or IntentScore(
-        intent, _whole_confidence(intent, likely), text
-    )
-    return [
-        *first,
-        lead,
-        *(
-            s
-            for s in kept[len(first) :]
-            if s is not lead
-            and (
-                s.intent in same
-                or s.intent is Intent.EMOTION_SENSITIVE
-                or (s.intent, s.text) in said
-                and (s.intent in WORKFLOW_INTENTS or s.intent is Intent.HUMAN_REQUEST or is_question(s.text))
-            )
-        ),
+    lead = next((s for s in kept if s.intent in same), None)
+    lead = lead or IntentScore(intent, _whole_confidence(intent, likely), text)
+    beside = [
+        s
+        for s in kept[len(first) :]
+        if s is not lead and (s.intent in same or s.intent is Intent.EMOTION_SENSITIVE or _asked(s, said))
     ]
+    return [*first, lead, *beside]
+
+
+def _asked(score: IntentScore, said: set[tuple[Intent, str]]) -> bool:
+    """A clause asks in its own words for another request, a person, or an answer to its question."""
+    if (score.intent, score.text) not in said:
+        return False
+    return score.intent in WORKFLOW_INTENTS or score.intent is Intent.HUMAN_REQUEST or is_question(score.text)
 
 
 def _whole_confidence(intent: Intent, likely: float) -> float:
