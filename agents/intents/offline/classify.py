@@ -67,7 +67,7 @@ READ_SPAN = 0.15
 # bench/decision_sets/dev/intent.json beside bench/intent_accuracy's figures.
 WHOLE_SURE = 0.75
 # Between small talk and the off-topic, whose words the small-talk list knows, the reading decides only when
-# certain ("thanks so much, that sorted it!"): a fragment of a longer chat is often neither.
+# certain ("thank you, all fixed now!"): a fragment of a longer chat is often neither.
 SIDE_SURE = 0.97
 
 # --- kNN vote ----------------------------------------------------------------------------------------------
