@@ -167,14 +167,13 @@ def same_options_measure(sets: Path = SETS, show_failures: bool = False) -> None
     from agents.reading.same_options import same_options_asked
 
     for language, mine in _per_language("same_options", sets):
-        read = [same_options_asked(item["text"], "") for item in mine]
-        meant = [item["label"] == "same" for item in mine]
-        for item, said, same in zip(mine, read, meant, strict=True):
-            if show_failures and said != same:
-                print(f"  {item['label']} read {'same' if said else 'other'}: {item['text']!r}")
-        right = sum(r == m for r, m in zip(read, meant, strict=True))
-        false_same = sum(r and not m for r, m in zip(read, meant, strict=True))
-        missed = sum(m and not r for r, m in zip(read, meant, strict=True))
+        pairs = [(same_options_asked(item["text"], ""), item["label"] == "same") for item in mine]
+        for item, (read, meant) in zip(mine, pairs, strict=True):
+            if show_failures and read != meant:
+                print(f"  {item['label']} read {'same' if read else 'other'}: {item['text']!r}")
+        right = sum(r == m for r, m in pairs)
+        false_same = sum(r and not m for r, m in pairs)
+        missed = sum(m and not r for r, m in pairs)
         print(
             f"same options {language}: {right}/{len(mine)} = {right / len(mine):.1%}  "
             f"(the same item proposed where not asked: {false_same}; asked and not read: {missed})"

@@ -47,6 +47,8 @@ UNSURE = 0.5  # the engine asks a clarifying question below this
 # the workflow asks for what it needs and writes nothing without an explicit yes, so a wrong guess costs
 # one "no", while a clarifying question would lose the order id and the details the customer gave.
 ORDER_REQUEST_MIN = 0.2
+SMALL_TALK_CONFIDENCE = 0.85  # a clause, or a message, that is small talk
+UNCLEAR_AT_MOST = 0.45  # the off-topic is never sure: the engine offers what it can do
 CHITCHAT_KNN_MIN = 0.7  # a kNN-only chitchat vote below this counts as unclear (OUT_OF_SCOPE)
 CHITCHAT_SIM_MIN = 0.915  # ... and so does one whose best cosine is below this
 EMOTION_KNN_MAX_SCORE = 0.4  # a kNN-only EMOTION_SENSITIVE vote needs an emotion_score below this
@@ -128,7 +130,7 @@ def clause_intents(clause: str) -> list[tuple[Intent, float]]:
     elif likely >= READ_AT and intent not in (*_SIDE, Intent.EMOTION_SENSITIVE):
         found.append((intent, _read_confidence(likely)))
     elif not found and is_small_talk(clause):
-        found.append((Intent.CHITCHAT, 0.85))
+        found.append((Intent.CHITCHAT, SMALL_TALK_CONFIDENCE))
     return found
 
 
@@ -211,7 +213,7 @@ def _neighbours_read(
     """The neighbours' intent for a clause the reading is not sure of, or unclear when they are not enough."""
     if best_sim < OOS_SIMILARITY or knn_intent is Intent.OUT_OF_SCOPE:
         oos_conf = 0.3 + 0.2 * share if knn_intent is Intent.OUT_OF_SCOPE else 0.3
-        return Intent.OUT_OF_SCOPE, min(0.45, oos_conf)
+        return Intent.OUT_OF_SCOPE, min(UNCLEAR_AT_MOST, oos_conf)
     if knn_intent is Intent.CHITCHAT and (knn_conf < CHITCHAT_KNN_MIN or best_sim < CHITCHAT_SIM_MIN):
         return Intent.OUT_OF_SCOPE, 0.3  # a short message that merely resembles small talk: unclear
     if knn_intent is Intent.EMOTION_SENSITIVE and emotion_score(clause) >= EMOTION_KNN_MAX_SCORE:
@@ -298,12 +300,12 @@ def _asked(score: IntentScore, said: set[tuple[Intent, str]]) -> bool:
 
 
 def _whole_confidence(intent: Intent, likely: float) -> float:
-    """How sure an intent read of the whole message only is: small talk as sure as the small-talk words make it,
-    the off-topic never sure (the engine offers what it can do), the rest as a clause's reading."""
+    """How sure an intent read of the whole message only is: small talk and the off-topic as a clause of them is,
+    the rest as a clause's reading."""
     if intent is Intent.CHITCHAT:
-        return 0.85
+        return SMALL_TALK_CONFIDENCE
     if intent is Intent.OUT_OF_SCOPE:
-        return 0.45
+        return UNCLEAR_AT_MOST
     return round(_read_confidence(likely), 4)
 
 
