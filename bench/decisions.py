@@ -44,8 +44,8 @@ committed before their first run; they are never trained or tuned on (their fail
   was meant (or another one) counted on its own, since a workflow asks for an order and proposes a change.
 
 bench/decision_sets/dev/ holds development sets written blind the same way, whose failures are printed and read
-(`--dev`, with `--only` one of them): items_named.json (440 messages, zh and en), confirmation.json, intent.json and
-same_options.json.
+(`--dev`, with `--only` one of them): items_named.json (440 messages, zh and en), confirmation.json, intent.json,
+same_options.json, asks.json and change.json (300 messages each, 200 of them Chinese).
 
     .venv/bin/python bench/decisions.py [--only intent|answer_or_request|ask_or_tell] [--dev [--only NAME]]
 """
@@ -105,10 +105,10 @@ def confirmation_measure(name: str, sets: Path = SETS, show_failures: bool = Fal
                 print(f"    {count:3d}  {key}")
 
 
-def asks_measure() -> None:
+def asks_measure(sets: Path = SETS, show_failures: bool = False) -> None:
     from agents.reading.asks import Asks, asks_read
 
-    for language, mine in _per_language("asks"):
+    for language, mine in _per_language("asks", sets):
         cell: Counter[str] = Counter()
         for item in mine:
             read = asks_read(item["text"])
@@ -117,6 +117,8 @@ def asks_measure() -> None:
             cell["needless identity"] += item["label"] == "policy" and read in (Asks.OWN_STATE, Asks.REQUEST)
             if read != item["label"]:
                 cell[f"{item['label']} as {read.value}"] += 1
+                if show_failures:
+                    print(f"  {item['label']} read {read.value}: {item['text']!r}")
         print(
             f"asks {language}: {cell['right']}/{len(mine)} = {cell['right'] / len(mine):.1%}  (a request or own-order "
             f"question read as policy: {cell['lost request']}; a policy question read as needing their records: "
@@ -315,7 +317,17 @@ DEVELOPMENT: dict[str, Callable[[Path, bool], None]] = {
     "intent": intent_measure,
     "same_options": same_options_measure,
     "items_named": items_named_measure,
+    "asks": asks_measure,
+    "change": lambda sets, show: _choice_measure(
+        "change", _change_read, "another kind of change read", sets=sets, show_failures=show
+    ),
 }
+
+
+def _change_read(item: dict[str, Any]) -> str | None:
+    from agents.reading.change import change_read
+
+    return change_read(item["text"])
 
 
 def main() -> None:
@@ -341,10 +353,9 @@ def main() -> None:
     confirmation_measure("confirmation_b")
     asks_measure()
     from agents.reading.cancel_reason import cancel_reason
-    from agents.reading.change import change_read
 
     _choice_measure("cancel_reason", lambda item: cancel_reason(item["text"]), "the other reason written")
-    _choice_measure("change", lambda item: change_read(item["text"]), "another kind of change read")
+    _choice_measure("change", _change_read, "another kind of change read")
     answer_or_request_measure()
     ask_or_tell_measure()
     correction_measure()
