@@ -45,7 +45,8 @@ committed before their first run; they are never trained or tuned on (their fail
 
 bench/decision_sets/dev/ holds development sets written blind the same way, whose failures are printed and read
 (`--dev`, with `--only` one of them): items_named.json (440 messages, zh and en), confirmation.json, intent.json,
-same_options.json, asks.json and change.json (300 messages each, 200 of them Chinese).
+same_options.json, asks.json and change.json (300 messages each, 200 of them Chinese), answer_or_request.json (300
+replies) and correction.json (250 messages).
 
     .venv/bin/python bench/decisions.py [--only intent|answer_or_request|ask_or_tell] [--dev [--only NAME]]
 """
@@ -153,7 +154,9 @@ def _choice_measure(
             if said != item["label"]:
                 cell[f"{item['label']} as {said}"] += 1
                 if show_failures:
-                    print(f"  {item['label']} read {said}: {item['text']!r}")
+                    print(
+                        f"  {item['label']} read {said}: {item.get('slot', '')} {item.get('text', item.get('reply'))!r}"
+                    )
         print(
             f"{name.replace('_', ' ')} {language}: {cell['right']}/{len(mine)} = {cell['right'] / len(mine):.1%}  "
             f"({costly}: {cell['costly']})"
@@ -186,7 +189,7 @@ def _same(one: str, other: str) -> bool:
     return one.lstrip("#").strip().lower() == other.lstrip("#").strip().lower()
 
 
-def correction_measure() -> None:
+def correction_measure(sets: Path = SETS, show_failures: bool = False) -> None:
     """The learned reader with what was said before, as the workflows read it, and with the message alone."""
     from agents.reading.correction import correction_read
 
@@ -194,7 +197,7 @@ def correction_measure() -> None:
         "with what was said before": lambda item: correction_read(item["message"], item["said_before"]),
         "the message alone": lambda item: correction_read(item["message"]),
     }
-    for language, mine in _per_language("correction"):
+    for language, mine in _per_language("correction", sets):
         for name, reader in readers.items():
             cell: Counter[str] = Counter()
             for item in mine:
@@ -206,6 +209,8 @@ def correction_measure() -> None:
                 cell["meant right"] += (
                     read is not None and item["label"] == "correction" and _same(read[0], item["meant"])
                 )
+                if show_failures and said != item["label"]:
+                    print(f"  {item['label']} read {said}: {item['said_before']!r} -> {item['message']!r}")
             print(
                 f"correction ({name}) {language}: {cell['right']}/{len(mine)} = {cell['right'] / len(mine):.1%}  (a "
                 f"correction read where none was made: {cell['false']}; the value meant read right: "
@@ -277,7 +282,7 @@ def intent_measure(sets: Path = SETS, show_failures: bool = False) -> None:
     )
 
 
-def answer_or_request_measure() -> None:
+def answer_or_request_measure(sets: Path = SETS, show_failures: bool = False) -> None:
     """The likeliest reading of a reply while the bot waits for a slot; a new request or a question read as an
     answer is the costly one: what the customer asked would go unanswered."""
     from agents.reading.answer_or_request import reply_likelihood
@@ -291,6 +296,8 @@ def answer_or_request_measure() -> None:
         read,
         "a new request or a question read as an answer",
         lambda said, meant: said == "answer" and meant != "answer",
+        sets,
+        show_failures,
     )
 
 
@@ -318,6 +325,8 @@ DEVELOPMENT: dict[str, Callable[[Path, bool], None]] = {
     "same_options": same_options_measure,
     "items_named": items_named_measure,
     "asks": asks_measure,
+    "answer_or_request": answer_or_request_measure,
+    "correction": correction_measure,
     "change": lambda sets, show: _choice_measure(
         "change", _change_read, "another kind of change read", sets=sets, show_failures=show
     ),
