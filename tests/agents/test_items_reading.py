@@ -321,4 +321,3 @@ def test_a_one_character_product_word_names_an_item_only_as_a_word_of_its_own(te
         {"item_id": "7002", "product_id": "p2", "name": "Bike Lock", "options": {"type": "U-Lock"}},
     ]
     assert read_items(text, order) == asked
-
