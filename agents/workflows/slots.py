@@ -881,6 +881,8 @@ def correction(text: str, before: str = "") -> tuple[str, str] | None:
     if fix is None:
         return None
     meant, mistaken = (value.lstrip("#") for value in fix)
+    if before and mistaken and not value_said(before, mistaken):
+        mistaken = ""  # named in other words than before ("浮光白" for the Pearl White said): nothing to replace
     return None if not meant or meant.lower() == mistaken.lower() else (meant, mistaken)
 
 
