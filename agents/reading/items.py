@@ -48,10 +48,9 @@ _SAYS_NOTHING = frozenset({THIS, OTHER, "and", "or", "both", "和", "或", "跟"
 
 
 def around_item(text: str) -> str:
-    """The sentence that names ITEM, with the next when that one asks of it (_asked_of_after). A list line, or a
-    sentence that hardly says more than the items, comes with the lines before it up to one that says something
-    ("Returning:\n- OTHER\n- ITEM"), or, when none does, with the sentences after it ("- ITEM\n- OTHER\nAll came
-    scratched, please exchange")."""
+    """The sentence that names ITEM. A list line, or a sentence that hardly says more than the items, comes with
+    the lines before it up to one that says something ("Returning:\n- OTHER\n- ITEM"), or, when none does, with
+    the sentences after it ("- ITEM\n- OTHER\nAll came scratched, please exchange")."""
     pieces = [piece for piece in _SENTENCE_END.split(text) if piece and piece.strip()]
     at = next((k for k, piece in enumerate(pieces) if THIS in piece), None)
     if at is None:
@@ -60,19 +59,11 @@ def around_item(text: str) -> str:
     while start > 0 and not _says_something(pieces[start]):
         start -= 1
     if _says_something(pieces[start]):
-        return "\n".join(pieces[start : at + 1 + _asked_of_after(pieces, at)])
+        return "\n".join(pieces[start : at + 1])
     end = at
     while end < len(pieces) - 1 and not _says_something(pieces[end]):
         end += 1
     return "\n".join(pieces[at : end + 1])
-
-
-def _asked_of_after(pieces: list[str], at: int) -> int:
-    """1 when the sentence after the item's asks the store to act without naming an item, and the item's sentence
-    only tells: what it asks is asked of this item ("ITEM stopped charging. Can you send a new one?"), else 0."""
-    if at + 1 >= len(pieces) or THIS in pieces[at + 1] or OTHER in pieces[at + 1]:
-        return 0
-    return int(said_of(pieces[at]) == Said.TELLS and said_of(pieces[at + 1]) != Said.TELLS)
 
 
 def _says_something(piece: str) -> bool:

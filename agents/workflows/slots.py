@@ -11,8 +11,6 @@ import unicodedata
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-import rjieba
-
 from agents.reading.ask_or_tell import Said, said_of
 from agents.reading.correction import correction_read, typing_slip
 from agents.reading.items import LIST_MARK, THIS, Mention, covers_all, items_asked, set_aside
@@ -603,42 +601,24 @@ def _item_spellings(clean: str, items: list[dict[str, Any]]) -> dict[str, set[st
         spellings[item_id] |= {
             n for n in nouns if not in_full or re.search(_ITEM_NOUN.format(described, re.escape(n)), clean)
         }
-    for item_id, words in _product_words(items, _words_cut(clean)).items():
+    for item_id, words in _product_words(items).items():
         spellings[item_id] |= words
     return spellings
 
 
-def _words_cut(clean: str) -> frozenset[str]:
-    """The Chinese words of the text as rjieba cuts them from its dictionary, none guessed (a guess joins a
-    one-character product word to the next character: 刀 and 用 of "刀用了一次")."""
-    return frozenset(word for word in rjieba.cut(clean, False) if _has_chinese(word))
-
-
-# How much of a product's name the end of one of its Chinese words says (面包机 of 烤面包机): less than the word.
-_ENDING_SAYS = 0.5
-
-
-def _product_words(items: list[dict[str, Any]], cut: frozenset[str] = frozenset()) -> dict[str, set[str]]:
+def _product_words(items: list[dict[str, Any]]) -> dict[str, set[str]]:
     """Each item's product words (头盔 for a Bicycle Helmet, "tee" for a T-Shirt) that no other product of the order
     shares or is called, or that say more of its name than of the other's (台灯: a Desk Lamp's, beside a Floor
-    Lamp). A word one character long (刀, 锁, 鞋), or the end of a longer word (面包机 of 烤面包机, 耳机 of 游戏耳机),
-    names the item where the text says it as a word of its own (`cut`): shoppers shorten, but 锁 is in 锁定 too."""
+    Lamp)."""
     # as the text is read: "T恤" is "t 恤"
-    words: dict[str, dict[str, float]] = {
-        item["item_id"]: {normalise(w): n for w, n in product_words(item["name"]).items()} for item in items
-    }
-    for own in words.values():
-        for word in list(own):
-            for ending in (word[k:] for k in range(1, len(word) - 1)):
-                if ending in cut:
-                    own.setdefault(ending, _ENDING_SAYS)
+    words = {item["item_id"]: {normalise(w): n for w, n in product_words(item["name"]).items()} for item in items}
     products = {item["item_id"]: normalise(item["name"]) for item in items}
     called = {*products.values(), *(name.split()[-1] for name in products.values() if name.split())}
     return {
         item_id: {
             w
             for w, says in own.items()
-            if (len(w) > 1 or w in cut)
+            if len(w) > 1
             and w not in called
             and not any(words[o].get(w, 0) >= says and products[o] != products[item_id] for o in words)
         }
@@ -881,8 +861,6 @@ def correction(text: str, before: str = "") -> tuple[str, str] | None:
     if fix is None:
         return None
     meant, mistaken = (value.lstrip("#") for value in fix)
-    if before and mistaken and not value_said(before, mistaken):
-        mistaken = ""  # named in other words than before ("浮光白" for the Pearl White said): nothing to replace
     return None if not meant or meant.lower() == mistaken.lower() else (meant, mistaken)
 
 

@@ -58,21 +58,3 @@ def test_a_change_that_does_not_say_what_changes_reads_as_none(text: str) -> Non
 def test_who_the_customer_is_told_with_the_word_address_changes_nothing(text: str) -> None:
     """An answer to "who are you?" names the address its zip belongs to; it asks for no new address."""
     assert change_read(text) is None
-
-
-@pytest.mark.parametrize(
-    ("text", "change"),
-    [
-        # how the order is paid, in the words a Chinese shopper pays with
-        ("这单别刷卡了，用账户余额扣吧", "payment"),
-        ("分12期付可以不", "payment"),
-        ("I'd rather pay this one in three instalments", "payment"),
-        # the address later orders go to, not this one's
-        ("从下一单起都寄到公司前台", "default_address"),
-        ("from now on ship everything to my new flat, this order can stay as it is", "default_address"),
-        # another product is no change of a variant
-        ("能把订单里的电饭煲换成空气炸锅吗", None),
-    ],
-)
-def test_payment_words_later_orders_and_another_product(text: str, change: str | None) -> None:
-    assert change_read(text) == change

@@ -301,23 +301,3 @@ def test_the_one_described_is_first_a_unit_of_a_product_held_twice(text: str, as
 
     order = [*TWO_OF_A_KIND[:2], {**TWO_OF_A_KIND[2], "options": {"color": "black"}}]
     assert read_items(text, order) == asked
-
-
-@pytest.mark.parametrize(
-    ("text", "asked"),
-    [
-        # one character is a product word where the text says it as a word of its own
-        ("锁太沉了背着累，退了吧", ["7002"]),
-        ("头盔大了一号，麻烦退掉", ["7001"]),
-        # 锁定 says nothing of a lock
-        ("先帮我锁定一下这个订单，头盔要退", ["7001"]),
-    ],
-)
-def test_a_one_character_product_word_names_an_item_only_as_a_word_of_its_own(text: str, asked: list[str]) -> None:
-    from agents.workflows.slots import read_items
-
-    order = [
-        {"item_id": "7001", "product_id": "p1", "name": "Cycling Helmet", "options": {"size": "L"}},
-        {"item_id": "7002", "product_id": "p2", "name": "Bike Lock", "options": {"type": "U-Lock"}},
-    ]
-    assert read_items(text, order) == asked
