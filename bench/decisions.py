@@ -301,6 +301,18 @@ def answer_or_request_measure(sets: Path = SETS, show_failures: bool = False) ->
     )
 
 
+def change_measure(sets: Path = SETS, show_failures: bool = False) -> None:
+    from agents.reading.change import change_read
+
+    _choice_measure(
+        "change",
+        lambda item: change_read(item["text"]),
+        "another kind of change read",
+        sets=sets,
+        show_failures=show_failures,
+    )
+
+
 def ask_or_tell_measure() -> None:
     from agents.reading.ask_or_tell import said_of
 
@@ -327,16 +339,8 @@ DEVELOPMENT: dict[str, Callable[[Path, bool], None]] = {
     "asks": asks_measure,
     "answer_or_request": answer_or_request_measure,
     "correction": correction_measure,
-    "change": lambda sets, show: _choice_measure(
-        "change", _change_read, "another kind of change read", sets=sets, show_failures=show
-    ),
+    "change": change_measure,
 }
-
-
-def _change_read(item: dict[str, Any]) -> str | None:
-    from agents.reading.change import change_read
-
-    return change_read(item["text"])
 
 
 def main() -> None:
@@ -364,7 +368,7 @@ def main() -> None:
     from agents.reading.cancel_reason import cancel_reason
 
     _choice_measure("cancel_reason", lambda item: cancel_reason(item["text"]), "the other reason written")
-    _choice_measure("change", _change_read, "another kind of change read")
+    change_measure()
     answer_or_request_measure()
     ask_or_tell_measure()
     correction_measure()
