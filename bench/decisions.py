@@ -54,6 +54,7 @@ replies) and correction.json (250 messages).
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -72,13 +73,23 @@ def _per_language(name: str, sets: Path = SETS) -> Iterator[tuple[str, list[dict
         yield language, [item for item in items if item.get("lang", item.get("language")) == language]
 
 
+def _request_asked_about(question: str) -> str:
+    """The kind of request the bot's question is about (the workflow the engine would be in), read by the engine's
+    own intent decision: the confirmation is read within it, as in a conversation."""
+    from agents.reading.intent import intent_likelihood
+    from agents.workflows.definitions import WORKFLOW_FOR_INTENT
+
+    proposal = re.split(r"(?<=[。！？!?])|(?<=\.)\s", question.strip())[0]  # its first sentence says what is done
+    return str(WORKFLOW_FOR_INTENT.get(intent_likelihood(proposal)[0][0].value, ""))
+
+
 def confirmation_measure(name: str, sets: Path = SETS, show_failures: bool = False) -> None:
     from agents.reading.confirmation import Answer, confirmation_read
 
     items = json.loads((sets / f"{name}.json").read_text())["items"]
     tally: dict[tuple[str, str], Counter[str]] = {}
     for item in items:
-        read = confirmation_read(item.get("text") or item["reply"]).answer
+        read = confirmation_read(item.get("text") or item["reply"], _request_asked_about(item["question"])).answer
         label = item["label"]
         if item["asked"] == "confirm":
             right = read == label or (label in DECLINES and read in {Answer.NO, Answer.CANCEL})

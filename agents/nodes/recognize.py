@@ -111,10 +111,10 @@ def step_recognize(turn: TurnRun) -> bool:
             context = _llm_context(turn, lookup([]))
         recognition = recognize(text, catalogue=catalogue_get(), context=context)
         hits = lookup([score.text for score in recognition.intents])
-    reading = message_read(text, [score.text for score in recognition.intents])
+    workflow = workflow_active(turn.conversation_id) if getattr(turn, "workflow_open", True) else None
+    reading = message_read(text, [score.text for score in recognition.intents], workflow.kind if workflow else "")
     flags = list(recognition.flags)
     with transaction.atomic():
-        workflow = workflow_active(turn.conversation_id) if getattr(turn, "workflow_open", True) else None
         switched = workflow is not None and _is_intent_switch(workflow, recognition, reading)
         if not turn_move(
             turn,

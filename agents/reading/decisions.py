@@ -53,6 +53,7 @@ DENSE_WEIGHT = 2.0
 FEATURES_VERSION = "3"
 
 _CJK_RUN = re.compile(r"[\u3400-\u9fff]+")
+_CONTEXT = re.compile(r"⟦(\w+)⟧ ")
 _WORD = re.compile(r"[a-z][a-z0-9']*|\d+")
 # Where what follows is said not to be meant, up to the clause's end: "the items, not the address", "改地址，不是换
 # 商品", "it's not a mistake". Grammar, not shop language: the words after it are read as negated words.
@@ -108,6 +109,7 @@ class Decision:
 
     def vectors(self, texts: Sequence[str]) -> np.ndarray:
         """The meaning vectors the decision reads its texts by."""
+        texts = [_context_apart(text)[1] for text in texts]
         read = list(texts)
         if self.meaning_without_negated:
             read = [without_negated(text) for text in read]
@@ -169,6 +171,26 @@ def _scripts_joined(text: str) -> str:
     return scripts_joined(text.strip()) or "-"
 
 
+def in_context(text: str, context: str) -> str:
+    """The text as a decision read in a context reads it (the request the customer is answering about): its
+    n-grams are counted once as they are and once joined to the context, so that one example file teaches what
+    words mean anywhere and, from the examples that name a context, what they mean there ("cancel it" gives up a
+    return but confirms a cancellation). The meaning vector reads the text alone."""
+    return f"⟦{context}⟧ {text}" if context else text
+
+
+def _norm(text: str, found: np.ndarray) -> float:
+    """What a text's n-gram weights are divided by: the root of how many it has, not counting those joined to a
+    context, so that a text read in a context weighs its own words as much as it does alone."""
+    return float(np.sqrt(max(len(found) / (2 if _context_apart(text)[0] else 1), 1)))
+
+
+def _context_apart(text: str) -> tuple[str, str]:
+    """(context, text) of a text written by in_context; ("", text) for any other."""
+    found = _CONTEXT.match(text)
+    return (found.group(1), text[found.end() :]) if found else ("", text)
+
+
 def _hashed(feature: str) -> int:
     return zlib.crc32(feature.encode()) & (HASH_DIMENSIONS - 1)
 
@@ -179,7 +201,8 @@ def _normalised(text: str) -> str:
 
 def hashed_features(text: str, decision: Decision | None = None) -> np.ndarray:
     """The hashed n-gram indices of a message (each once), and of the decision's part in focus and the words
-    around its marker (each marked apart)."""
+    around its marker (each marked apart); in a context (in_context), each also joined to it."""
+    context, text = _context_apart(text)
     clean = _normalised(text)
     found = {"^"}
     if decision and decision.focus:
@@ -206,6 +229,8 @@ def hashed_features(text: str, decision: Decision | None = None) -> np.ndarray:
         found.add("?")
     if not words and not runs:
         found.add(f"only{clean[:8]}")  # an emoji or a sign alone
+    if context:
+        found.update([f"{context}|{feature}" for feature in found])
     return np.fromiter(sorted({_hashed(feature) for feature in found}), dtype=np.int64)
 
 
@@ -301,7 +326,7 @@ def _sparse(texts: Sequence[str], decision: Decision | None = None) -> Any:
 
     indices = [hashed_features(text, decision) for text in texts]
     lengths = np.array([len(found) for found in indices])
-    values = np.repeat(1 / np.sqrt(np.maximum(lengths, 1)), lengths)
+    values = np.repeat([1 / _norm(text, found) for text, found in zip(texts, indices, strict=True)], lengths)
     return csr_matrix(
         (values, np.concatenate(indices), np.r_[0, np.cumsum(lengths)]), shape=(len(texts), HASH_DIMENSIONS)
     )
@@ -346,7 +371,7 @@ def probabilities(
     scores = vectors @ model.dense.T + model.intercept
     for row, text in enumerate(texts):
         found = hashed_features(text, decision)
-        scores[row] += model.hashed[:, found].sum(axis=1) / np.sqrt(max(len(found), 1))
+        scores[row] += model.hashed[:, found].sum(axis=1) / _norm(text, found)
     scores -= scores.max(axis=1, keepdims=True)
     exp = np.exp(scores)
     return exp / exp.sum(axis=1, keepdims=True)

@@ -49,9 +49,10 @@ class TextReading:
         return self.said == Said.ASKS
 
 
-def text_read(text: str) -> TextReading:
+def text_read(text: str, request: str = "") -> TextReading:
+    """What `text` says; as an answer, within `request` (the kind of the workflow waiting for one, if any)."""
     return TextReading(
-        answer=confirmation_read(text).answer,
+        answer=confirmation_read(text, request).answer,
         asks=asks_read(text) if text.strip() else Asks.OTHER,
         policy_too=bool(text.strip()) and asks_policy_too(text),
         said=said_of(text),
@@ -62,14 +63,16 @@ def text_read(text: str) -> TextReading:
 
 @dataclass
 class Reading:
-    """The readings of a message and its parts, by text. `of` reads a text not read yet, once."""
+    """The readings of a message and its parts, by text, within the request waiting for an answer (`request`, a
+    workflow kind, "" for none). `of` reads a text not read yet, once."""
 
     message: str
+    request: str = ""
     texts: dict[str, TextReading] = field(default_factory=dict)
 
     def of(self, text: str) -> TextReading:
         if text not in self.texts:
-            self.texts[text] = text_read(text)
+            self.texts[text] = text_read(text, self.request)
         return self.texts[text]
 
     @property
@@ -77,7 +80,11 @@ class Reading:
         return self.of(self.message)
 
     def as_json(self) -> dict[str, Any]:
-        return {"message": self.message, "texts": [{"text": text, **asdict(read)} for text, read in self.texts.items()]}
+        return {
+            "message": self.message,
+            "request": self.request,
+            "texts": [{"text": text, **asdict(read)} for text, read in self.texts.items()],
+        }
 
     @classmethod
     def from_json(cls, data: dict[str, Any] | None, message: str) -> Reading:
@@ -85,6 +92,7 @@ class Reading:
         again when asked."""
         if not data or data.get("message") != message:
             return cls(message)
+        request = str(data.get("request") or "")
         texts = {}
         for row in data.get("texts", []):
             try:
@@ -98,12 +106,13 @@ class Reading:
                 )
             except (KeyError, TypeError, ValueError):
                 continue  # read again when asked for
-        return cls(message, texts)
+        return cls(message, request, texts)
 
 
-def message_read(message: str, parts: Iterable[str] = ()) -> Reading:
-    """The reading of the message and of its parts (the texts the intent node found requests or questions in)."""
-    reading = Reading(message)
+def message_read(message: str, parts: Iterable[str] = (), request: str = "") -> Reading:
+    """The reading of the message and of its parts (the texts the intent node found requests or questions in),
+    within the request waiting for an answer."""
+    reading = Reading(message, request)
     for text in dict.fromkeys([message, *parts]):
         reading.of(text)
     return reading

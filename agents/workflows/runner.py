@@ -197,7 +197,11 @@ def workflow_handle(sctx: SpecialistContext) -> SpecialistResult:
         if state is not None and _gives_up(state, sctx.read(sctx.text or sctx.message_text)):
             _save(state, step="", slots=state.slots, status=WorkflowStatus.CANCELLED)
             workflows_queued_cancel(conversation.pk)
-            return SpecialistResult(text=say(sctx.language, "Cancelled. Anything else I can help with?"))
+            return SpecialistResult(
+                text=say(
+                    sctx.language, "OK, I've stopped that request: nothing was changed. Anything else I can help with?"
+                )
+            )
         if state is None:
             kind = WORKFLOW_FOR_INTENT.get(sctx.intent)
             if kind is None:

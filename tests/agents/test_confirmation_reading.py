@@ -69,14 +69,12 @@ def test_a_yes_asking_for_another_change_is_not_taken_for_a_yes() -> None:
         ("👌", True),
         ("why not", True),
         ("I don't see a problem, go ahead", True),
-        ("yes, cancel #W7654321", True),
         ("ok的", True),
         ("没错，就这样", True),
         ("没有问题，办理吧", True),
         ("yesss thanks!!", True),
         ("okie dokie", True),
         ("I can't see anything wrong, go ahead", True),
-        ("Yes please, do the cancel.", True),
         # declining without a "no"
         ("leave it as it is", False),
         ("scrap that", False),
@@ -106,3 +104,18 @@ def test_a_confirmation_answered_the_way_people_type(text: str, answer: bool | N
 
 def test_no_longer_needed_is_not_a_no_at_the_confirmation() -> None:
     assert yes_no("ok no longer needed then") is not False
+
+
+@pytest.mark.parametrize("text", ["yes, cancel #W7654321", "Yes please, do the cancel.", "cancel it", "取消吧"])
+def test_the_words_of_cancelling_confirm_a_cancellation(text: str) -> None:
+    assert yes_no(text, request="cancel_order") is True
+
+
+@pytest.mark.parametrize("text", ["cancel it", "取消吧"])
+def test_the_same_words_give_up_any_other_request(text: str) -> None:
+    assert gives_up(text, request="return") and gives_up(text)
+
+
+@pytest.mark.parametrize("text", ["don't cancel it", "keep the order", "先别取消", "算了，不取消了"])
+def test_keeping_the_order_gives_up_its_cancellation(text: str) -> None:
+    assert gives_up(text, request="cancel_order")
