@@ -9,6 +9,8 @@ that sentence.
   n-grams: words, word pairs, the first and the last word, character n-grams of longer words, Chinese characters
   and their pairs and triples, and whether it asks ("?"). The vector carries meaning across wordings it has not
   seen; the n-grams carry the small words a vector blurs ("no", "not", "别").
+- A decision may be read in a context (`in_context`: the request an answer is about): its n-grams count once
+  as they are and once joined to the context, so examples that name a context teach what words mean there.
 - A multinomial logistic regression (scikit-learn) weighs them. `manage.py train_decisions` fits every decision,
   prints its cross-validated accuracy and writes `fitted/<decision>.npz` with the hash of its examples and
   settings; the files are committed (embedding the examples takes a while) and a test fails when one is stale.

@@ -37,10 +37,11 @@ def test_the_message_and_each_part_are_read_once_and_kept(message: str, parts: l
 
 
 def test_a_stored_reading_comes_back_as_it_was_and_one_of_another_message_is_not_used() -> None:
-    reading = message_read("yes please, cancel it", ["cancel it"])
+    reading = message_read("yes please, cancel it", ["cancel it"], request="cancel_order")
     back = Reading.from_json(reading.as_json(), "yes please, cancel it")
 
-    assert back.texts == reading.texts
+    assert back.texts == reading.texts and back.request == "cancel_order"
+    assert back.of("取消吧").answer == Answer.YES  # a text read later is read within the same request
     assert back.whole.answer == Answer.YES and back.whole.yes_no is True
     assert Reading.from_json(reading.as_json(), "another message").texts == {}
     assert Reading.from_json({"message": "x", "texts": [{"text": "x", "answer": "maybe"}]}, "x").texts == {}
