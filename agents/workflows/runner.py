@@ -134,7 +134,7 @@ def _stuck(language: str, slot: str, prompt: str, choices: list[str]) -> Special
     """The prompt that replaces a third identical one: what the bot can take, or a person."""
     text = say(
         language,
-        "Sorry, I still couldn't use that. %(prompt)s You can also say 'cancel' to stop, or ask for a person.",
+        "Sorry, I still couldn't use that. %(prompt)s You can also say 'stop' to drop it, or ask for a person.",
         prompt=prompt,
     )
     offered = [*choices[:3], _person(language)]

@@ -9,8 +9,9 @@ from __future__ import annotations
 import pytest
 from django.core.management import call_command
 
+from agents.reading.confirmation import gives_up
 from agents.store.models import Order
-from conversations.models import Conversation, Customer, WorkflowState
+from conversations.models import Conversation, Customer, WorkflowKind, WorkflowState
 from conversations.services import conversation_start
 from tests.agents.engine import run_turn
 
@@ -62,3 +63,22 @@ def test_cancelling_without_a_reason_is_no_giving_up(li: Conversation, answer: s
     assert WorkflowState.objects.filter(conversation=li, status="active").exists() or (
         Order.objects.get(external_id="#D1001").status == "cancelled"
     ), turn.reply["text"]
+
+
+def test_the_word_offered_for_stopping_stops_a_cancellation_too(li: Conversation) -> None:
+    run_turn(li, "我要取消订单 #D1001")
+    stuck = run_turn(li, "嗯……")
+    for text in ("啊这", "呃"):
+        if "停止办理" not in stuck.reply["text"]:
+            stuck = run_turn(li, text)
+
+    stopped = run_turn(li, "停止办理")
+
+    assert stuck.reply["awaiting"]["slot"] == "reason"
+    assert "没有做任何更改" in stopped.reply["text"]
+    assert Order.objects.get(external_id="#D1001").status == "pending"
+
+
+@pytest.mark.parametrize("kind", [kind.value for kind in WorkflowKind])
+def test_the_words_offered_for_stopping_stop_every_kind_of_request(kind: str) -> None:
+    assert gives_up("stop", kind) and gives_up("停止办理", kind)
