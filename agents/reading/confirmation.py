@@ -30,7 +30,8 @@ class Answer(StrEnum):
 
 
 def answering(text: str, request: str) -> str:
-    """The message as the decision reads it: within the request it answers about."""
+    """The message as the decision reads it: within the request it answers about. Its own function, so that the
+    fitted model's key holds this module's source (the framing's), not that of every decision."""
     return in_context(text, request)
 
 

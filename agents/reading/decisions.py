@@ -111,8 +111,7 @@ class Decision:
 
     def vectors(self, texts: Sequence[str]) -> np.ndarray:
         """The meaning vectors the decision reads its texts by."""
-        texts = [_context_apart(text)[1] for text in texts]
-        read = list(texts)
+        read = texts = [_context_apart(text)[1] for text in texts]
         if self.meaning_without_negated:
             read = [without_negated(text) for text in read]
         if self.focus:
