@@ -212,8 +212,10 @@ class Correction:
     mistake: str
 
 
-def _placeholders(template: str) -> set[str]:
-    return {name for _, name, _, _ in string.Formatter().parse(template) if name}
+def _placeholders(template: str) -> dict[str, None]:
+    """The template's placeholders in the order it says them: each fills from the task's random draws in that
+    order, so a task says the same in every process (a set's order changes with Python's hash seed)."""
+    return dict.fromkeys(name for _, name, _, _ in string.Formatter().parse(template) if name)
 
 
 def _lower_first(text: str) -> str:
@@ -413,7 +415,7 @@ class Customer:
         return self._render(self.w.opening[operation.kind], correction.wrong, {correction.placeholder})
 
     def _choose(self, templates: Sequence[str], available: set[str], needs: set[str] | None = None) -> str:
-        usable = [t for t in templates if (needs or set()) <= _placeholders(t) <= available]
+        usable = [t for t in templates if (needs or set()) <= _placeholders(t).keys() <= available]
         assert usable, (templates, available, needs)
         template = self.rng.choice([t for t in usable if t not in self.used] or usable)
         self.used.add(template)
