@@ -11,6 +11,8 @@ import unicodedata
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+import rjieba
+
 from agents.reading.ask_or_tell import Said, said_of
 from agents.reading.correction import correction_read, typing_slip
 from agents.reading.items import LIST_MARK, THIS, Mention, covers_all, items_asked, set_aside
@@ -236,7 +238,9 @@ def item_mentions(
     describes one by its options alone (`by_options`). An item named again is named again: its role may differ
     ("I love the lamp … actually, return the lamp")."""
     spellings = _item_spellings(clean, items)
-    occurrences = _occurrences(clean, {n for names in spellings.values() for n in names}, _option_values(items, values))
+    occurrences = _occurrences(
+        clean, {n for names in spellings.values() for n in names}, _option_values(items, values), _option_names(items)
+    )
     said = _said(clean, occurrences)
     mentions: list[Mention] = []
     taken: list[dict[str, Any]] = []
@@ -601,15 +605,21 @@ def _item_spellings(clean: str, items: list[dict[str, Any]]) -> dict[str, set[st
         spellings[item_id] |= {
             n for n in nouns if not in_full or re.search(_ITEM_NOUN.format(described, re.escape(n)), clean)
         }
-    for item_id, words in _product_words(items).items():
+    for item_id, words in _product_words(items, _said_alone(clean)).items():
         spellings[item_id] |= words
     return spellings
 
 
-def _product_words(items: list[dict[str, Any]]) -> dict[str, set[str]]:
+def _said_alone(clean: str) -> frozenset[str]:
+    """The Chinese characters the text says as words of their own (刀 in 刀到了是钝的, not 锁 in 锁不住), as rjieba's
+    dictionary cuts it: a one-character product word names an item only there."""
+    return frozenset(w for w in rjieba.cut(clean, False) if len(w) == 1 and _has_chinese(w))
+
+
+def _product_words(items: list[dict[str, Any]], said_alone: frozenset[str]) -> dict[str, set[str]]:
     """Each item's product words (头盔 for a Bicycle Helmet, "tee" for a T-Shirt) that no other product of the order
     shares or is called, or that say more of its name than of the other's (台灯: a Desk Lamp's, beside a Floor
-    Lamp)."""
+    Lamp). A one-character word (刀, 锁) counts where the text says it alone (`said_alone`)."""
     # as the text is read: "T恤" is "t 恤"
     words = {item["item_id"]: {normalise(w): n for w, n in product_words(item["name"]).items()} for item in items}
     products = {item["item_id"]: normalise(item["name"]) for item in items}
@@ -618,7 +628,7 @@ def _product_words(items: list[dict[str, Any]]) -> dict[str, set[str]]:
         item_id: {
             w
             for w, says in own.items()
-            if len(w) > 1
+            if (len(w) > 1 or w in said_alone)
             and w not in called
             and not any(words[o].get(w, 0) >= says and products[o] != products[item_id] for o in words)
         }
@@ -654,17 +664,18 @@ def _said_with(before: str) -> str:
 
 def _words_before(clean: str, said: list[tuple[str, str]]) -> list[str]:
     """For each name said, the words between it and the sentence, colon or name before it: a name's segment runs
-    to the next name (_names_said), so the words before a name are the segment of the one before it."""
+    to the next name (_said), so the words before a name are the segment of the one before it."""
     if not said:
         return []
     first = len(clean) - sum(len(name) + len(segment) for name, segment in said)
     return [re.split(r"[。；;！？!?:：\n]", words)[-1] for words in [clean[:first], *(seg for _, seg in said[:-1])]]
 
 
-# A word said as an item of its own: after a determiner (and the item's options: "the olive jacket") or a list
-# mark, and not as an option's link word. Formatted with the options' words ("|olive|black") and the word.
+# A word said as an item of its own: after a determiner (and the item's options: "the olive jacket"), a list
+# mark ("- hat", "2. hat") or a "+" ("bed + bowl"), and not as an option's link word. Formatted with the options'
+# words ("|olive|black") and the word.
 _ITEM_NOUN = (
-    r"(?:^|\b(?:the|my|this|that|a|an|both|and|your)\s+(?:(?:(?!x)x{})\s+){{0,2}}|[-•*,;:]\s*){}\b"
+    r"(?:^|\b(?:the|my|this|that|a|an|both|and|your)\s+(?:(?:(?!x)x{})\s+){{0,2}}|(?:[-•*,;:+]|\b\d\.)\s*){}\b"
     r"(?!\s+(?:to|of|as)\b)"
 )
 
@@ -763,7 +774,8 @@ def item_segments(text: str, items: list[dict[str, Any]], values: Iterable[str] 
     products come in, besides the items' own."""
     clean = normalise(text)
     segments: dict[str, str] = {}
-    said = _names_said(clean, {normalise(item["name"]) for item in items}, _option_values(items, values))
+    names = {normalise(item["name"]) for item in items}
+    said = _said(clean, _occurrences(clean, names, _option_values(items, values), _option_names(items)))
     for k, (name, segment) in enumerate(said):
         if k + 1 < len(said):
             segment = _NEXT_ITEM_LEAD.split(segment, maxsplit=1)[0]
@@ -782,22 +794,33 @@ def item_segments(text: str, items: list[dict[str, Any]], values: Iterable[str] 
 _NEXT_ITEM_LEAD = re.compile(r"(?:还有|以及|另外|\b(?:and|also|plus)\b)(?=[^,，;；。.!?！？\n]*$)")
 
 
-# "compartment set to laptop", "compartment of laptop". Not a colon: "items: Tea Kettle" names one.
-_OPTION_LINK = re.compile(r"(?:\b(?:set|changed|switched)\s+to|\bof)\s*$", re.IGNORECASE)
+# "compartment set to laptop". Not a colon: "items: Tea Kettle" names one.
+_SET_TO = re.compile(r"\b(?:set|changed|switched)\s+to\s*$", re.IGNORECASE)
 
 
-def _names_said(clean: str, names: set[str], values: frozenset[str] = frozenset()) -> list[tuple[str, str]]:
-    """Each of `names` said in `clean`, in order, with the text after it up to the next name said."""
-    return _said(clean, _occurrences(clean, names, values))
+def _said_as_an_option(before: str, option_names: frozenset[str]) -> bool:
+    """The words before a name make it an option's value: "… set to", "compartment of"."""
+    if _SET_TO.search(before):
+        return True
+    linked = before.rstrip()
+    return linked.endswith(" of") and any(linked[:-3].rstrip().endswith(name) for name in option_names)
+
+
+def _option_names(items: list[dict[str, Any]]) -> frozenset[str]:
+    return frozenset(normalise(str(k)) for item in items for k in item["options"])
 
 
 def _said(clean: str, occurrences: list[tuple[int, int, str]]) -> list[tuple[str, str]]:
+    """Each name said, in order, with the text after it up to the next name said."""
     ends = [start for start, _, _ in occurrences[1:]] + [len(clean)] if occurrences else []
     return [(name, clean[end:until]) for (_, end, name), until in zip(occurrences, ends, strict=True)]
 
 
-def _occurrences(clean: str, names: set[str], values: frozenset[str] = frozenset()) -> list[tuple[int, int, str]]:
-    """Where each of `names` is said in `clean`, in order: start, end, name.
+def _occurrences(
+    clean: str, names: set[str], values: frozenset[str] = frozenset(), option_names: frozenset[str] = frozenset()
+) -> list[tuple[int, int, str]]:
+    """Where each of `names` is said in `clean`, in order: start, end, name; not where it is said as the value of
+    an option (`option_names`: "compartment set to laptop", "compartment of laptop", not "both pairs of sneakers").
 
     A name that is also an option value of the order's items (`values`) names the product at its
     last mention only: in "the Backpack into a polyester laptop version, and the Laptop into an i5
@@ -809,7 +832,7 @@ def _occurrences(clean: str, names: set[str], values: frozenset[str] = frozenset
         for match in re.finditer(
             re.escape(name) if _has_chinese(name) else rf"(?<![\w]){re.escape(name)}(?![\w])", clean
         )
-        if not _OPTION_LINK.search(clean, 0, match.start())  # "compartment set to laptop" is an option
+        if not _said_as_an_option(clean[: match.start()], option_names)
         and not _inside_a_longer_word(clean, match.start(), match.end(), name)
     )
     occurrences = [

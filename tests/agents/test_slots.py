@@ -419,3 +419,61 @@ def test_a_chinese_product_word_inside_a_longer_one_names_nothing(text: str, sai
     boards = [{"item_id": "s1", "name": "Skateboard", "options": {"deck material": "plastic", "length": "34 inch"}}]
 
     assert len(item_mentions(normalise(text), boards, by_options=False)) == said
+
+
+@pytest.mark.parametrize(
+    ("text", "named"),
+    [
+        ("both pairs of sneakers are too narrow", {("a", "b")}),
+        ("I'd rather have the compartment of laptop", set()),
+        ("the compartment set to laptop", set()),
+    ],
+)
+def test_a_name_after_of_names_an_item_unless_an_option_comes_before_it(text: str, named: set[tuple[str, ...]]) -> None:
+    """ "pairs of sneakers" names the sneakers; "compartment of laptop" says an option's value, not the Laptop."""
+    from agents.workflows.slots import item_mentions, normalise
+
+    items = [
+        {"item_id": "a", "name": "Sneakers", "options": {"size": "8"}},
+        {"item_id": "b", "name": "Sneakers", "options": {"size": "9"}},
+        {"item_id": "d", "name": "Laptop", "options": {"ram": "8GB"}},
+        {"item_id": "e", "name": "Rucksack", "options": {"compartment": "hydration"}},
+    ]
+
+    assert {m.item_ids for m in item_mentions(normalise(text), items, by_options=False)} == named
+
+
+@pytest.mark.parametrize(
+    ("text", "named"),
+    [
+        ("刀收到就是钝的，帮我退掉", {("knife",)}),
+        ("锁太沉了，退了吧", {("lock",)}),
+        ("登山杖有一节锁不住，想退", {("poles",)}),
+    ],
+)
+def test_a_one_character_product_word_names_an_item_where_it_is_a_word_of_its_own(
+    text: str, named: set[tuple[str, ...]]
+) -> None:
+    """刀 and 锁 are words for a Chef's Knife and a Bike Lock, but 锁 inside 锁不住 says nothing of the lock."""
+    from agents.workflows.slots import item_mentions, normalise
+
+    items = [
+        {"item_id": "knife", "name": "Chef's Knife", "options": {"length": "8 inch"}},
+        {"item_id": "lock", "name": "Bike Lock", "options": {"type": "U-Lock"}},
+        {"item_id": "poles", "name": "Trekking Poles", "options": {"material": "carbon"}},
+    ]
+
+    assert {m.item_ids for m in item_mentions(normalise(text), items, by_options=False)} == named
+
+
+def test_a_numbered_list_line_names_its_item_beside_an_item_named_in_full() -> None:
+    from agents.workflows.slots import item_mentions, normalise
+
+    items = [
+        {"item_id": "bag", "name": "Backpack", "options": {"color": "black"}},
+        {"item_id": "hat", "name": "Bucket Hat", "options": {"size": "M"}},
+        {"item_id": "glasses", "name": "Sunglasses", "options": {"lens": "polarized"}},
+    ]
+    text = normalise("please send back:\n1. Backpack\n2. hat\nthank you")
+
+    assert {i for m in item_mentions(text, items, by_options=False) for i in m.item_ids} == {"bag", "hat"}
