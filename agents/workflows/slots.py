@@ -524,10 +524,10 @@ def _values_said(clean: str, items: list[dict[str, Any]]) -> list[tuple[int, int
 
 # Between two values of one description: "the blue 750ml one", "蓝色750毫升的", "black-10".
 _DESCRIPTION_GOES_ON = re.compile(r"[\s的-]*")
-# A size written as one letter is a size where it stands beside Chinese or after "size" ("S和L的都退", "size M"),
-# not in "it's" or "I'm".
-_SIZE_LETTER_SAID = re.compile(r"(?:\bsize\s+|[\u3400-\u9fff]\s*|^\s*)$")
-_SIZE_LETTER_ENDS = re.compile(r"^\s*(?:[\u3400-\u9fff]|$)")
+# A size written as one letter is a size where it stands beside Chinese, or after "size" or "the" at a word's end
+# ("S和L的都退", "size M", "send back the L."), not in "it's" or "I'm".
+_SIZE_LETTER_SAID = re.compile(r"(?:\b(?:size|the)\s+|[\u3400-\u9fff]\s*|^\s*)$")
+_SIZE_LETTER_ENDS = re.compile(r"^\s*(?:[\u3400-\u9fff]|[.,!?;:)]|$)")
 # Sizes in words, as English speakers say the letters.
 _SIZE_IN_WORDS = {"xs": "extra small", "s": "small", "m": "medium", "l": "large", "xl": "extra large"}
 

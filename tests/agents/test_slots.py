@@ -477,3 +477,17 @@ def test_a_numbered_list_line_names_its_item_beside_an_item_named_in_full() -> N
     text = normalise("please send back:\n1. Backpack\n2. hat\nthank you")
 
     assert {i for m in item_mentions(text, items, by_options=False) for i in m.item_ids} == {"bag", "hat"}
+
+
+@pytest.mark.parametrize(
+    ("text", "asked"), [("Please send back the L. The M fits.", ["large"]), ("退L码的", ["large"])]
+)
+def test_a_size_letter_after_the_names_the_item_of_that_size(text: str, asked: list[str]) -> None:
+    from agents.workflows.slots import read_items
+
+    shirts = [
+        {"item_id": "medium", "name": "T-Shirt", "options": {"size": "M", "color": "green"}},
+        {"item_id": "large", "name": "T-Shirt", "options": {"size": "L", "color": "green"}},
+    ]
+
+    assert read_items(text, shirts) == asked
