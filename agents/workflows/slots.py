@@ -238,9 +238,7 @@ def item_mentions(
     describes one by its options alone (`by_options`). An item named again is named again: its role may differ
     ("I love the lamp … actually, return the lamp")."""
     spellings = _item_spellings(clean, items)
-    occurrences = _occurrences(
-        clean, {n for names in spellings.values() for n in names}, _option_values(items, values), _option_names(items)
-    )
+    occurrences = _occurrences(clean, {n for names in spellings.values() for n in names}, items, values)
     said = _said(clean, occurrences)
     mentions: list[Mention] = []
     taken: list[dict[str, Any]] = []
@@ -613,6 +611,8 @@ def _item_spellings(clean: str, items: list[dict[str, Any]]) -> dict[str, set[st
 def _said_alone(clean: str) -> frozenset[str]:
     """The Chinese characters the text says as words of their own (刀 in 刀到了是钝的, not 锁 in 锁不住), as rjieba's
     dictionary cuts it: a one-character product word names an item only there."""
+    if not _has_chinese(clean):
+        return frozenset()
     return frozenset(w for w in rjieba.cut(clean, False) if len(w) == 1 and _has_chinese(w))
 
 
@@ -775,7 +775,7 @@ def item_segments(text: str, items: list[dict[str, Any]], values: Iterable[str] 
     clean = normalise(text)
     segments: dict[str, str] = {}
     names = {normalise(item["name"]) for item in items}
-    said = _said(clean, _occurrences(clean, names, _option_values(items, values), _option_names(items)))
+    said = _said(clean, _occurrences(clean, names, items, values))
     for k, (name, segment) in enumerate(said):
         if k + 1 < len(said):
             segment = _NEXT_ITEM_LEAD.split(segment, maxsplit=1)[0]
@@ -806,10 +806,6 @@ def _said_as_an_option(before: str, option_names: frozenset[str]) -> bool:
     return linked.endswith(" of") and any(linked[:-3].rstrip().endswith(name) for name in option_names)
 
 
-def _option_names(items: list[dict[str, Any]]) -> frozenset[str]:
-    return frozenset(normalise(str(k)) for item in items for k in item["options"])
-
-
 def _said(clean: str, occurrences: list[tuple[int, int, str]]) -> list[tuple[str, str]]:
     """Each name said, in order, with the text after it up to the next name said."""
     ends = [start for start, _, _ in occurrences[1:]] + [len(clean)] if occurrences else []
@@ -817,14 +813,16 @@ def _said(clean: str, occurrences: list[tuple[int, int, str]]) -> list[tuple[str
 
 
 def _occurrences(
-    clean: str, names: set[str], values: frozenset[str] = frozenset(), option_names: frozenset[str] = frozenset()
+    clean: str, names: set[str], items: list[dict[str, Any]], values: Iterable[str] = ()
 ) -> list[tuple[int, int, str]]:
     """Where each of `names` is said in `clean`, in order: start, end, name; not where it is said as the value of
-    an option (`option_names`: "compartment set to laptop", "compartment of laptop", not "both pairs of sneakers").
+    one of the items' options ("compartment set to laptop", "compartment of laptop", not "both pairs of sneakers").
 
-    A name that is also an option value of the order's items (`values`) names the product at its
+    A name that is also an option value of the order's items (or one of `values`) names the product at its
     last mention only: in "the Backpack into a polyester laptop version, and the Laptop into an i5
     one" the first "laptop" is the backpack's compartment."""
+    option_names = frozenset(normalise(str(k)) for item in items for k in item["options"])
+    values = _option_values(items, values)
     occurrences = sorted(
         (match.start(), match.end(), name)
         for name in names
