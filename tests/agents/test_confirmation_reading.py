@@ -50,6 +50,23 @@ def test_a_no_in_many_words(text: str) -> None:
 
 
 @pytest.mark.parametrize(
+    "text", ["行，不过先别弄", "可以，但今天先不办", "sure, but hold off for now", "ok wait don't do it yet"]
+)
+def test_an_ok_that_holds_off_is_a_no_not_a_yes(text: str) -> None:
+    assert confirmation_read(text).answer == Answer.NO
+
+
+@pytest.mark.parametrize("text", ["甭办了", "甭弄了，谢谢", "拉倒吧", "scrap the whole thing"])
+def test_a_colloquial_or_dialect_give_up_is_never_read_as_a_yes(text: str) -> None:
+    assert confirmation_read(text).answer == Answer.CANCEL
+
+
+@pytest.mark.parametrize("text", ["好的办吧，退款几天到账？", "yes do it, when will the refund land?"])
+def test_a_yes_with_a_question_about_the_same_change_is_a_yes(text: str) -> None:
+    assert confirmation_read(text).answer == Answer.YES
+
+
+@pytest.mark.parametrize(
     "text",
     ["I want the blue one instead", "嗯……让我想想别的", "what is the refund time?"],
 )

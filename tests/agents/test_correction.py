@@ -84,3 +84,15 @@ def test_the_values_are_read_as_what_they_are_to_what_was_said_before() -> None:
 def test_a_correction_is_not_read_in_an_empty_or_long_message() -> None:
     assert correction_read("", "#W1234567") is None
     assert correction_read("sorry, I meant #W1234576. " * 10, "#W1234567") is None
+
+
+@pytest.mark.parametrize(
+    ("before", "text", "meant"),
+    [
+        ("鞋要42码", "哦不对，41码，我脚小", "41码"),
+        ("买4瓶", "改成6瓶哈 同事也要", "6瓶"),
+        ("取消原因：不想要了", "原因改一下，是买贵了", "买贵了"),
+    ],
+)
+def test_a_value_put_right_with_a_reason_or_a_remark_after_it(before: str, text: str, meant: str) -> None:
+    assert correction_read(text, before) == (meant, "")
