@@ -451,18 +451,43 @@ def _joint(between: str, describing: frozenset[str]) -> str:
         return ""
     for joining in ("as well as", "along with", "together with"):
         between = between.replace(joining, " and ")
-    words = _JOINT_WORD.findall(between)
-    while words and (words[-1] in _DETERMINERS or words[-1] in describing):  # "… & the on-ear Headphones"
+    words = [part for word in _JOINT_WORD.findall(between) for part in _joining_apart(word)]
+    while words and (
+        words[-1] in _DETERMINERS or _an_option_word(words[-1], describing)
+    ):  # "… & the on-ear Headphones"
         words.pop()
-    if words and words[-1] in _JOINING and all(w in _LISTING or w in describing for w in words[:-1]):
+    if words and words[-1] in _JOINING and all(w in _LISTING or _an_option_word(w, describing) for w in words[:-1]):
         return "joined"
-    return "listing" if words and all(w in _LISTING or w in describing for w in words) else ""
+    return "listing" if words and all(w in _LISTING or _an_option_word(w, describing) for w in words) else ""
+
+
+def _joining_apart(word: str) -> list[str]:
+    """A Chinese word with the joining word it runs into apart ("智能传感器款和" → "智能传感器款", "和")."""
+    for joining in sorted((j for j in _JOINING if _has_chinese(j)), key=len, reverse=True):
+        if word.endswith(joining) and len(word) > len(joining):
+            return [word[: -len(joining)], joining]
+    return [word]
+
+
+def _an_option_word(word: str, describing: frozenset[str]) -> bool:
+    """The word is one of the items' option words, or a Chinese word that is one with at most two characters
+    after it ("中号", "智能传感器款"; not "蓝色不太好看")."""
+    return word in describing or any(
+        _has_chinese(d) and word.startswith(d) and len(word) - len(d) <= 2 for d in describing
+    )
 
 
 def _describing_words(items: list[dict[str, Any]]) -> frozenset[str]:
-    """The words of the items' options, names and values, that may stand beside an item in a list."""
+    """The words of the items' options, names and values, and the Chinese words for the values, that may stand
+    beside an item in a list."""
     said = " ".join(f"{name} {value}" for item in items for name, value in item["options"].items())
-    return frozenset(_JOINT_WORD.findall(normalise(said)))
+    chinese = {
+        normalise(zh)
+        for item in items
+        for name, value in item["options"].items()
+        for zh in spellings_zh(name, str(value))
+    }
+    return frozenset(_JOINT_WORD.findall(normalise(said))) | chinese
 
 
 def _typos_fixed(clean: str, items: list[dict[str, Any]]) -> str:

@@ -152,6 +152,35 @@ def test_a_list_of_described_items_answering_which_items_means_those_items(answe
     assert read_items(answer, ORDER, answering=True) == asked
 
 
+PURIFIER_AND_BOTTLE = [
+    {
+        "item_id": "3001",
+        "product_id": "p1",
+        "name": "Air Purifier",
+        "options": {"room size": "medium", "filter type": "HEPA", "features": "smart sensors"},
+    },
+    {"item_id": "3002", "product_id": "p2", "name": "Perfume", "options": {"size": "30ml"}},
+    {"item_id": "3003", "product_id": "p3", "name": "Water Bottle", "options": {"capacity": "750ml", "color": "blue"}},
+]
+
+
+@pytest.mark.parametrize(
+    ("text", "asked"),
+    [
+        # the first item described by its values in Chinese words, the joining word run into the last of them
+        ("退：Air Purifier HEPA 中号 智能传感器款和Water Bottle\n退款：礼品卡", ["3001", "3003"]),
+        ("Return: Air Purifier HEPA medium smart sensors and Water Bottle\nRefund: gift card", ["3001", "3003"]),
+        # words between two items that say more than values are no list
+        ("Air Purifier换成大号的，Perfume和Water Bottle不用动", ["3001"]),
+        ("change the Air Purifier to the large one, the Perfume and the Water Bottle stay", ["3001"]),
+    ],
+)
+def test_items_described_in_the_shoppers_words_for_their_values_are_one_list(text: str, asked: list[str]) -> None:
+    from agents.workflows.slots import read_items
+
+    assert read_items(text, PURIFIER_AND_BOTTLE) == asked
+
+
 TWO_OF_A_KIND = [
     {"item_id": "2001", "product_id": "p1", "name": "Electric Kettle", "options": {"color": "black", "capacity": "1L"}},
     {"item_id": "2002", "product_id": "p1", "name": "Electric Kettle", "options": {"color": "white", "capacity": "1L"}},
