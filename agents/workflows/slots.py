@@ -452,18 +452,20 @@ def _joint(between: str, describing: frozenset[str]) -> str:
     for joining in ("as well as", "along with", "together with"):
         between = between.replace(joining, " and ")
     words = [part for word in _JOINT_WORD.findall(between) for part in _joining_apart(word)]
-    while words and (
-        words[-1] in _DETERMINERS or _an_option_word(words[-1], describing)
-    ):  # "… & the on-ear Headphones"
+    # "… & the on-ear Headphones"
+    while words and (words[-1] in _DETERMINERS or _an_option_word(words[-1], describing)):
         words.pop()
     if words and words[-1] in _JOINING and all(w in _LISTING or _an_option_word(w, describing) for w in words[:-1]):
         return "joined"
     return "listing" if words and all(w in _LISTING or _an_option_word(w, describing) for w in words) else ""
 
 
+_CHINESE_JOINING = sorted((j for j in _JOINING if _has_chinese(j)), key=len, reverse=True)
+
+
 def _joining_apart(word: str) -> list[str]:
     """A Chinese word with the joining word it runs into apart ("智能传感器款和" → "智能传感器款", "和")."""
-    for joining in sorted((j for j in _JOINING if _has_chinese(j)), key=len, reverse=True):
+    for joining in _CHINESE_JOINING:
         if word.endswith(joining) and len(word) > len(joining):
             return [word[: -len(joining)], joining]
     return [word]
