@@ -474,8 +474,9 @@ def _joining_apart(word: str) -> list[str]:
 def _an_option_word(word: str, describing: frozenset[str]) -> bool:
     """The word is one of the items' option words, or a Chinese word that is one with at most two characters
     after it ("中号", "智能传感器款"; not "蓝色不太好看")."""
-    return word in describing or any(
-        _has_chinese(d) and word.startswith(d) and len(word) - len(d) <= 2 for d in describing
+    return word in describing or (
+        _has_chinese(word)
+        and any(_has_chinese(d) and word.startswith(d) and len(word) - len(d) <= 2 for d in describing)
     )
 
 
@@ -483,12 +484,7 @@ def _describing_words(items: list[dict[str, Any]]) -> frozenset[str]:
     """The words of the items' options, names and values, and the Chinese words for the values, that may stand
     beside an item in a list."""
     said = " ".join(f"{name} {value}" for item in items for name, value in item["options"].items())
-    chinese = {
-        normalise(zh)
-        for item in items
-        for name, value in item["options"].items()
-        for zh in spellings_zh(name, str(value))
-    }
+    chinese = {spelling for item in items for spelling in _option_tokens(item["options"]) if _has_chinese(spelling)}
     return frozenset(_JOINT_WORD.findall(normalise(said))) | chinese
 
 
