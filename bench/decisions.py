@@ -45,8 +45,8 @@ committed before their first run; they are never trained or tuned on (their fail
 
 bench/decision_sets/dev/ holds development sets written blind the same way, whose failures are printed and read
 (`--dev`, with `--only` one of them): items_named.json (440 messages, zh and en), confirmation.json, intent.json,
-same_options.json, asks.json and change.json (300 messages each, 200 of them Chinese), answer_or_request.json (300
-replies) and correction.json (250 messages).
+same_options.json, asks.json, change.json and cancel_reason.json (300 messages each, 200 of them Chinese),
+answer_or_request.json (300 replies) and correction.json (250 messages).
 
     .venv/bin/python bench/decisions.py [--only intent|answer_or_request|ask_or_tell] [--dev [--only NAME]]
 """
@@ -139,6 +139,18 @@ def asks_measure(sets: Path = SETS, show_failures: bool = False) -> None:
         for key, count in sorted(cell.items()):
             if " as " in key:
                 print(f"    {count:3d}  {key}")
+
+
+def cancel_reason_measure(sets: Path = SETS, show_failures: bool = False) -> None:
+    from agents.reading.cancel_reason import cancel_reason
+
+    _choice_measure(
+        "cancel_reason",
+        lambda item: cancel_reason(item["text"]),
+        "the other reason written",
+        sets=sets,
+        show_failures=show_failures,
+    )
 
 
 def _another_label(said: str, meant: str) -> bool:
@@ -351,6 +363,7 @@ DEVELOPMENT: dict[str, Callable[[Path, bool], None]] = {
     "answer_or_request": answer_or_request_measure,
     "correction": correction_measure,
     "change": change_measure,
+    "cancel_reason": lambda sets, show: cancel_reason_measure(sets, show),
 }
 
 
@@ -376,9 +389,7 @@ def main() -> None:
     confirmation_measure("confirmation")
     confirmation_measure("confirmation_b")
     asks_measure()
-    from agents.reading.cancel_reason import cancel_reason
-
-    _choice_measure("cancel_reason", lambda item: cancel_reason(item["text"]), "the other reason written")
+    cancel_reason_measure()
     change_measure()
     answer_or_request_measure()
     ask_or_tell_measure()
