@@ -363,7 +363,7 @@ DEVELOPMENT: dict[str, Callable[[Path, bool], None]] = {
     "answer_or_request": answer_or_request_measure,
     "correction": correction_measure,
     "change": change_measure,
-    "cancel_reason": lambda sets, show: cancel_reason_measure(sets, show),
+    "cancel_reason": cancel_reason_measure,
 }
 
 
