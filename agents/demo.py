@@ -5,9 +5,9 @@ from pathlib import Path
 from django.conf import settings
 from django.db import transaction
 
-from agents.store.demo import store_seed_demo
 from knowledge.models import SAMPLE_KB
 from knowledge.services import chunk_statistics_refresh, file_ingest, kb_prune
+from stores.builtin.demo import store_seed_demo
 from tickets.demo import canned_responses_seed, demo_staff_ensure, demo_staff_retire
 
 DEMO_KB = Path(__file__).resolve().parent.parent / "knowledge" / "demo_kb"

@@ -40,12 +40,12 @@ from django.utils.translation import gettext_noop
 from agents.harm_model import harm_predicted
 from agents.llm.client import llm_moderation
 from agents.pii import mask_pii
-from agents.store.models import Order
 from conversations.language import say
 from conversations.models import Customer
 from knowledge.chunking import sentences
 from knowledge.injection import sentences_withheld, store_domains, text_without
 from knowledge.injection_model import Sentence, addresses
+from stores.builtin.models import Order
 
 PASS, REVISE, BLOCK = "pass", "revise", "block"
 

@@ -38,10 +38,10 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from agents.models import VerificationCode
-from agents.store.models import Address, Order
 from conversations.language import say
 from conversations.models import Conversation, Customer
 from conversations.rate import rate_allow
+from stores.builtin.models import Address, Order
 
 logger = logging.getLogger(__name__)
 

@@ -57,7 +57,7 @@ def _run(data: dict, repeat: int) -> None:
     from django.core.management import call_command
     from django.db import connection
 
-    from agents.store.taubench import store_export_taubench, store_import_taubench
+    from stores.builtin.taubench import store_export_taubench, store_import_taubench
 
     call_command("migrate", verbosity=0)
     first, again, export = [], [], []

@@ -725,7 +725,7 @@ def run_set(
     wordings: Wordings,
     show_failures: bool,
 ) -> list[Result]:
-    from agents.store.taubench import store_export_taubench, store_import_taubench
+    from stores.builtin.taubench import store_export_taubench, store_import_taubench
 
     results = []
     for index, task in numbered:  # the task's number seeds the customer's choices: a replay says the same
@@ -800,8 +800,8 @@ def main() -> None:
     from django.core.management import call_command
     from django.test import Client
 
-    from agents.store.taubench import store_import_taubench
     from conversations.api_keys import api_key_create
+    from stores.builtin.taubench import store_import_taubench
 
     db = json.loads((args.data / "tau2_retail" / "db.json").read_text())
     tasks = json.loads((args.data / "tau_bench_retail" / "tasks_dev_split.json").read_text())

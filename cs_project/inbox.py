@@ -3,7 +3,7 @@ left, the open chat in the middle, the customer beside it with their orders, pas
 a search of every knowledge base, internal ones included (the chat quotes only the public ones).
 
 Composed here, above the apps, because one screen shows the console's chats (tickets), the customer's
-store orders (agents.store) and their conversations. Pages are server-rendered, so they work before the
+store orders (stores.builtin) and their conversations. Pages are server-rendered, so they work before the
 socket connects; `static/console/console.js` keeps them live over `ws/staff` and posts the actions of
 tickets.console.
 """
@@ -17,9 +17,9 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET
 
-from agents.store.selectors import customer_orders
 from conversations.models import ResolutionReason
 from knowledge.selectors import chunk_search_hybrid
+from stores.builtin.selectors import customer_orders
 from tickets.console import StaffRequest, console_strings
 from tickets.selectors import (
     INBOX_VIEWS,

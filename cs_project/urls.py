@@ -11,7 +11,6 @@ from agents.api import (
     NluParseApi,
     TurnDetailApi,
 )
-from agents.store.views import storefront
 from analytics.api import AnalyticsApi
 from analytics.dashboard import dashboard_page, dashboard_view, drilldown_page, export_csv
 from conversations.views import widget_session
@@ -19,6 +18,7 @@ from cs_project.inbox import inbox_list_fragment, inbox_page
 from cs_project.views import bad_request, healthz, not_found, server_error
 from knowledge.api import IngestJobApi, IngestJobCancelApi, KbDocumentUploadApi, KbSearchApi
 from knowledge.views import kb_source
+from stores.builtin.views import storefront
 from tickets.api import TicketDetailApi, TicketListApi
 from tickets.console import console_view
 from webhooks.api import WebhookDeliveryListApi, WebhookDetailApi, WebhookListApi

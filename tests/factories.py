@@ -8,9 +8,9 @@ from decimal import Decimal
 import factory
 from django.utils import timezone
 
-from agents.store.models import Order, PaymentMethod, Product, Variant
 from conversations.models import Conversation, Customer, Message
 from knowledge.models import Document, KnowledgeBase
+from stores.builtin.models import Order, PaymentMethod, Product, Variant
 from tickets.models import Ticket
 
 

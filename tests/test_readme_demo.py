@@ -9,9 +9,9 @@ import pytest
 from django.conf import settings
 from django.core.management import call_command
 
-from agents.store.labels import order_status_said
-from agents.store.models import Order
 from conversations.models import Customer
+from stores.builtin.labels import order_status_said
+from stores.builtin.models import Order
 
 ROW = re.compile(r"^\| \S+(?: \S+)? \| `/\?customer=(\w+)[^`]*` \| `([^`]+)` / `([^`]+)` \| (.+) \|$", re.M)
 

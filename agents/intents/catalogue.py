@@ -6,7 +6,7 @@ import threading
 import time
 
 from agents.intents.entities.catalogue import Catalogue, CatalogueProduct
-from agents.store.models import Product
+from stores.builtin.models import Product
 
 _TTL_S = 60
 _lock = threading.Lock()

@@ -24,7 +24,6 @@ from agents.reading.message import Reading, message_read
 from agents.services import TURN_MOVED, turn_move
 from agents.specialists.knowledge import knowledge_hits
 from agents.states import TurnStatus
-from agents.store.models import Order
 from agents.taxonomy import WORKFLOW_INTENTS, Intent
 from agents.verification import verified_customer
 from agents.workflows.definitions import WORKFLOWS
@@ -40,6 +39,7 @@ from conversations.services import RecognisedIntent, intents_record_writes, work
 from knowledge.cache_tally import cache_tally
 from knowledge.embeddings import EmbeddingsUnavailable, query_vectors
 from knowledge.hits import KnowledgeHit
+from stores.builtin.models import Order
 
 
 def usage_fields(usage: list[LLMResult]) -> dict[str, Any]:

@@ -17,9 +17,6 @@ from agents.answers import SpecialistContext, SpecialistResult
 from agents.llm.client import LLMUnavailable, llm_chat, llm_enabled
 from agents.pii import mask_pii
 from agents.specialists import Specialist, register
-from agents.store.labels import carrier_said, order_status_said
-from agents.store.money import money
-from agents.store.selectors import product_examples, products_to_compare, store_currency
 from agents.taxonomy import Intent
 from agents.tools import TOOLS, ToolContext, ToolError, tool_call
 from agents.verification import ProofStatus, chat_proof, verified_customer
@@ -27,6 +24,9 @@ from agents.workflows.verify import identity_question, workflow_verify_start
 from conversations.language import Language, say
 from conversations.models import Conversation
 from conversations.services import conversation_verified_customer_set
+from stores.builtin.labels import carrier_said, order_status_said
+from stores.builtin.money import money
+from stores.builtin.selectors import product_examples, products_to_compare, store_currency
 
 PRIVATE = {Intent.ORDER_QUERY, Intent.LOGISTICS_QUERY, Intent.RETURN, Intent.EXCHANGE}
 _SUBSIDY_WORDS = re.compile(r"国补|补贴|subsid", re.IGNORECASE)
@@ -330,7 +330,7 @@ class Business(Specialist):
 
     @staticmethod
     def _one(tools: ToolContext, name: str) -> dict[str, Any]:
-        from agents.store.selectors import product_resolve
+        from stores.builtin.selectors import product_resolve
 
         product = product_resolve(name)
         if product is None:

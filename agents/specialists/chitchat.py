@@ -8,8 +8,8 @@ from django.utils.translation import gettext_noop
 
 from agents.answers import SpecialistContext, SpecialistResult
 from agents.specialists import Specialist, register
-from agents.store.selectors import product_examples
 from conversations.language import say, say_in_context
+from stores.builtin.selectors import product_examples
 
 _THANKS = re.compile(r"thank|thx|\bty\b|谢|感谢", re.IGNORECASE)
 _BYE = re.compile(r"\bbye\b|goodbye|see you|good ?night|再见|拜拜|晚安", re.IGNORECASE)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 from typing import Any
 
@@ -9,23 +11,12 @@ from django.conf import settings
 from django.db import transaction
 from django.utils.translation import gettext_noop
 
-from agents.store.models import Order, OrderStatus
-from agents.store.services import (
-    CANCEL_REASONS,
-    StoreError,
-    WriteResult,
-    customer_modify_default_address,
-    order_cancel,
-    order_exchange,
-    order_modify_address,
-    order_modify_items,
-    order_modify_payment,
-    order_return,
-)
 from agents.tools.base import ToolContext, ToolError, tool
-from agents.tools.orders import ORDER_ID
+from agents.tools.orders import ORDER_ID, order_for_customer
 from conversations.language import say
 from conversations.models import Language
+from stores.backend import store_backend
+from stores.records import CANCEL_REASONS, OrderStatus, StoreError, WriteResult
 from tickets.models import Ticket, TicketKind
 from tickets.services import ticket_create
 
@@ -51,17 +42,26 @@ RETURN_INSTRUCTIONS = gettext_noop(
 _TAX_ID = re.compile(r"^[0-9A-Z]{15,20}$")
 
 
+def write_key(ctx: ToolContext, kind: str, arguments: dict[str, Any]) -> str:
+    """The idempotency key of a write: the same request in the same conversation is one write at the store."""
+    request = json.dumps([ctx.conversation_id, kind, arguments], sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(request.encode()).hexdigest()[:40]
+
+
 def _write(
     ctx: ToolContext, *, kind: str, order_id: str, subject: str, write: Any, payload: dict[str, Any]
 ) -> tuple[WriteResult, Ticket]:
     """Run a store write and open its ticket in one transaction; StoreError becomes ToolError.
 
-    The ticket needs no idempotency key: it commits with the write, and a repeated write fails the
-    store's status check before reaching it (an address may change twice: two changes, two tickets).
+    `write` gets the store's customer id and the write's idempotency key. The ticket needs no idempotency key of
+    its own: it commits with the write, and a repeated write is refused by the store (its status rule, or its
+    idempotency key) before reaching it (an address may change twice: two changes, two tickets).
     """
+    customer_id = ctx.verified_customer.external_id
+    key = write_key(ctx, kind, {"order_id": order_id, **payload, "subject": subject})
     try:
         with transaction.atomic():
-            result = write()
+            result = write(customer_id, key)
             ticket = ticket_create(
                 kind=kind,
                 subject=subject,
@@ -91,7 +91,9 @@ def cancel_pending_order(ctx: ToolContext, args: dict[str, Any]) -> dict[str, An
         kind=TicketKind.CANCEL,
         order_id=args["order_id"],
         subject=f"Cancelled {args['order_id']}",
-        write=lambda: order_cancel(customer=ctx.verified_customer, order_id=args["order_id"], reason=args["reason"]),
+        write=lambda customer_id, key: store_backend().order_cancel(
+            customer_id, args["order_id"], reason=args["reason"], key=key
+        ),
         payload={"reason": args["reason"]},
     )
     return {"order_id": result.order_id, "status": result.status, "ticket": ticket.reference}
@@ -130,19 +132,21 @@ def modify_pending_order(ctx: ToolContext, args: dict[str, Any]) -> dict[str, An
     missing = [field for field in needed[change] if field not in args]
     if missing:
         raise ToolError("bad_arguments", f"Changing {change} needs {', '.join(missing)}.")
+    store = store_backend()
     writes = {
-        "address": lambda: order_modify_address(
-            customer=ctx.verified_customer, order_id=order_id, address=args["address"]
+        "address": lambda customer_id, key: store.order_modify_address(
+            customer_id, order_id, address=args["address"], key=key
         ),
-        "payment": lambda: order_modify_payment(
-            customer=ctx.verified_customer, order_id=order_id, payment_method_id=args["payment_method_id"]
+        "payment": lambda customer_id, key: store.order_modify_payment(
+            customer_id, order_id, payment_method_id=args["payment_method_id"], key=key
         ),
-        "items": lambda: order_modify_items(
-            customer=ctx.verified_customer,
-            order_id=order_id,
+        "items": lambda customer_id, key: store.order_modify_items(
+            customer_id,
+            order_id,
             item_ids=args["item_ids"],
             new_item_ids=args["new_item_ids"],
             payment_method_id=args["payment_method_id"],
+            key=key,
         ),
     }
     result, ticket = _write(
@@ -183,11 +187,12 @@ def create_return_order(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any
         kind=TicketKind.RETURN,
         order_id=args["order_id"],
         subject=f"Return from {args['order_id']}",
-        write=lambda: order_return(
-            customer=ctx.verified_customer,
-            order_id=args["order_id"],
+        write=lambda customer_id, key: store_backend().order_return(
+            customer_id,
+            args["order_id"],
             item_ids=args["item_ids"],
             payment_method_id=args["payment_method_id"],
+            key=key,
         ),
         payload={"reason": args.get("reason", "")},
     )
@@ -226,12 +231,13 @@ def create_exchange_order(ctx: ToolContext, args: dict[str, Any]) -> dict[str, A
         kind=TicketKind.EXCHANGE,
         order_id=args["order_id"],
         subject=f"Exchange from {args['order_id']}",
-        write=lambda: order_exchange(
-            customer=ctx.verified_customer,
-            order_id=args["order_id"],
+        write=lambda customer_id, key: store_backend().order_exchange(
+            customer_id,
+            args["order_id"],
             item_ids=args["item_ids"],
             new_item_ids=args["new_item_ids"],
             payment_method_id=args["payment_method_id"],
+            key=key,
         ),
         payload={},
     )
@@ -303,25 +309,21 @@ def generate_invoice(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     tax_id = (args.get("tax_id") or "").strip().upper()
     if args["invoice_type"] == "special" and not _TAX_ID.match(tax_id):
         raise ToolError("tax_id_required", "A special VAT invoice needs the company's 15-20 character tax id.")
-    order = Order.objects.filter(external_id=args["order_id"], customer=ctx.verified_customer).first()
-    if order is None:
-        raise ToolError("order_not_found", f"No order {args['order_id']} was found on this account.")
+    order = order_for_customer(ctx, args["order_id"])
     if order.status in (OrderStatus.CANCELLED, OrderStatus.PENDING):
-        raise ToolError(
-            "wrong_status", f"Order {order.external_id} is {order.status}: it can be invoiced once shipped."
-        )
+        raise ToolError("wrong_status", f"Order {order.order_id} is {order.status}: it can be invoiced once shipped.")
     ticket = ticket_create(
         kind=TicketKind.INVOICE,
-        subject=f"{args['invoice_type'].title()} invoice for {order.external_id}",
+        subject=f"{args['invoice_type'].title()} invoice for {order.order_id}",
         customer=ctx.verified_customer,
         conversation_id=ctx.conversation_id,
-        order_ref=order.external_id,
+        order_ref=order.order_id,
         payload={**args, "tax_id": tax_id},
-        source_key=f"invoice:{order.external_id}:{args['invoice_type']}",
+        source_key=f"invoice:{order.order_id}:{args['invoice_type']}",
     )
     return {
         "invoice_id": f"INV-{ticket.pk:06d}",
-        "order_id": order.external_id,
+        "order_id": order.order_id,
         "invoice_type": args["invoice_type"],
         "delivery": "e-invoice by email",
         "ticket": ticket.reference,
@@ -337,7 +339,9 @@ def generate_invoice(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
 )
 def modify_default_address(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     try:
-        address = customer_modify_default_address(customer=ctx.verified_customer, address=args)
+        address = store_backend().default_address_set(
+            ctx.verified_customer.external_id, address=args, key=write_key(ctx, "default_address", args)
+        )
     except StoreError as exc:
         raise ToolError(exc.code, str(exc)) from None
     return {"address": address}

@@ -5,7 +5,7 @@ Seed 004's rules live here rather than in each tool:
   has no field for it and unknown arguments are refused;
 - private tools need a verified customer; write tools need one too;
 - read results are cached 5 minutes per customer, and any write by that customer invalidates them, as
-  does a change to the store's data made any other way (the admin, an import: agents.store.versions).
+  does a change to the store's data made any other way (the admin, an import: stores.versions).
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ from typing import Any, Literal
 import jsonschema
 from django.core.cache import cache
 
-from agents.store.versions import store_version, store_version_bump
 from conversations.models import Customer
 from knowledge.cache_tally import cache_lookup_count
+from stores.versions import store_version, store_version_bump
 
 READ_CACHE_TTL_S = 5 * 60
 

@@ -6,9 +6,9 @@ from collections.abc import Iterable
 from decimal import Decimal
 from typing import Any
 
-from agents.store.models import Product, Variant
-from agents.store.selectors import product_resolve, subsidy_rules_active
 from agents.tools.base import ToolContext, ToolError, tool
+from stores.builtin.models import Product, Variant
+from stores.builtin.selectors import product_resolve, subsidy_rules_active
 
 PRODUCT = {
     "type": "string",

@@ -16,10 +16,6 @@ from agents.llm.client import llm_enabled
 from agents.reading.cancel_reason import RESTATED_AT, cancel_reason
 from agents.reading.message import Reading
 from agents.reading.same_options import same_options_asked
-from agents.store.labels import order_status_said
-from agents.store.models import Address, Order, OrderStatus, PaymentKind, PaymentMethod, PaymentTransaction, Variant
-from agents.store.money import money
-from agents.store.selectors import store_currency
 from agents.taxonomy import Intent
 from agents.tools import ToolContext, tool_call
 from agents.workflows import slots as read
@@ -34,6 +30,10 @@ from agents.workflows.variants import (
 )
 from conversations.language import say, say_in_context
 from conversations.models import WorkflowKind
+from stores.builtin.labels import order_status_said
+from stores.builtin.models import Address, Order, OrderStatus, PaymentKind, PaymentMethod, PaymentTransaction, Variant
+from stores.builtin.money import money
+from stores.builtin.selectors import store_currency
 
 RETURN_WINDOW = timedelta(days=7)
 

@@ -156,6 +156,9 @@ RETURN_ADDRESS_ZH = os.environ.get("RETURN_ADDRESS_ZH", "") or "深圳市南山�
 # not the store's (knowledge.injection at ingest, agents.safety before a reply is said). The site's own host names
 # (ALLOWED_HOSTS, CSRF_TRUSTED_ORIGINS) count too.
 STORE_DOMAINS = env_list("STORE_DOMAINS", [])
+# Where the order tools read and write: "builtin" is the project's own store tables (the demo, a τ-bench import,
+# a small store that keeps its orders here). See stores/backend.py.
+STORE_BACKEND = env_choice("STORE_BACKEND", "builtin", ("builtin",))
 
 # --- Django ----------------------------------------------------------------------------------
 
@@ -175,7 +178,7 @@ INSTALLED_APPS = [
     "cs_project",
     "conversations",
     "agents",
-    "agents.store",
+    "stores.builtin",
     "knowledge",
     "tickets",
     "webhooks",

@@ -174,8 +174,8 @@ def test_a_question_the_help_articles_do_not_cover_is_a_miss(visitor: Conversati
 
 @pytest.mark.parametrize(("language", "text"), [("en", "How much is the Find X9?"), ("zh", "Find X9 多少钱")])
 def test_prices_show_in_the_store_currency(visitor: Conversation, language: str, text: str) -> None:
-    from agents.store.models import Product
-    from agents.store.services import store_profile_set
+    from stores.builtin.models import Product
+    from stores.builtin.services import store_profile_set
 
     store_profile_set(currency="USD")
     Product.objects.update(currency="USD")
@@ -186,7 +186,7 @@ def test_prices_show_in_the_store_currency(visitor: Conversation, language: str,
 
 
 def test_a_comparison_of_one_product_suggests_a_pair_of_this_store(visitor: Conversation) -> None:
-    from agents.store.models import Product
+    from stores.builtin.models import Product
 
     turn = run_turn(visitor, "compare the Find X9")
 
@@ -197,7 +197,7 @@ def test_a_comparison_of_one_product_suggests_a_pair_of_this_store(visitor: Conv
 
 
 def test_a_greeting_suggests_asking_the_price_of_a_product_of_this_store(visitor: Conversation) -> None:
-    from agents.store.models import Product
+    from stores.builtin.models import Product
 
     Product.objects.filter(name="Find X9").update(name="Nova 12")  # not the demo's name any more
 
@@ -209,7 +209,7 @@ def test_a_greeting_suggests_asking_the_price_of_a_product_of_this_store(visitor
 
 
 def test_a_price_without_a_product_suggests_products_of_this_store(visitor: Conversation) -> None:
-    from agents.store.models import Product
+    from stores.builtin.models import Product
 
     Product.objects.create(external_id="p_lamp", name="Desk Lamp")  # the suggestions follow the catalogue
     turn = run_turn(visitor, "how much is it?")

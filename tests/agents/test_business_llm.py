@@ -89,6 +89,6 @@ def test_write_tools_are_not_offered_to_the_business_agent(emma_chat: Conversati
     assert "cancel_pending_order" not in offered
     refused = json.loads(llm_settings.chat_requests[2]["body"]["messages"][-1]["content"])
     assert refused["error"] == "not_allowed"
-    from agents.store.models import Order
+    from stores.builtin.models import Order
 
     assert Order.objects.get(external_id="#D2004").status == "pending (item modified)"

@@ -10,9 +10,9 @@ import pytest
 from django.core.management import call_command
 
 from agents.reading.confirmation import gives_up
-from agents.store.models import Order
 from conversations.models import Conversation, Customer, WorkflowKind, WorkflowState
 from conversations.services import conversation_start
+from stores.builtin.models import Order
 from tests.agents.engine import run_turn
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("exemplars", "parked_queue")]

@@ -14,7 +14,7 @@ from agents.intents.entities.extract import extract_entities
 
 TODAY = date(2026, 11, 25)
 
-# The demo store's catalogue (agents/store/demo.py).
+# The demo store's catalogue (stores/builtin/demo.py).
 CATALOGUE = Catalogue(
     products=(
         CatalogueProduct(

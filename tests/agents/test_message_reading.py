@@ -14,10 +14,10 @@ from agents.reading.confirmation import Answer
 from agents.reading.message import Reading, message_read, text_read
 from agents.services import customer_message_handle
 from agents.states import SubtaskStatus
-from agents.store.models import Order
 from agents.subtasks import subtask_execute
 from conversations.models import Conversation, Customer, WorkflowState
 from conversations.services import conversation_start
+from stores.builtin.models import Order
 from tests.agents.engine import run_turn
 
 

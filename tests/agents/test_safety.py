@@ -10,9 +10,9 @@ from django.core.management import call_command
 
 from agents.harm_model import model_weights
 from agents.safety import BLOCK, PASS, REVISE, safety_check
-from agents.store.models import Order
 from conversations.models import Conversation, Customer
 from conversations.services import conversation_start
+from stores.builtin.models import Order
 from tests.agents.engine import run_turn
 from tests.fake_openai import FakeOpenAI
 

@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 from django.core.management import call_command
 
-from agents.store.models import Order, PaymentMethod
 from agents.tools import TOOLS, ToolContext, ToolError, tool_call
 from conversations.models import Customer
+from stores.builtin.models import Order, PaymentMethod
 from tickets.models import Ticket
 
 pytestmark = pytest.mark.django_db
@@ -165,7 +165,7 @@ def test_an_order_changed_outside_the_tools_is_not_served_from_the_cache(
 def test_an_import_expires_every_customers_cached_reads(
     li: ToolContext, django_capture_on_commit_callbacks: Any
 ) -> None:
-    from agents.store.taubench import store_export_taubench, store_import_taubench
+    from stores.builtin.taubench import store_export_taubench, store_import_taubench
 
     tool_call("get_order_info", li, {"order_id": "#D1001"})  # cached
     data = store_export_taubench()

@@ -13,7 +13,6 @@ from django.test import override_settings
 from django.utils import timezone
 
 from agents.models import VerificationCode
-from agents.store.models import Order
 from agents.verification import (
     ACCOUNT_CODES_PER_HOUR,
     CLIENT_CODES_PER_ACCOUNT_HOUR,
@@ -22,6 +21,7 @@ from agents.verification import (
 )
 from conversations.models import Conversation, Customer, OutboxEmail
 from conversations.services import conversation_start
+from stores.builtin.models import Order
 from tests.agents.engine import run_turn
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("exemplars", "parked_queue")]

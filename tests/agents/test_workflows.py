@@ -8,9 +8,9 @@ import pytest
 from django.core.management import call_command
 from django.utils import timezone
 
-from agents.store.models import Order, PaymentMethod
 from conversations.models import Conversation, Customer, WorkflowState
 from conversations.services import conversation_start, workflows_expire_idle
+from stores.builtin.models import Order, PaymentMethod
 from tests.agents.engine import run_turn
 from tickets.models import Ticket
 
@@ -193,7 +193,7 @@ def test_a_version_that_changes_an_option_not_asked_for_is_offered_and_taken_onl
 def test_items_said_after_one_that_is_offered_another_version_are_read_in_the_same_message(
     emma: Conversation, opening: str, yes: str
 ) -> None:
-    from agents.store.models import OrderItem, Variant
+    from stores.builtin.models import OrderItem, Variant
 
     order = Order.objects.get(external_id="#D2001")
     white = Variant.objects.select_related("product").get(external_id="V-X8-WHT-256")
@@ -1369,7 +1369,7 @@ def _product(product_id: str, name: str, variants: list[tuple[str, dict[str, str
 @pytest.fixture
 def ada(store: None) -> Conversation:
     """A verified shopper whose pending order #T0000009 holds a jacket and a camera that share a colour."""
-    from agents.store.taubench import store_import_taubench
+    from stores.builtin.taubench import store_import_taubench
 
     jacket = [("3000000001", {"size": "S", "color": "red"}), ("3000000002", {"size": "XL", "color": "navy"})]
     jacket.append(("3000000003", {"size": "XL", "color": "black"}))

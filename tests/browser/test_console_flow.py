@@ -14,8 +14,8 @@ from django.core.management import call_command
 from playwright.sync_api import Page, expect
 
 from agents.intents.exemplar_index import exemplars_sync
-from agents.store.models import Order, OrderStatus
 from conversations.models import Conversation, ConversationStatus, Message
+from stores.builtin.models import Order, OrderStatus
 from tests.browser.conftest import console_login
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

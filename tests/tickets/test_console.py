@@ -210,7 +210,7 @@ def test_search_finds_chats_by_customer_order_id_or_words(lin: tuple[Client, Any
 def test_the_customer_is_beside_the_chat_with_orders_tracking_past_chats_and_tickets(
     lin: tuple[Client, Any], waiting: Conversation
 ) -> None:
-    from agents.store.models import Fulfillment, OrderStatus
+    from stores.builtin.models import Fulfillment, OrderStatus
     from tests.factories import OrderFactory, TicketFactory
 
     client, _ = lin

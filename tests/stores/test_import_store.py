@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from django.core.management import CommandError, call_command
 
-from agents.store.models import Address, Order, OrderItem, PaymentMethod, PaymentTransaction, Product, Variant
-from agents.store.taubench import store_export_taubench
 from conversations.models import Customer
+from stores.builtin.models import Address, Order, OrderItem, PaymentMethod, PaymentTransaction, Product, Variant
+from stores.builtin.taubench import store_export_taubench
 from tests.conftest import SHARED_DATA
 
 pytestmark = pytest.mark.django_db
@@ -271,7 +271,7 @@ def test_export_store_command_writes_the_file_or_stdout(
 
 
 def test_a_taubench_import_makes_dollars_the_store_currency(sample_store_path: Path) -> None:
-    from agents.store.selectors import store_currency
+    from stores.builtin.selectors import store_currency
 
     _import(sample_store_path)
 

@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from agents.store.models import (
+from stores.builtin.models import (
     Address,
     Fulfillment,
     Order,

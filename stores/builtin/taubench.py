@@ -19,7 +19,9 @@ from typing import Any
 from django.db import transaction
 from django.db.models import Prefetch
 
-from agents.store.models import (
+from conversations.models import Customer
+from conversations.services import customer_upsert
+from stores.builtin.models import (
     Address,
     Fulfillment,
     Order,
@@ -32,10 +34,8 @@ from agents.store.models import (
     TransactionKind,
     Variant,
 )
-from agents.store.services import store_profile_set
-from agents.store.versions import store_version_bump
-from conversations.models import Customer
-from conversations.services import customer_upsert
+from stores.builtin.services import store_profile_set
+from stores.versions import store_version_bump
 
 ORDER_ACTION_KEYS = (
     "cancel_reason",
@@ -338,7 +338,7 @@ def store_import_taubench(*, data: Any) -> ImportSummary:
         _import_products(products, summary)
         _import_users(users, summary)
         _import_orders(orders, summary)
-        transaction.on_commit(store_version_bump)  # bulk writes send no signals (agents.store.signals)
+        transaction.on_commit(store_version_bump)  # bulk writes send no signals (stores.builtin.signals)
     return summary
 
 

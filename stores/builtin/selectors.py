@@ -1,6 +1,6 @@
 from django.db.models import Count, Prefetch, QuerySet
 
-from agents.store.models import Order, Product, StoreProfile, SubsidyRule, Variant
+from stores.builtin.models import Order, Product, StoreProfile, SubsidyRule, Variant
 
 
 def product_list_for_storefront() -> QuerySet[Product]:

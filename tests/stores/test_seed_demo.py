@@ -6,7 +6,8 @@ from django.contrib.auth.models import User
 from django.core.management import call_command
 from django.utils import timezone
 
-from agents.store.models import (
+from conversations.models import Customer
+from stores.builtin.models import (
     Address,
     Fulfillment,
     Order,
@@ -19,7 +20,6 @@ from agents.store.models import (
     TrackingEvent,
     Variant,
 )
-from conversations.models import Customer
 from tickets.models import CannedResponse
 
 pytestmark = pytest.mark.django_db

@@ -9,7 +9,7 @@ from typing import Any
 from django.db import transaction
 from django.db.models.signals import post_delete, post_save
 
-from agents.store.models import (
+from stores.builtin.models import (
     Address,
     Fulfillment,
     Order,
@@ -21,7 +21,7 @@ from agents.store.models import (
     TrackingEvent,
     Variant,
 )
-from agents.store.versions import store_version_bump
+from stores.versions import store_version_bump
 
 
 def _customer_id(instance: Any) -> int | None:

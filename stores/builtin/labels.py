@@ -6,8 +6,8 @@ from __future__ import annotations
 from django.utils import translation
 from django.utils.translation import gettext_noop
 
-from agents.store.models import OrderStatus
 from conversations.language import Language, say, say_in_context
+from stores.builtin.models import OrderStatus
 
 CATEGORY_CONTEXT = "product category"
 CATEGORIES = {

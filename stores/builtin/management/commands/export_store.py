@@ -5,7 +5,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from agents.store.taubench import store_export_taubench
+from stores.builtin.taubench import store_export_taubench
 
 
 class Command(BaseCommand):

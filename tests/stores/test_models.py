@@ -2,7 +2,7 @@ from decimal import Decimal
 
 import pytest
 
-from agents.store.models import Address, Order, OrderItem, PaymentMethod, PaymentTransaction, SubsidyRule, Variant
+from stores.builtin.models import Address, Order, OrderItem, PaymentMethod, PaymentTransaction, SubsidyRule, Variant
 from tests.constraints import assert_rejected
 from tests.factories import CustomerFactory, OrderFactory, PaymentMethodFactory, ProductFactory, VariantFactory
 
@@ -130,8 +130,8 @@ def test_order_total_sums_its_items() -> None:
 
 
 def test_the_store_profile_is_one_row_with_an_iso_currency() -> None:
-    from agents.store.models import StoreProfile
-    from agents.store.services import store_profile_set
+    from stores.builtin.models import StoreProfile
+    from stores.builtin.services import store_profile_set
 
     store_profile_set(currency="usd")
 
@@ -145,6 +145,6 @@ def test_the_store_profile_is_one_row_with_an_iso_currency() -> None:
     [(3999, "CNY", "¥3,999"), (54.04, "USD", "$54.04"), (1200.5, "EUR", "€1,200.50"), (12.5, "CHF", "12.50 CHF")],
 )
 def test_money_shows_the_currency(amount: float, currency: str, shown: str) -> None:
-    from agents.store.money import money
+    from stores.builtin.money import money
 
     assert money(amount, currency) == shown

@@ -12,9 +12,9 @@ from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.indexes import GinIndex
 from django.db import models
 from django.db.models import Q
-from django.utils.translation import gettext_lazy as _
 
 from conversations.models import Customer
+from stores.records import OrderStatus, PaymentKind, TransactionKind
 
 
 def _money(**kwargs: object) -> models.DecimalField:
@@ -69,12 +69,6 @@ class Address(models.Model):
             "state": self.state,
             "zip": self.zip,
         }
-
-
-class PaymentKind(models.TextChoices):
-    CREDIT_CARD = "credit_card", "Credit card"
-    PAYPAL = "paypal", "PayPal"
-    GIFT_CARD = "gift_card", "Gift card"
 
 
 class PaymentMethod(models.Model):
@@ -147,16 +141,6 @@ class Variant(models.Model):
     def __str__(self) -> str:
         options = ", ".join(f"{k} {v}" for k, v in self.options.items())
         return f"{self.product.name} ({options})" if options else self.product.name
-
-
-class OrderStatus(models.TextChoices):
-    PENDING = "pending", _("Pending")  # placed, not yet processed: may be cancelled or modified
-    PROCESSED = "processed", _("Processed")  # packed and shipped
-    DELIVERED = "delivered", _("Delivered")  # may be returned or exchanged
-    CANCELLED = "cancelled", _("Cancelled")
-    RETURN_REQUESTED = "return requested", _("Return requested")
-    EXCHANGE_REQUESTED = "exchange requested", _("Exchange requested")
-    PENDING_ITEM_MODIFIED = "pending (item modified)", _("Pending (items modified)")
 
 
 class Order(models.Model):
@@ -239,11 +223,6 @@ class TrackingEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.occurred_at:%Y-%m-%d %H:%M} {self.status} {self.location}"
-
-
-class TransactionKind(models.TextChoices):
-    PAYMENT = "payment", "Payment"
-    REFUND = "refund", "Refund"
 
 
 class PaymentTransaction(models.Model):

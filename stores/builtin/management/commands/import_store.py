@@ -4,7 +4,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from agents.store.taubench import StoreImportError, store_import_taubench
+from stores.builtin.taubench import StoreImportError, store_import_taubench
 
 
 class Command(BaseCommand):

@@ -2,11 +2,11 @@ from django.apps import AppConfig
 
 
 class StoreConfig(AppConfig):
-    name = "agents.store"
+    name = "stores.builtin"
     label = "store"
     verbose_name = "Store"
 
     def ready(self) -> None:
-        from agents.store import signals
+        from stores.builtin import signals
 
         signals.connect()

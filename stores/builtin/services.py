@@ -8,14 +8,14 @@ fails its status check the second time, so a retried task cannot write twice.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
 from django.db import transaction
 from django.db.models import Max
 
-from agents.store.models import (
+from conversations.models import Customer
+from stores.builtin.models import (
     Address,
     Order,
     OrderItem,
@@ -27,25 +27,7 @@ from agents.store.models import (
     TransactionKind,
     Variant,
 )
-from conversations.models import Customer
-
-CANCEL_REASONS = ("no longer needed", "ordered by mistake")
-ADDRESS_FIELDS = ("address1", "address2", "city", "state", "country", "zip")
-
-
-class StoreError(Exception):
-    """A write the store's rules refuse; `code` is stable, the message is for people."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-
-
-@dataclass(frozen=True)
-class WriteResult:
-    order_id: str
-    status: str
-    details: dict[str, Any]
+from stores.records import CANCEL_REASONS, StoreError, WriteResult, address_clean
 
 
 def _order_for_update(customer: Customer, order_id: str) -> Order:
@@ -147,10 +129,7 @@ def order_cancel(*, customer: Customer, order_id: str, reason: str) -> WriteResu
 
 
 def order_modify_address(*, customer: Customer, order_id: str, address: dict[str, str]) -> WriteResult:
-    new = {field: str(address.get(field, "")) for field in ADDRESS_FIELDS}
-    for field in ("address1", "city", "country", "zip"):
-        if not new[field].strip():
-            raise StoreError("bad_address", f"The address needs {field}.")
+    new = address_clean(address)
     with transaction.atomic():
         order = _order_for_update(customer, order_id)
         _require_status(order, OrderStatus.PENDING)
@@ -241,10 +220,7 @@ def order_exchange(
 
 
 def customer_modify_default_address(*, customer: Customer, address: dict[str, str]) -> dict[str, str]:
-    new = {field: str(address.get(field, "")) for field in ADDRESS_FIELDS}
-    for field in ("address1", "city", "country", "zip"):
-        if not new[field].strip():
-            raise StoreError("bad_address", f"The address needs {field}.")
+    new = address_clean(address)
     with transaction.atomic():
         Customer.objects.select_for_update().get(pk=customer.pk)
         Address.objects.filter(customer=customer, is_default=True).delete()

@@ -16,7 +16,9 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from agents.store.models import (
+from conversations.models import Customer, Language
+from conversations.services import customer_upsert
+from stores.builtin.models import (
     Address,
     Fulfillment,
     Order,
@@ -31,10 +33,8 @@ from agents.store.models import (
     TrackingEvent,
     Variant,
 )
-from agents.store.services import store_profile_set
-from agents.store.versions import store_version_bump
-from conversations.models import Customer, Language
-from conversations.services import customer_upsert
+from stores.builtin.services import store_profile_set
+from stores.versions import store_version_bump
 
 PRODUCTS: list[dict[str, Any]] = [
     {
@@ -507,4 +507,4 @@ def store_seed_demo(*, reset: bool = False) -> None:
         for demo in ORDERS:
             if reset or demo.external_id not in existing:
                 _seed_order(demo, anchor)
-        transaction.on_commit(store_version_bump)  # bulk writes send no signals (agents.store.signals)
+        transaction.on_commit(store_version_bump)  # bulk writes send no signals (stores.builtin.signals)

@@ -1,0 +1,207 @@
+"""The built-in store as a backend: its tables read into `stores.records`, its writes through `services`.
+
+Writes need no idempotency store of their own: each write checks the order's status under a row lock, so a
+repeated write is refused by the same rule the second time (`wrong_status`) and changes nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+from django.db.models import QuerySet
+
+from conversations.models import Customer
+from stores.builtin import models, services
+from stores.records import (
+    ADDRESS_FIELDS,
+    Order,
+    OrderLine,
+    Payment,
+    PaymentMethod,
+    Shipment,
+    StoreCustomer,
+    StoreError,
+    TrackingEvent,
+    WriteResult,
+)
+
+T = TypeVar("T")
+
+
+def _orders() -> QuerySet[models.Order]:
+    return models.Order.objects.select_related("customer").prefetch_related(
+        "items__variant", "items__product", "fulfillments__events", "transactions__payment_method"
+    )
+
+
+def _shipment(fulfillment: models.Fulfillment) -> Shipment:
+    events = sorted(fulfillment.events.all(), key=lambda e: e.occurred_at, reverse=True)
+    return Shipment(
+        tracking_ids=tuple(fulfillment.tracking_ids),
+        item_ids=tuple(fulfillment.item_ids),
+        carrier=fulfillment.carrier,
+        estimated_arrival=fulfillment.estimated_arrival,
+        events=tuple(
+            TrackingEvent(
+                at=e.occurred_at,
+                status=e.status,
+                location=e.location,
+                location_zh=e.location_zh,
+                description=e.description,
+                description_zh=e.description_zh,
+            )
+            for e in events
+        ),
+    )
+
+
+def order_record(order: models.Order) -> Order:
+    """One order of the tables as the record every backend returns."""
+    return Order(
+        order_id=order.external_id,
+        customer_id=order.customer.external_id,
+        status=order.status,
+        currency=order.currency,
+        items=tuple(
+            OrderLine(
+                item_id=i.variant.external_id,
+                product_id=i.product.external_id,
+                name=i.name,
+                name_zh=i.product.name_zh,
+                options=i.options,
+                price=i.price,
+            )
+            for i in order.items.all()
+        ),
+        address=order.address,
+        placed_at=order.placed_at,
+        delivered_at=order.delivered_at,
+        shipments=tuple(_shipment(f) for f in order.fulfillments.all()),
+        payments=tuple(
+            Payment(kind=t.kind, amount=t.amount, payment_method_id=t.payment_method.external_id)
+            for t in order.transactions.all()
+        ),
+        details=order.action_details,
+    )
+
+
+def _payment_method(method: models.PaymentMethod) -> PaymentMethod:
+    return PaymentMethod(
+        payment_method_id=method.external_id,
+        kind=method.kind,
+        brand=method.brand,
+        last_four=method.last_four,
+        balance=method.balance,
+    )
+
+
+class BuiltinStore:
+    name = "builtin"
+
+    @staticmethod
+    def _customer(customer_id: str) -> Customer:
+        customer = Customer.objects.filter(external_id=customer_id).first()
+        if customer is None:
+            raise StoreError("customer_not_found", f"No customer {customer_id} in the store.")
+        return customer
+
+    def _write(self, customer_id: str, write: Callable[..., T], **arguments: Any) -> T:
+        return write(customer=self._customer(customer_id), **arguments)
+
+    def customer(self, customer_id: str) -> StoreCustomer | None:
+        customer = Customer.objects.filter(external_id=customer_id).first()
+        if customer is None:
+            return None
+        default = models.Address.objects.filter(customer=customer, is_default=True).first()
+        methods = models.PaymentMethod.objects.filter(customer=customer).order_by("external_id")
+        return StoreCustomer(
+            customer_id=customer.external_id,
+            name=customer.display_name,
+            email=customer.email,
+            phone=customer.phone,
+            default_address=None if default is None else {f: getattr(default, f) for f in ADDRESS_FIELDS},
+            payment_methods=tuple(_payment_method(m) for m in methods),
+        )
+
+    def order(self, customer_id: str, order_id: str) -> Order | None:
+        order = _orders().filter(external_id=order_id, customer__external_id=customer_id).first()
+        return None if order is None else order_record(order)
+
+    def orders(self, customer_id: str, *, statuses: Sequence[str] = (), limit: int = 20) -> list[Order]:
+        listed = _orders().filter(customer__external_id=customer_id)
+        if statuses:
+            listed = listed.filter(status__in=statuses)
+        return [order_record(o) for o in listed.order_by("-placed_at", "-id")[:limit]]
+
+    def order_by_tracking(self, customer_id: str, tracking_number: str) -> Order | None:
+        order = _orders().filter(
+            fulfillments__tracking_ids__contains=[tracking_number], customer__external_id=customer_id
+        )
+        found = order.first()
+        return None if found is None else order_record(found)
+
+    def order_cancel(self, customer_id: str, order_id: str, *, reason: str, key: str) -> WriteResult:
+        return self._write(customer_id, services.order_cancel, order_id=order_id, reason=reason)
+
+    def order_modify_address(
+        self, customer_id: str, order_id: str, *, address: dict[str, Any], key: str
+    ) -> WriteResult:
+        return self._write(customer_id, services.order_modify_address, order_id=order_id, address=address)
+
+    def order_modify_payment(self, customer_id: str, order_id: str, *, payment_method_id: str, key: str) -> WriteResult:
+        return self._write(
+            customer_id, services.order_modify_payment, order_id=order_id, payment_method_id=payment_method_id
+        )
+
+    def order_modify_items(
+        self,
+        customer_id: str,
+        order_id: str,
+        *,
+        item_ids: list[str],
+        new_item_ids: list[str],
+        payment_method_id: str,
+        key: str,
+    ) -> WriteResult:
+        return self._write(
+            customer_id,
+            services.order_modify_items,
+            order_id=order_id,
+            item_ids=item_ids,
+            new_item_ids=new_item_ids,
+            payment_method_id=payment_method_id,
+        )
+
+    def order_return(
+        self, customer_id: str, order_id: str, *, item_ids: list[str], payment_method_id: str, key: str
+    ) -> WriteResult:
+        return self._write(
+            customer_id,
+            services.order_return,
+            order_id=order_id,
+            item_ids=item_ids,
+            payment_method_id=payment_method_id,
+        )
+
+    def order_exchange(
+        self,
+        customer_id: str,
+        order_id: str,
+        *,
+        item_ids: list[str],
+        new_item_ids: list[str],
+        payment_method_id: str,
+        key: str,
+    ) -> WriteResult:
+        return self._write(
+            customer_id,
+            services.order_exchange,
+            order_id=order_id,
+            item_ids=item_ids,
+            new_item_ids=new_item_ids,
+            payment_method_id=payment_method_id,
+        )
+
+    def default_address_set(self, customer_id: str, *, address: dict[str, Any], key: str) -> dict[str, str]:
+        return self._write(customer_id, services.customer_modify_default_address, address=address)
