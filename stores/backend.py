@@ -18,7 +18,7 @@ from typing import Any, Protocol
 from django.conf import settings
 from django.utils.module_loading import import_string
 
-from stores.records import Order, StoreCustomer, WriteResult
+from stores.records import Order, StoreCustomer, Variant, WriteResult
 
 BACKENDS = {"builtin": "stores.builtin.backend.BuiltinStore"}
 
@@ -31,10 +31,16 @@ class StoreBackend(Protocol):
     def order(self, customer_id: str, order_id: str) -> Order | None: ...
 
     def orders(self, customer_id: str, *, statuses: Sequence[str] = (), limit: int = 20) -> list[Order]:
-        """Newest first."""
+        """Newest first; orders placed at the same moment (or with no date) in the order the store created them."""
         ...
 
     def order_by_tracking(self, customer_id: str, tracking_number: str) -> Order | None: ...
+
+    def product_variants(self, product_ids: Sequence[str]) -> list[Variant]:
+        """Every variant of these products, in stock or not."""
+        ...
+
+    def variants(self, item_ids: Sequence[str]) -> list[Variant]: ...
 
     def order_cancel(self, customer_id: str, order_id: str, *, reason: str, key: str) -> WriteResult: ...
 

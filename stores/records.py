@@ -64,6 +64,7 @@ class OrderLine:
     name_zh: str
     options: dict[str, Any]
     price: Decimal
+    aliases: tuple[str, ...] = ()  # the product's other names, as its catalogue has them
 
 
 @dataclass(frozen=True)
@@ -118,6 +119,32 @@ class PaymentMethod:
     brand: str = ""
     last_four: str = ""
     balance: Decimal | None = None  # a gift card's, None for the others
+
+    @property
+    def label(self) -> str:
+        """How the method is named to the customer."""
+        if self.kind == PaymentKind.CREDIT_CARD:
+            return f"{self.brand or 'card'} ending {self.last_four}"
+        if self.kind == PaymentKind.GIFT_CARD:
+            return f"gift card {self.payment_method_id} (balance {self.balance})"
+        return f"PayPal {self.payment_method_id}"
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One buyable version of a product: its options, price and stock (None: not counted)."""
+
+    item_id: str
+    product_id: str
+    product_name: str
+    options: dict[str, Any]
+    price: Decimal
+    stock: int | None = None
+    available: bool = True
+
+    @property
+    def in_stock(self) -> bool:
+        return self.available and (self.stock is None or self.stock > 0)
 
 
 @dataclass(frozen=True)

@@ -10,8 +10,8 @@ from django.conf import settings
 from django.core.management import call_command
 
 from conversations.models import Customer
-from stores.builtin.labels import order_status_said
 from stores.builtin.models import Order
+from stores.labels import order_status_said
 
 ROW = re.compile(r"^\| \S+(?: \S+)? \| `/\?customer=(\w+)[^`]*` \| `([^`]+)` / `([^`]+)` \| (.+) \|$", re.M)
 

@@ -24,9 +24,9 @@ from agents.workflows.verify import identity_question, workflow_verify_start
 from conversations.language import Language, say
 from conversations.models import Conversation
 from conversations.services import conversation_verified_customer_set
-from stores.builtin.labels import carrier_said, order_status_said
-from stores.builtin.money import money
 from stores.builtin.selectors import product_examples, products_to_compare, store_currency
+from stores.labels import carrier_said, order_status_said
+from stores.money import money
 
 PRIVATE = {Intent.ORDER_QUERY, Intent.LOGISTICS_QUERY, Intent.RETURN, Intent.EXCHANGE}
 _SUBSIDY_WORDS = re.compile(r"国补|补贴|subsid", re.IGNORECASE)

@@ -30,10 +30,11 @@ from agents.workflows.variants import (
 )
 from conversations.language import say, say_in_context
 from conversations.models import WorkflowKind
-from stores.builtin.labels import order_status_said
-from stores.builtin.models import Address, Order, OrderStatus, PaymentKind, PaymentMethod, PaymentTransaction, Variant
-from stores.builtin.money import money
+from stores.backend import store_backend
 from stores.builtin.selectors import store_currency
+from stores.labels import order_status_said
+from stores.money import money
+from stores.records import Order, OrderStatus, Payment, PaymentKind, StoreCustomer
 
 RETURN_WINDOW = timedelta(days=7)
 
@@ -82,15 +83,9 @@ def _variant_values(variants: dict[str, list[dict[str, Any]]]) -> set[str]:
 def _variants_of(items: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
     """Every variant of the items' products, by product id."""
     variants: dict[str, list[dict[str, Any]]] = {}
-    products = {i["product_id"] for i in items}
-    for variant in Variant.objects.filter(product__external_id__in=products).select_related("product"):
-        variants.setdefault(variant.product.external_id, []).append(
-            # Stock None = not tracked: an out-of-stock variant cannot be chosen.
-            {
-                "item_id": variant.external_id,
-                "options": variant.options,
-                "available": variant.available and variant.stock != 0,
-            }
+    for variant in store_backend().product_variants(sorted({i["product_id"] for i in items})):
+        variants.setdefault(variant.product_id, []).append(
+            {"item_id": variant.item_id, "options": variant.options, "available": variant.in_stock}
         )
     return variants
 
@@ -145,13 +140,26 @@ class Ctx:
     progress: Progress = field(default_factory=Progress)  # the workflow's, updated as its slots are read
     awaiting: str = ""  # the slot the bot asked for before this message
 
+    _read: dict[str, Order | None] = field(default_factory=dict, repr=False)  # the orders read this turn
+    _customer: list[StoreCustomer | None] = field(default_factory=list, repr=False)  # the account, once read
+
+    @property
+    def customer_id(self) -> str:
+        return self.tools.verified_customer.external_id
+
+    def _own(self, order: Order | None) -> Order | None:
+        """The store's answer is checked again: an order is used only when it is the verified customer's."""
+        return order if order is not None and order.customer_id == self.customer_id else None
+
     def orders(self, *statuses: str) -> list[Order]:
-        return list(
-            Order.objects.filter(customer=self.tools.customer, status__in=statuses).order_by("-placed_at", "id")
-        )
+        found = [o for o in store_backend().orders(self.customer_id, statuses=statuses, limit=50) if self._own(o)]
+        self._read.update((o.order_id, o) for o in found)
+        return found
 
     def order(self, order_id: str) -> Order | None:
-        return Order.objects.filter(customer=self.tools.customer, external_id=order_id).first()
+        if order_id not in self._read:
+            self._read[order_id] = self._own(store_backend().order(self.customer_id, order_id))
+        return self._read[order_id]
 
     def items(self, order_id: str) -> list[dict[str, Any]]:
         order = self.order(order_id)
@@ -159,22 +167,40 @@ class Ctx:
             return []
         return [
             {
-                "item_id": i.variant.external_id,
-                "product_id": i.product.external_id,
-                "name": i.name,
-                "name_zh": i.product.name_zh,
-                "aliases": list(i.product.aliases),
-                "options": i.options,
-                "price": float(i.price),
+                "item_id": line.item_id,
+                "product_id": line.product_id,
+                "name": line.name,
+                "name_zh": line.name_zh,
+                "aliases": list(line.aliases),
+                "options": line.options,
+                "price": float(line.price),
             }
-            for i in order.items.select_related("variant", "product").order_by("position", "id")
+            for line in order.items
         ]
 
+    def account(self) -> StoreCustomer | None:
+        """The customer's account at the store (payment methods, default address), read once a turn."""
+        if not self._customer:
+            self._customer.append(store_backend().customer(self.customer_id))
+        return self._customer[0]
+
     def payment_methods(self) -> list[dict[str, Any]]:
+        customer = self.account()
         return [
-            {"id": m.external_id, "kind": m.kind, "label": str(m), "brand": m.brand, "last_four": m.last_four}
-            for m in PaymentMethod.objects.filter(customer=self.tools.customer).order_by("external_id")
+            {
+                "id": m.payment_method_id,
+                "kind": m.kind,
+                "label": m.label,
+                "brand": m.brand,
+                "last_four": m.last_four,
+                "balance": m.balance,
+            }
+            for m in (customer.payment_methods if customer else ())
         ]
+
+    def default_address(self) -> dict[str, str] | None:
+        customer = self.account()
+        return customer.default_address if customer else None
 
 
 @dataclass
@@ -275,15 +301,15 @@ class Workflow(ABC):
         def holds(items: list[dict[str, Any]]) -> bool:
             return read.names_items(text, items) or bool(named & {i["name"] for i in items})
 
-        holding = [] if every else [o for o in orders if holds(ctx.items(o.external_id))]
+        holding = [] if every else [o for o in orders if holds(ctx.items(o.order_id))]
         if len(holding) == 1:
-            return holding[0].external_id
+            return holding[0].order_id
         if not holding and len(orders) == 1 and said:
-            return orders[0].external_id
+            return orders[0].order_id
         return None
 
     def order_choices(self, ctx: Ctx) -> list[str]:
-        return [o.external_id for o in ctx.orders(*self.statuses)][:6] if self.statuses else []
+        return [o.order_id for o in ctx.orders(*self.statuses)][:6] if self.statuses else []
 
 
 PROMPTS = {
@@ -396,23 +422,19 @@ class _ItemsWorkflow(Workflow):
             old = [next(i for i in items if i["item_id"] == item_id) for item_id in s["item_ids"]]
             return self._replacements(ctx, text, old, s)
         if slot == "payment_method_id":
-            return read.read_payment_method(text, ctx.payment_methods(), self.paid_with(s["order_id"]))
+            return read.read_payment_method(text, ctx.payment_methods(), self.paid_with(ctx, s["order_id"]))
         return None
 
     @staticmethod
-    def first_payment(order_id: str) -> PaymentTransaction | None:
-        """The order's first payment, with its method."""
-        return (
-            PaymentTransaction.objects.filter(order__external_id=order_id)
-            .select_related("payment_method")
-            .order_by("position", "id")
-            .first()
-        )
+    def first_payment(ctx: Ctx, order_id: str) -> Payment | None:
+        """The order's first payment: how it was paid."""
+        order = ctx.order(order_id)
+        return order.payments[0] if order and order.payments else None
 
-    def paid_with(self, order_id: str) -> str | None:
+    def paid_with(self, ctx: Ctx, order_id: str) -> str | None:
         """The payment method the order was first paid with."""
-        paid = self.first_payment(order_id)
-        return paid.payment_method.external_id if paid else None
+        paid = self.first_payment(ctx, order_id)
+        return paid.payment_method_id if paid else None
 
     @staticmethod
     def _replacements(ctx: Ctx, text: str, old: list[dict[str, Any]], s: dict[str, Any]) -> list[str] | None:
@@ -488,11 +510,9 @@ class _ItemsWorkflow(Workflow):
     def _item_names(self, ctx: Ctx, s: dict[str, Any], key: str = "item_ids") -> str:
         by_id = {i["item_id"]: i for i in ctx.items(s["order_id"])}
         if key == "new_item_ids":
-            variants = {
-                v.external_id: v for v in Variant.objects.filter(external_id__in=s[key]).select_related("product")
-            }
+            variants = {v.item_id: v for v in store_backend().variants(s[key])}
             return ", ".join(
-                f"{variants[v].product.name} ({', '.join(map(str, variants[v].options.values()))})" for v in s[key]
+                f"{variants[v].product_name} ({', '.join(map(str, variants[v].options.values()))})" for v in s[key]
             )
         return ", ".join(f"{by_id[i]['name']} ({', '.join(map(str, by_id[i]['options'].values()))})" for i in s[key])
 
@@ -545,7 +565,7 @@ class Return(_ItemsWorkflow):
         if slot != "payment_method_id" or "order_id" not in s:
             return super().choices(slot, ctx, s)
         # Only where a refund may go (store policy): the order's original method or a gift card.
-        original = self.paid_with(s["order_id"])
+        original = self.paid_with(ctx, s["order_id"])
         return [m["id"] for m in ctx.payment_methods() if m["id"] == original or m["kind"] == PaymentKind.GIFT_CARD]
 
     def summary(self, ctx: Ctx, s: dict[str, Any]) -> str:
@@ -655,8 +675,8 @@ class ModifyOrder(_ItemsWorkflow):
     def _check_new_payment(self, ctx: Ctx, order_id: str, method_id: str) -> None:
         """Refuse, when it is named, a method the write would refuse: the one already paying, or a gift
         card whose balance does not cover the order."""
-        paid = self.first_payment(order_id)
-        if paid is not None and method_id == paid.payment_method.external_id:
+        paid = self.first_payment(ctx, order_id)
+        if paid is not None and method_id == paid.payment_method_id:
             raise SlotInvalid(
                 say(
                     ctx.language,
@@ -666,15 +686,20 @@ class ModifyOrder(_ItemsWorkflow):
                 ),
                 refused=method_id,
             )
-        method = PaymentMethod.objects.get(customer=ctx.tools.customer, external_id=method_id)
-        if method.kind == PaymentKind.GIFT_CARD and paid is not None and (method.balance or 0) < paid.amount:
+        method = next((m for m in ctx.payment_methods() if m["id"] == method_id), None)
+        if (
+            method is not None
+            and method["kind"] == PaymentKind.GIFT_CARD
+            and paid is not None
+            and (method["balance"] or 0) < paid.amount
+        ):
             currency = store_currency()
             raise SlotInvalid(
                 say(
                     ctx.language,
                     "The balance of %(method)s (%(balance)s) does not cover the order's %(amount)s.",
                     method=method_id,
-                    balance=money(method.balance or 0, currency),
+                    balance=money(method["balance"] or 0, currency),
                     amount=money(paid.amount, currency),
                 ),
                 refused=method_id,
@@ -719,9 +744,9 @@ class ModifyOrder(_ItemsWorkflow):
             ctx.progress.draft = ""
             return found
         if s.get("change") == "address" and read.ACCOUNT_ADDRESS.search(text):
-            default = Address.objects.filter(customer=ctx.tools.customer, is_default=True).first()
+            default = ctx.default_address()
             if default is not None:
-                return default.as_dict()
+                return default
         if found:  # 省/市/区 and the street without a 邮编, which the store needs: it is asked for
             so_far = {key: value for key, value in found.items() if value}
         else:
@@ -755,8 +780,8 @@ class ModifyOrder(_ItemsWorkflow):
         order = ctx.order(s["order_id"]) if s.get("order_id") else None
         if order is not None and order.address.get("country"):
             return str(order.address["country"])
-        default = Address.objects.filter(customer=ctx.tools.customer, is_default=True).first()
-        return default.country if default else ""
+        default = ctx.default_address()
+        return default["country"] if default else ""
 
     def summary(self, ctx: Ctx, s: dict[str, Any]) -> str:
         if s["change"] in ("default_address", "address"):

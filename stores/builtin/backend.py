@@ -23,6 +23,7 @@ from stores.records import (
     StoreCustomer,
     StoreError,
     TrackingEvent,
+    Variant,
     WriteResult,
 )
 
@@ -71,6 +72,7 @@ def order_record(order: models.Order) -> Order:
                 name_zh=i.product.name_zh,
                 options=i.options,
                 price=i.price,
+                aliases=tuple(i.product.aliases),
             )
             for i in order.items.all()
         ),
@@ -93,6 +95,18 @@ def _payment_method(method: models.PaymentMethod) -> PaymentMethod:
         brand=method.brand,
         last_four=method.last_four,
         balance=method.balance,
+    )
+
+
+def _variant(variant: models.Variant) -> Variant:
+    return Variant(
+        item_id=variant.external_id,
+        product_id=variant.product.external_id,
+        product_name=variant.product.name,
+        options=variant.options,
+        price=variant.price,
+        stock=variant.stock,
+        available=variant.available,
     )
 
 
@@ -132,7 +146,7 @@ class BuiltinStore:
         listed = _orders().filter(customer__external_id=customer_id)
         if statuses:
             listed = listed.filter(status__in=statuses)
-        return [order_record(o) for o in listed.order_by("-placed_at", "-id")[:limit]]
+        return [order_record(o) for o in listed.order_by("-placed_at", "id")[:limit]]
 
     def order_by_tracking(self, customer_id: str, tracking_number: str) -> Order | None:
         order = _orders().filter(
@@ -140,6 +154,14 @@ class BuiltinStore:
         )
         found = order.first()
         return None if found is None else order_record(found)
+
+    def product_variants(self, product_ids: Sequence[str]) -> list[Variant]:
+        listed = models.Variant.objects.filter(product__external_id__in=product_ids).select_related("product")
+        return [_variant(v) for v in listed]
+
+    def variants(self, item_ids: Sequence[str]) -> list[Variant]:
+        listed = models.Variant.objects.filter(external_id__in=item_ids).select_related("product")
+        return [_variant(v) for v in listed]
 
     def order_cancel(self, customer_id: str, order_id: str, *, reason: str, key: str) -> WriteResult:
         return self._write(customer_id, services.order_cancel, order_id=order_id, reason=reason)

@@ -10,10 +10,10 @@ from django.views.decorators.http import require_GET
 
 from conversations.models import Customer
 from conversations.widget import identity_token_issue
-from stores.builtin.labels import category_said
 from stores.builtin.models import Product
-from stores.builtin.money import money
 from stores.builtin.selectors import product_list_for_storefront, store_currency, subsidy_rules_active
+from stores.labels import category_said
+from stores.money import money
 
 # Only the demo's own shoppers, and only in demo mode, can be "signed in" by ?customer=: the page
 # signs the identity on the server, as a real store would for its logged-in user, and must never do

@@ -145,6 +145,6 @@ def test_the_store_profile_is_one_row_with_an_iso_currency() -> None:
     [(3999, "CNY", "¥3,999"), (54.04, "USD", "$54.04"), (1200.5, "EUR", "€1,200.50"), (12.5, "CHF", "12.50 CHF")],
 )
 def test_money_shows_the_currency(amount: float, currency: str, shown: str) -> None:
-    from stores.builtin.money import money
+    from stores.money import money
 
     assert money(amount, currency) == shown

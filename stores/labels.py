@@ -7,7 +7,7 @@ from django.utils import translation
 from django.utils.translation import gettext_noop
 
 from conversations.language import Language, say, say_in_context
-from stores.builtin.models import OrderStatus
+from stores.records import OrderStatus
 
 CATEGORY_CONTEXT = "product category"
 CATEGORIES = {
