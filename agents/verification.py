@@ -34,14 +34,16 @@ from django.conf import settings
 from django.core.cache import cache
 from django.core.mail import send_mail
 from django.db import transaction
-from django.db.models import F, Q
+from django.db.models import F
 from django.utils import timezone
 
 from agents.models import VerificationCode
 from conversations.language import say
 from conversations.models import Conversation, Customer
 from conversations.rate import rate_allow
-from stores.builtin.models import Address, Order
+from conversations.services import customer_upsert
+from stores.backend import store_backend
+from stores.records import StoreCustomer
 
 logger = logging.getLogger(__name__)
 
@@ -77,21 +79,38 @@ def _digits(value: str) -> str:
     return "".join(c for c in value if c.isdigit())
 
 
+def _account(found: StoreCustomer) -> Customer:
+    """Our row of an account the store found: its id is the store's, created the first time it is proven."""
+    known = Customer.objects.filter(external_id=found.customer_id).first()
+    return known or customer_upsert(
+        external_id=found.customer_id,
+        name=found.name,
+        first_name=found.first_name,
+        last_name=found.last_name,
+        email=found.email,
+        phone=found.phone,
+    )
+
+
 def _by_email(email: str) -> Customer | None:
-    matches = list(Customer.objects.filter(email__iexact=email.strip())[:2])
-    return matches[0] if len(matches) == 1 else None
+    matches = store_backend().customers_by_email(email.strip())
+    return _account(matches[0]) if len(matches) == 1 else None
+
+
+def _named(account: StoreCustomer, name: str) -> bool:
+    """The account is the one called `name`: its whole name, or its first and last name."""
+    parts = name.lower().split()
+    return account.name.lower() == name.strip().lower() or (
+        len(parts) >= 2 and (account.first_name.lower(), account.last_name.lower()) == (parts[0], parts[-1])
+    )
 
 
 def _by_name_and_zip(names: list[str], zip_code: str) -> Customer | None:
+    accounts = store_backend().customers_by_zip(zip_code.strip())
     for name in names:
-        match = Q(customer__name__iexact=name.strip())
-        parts = name.split()
-        if len(parts) >= 2:
-            match |= Q(customer__first_name__iexact=parts[0], customer__last_name__iexact=parts[-1])
-        owners = Address.objects.filter(match, is_default=True, zip=zip_code.strip())
-        customer_ids = set(owners.values_list("customer_id", flat=True))
-        if len(customer_ids) == 1:
-            return Customer.objects.get(pk=customer_ids.pop())
+        owners = {a.customer_id: a for a in accounts if _named(a, name)}
+        if len(owners) == 1:
+            return _account(owners.popitem()[1])
     return None
 
 
@@ -100,20 +119,19 @@ def _by_zip_and_name_said(text: str, zip_code: str) -> Customer | None:
     Noah Sanchez, 20056", "Sanchez, Noah - zip 20056", "first name Noah, surname Sanchez"): names are
     hard to tell from other capitalised words, so the account's own name is looked for instead."""
     words = set(_NAME_WORD.findall(text.lower()))
-    owners = Customer.objects.filter(addresses__is_default=True, addresses__zip=zip_code.strip()).distinct()[:50]
     said = [
-        c
-        for c in owners
-        if c.first_name and c.last_name and set(_NAME_WORD.findall(f"{c.first_name} {c.last_name}".lower())) <= words
+        a
+        for a in store_backend().customers_by_zip(zip_code.strip())
+        if a.first_name and a.last_name and set(_NAME_WORD.findall(f"{a.first_name} {a.last_name}".lower())) <= words
     ]
-    return said[0] if len(said) == 1 else None
+    return _account(said[0]) if len(said) == 1 else None
 
 
 def _by_order_and_phone(order_ids: list[str], last4: str) -> Customer | None:
     for order_id in order_ids:
-        order = Order.objects.select_related("customer").filter(external_id=order_id).first()
-        if order and len(last4) == 4 and _digits(order.customer.phone).endswith(last4):
-            return order.customer
+        owner = store_backend().order_owner(order_id)
+        if owner and len(last4) == 4 and _digits(owner.phone).endswith(last4):
+            return _account(owner)
     return None
 
 

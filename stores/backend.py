@@ -1,6 +1,7 @@
 """The one interface the engine's store tools call: `store_backend()` returns the configured implementation.
 
-`STORE_BACKEND` chooses it: `builtin` (the project's own tables: the demo, τ-bench imports, small stores). Every
+`STORE_BACKEND` chooses it: `builtin` (the project's own tables: the demo, τ-bench imports, small stores) or
+`http` (the store's own system through the store API, docs/store-api.md). Every
 implementation answers with the records of `stores.records` and raises `StoreError` (refused by the store's
 rules) or `StoreUnavailable` (the store did not answer).
 
@@ -20,13 +21,25 @@ from django.utils.module_loading import import_string
 
 from stores.records import Order, StoreCustomer, Variant, WriteResult
 
-BACKENDS = {"builtin": "stores.builtin.backend.BuiltinStore"}
+BACKENDS = {"builtin": "stores.builtin.backend.BuiltinStore", "http": "stores.http.HttpStore"}
 
 
 class StoreBackend(Protocol):
     name: str
 
     def customer(self, customer_id: str) -> StoreCustomer | None: ...
+
+    def customers_by_email(self, email: str) -> list[StoreCustomer]:
+        """The accounts with this email, any case (two at most: a proof must name exactly one)."""
+        ...
+
+    def customers_by_zip(self, zip_code: str) -> list[StoreCustomer]:
+        """The accounts whose default address has this zip (fifty at most)."""
+        ...
+
+    def order_owner(self, order_id: str) -> StoreCustomer | None:
+        """Whose order this is: for a proof by order id and phone digits, never shown to the customer."""
+        ...
 
     def order(self, customer_id: str, order_id: str) -> Order | None: ...
 
@@ -81,14 +94,15 @@ class StoreBackend(Protocol):
     def default_address_set(self, customer_id: str, *, address: dict[str, Any], key: str) -> dict[str, str]: ...
 
 
-_instances: dict[str, StoreBackend] = {}
+_instances: dict[tuple[str, ...], StoreBackend] = {}
 
 
 def store_backend() -> StoreBackend:
-    """The backend `STORE_BACKEND` names (one instance per process and setting)."""
+    """The backend `STORE_BACKEND` names: one instance (and pool of connections) per process and settings."""
     name = settings.STORE_BACKEND
-    if name not in _instances:
+    configured = (name, settings.STORE_API_URL, settings.STORE_API_TOKEN, str(settings.STORE_API_TIMEOUT_S))
+    if configured not in _instances:
         if name not in BACKENDS:
             raise ValueError(f"STORE_BACKEND={name!r}: choose one of {', '.join(sorted(BACKENDS))}.")
-        _instances[name] = import_string(BACKENDS[name])()
-    return _instances[name]
+        _instances[configured] = import_string(BACKENDS[name])()
+    return _instances[configured]

@@ -151,6 +151,8 @@ class Variant:
 class StoreCustomer:
     customer_id: str
     name: str = ""
+    first_name: str = ""
+    last_name: str = ""
     email: str = ""
     phone: str = ""
     default_address: dict[str, str] | None = None

@@ -39,7 +39,7 @@ from conversations.services import RecognisedIntent, intents_record_writes, work
 from knowledge.cache_tally import cache_tally
 from knowledge.embeddings import EmbeddingsUnavailable, query_vectors
 from knowledge.hits import KnowledgeHit
-from stores.builtin.models import Order
+from stores.backend import store_backend
 
 
 def usage_fields(usage: list[LLMResult]) -> dict[str, Any]:
@@ -95,9 +95,10 @@ def _llm_context(turn: TurnRun, hits: list[KnowledgeHit]) -> str:
     lines = [f"Help-centre passage that matches: {hit.passage}" for hit in hits if hit.matched and hit.passage][:3]
     customer = verified_customer(turn.conversation)
     if customer is not None:
-        for order in Order.objects.filter(customer=customer).prefetch_related("items").order_by("-placed_at")[:5]:
-            items = ", ".join(item.name for item in order.items.all())
-            lines.append(f"Customer's order {order.external_id}: {order.status} ({items})")
+        for order in store_backend().orders(customer.external_id, limit=5):
+            if order.customer_id == customer.external_id:  # the store's answer is checked again
+                items = ", ".join(line.name for line in order.items)
+                lines.append(f"Customer's order {order.order_id}: {order.status} ({items})")
     return "\n".join(lines)
 
 

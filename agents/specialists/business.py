@@ -97,6 +97,22 @@ _TOOL_ERRORS = {
 }
 
 
+STORE_UNREACHABLE = gettext_noop(
+    "I can't reach the order system right now, so nothing has been changed. Please try again in a few minutes, "
+    "or talk to a person."
+)
+
+
+def store_unreachable(language: str) -> SpecialistResult:
+    """The store's system did not answer: said plainly, unresolved (it counts as a failed turn), a person offered."""
+    return SpecialistResult(
+        text=say(language, STORE_UNREACHABLE),
+        resolved=False,
+        quick_replies=(say(language, "Talk to a person"),),
+        data={"tool_error": "store_unavailable"},
+    )
+
+
 # Seed 004's whitelist: the business agent reads; writes only happen in workflows, after a yes.
 READ_TOOLS = [
     "product_search",
@@ -225,6 +241,8 @@ class Business(Specialist):
         except _Answer as answer:
             return answer.result
         except ToolError as exc:
+            if exc.code == "store_unavailable":
+                return store_unreachable(ctx.language)
             return SpecialistResult(text=self._tool_error(ctx.language, exc), resolved=exc.code != "product_not_found")
 
     # --- catalogue ----------------------------------------------------------------------------

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from agents.answers import SpecialistContext, SpecialistResult
 from agents.specialists import Specialist, register
-from agents.specialists.business import Business
+from agents.specialists.business import Business, store_unreachable
 from agents.workflows.runner import workflow_handle
+from stores.records import StoreUnavailable
 
 
 @register
@@ -13,7 +14,12 @@ class WorkflowSpecialist(Specialist):
     name = "ticket"
 
     def run(self, ctx: SpecialistContext) -> SpecialistResult:
-        result = workflow_handle(ctx)
+        try:
+            result = workflow_handle(ctx)
+        except StoreUnavailable:
+            # The request stays where it was (a yes at the confirmation tries the write again, under the same
+            # idempotency key, so a write whose answer was lost is not done twice).
+            return store_unreachable(ctx.language)
         if result.resume is None:
             return result
         answer = Business().run(result.resume)

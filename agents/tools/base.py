@@ -21,6 +21,7 @@ from django.core.cache import cache
 
 from conversations.models import Customer
 from knowledge.cache_tally import cache_lookup_count
+from stores.records import StoreError
 from stores.versions import store_version, store_version_bump
 
 READ_CACHE_TTL_S = 5 * 60
@@ -117,7 +118,7 @@ def tool_call(name: str, ctx: ToolContext, arguments: dict[str, Any] | None = No
     if tool_.private and not ctx.verified:
         raise ToolError("verification_required", "The customer must be verified before this.")
     if tool_.kind == "write":
-        result = tool_.func(ctx, arguments)
+        result = _run(tool_, ctx, arguments)
         assert ctx.customer is not None  # write tools are private
         store_version_bump(ctx.customer.pk)
         return result
@@ -126,6 +127,14 @@ def tool_call(name: str, ctx: ToolContext, arguments: dict[str, Any] | None = No
     cache_lookup_count("tools", hit=cached is not None)
     if cached is not None:
         return {**cached, "cached": True}
-    result = tool_.func(ctx, arguments)
+    result = _run(tool_, ctx, arguments)
     cache.set(key, result, timeout=READ_CACHE_TTL_S)
     return result
+
+
+def _run(tool_: Tool, ctx: ToolContext, arguments: dict[str, Any]) -> dict[str, Any]:
+    """The tool's result; what the store refuses or cannot answer (`store_unavailable`) becomes a ToolError."""
+    try:
+        return tool_.func(ctx, arguments)
+    except StoreError as exc:
+        raise ToolError(exc.code, str(exc)) from None

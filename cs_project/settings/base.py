@@ -157,8 +157,13 @@ RETURN_ADDRESS_ZH = os.environ.get("RETURN_ADDRESS_ZH", "") or "深圳市南山�
 # (ALLOWED_HOSTS, CSRF_TRUSTED_ORIGINS) count too.
 STORE_DOMAINS = env_list("STORE_DOMAINS", [])
 # Where the order tools read and write: "builtin" is the project's own store tables (the demo, a τ-bench import,
-# a small store that keeps its orders here). See stores/backend.py.
-STORE_BACKEND = env_choice("STORE_BACKEND", "builtin", ("builtin",))
+# a small store that keeps its orders here), "http" a store's own system through the store API. See
+# stores/backend.py.
+STORE_BACKEND = env_choice("STORE_BACKEND", "builtin", ("builtin", "http"))
+# STORE_BACKEND=http: the store's API (docs/store-api.md), its bearer token, and how long one call may take.
+STORE_API_URL = os.environ.get("STORE_API_URL", "")
+STORE_API_TOKEN = os.environ.get("STORE_API_TOKEN", "")
+STORE_API_TIMEOUT_S = env_int("STORE_API_TIMEOUT_S", 5)
 
 # --- Django ----------------------------------------------------------------------------------
 

@@ -110,6 +110,26 @@ def _variant(variant: models.Variant) -> Variant:
     )
 
 
+def _customers() -> QuerySet[Customer]:
+    return Customer.objects.prefetch_related("addresses", "payment_methods")
+
+
+def _customer_record(customer: Customer) -> StoreCustomer:
+    default = next((a for a in customer.addresses.all() if a.is_default), None)
+    return StoreCustomer(
+        customer_id=customer.external_id,
+        name=customer.name,
+        first_name=customer.first_name,
+        last_name=customer.last_name,
+        email=customer.email,
+        phone=customer.phone,
+        default_address=None if default is None else {f: getattr(default, f) for f in ADDRESS_FIELDS},
+        payment_methods=tuple(
+            _payment_method(m) for m in sorted(customer.payment_methods.all(), key=lambda m: m.external_id)
+        ),
+    )
+
+
 class BuiltinStore:
     name = "builtin"
 
@@ -124,19 +144,20 @@ class BuiltinStore:
         return write(customer=self._customer(customer_id), **arguments)
 
     def customer(self, customer_id: str) -> StoreCustomer | None:
-        customer = Customer.objects.filter(external_id=customer_id).first()
-        if customer is None:
-            return None
-        default = models.Address.objects.filter(customer=customer, is_default=True).first()
-        methods = models.PaymentMethod.objects.filter(customer=customer).order_by("external_id")
-        return StoreCustomer(
-            customer_id=customer.external_id,
-            name=customer.display_name,
-            email=customer.email,
-            phone=customer.phone,
-            default_address=None if default is None else {f: getattr(default, f) for f in ADDRESS_FIELDS},
-            payment_methods=tuple(_payment_method(m) for m in methods),
-        )
+        customer = _customers().filter(external_id=customer_id).first()
+        return None if customer is None else _customer_record(customer)
+
+    def customers_by_email(self, email: str) -> list[StoreCustomer]:
+        return [_customer_record(c) for c in _customers().filter(email__iexact=email.strip())[:2]]
+
+    def customers_by_zip(self, zip_code: str) -> list[StoreCustomer]:
+        owners = _customers().filter(addresses__is_default=True, addresses__zip=zip_code.strip()).distinct()
+        return [_customer_record(c) for c in owners.order_by("external_id")[:50]]
+
+    def order_owner(self, order_id: str) -> StoreCustomer | None:
+        order = models.Order.objects.filter(external_id=order_id).only("customer_id").first()
+        owner = _customers().filter(pk=order.customer_id).first() if order else None
+        return None if owner is None else _customer_record(owner)
 
     def order(self, customer_id: str, order_id: str) -> Order | None:
         order = _orders().filter(external_id=order_id, customer__external_id=customer_id).first()

@@ -1,0 +1,231 @@
+"""`STORE_BACKEND=http`: the store's own system, spoken to over the store API (docs/store-api.md).
+
+What a real system needs of its client:
+- every call has a timeout (STORE_API_TIMEOUT_S); a read that fails in transport or with a 5xx is tried again
+  twice, after 0.2 s and 0.6 s;
+- a write is sent once, with an idempotency key: a store that already did it answers as it did the first time.
+  A write whose answer is lost is reported as not done ("I can't reach the order system"), never as done;
+- a circuit breaker shared by every process: after BREAKER_FAILURES failed calls in a row the store is not
+  called for BREAKER_OPEN_S, and the customer is told at once instead of waiting for timeouts; the first call
+  after that tries again;
+- an answer out of contract (not JSON, a field missing) counts as the store being unavailable.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Sequence
+from typing import Any
+from urllib.parse import quote, urlencode
+
+import urllib3
+from django.conf import settings
+from django.core.cache import cache
+
+from stores import wire
+from stores.records import Order, StoreCustomer, StoreError, StoreUnavailable, Variant, WriteResult
+
+READ_BACKOFF_S = (0.2, 0.6)
+BREAKER_FAILURES = 5
+BREAKER_OPEN_S = 30
+_BREAKER_OPEN = "store:http:breaker:open"
+_BREAKER_FAILURES = "store:http:breaker:failures"
+_TRANSIENT = {429, 500, 502, 503, 504}
+
+
+def _segment(value: str) -> str:
+    return quote(value, safe="")
+
+
+class HttpStore:
+    name = "http"
+
+    def __init__(self, base_url: str = "", token: str = "", timeout_s: float = 0) -> None:
+        self.base_url = (base_url or settings.STORE_API_URL).rstrip("/")
+        self.token = token or settings.STORE_API_TOKEN
+        timeout = timeout_s or settings.STORE_API_TIMEOUT_S
+        self.pool = urllib3.PoolManager(
+            maxsize=4, retries=False, timeout=urllib3.Timeout(connect=min(timeout, 2.0), read=timeout)
+        )
+
+    # --- transport ---------------------------------------------------------------------------------
+
+    def _send(self, method: str, path: str, body: dict[str, Any] | None, key: str) -> tuple[int, Any]:
+        headers = {"Authorization": f"Bearer {self.token}", "Accept": "application/json"}
+        if body is not None:
+            headers["Content-Type"] = "application/json"
+        if key:
+            headers["Idempotency-Key"] = key
+        try:
+            response = self.pool.request(
+                method,
+                self.base_url + path,
+                body=None if body is None else json.dumps(body, ensure_ascii=False).encode(),
+                headers=headers,
+            )
+        except urllib3.exceptions.HTTPError as exc:
+            raise StoreUnavailable(f"The store did not answer {method} {path}: {type(exc).__name__}.") from None
+        if response.status in _TRANSIENT:
+            raise StoreUnavailable(f"The store answered {method} {path} with {response.status}.")
+        try:
+            return response.status, json.loads(response.data or b"null")
+        except ValueError:
+            raise StoreUnavailable(f"The store answered {method} {path} with something that is not JSON.") from None
+
+    def _call(self, method: str, path: str, *, body: dict[str, Any] | None = None, key: str = "") -> tuple[int, Any]:
+        """(status, JSON) of one call; reads are tried again after a transport failure, writes never."""
+        if cache.get(_BREAKER_OPEN):
+            raise StoreUnavailable("The store failed several times in a row: it is left alone for a while.")
+        attempts = 1 + (len(READ_BACKOFF_S) if method == "GET" else 0)
+        for attempt in range(attempts):
+            try:
+                answer = self._send(method, path, body, key)
+            except StoreUnavailable:
+                if attempt + 1 < attempts:
+                    time.sleep(READ_BACKOFF_S[attempt])
+                    continue
+                self._failed()
+                raise
+            cache.delete(_BREAKER_FAILURES)
+            return answer
+        raise AssertionError("unreachable")  # the loop returns or raises
+
+    @staticmethod
+    def _failed() -> None:
+        cache.add(_BREAKER_FAILURES, 0, timeout=BREAKER_OPEN_S * 4)
+        if cache.incr(_BREAKER_FAILURES) >= BREAKER_FAILURES:
+            cache.set(_BREAKER_OPEN, 1, timeout=BREAKER_OPEN_S)
+            cache.delete(_BREAKER_FAILURES)
+
+    @staticmethod
+    def _refused(status: int, data: Any) -> StoreError:
+        error = data.get("error") if isinstance(data, dict) else None
+        if status in (401, 403) or not isinstance(error, dict):
+            return StoreUnavailable(f"The store refused the call ({status}).")
+        return StoreError(str(error.get("code") or "store_refused"), str(error.get("message") or ""))
+
+    def _get(self, path: str) -> Any | None:
+        """The JSON of a read, None when the store answers 404."""
+        status, data = self._call("GET", path)
+        if status == 404:
+            return None
+        if status != 200:
+            raise self._refused(status, data)
+        return data
+
+    def _write(self, path: str, body: dict[str, Any], key: str, method: str = "POST") -> Any:
+        status, data = self._call(method, path, body=body, key=key)
+        if status not in (200, 201):
+            raise self._refused(status, data)
+        return data
+
+    # --- reads ------------------------------------------------------------------------------------
+
+    def customer(self, customer_id: str) -> StoreCustomer | None:
+        data = self._get(f"/customers/{_segment(customer_id)}")
+        return None if data is None else wire.customer_from_json(data)
+
+    def _customers(self, **query: str) -> list[StoreCustomer]:
+        data = self._get(f"/customers?{urlencode(query)}") or {}
+        return [wire.customer_from_json(c) for c in data.get("customers", [])]
+
+    def customers_by_email(self, email: str) -> list[StoreCustomer]:
+        return self._customers(email=email)[:2]
+
+    def customers_by_zip(self, zip_code: str) -> list[StoreCustomer]:
+        return self._customers(zip=zip_code)[:50]
+
+    def order_owner(self, order_id: str) -> StoreCustomer | None:
+        data = self._get(f"/orders/{_segment(order_id)}/owner")
+        return None if data is None else wire.customer_from_json(data)
+
+    def order(self, customer_id: str, order_id: str) -> Order | None:
+        data = self._get(f"/customers/{_segment(customer_id)}/orders/{_segment(order_id)}")
+        return None if data is None else wire.order_from_json(data)
+
+    def orders(self, customer_id: str, *, statuses: Sequence[str] = (), limit: int = 20) -> list[Order]:
+        """Every page up to `limit` orders."""
+        found: list[Order] = []
+        cursor = ""
+        while len(found) < limit:
+            query = [("status", s) for s in statuses] + [("limit", str(limit - len(found)))]
+            query += [("cursor", cursor)] if cursor else []
+            data = self._get(f"/customers/{_segment(customer_id)}/orders?{urlencode(query)}") or {}
+            found += [wire.order_from_json(o) for o in data.get("orders", [])]
+            cursor = str(data.get("next") or "")
+            if not cursor:
+                break
+        return found[:limit]
+
+    def order_by_tracking(self, customer_id: str, tracking_number: str) -> Order | None:
+        data = self._get(f"/customers/{_segment(customer_id)}/shipments/{_segment(tracking_number)}")
+        return None if data is None else wire.order_from_json(data)
+
+    def _variants(self, name: str, values: Sequence[str]) -> list[Variant]:
+        if not values:
+            return []
+        data = self._get(f"/variants?{urlencode([(name, v) for v in values])}") or {}
+        return [wire.variant_from_json(v) for v in data.get("variants", [])]
+
+    def product_variants(self, product_ids: Sequence[str]) -> list[Variant]:
+        return self._variants("product_id", product_ids)
+
+    def variants(self, item_ids: Sequence[str]) -> list[Variant]:
+        return self._variants("item_id", item_ids)
+
+    # --- writes -----------------------------------------------------------------------------------
+
+    def _order_write(self, customer_id: str, order_id: str, action: str, body: dict[str, Any], key: str) -> WriteResult:
+        path = f"/customers/{_segment(customer_id)}/orders/{_segment(order_id)}/{action}"
+        return wire.write_from_json(self._write(path, body, key))
+
+    def order_cancel(self, customer_id: str, order_id: str, *, reason: str, key: str) -> WriteResult:
+        return self._order_write(customer_id, order_id, "cancel", {"reason": reason}, key)
+
+    def order_modify_address(
+        self, customer_id: str, order_id: str, *, address: dict[str, Any], key: str
+    ) -> WriteResult:
+        return self._order_write(customer_id, order_id, "address", {"address": address}, key)
+
+    def order_modify_payment(self, customer_id: str, order_id: str, *, payment_method_id: str, key: str) -> WriteResult:
+        return self._order_write(customer_id, order_id, "payment", {"payment_method_id": payment_method_id}, key)
+
+    def order_modify_items(
+        self,
+        customer_id: str,
+        order_id: str,
+        *,
+        item_ids: list[str],
+        new_item_ids: list[str],
+        payment_method_id: str,
+        key: str,
+    ) -> WriteResult:
+        body = {"item_ids": item_ids, "new_item_ids": new_item_ids, "payment_method_id": payment_method_id}
+        return self._order_write(customer_id, order_id, "items", body, key)
+
+    def order_return(
+        self, customer_id: str, order_id: str, *, item_ids: list[str], payment_method_id: str, key: str
+    ) -> WriteResult:
+        body = {"item_ids": item_ids, "payment_method_id": payment_method_id}
+        return self._order_write(customer_id, order_id, "return", body, key)
+
+    def order_exchange(
+        self,
+        customer_id: str,
+        order_id: str,
+        *,
+        item_ids: list[str],
+        new_item_ids: list[str],
+        payment_method_id: str,
+        key: str,
+    ) -> WriteResult:
+        body = {"item_ids": item_ids, "new_item_ids": new_item_ids, "payment_method_id": payment_method_id}
+        return self._order_write(customer_id, order_id, "exchange", body, key)
+
+    def default_address_set(self, customer_id: str, *, address: dict[str, Any], key: str) -> dict[str, str]:
+        data = self._write(f"/customers/{_segment(customer_id)}/default-address", {"address": address}, key, "PUT")
+        address_set = data.get("address") if isinstance(data, dict) else None
+        if not isinstance(address_set, dict):
+            raise StoreUnavailable("The store's answer to a default address change has no address.")
+        return {str(k): str(v) for k, v in address_set.items()}

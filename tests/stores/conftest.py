@@ -1,0 +1,71 @@
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from django.conf import settings
+from django.core.cache import cache
+
+from stores.http import HttpStore
+from tests.conftest import BASE_DIR, _free_port, database_url_for_tests, process_group_stop, subprocess_env
+
+STORE_TOKEN = "store-api-token-for-the-tests"
+
+
+@dataclass(frozen=True)
+class StoreServer:
+    url: str
+    process: subprocess.Popen[bytes]
+
+    def client(self, **options: Any) -> HttpStore:
+        return HttpStore(base_url=self.url, token=STORE_TOKEN, **options)
+
+
+@pytest.fixture(scope="session")
+def store_server(django_db_setup: None, django_db_blocker: Any) -> Iterator[StoreServer]:
+    """`manage.py store_server` in a process of its own, on the test database and Redis."""
+    with django_db_blocker.unblock():
+        database_url = database_url_for_tests()
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}"
+    process = subprocess.Popen(
+        [sys.executable, "manage.py", "store_server", "--port", str(port), "--token", STORE_TOKEN],
+        cwd=BASE_DIR,
+        env=subprocess_env(DATABASE_URL=database_url, REDIS_URL=settings.REDIS_URL),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            urllib.request.urlopen(f"{url}/customers/nobody", timeout=5).close()
+        except urllib.error.HTTPError:
+            break  # it answers (401 without the token): the server is up
+        except OSError:
+            if process.poll() is not None or time.monotonic() > deadline:
+                if process.poll() is None:
+                    os.killpg(process.pid, signal.SIGKILL)
+                pytest.fail("the store server did not start")
+            time.sleep(0.2)
+    yield StoreServer(url, process)
+    process_group_stop(process, timeout=15)
+
+
+@pytest.fixture
+def http_store(store_server: StoreServer, settings: Any) -> Iterator[StoreServer]:
+    """The engine configured for STORE_BACKEND=http against the store server; the breaker starts closed."""
+    settings.STORE_BACKEND = "http"
+    settings.STORE_API_URL = store_server.url
+    settings.STORE_API_TOKEN = STORE_TOKEN
+    cache.delete_many(["store:http:breaker:open", "store:http:breaker:failures"])
+    yield store_server
