@@ -13,7 +13,9 @@ import statistics
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.parse
+import urllib.request
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -99,6 +101,37 @@ def worker(database_url: str, *, concurrency: int = 4, **env: str) -> Iterator[s
     finally:
         os.killpg(process.pid, signal.SIGTERM)
         process.wait(timeout=30)
+
+
+@contextlib.contextmanager
+def store_server(database_url: str, token: str) -> Iterator[str]:
+    """`manage.py store_server` (the store API over the built-in tables) on a free loopback port and
+    `database_url`; yields its URL once it answers."""
+    port = free_port()
+    server = subprocess.Popen(
+        [sys.executable, str(ROOT / "manage.py"), "store_server", "--port", str(port), "--token", token],
+        env={**os.environ, "DATABASE_URL": database_url},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            urllib.request.urlopen(f"{url}/variants", timeout=5).close()
+        except urllib.error.HTTPError:
+            break  # it answers (401 without the token)
+        except OSError:
+            if server.poll() is not None or time.monotonic() > deadline:
+                server.kill()
+                raise SystemExit("the store server did not start") from None
+            time.sleep(0.2)
+    try:
+        yield url
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(timeout=30)
 
 
 @contextlib.contextmanager

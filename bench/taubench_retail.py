@@ -67,21 +67,24 @@ from __future__ import annotations
 
 import argparse
 import ast
+import contextlib
 import copy
 import dataclasses
 import json
+import os
 import random
 import re
 import statistics
 import string
 import time
+import uuid
 from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness import django_setup, scratch_database, worker
+from harness import django_setup, scratch_database, store_server, summary, worker
 from taubench_wordings import SETS, Wordings, check_disjoint
 
 MAX_TURNS_PER_OPERATION = 10
@@ -673,6 +676,7 @@ class Result:
 
 
 NOT_IN_CHINESE = "  ^ this reply of a Chinese chat has no Chinese character"
+REPLY_TIMES_MS: list[float] = []  # each customer message until its reply, over the whole run
 
 
 def play_task(client: Any, customer: Customer, transcript: list[str]) -> int:
@@ -686,11 +690,13 @@ def play_task(client: Any, customer: Customer, transcript: list[str]) -> int:
     def say(text: str) -> Reply:
         nonlocal sent
         sent += 1
+        asked = time.perf_counter()
         response = client.post(url, {"text": text}, content_type="application/json")
         deadline = time.monotonic() + LATE_REPLY_WAIT_S
         while response.status_code == 202 and time.monotonic() < deadline:  # slow turn: wait for its reply
             time.sleep(0.5)
             response = client.get(f"/api/v1/conversations/{conversation['id']}/turns/{response.json()['turn_id']}")
+        REPLY_TIMES_MS.append(1000 * (time.perf_counter() - asked))
         body: dict[str, Any] = (
             response.json() if response.status_code == 200 else {"reply": {"text": "", "awaiting": None}}
         )
@@ -794,6 +800,13 @@ def main() -> None:
     parser.add_argument(
         "--tasks", default="", help="comma-separated task numbers to replay (as printed by --show-failures)"
     )
+    parser.add_argument(
+        "--store-backend",
+        choices=("builtin", "http"),
+        default="builtin",
+        help="http: the order tools reach the store through the store API, served by manage.py store_server in "
+        "another process over the same tables",
+    )
     args = parser.parse_args()
     check_disjoint()
     django_setup(API_REPLY_TIMEOUT_S="30")
@@ -824,10 +837,19 @@ def main() -> None:
         store_import_taubench(data=db)
         _, key = api_key_create(name="taubench")
         client = Client(HTTP_AUTHORIZATION=f"Bearer {key}")
-        with worker(url, API_REPLY_TIMEOUT_S="30"):
+        with contextlib.ExitStack() as stack:
+            if args.store_backend == "http":  # the worker, which runs the turns, inherits the environment
+                token = uuid.uuid4().hex
+                store_url = stack.enter_context(store_server(url, token))
+                os.environ.update(STORE_BACKEND="http", STORE_API_URL=store_url, STORE_API_TOKEN=token)
+            stack.enter_context(worker(url, API_REPLY_TIMEOUT_S="30"))
             for name in names:
                 results[name] = run_set(client, db, numbered, SETS[name], args.show_failures)
-    print(f"τ-bench retail, offline, scripted customer through /api/v1, {len(tasks)} tasks per set")
+    print(
+        f"τ-bench retail, offline, scripted customer through /api/v1, {len(tasks)} tasks per set, "
+        f"store backend {args.store_backend}"
+    )
+    print(f"reply time per customer message: {summary(REPLY_TIMES_MS)}")
     rates = {name: report(name, tasks, set_results) for name, set_results in results.items()}
     for developed, held_out in (("A", "B"), ("ZA", "ZB")):
         if developed in rates and held_out in rates:

@@ -12,6 +12,7 @@ from django.db import DatabaseError, connection
 from cs_project.celery import app as celery_app
 from cs_project.supervisor import serve_status
 from knowledge.embeddings import embeddings_status
+from stores.backend import store_backend
 
 
 def _postgres() -> dict[str, Any]:
@@ -110,5 +111,8 @@ def health_report() -> dict[str, Any]:
     }
     down = [name for name, part in parts.items() if not part["ok"]]
     supervised, degraded = _supervised()
+    # Without the store's system the order tools fail politely and everything else works: degraded, not down.
+    parts["store"] = {"backend": settings.STORE_BACKEND, **store_backend().health()}
+    degraded += [] if parts["store"]["ok"] else ["store"]
     status = "down" if down else "degraded" if degraded else "ok"
     return {"status": status, "down": down, "degraded": degraded, **parts, **supervised}

@@ -18,6 +18,7 @@ from cs_project.inbox import inbox_list_fragment, inbox_page
 from cs_project.views import bad_request, healthz, not_found, server_error
 from knowledge.api import IngestJobApi, IngestJobCancelApi, KbDocumentUploadApi, KbSearchApi
 from knowledge.views import kb_source
+from stores.api import StoreEventsApi
 from stores.builtin.views import storefront
 from tickets.api import TicketDetailApi, TicketListApi
 from tickets.console import console_view
@@ -37,6 +38,7 @@ api_v1 = [
     path("conversations/<int:conversation_id>/turns/<int:turn_id>", TurnDetailApi.as_view(), name="turn-detail"),
     path("conversations/<int:conversation_id>/close", ConversationCloseApi.as_view(), name="conversation-close"),
     path("analytics", AnalyticsApi.as_view(), name="analytics-api"),
+    path("store/events", StoreEventsApi.as_view(), name="store-events"),
     path("webhooks", WebhookListApi.as_view(), name="webhook-list"),
     path("webhooks/<int:subscription_id>", WebhookDetailApi.as_view(), name="webhook-detail"),
     path("webhooks/<int:subscription_id>/deliveries", WebhookDeliveryListApi.as_view(), name="webhook-deliveries"),

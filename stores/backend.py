@@ -27,6 +27,10 @@ BACKENDS = {"builtin": "stores.builtin.backend.BuiltinStore", "http": "stores.ht
 class StoreBackend(Protocol):
     name: str
 
+    def health(self) -> dict[str, Any]:
+        """{"ok": bool, …}: whether the store answers now (one quick try, nothing counted against it)."""
+        ...
+
     def customer(self, customer_id: str) -> StoreCustomer | None: ...
 
     def customers_by_email(self, email: str) -> list[StoreCustomer]:

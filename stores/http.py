@@ -120,6 +120,16 @@ class HttpStore:
             raise self._refused(status, data)
         return data
 
+    def health(self) -> dict[str, Any]:
+        report: dict[str, Any] = {"url": self.base_url, "breaker_open": bool(cache.get(_BREAKER_OPEN))}
+        try:
+            status, _ = self._send("GET", "/customers/%20health%20check", None, "")
+        except StoreUnavailable as exc:
+            return {"ok": False, **report, "error": str(exc)}
+        if status not in (200, 404):
+            return {"ok": False, **report, "error": f"the store answered {status}"}
+        return {"ok": True, **report}
+
     # --- reads ------------------------------------------------------------------------------------
 
     def customer(self, customer_id: str) -> StoreCustomer | None:

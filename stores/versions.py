@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from django.core.cache import cache
 
+from conversations.models import Customer
+
 _ALL_KEY = "store:version:all"
 
 
@@ -25,3 +27,11 @@ def store_version(customer_id: int | None) -> str:
     customer_key = _customer_key(customer_id)
     versions = cache.get_many([_ALL_KEY, customer_key])
     return f"{versions.get(_ALL_KEY, 0)}.{versions.get(customer_key, 0)}"
+
+
+def store_changed(customer_id: str | None) -> None:
+    """The store says a customer's data changed (by the store's id), or, with None, the catalogue or everyone's."""
+    known = (
+        Customer.objects.filter(external_id=customer_id).values_list("pk", flat=True).first() if customer_id else None
+    )
+    store_version_bump(known)

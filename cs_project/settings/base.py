@@ -164,6 +164,8 @@ STORE_BACKEND = env_choice("STORE_BACKEND", "builtin", ("builtin", "http"))
 STORE_API_URL = os.environ.get("STORE_API_URL", "")
 STORE_API_TOKEN = os.environ.get("STORE_API_TOKEN", "")
 STORE_API_TIMEOUT_S = env_int("STORE_API_TIMEOUT_S", 5)
+# The secret the store signs POST /api/v1/store/events with (its data changed: cached reads are dropped).
+STORE_WEBHOOK_SECRET = os.environ.get("STORE_WEBHOOK_SECRET", "")
 
 # --- Django ----------------------------------------------------------------------------------
 
