@@ -1,7 +1,7 @@
 """The one interface the engine's store tools call: `store_backend()` returns the configured implementation.
 
 `STORE_BACKEND` chooses it: `builtin` (the project's own tables: the demo, τ-bench imports, small stores) or
-`http` (the store's own system through the store API, docs/store-api.md). Every
+`http` (the store's own system through the store API, docs/store-api.md) or `mcp` (the store's MCP server). Every
 implementation answers with the records of `stores.records` and raises `StoreError` (refused by the store's
 rules) or `StoreUnavailable` (the store did not answer).
 
@@ -21,7 +21,11 @@ from django.utils.module_loading import import_string
 
 from stores.records import Order, StoreCustomer, Variant, WriteResult
 
-BACKENDS = {"builtin": "stores.builtin.backend.BuiltinStore", "http": "stores.http.HttpStore"}
+BACKENDS = {
+    "builtin": "stores.builtin.backend.BuiltinStore",
+    "http": "stores.http.HttpStore",
+    "mcp": "stores.mcp.McpStore",
+}
 
 
 class StoreBackend(Protocol):
@@ -104,7 +108,15 @@ _instances: dict[tuple[str, ...], StoreBackend] = {}
 def store_backend() -> StoreBackend:
     """The backend `STORE_BACKEND` names: one instance (and pool of connections) per process and settings."""
     name = settings.STORE_BACKEND
-    configured = (name, settings.STORE_API_URL, settings.STORE_API_TOKEN, str(settings.STORE_API_TIMEOUT_S))
+    configured = (
+        name,
+        settings.STORE_API_URL,
+        settings.STORE_API_TOKEN,
+        str(settings.STORE_API_TIMEOUT_S),
+        settings.STORE_MCP_URL,
+        settings.STORE_MCP_TOKEN,
+        settings.STORE_MCP_COMMAND,
+    )
     if configured not in _instances:
         if name not in BACKENDS:
             raise ValueError(f"STORE_BACKEND={name!r}: choose one of {', '.join(sorted(BACKENDS))}.")

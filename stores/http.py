@@ -5,9 +5,7 @@ What a real system needs of its client:
   twice, after 0.2 s and 0.6 s;
 - a write is sent once, with an idempotency key: a store that already did it answers as it did the first time.
   A write whose answer is lost is reported as not done ("I can't reach the order system"), never as done;
-- a circuit breaker shared by every process: after BREAKER_FAILURES failed calls in a row the store is not
-  called for BREAKER_OPEN_S, and the customer is told at once instead of waiting for timeouts; the first call
-  after that tries again;
+- a circuit breaker shared by every process (stores/breaker.py);
 - an answer out of contract (not JSON, a field missing) counts as the store being unavailable.
 """
 
@@ -21,16 +19,12 @@ from urllib.parse import quote, urlencode
 
 import urllib3
 from django.conf import settings
-from django.core.cache import cache
 
 from stores import wire
+from stores.breaker import breaker_failed, breaker_open, breaker_succeeded
 from stores.records import Order, StoreCustomer, StoreError, StoreUnavailable, Variant, WriteResult
 
 READ_BACKOFF_S = (0.2, 0.6)
-BREAKER_FAILURES = 5
-BREAKER_OPEN_S = 30
-_BREAKER_OPEN = "store:http:breaker:open"
-_BREAKER_FAILURES = "store:http:breaker:failures"
 _TRANSIENT = {429, 500, 502, 503, 504}
 
 
@@ -75,7 +69,7 @@ class HttpStore:
 
     def _call(self, method: str, path: str, *, body: dict[str, Any] | None = None, key: str = "") -> tuple[int, Any]:
         """(status, JSON) of one call; reads are tried again after a transport failure, writes never."""
-        if cache.get(_BREAKER_OPEN):
+        if breaker_open(self.name):
             raise StoreUnavailable("The store failed several times in a row: it is left alone for a while.")
         attempts = 1 + (len(READ_BACKOFF_S) if method == "GET" else 0)
         for attempt in range(attempts):
@@ -85,18 +79,11 @@ class HttpStore:
                 if attempt + 1 < attempts:
                     time.sleep(READ_BACKOFF_S[attempt])
                     continue
-                self._failed()
+                breaker_failed(self.name)
                 raise
-            cache.delete(_BREAKER_FAILURES)
+            breaker_succeeded(self.name)
             return answer
         raise AssertionError("unreachable")  # the loop returns or raises
-
-    @staticmethod
-    def _failed() -> None:
-        cache.add(_BREAKER_FAILURES, 0, timeout=BREAKER_OPEN_S * 4)
-        if cache.incr(_BREAKER_FAILURES) >= BREAKER_FAILURES:
-            cache.set(_BREAKER_OPEN, 1, timeout=BREAKER_OPEN_S)
-            cache.delete(_BREAKER_FAILURES)
 
     @staticmethod
     def _refused(status: int, data: Any) -> StoreError:
@@ -121,7 +108,7 @@ class HttpStore:
         return data
 
     def health(self) -> dict[str, Any]:
-        report: dict[str, Any] = {"url": self.base_url, "breaker_open": bool(cache.get(_BREAKER_OPEN))}
+        report: dict[str, Any] = {"url": self.base_url, "breaker_open": breaker_open(self.name)}
         try:
             status, _ = self._send("GET", "/customers/%20health%20check", None, "")
         except StoreUnavailable as exc:

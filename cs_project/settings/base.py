@@ -157,13 +157,18 @@ RETURN_ADDRESS_ZH = os.environ.get("RETURN_ADDRESS_ZH", "") or "深圳市南山�
 # (ALLOWED_HOSTS, CSRF_TRUSTED_ORIGINS) count too.
 STORE_DOMAINS = env_list("STORE_DOMAINS", [])
 # Where the order tools read and write: "builtin" is the project's own store tables (the demo, a τ-bench import,
-# a small store that keeps its orders here), "http" a store's own system through the store API. See
-# stores/backend.py.
-STORE_BACKEND = env_choice("STORE_BACKEND", "builtin", ("builtin", "http"))
+# a small store that keeps its orders here), "http" a store's own system through the store API, "mcp" through
+# the store's MCP server. See stores/backend.py.
+STORE_BACKEND = env_choice("STORE_BACKEND", "builtin", ("builtin", "http", "mcp"))
 # STORE_BACKEND=http: the store's API (docs/store-api.md), its bearer token, and how long one call may take.
 STORE_API_URL = os.environ.get("STORE_API_URL", "")
 STORE_API_TOKEN = os.environ.get("STORE_API_TOKEN", "")
 STORE_API_TIMEOUT_S = env_int("STORE_API_TIMEOUT_S", 5)
+# STORE_BACKEND=mcp: the store's MCP server over streamable HTTP (its URL and bearer token), or a local command that
+# talks MCP over standard input and output (STORE_MCP_COMMAND, e.g. "python manage.py store_mcp_server --stdio").
+STORE_MCP_URL = os.environ.get("STORE_MCP_URL", "")
+STORE_MCP_TOKEN = os.environ.get("STORE_MCP_TOKEN", "")
+STORE_MCP_COMMAND = os.environ.get("STORE_MCP_COMMAND", "")
 # The secret the store signs POST /api/v1/store/events with (its data changed: cached reads are dropped).
 STORE_WEBHOOK_SECRET = os.environ.get("STORE_WEBHOOK_SECRET", "")
 

@@ -143,21 +143,20 @@ _ORDER_WRITES: dict[str, Callable[[str, str, dict[str, Any], str], Any]] = {
 }
 
 
-def _once(request: HttpRequest, write: Callable[[dict[str, Any], str], dict[str, Any]]) -> JsonResponse:
-    """Run a write once per idempotency key: a repeat gets the first answer, a key reused for another body 422."""
-    key = request.headers.get("Idempotency-Key", "")
+def write_once(key: str, request: bytes, write: Callable[[], dict[str, Any]]) -> tuple[int, dict[str, Any]]:
+    """(status, JSON) of a write done once per idempotency key: a repeat gets the first answer, the key reused
+    for another request is refused. Shared by the store API and the store's MCP server."""
     if not 8 <= len(key) <= 200:
-        raise ApiError(422, "idempotency_key_required", "A write needs an Idempotency-Key header (8-200 chars).")
-    body = _body(request)
-    digest = hashlib.sha256(request.body or b"").hexdigest()
+        raise ApiError(422, "idempotency_key_required", "A write needs an idempotency key of 8-200 characters.")
+    digest = hashlib.sha256(request).hexdigest()
     kept_key, lock_key = f"store_api:idempotency:{key}", f"store_api:idempotency:lock:{key}"
     kept = cache.get(kept_key)
     if kept is None and not cache.add(lock_key, 1, timeout=60):
-        raise ApiError(409, "write_in_progress", "A write with this Idempotency-Key is still running.")
+        raise ApiError(409, "write_in_progress", "A write with this idempotency key is still running.")
     try:
         if kept is None:
             try:
-                kept = {"digest": digest, "status": 200, "body": write(body, key)}
+                kept = {"digest": digest, "status": 200, "body": write()}
             except StoreError as exc:
                 status = 404 if exc.code.endswith("_not_found") else 422
                 kept = {"digest": digest, "status": status, "body": {"error": {"code": exc.code, "message": str(exc)}}}
@@ -165,8 +164,15 @@ def _once(request: HttpRequest, write: Callable[[dict[str, Any], str], dict[str,
     finally:
         cache.delete(lock_key)
     if kept["digest"] != digest:
-        raise ApiError(422, "idempotency_key_reused", "This Idempotency-Key was used for another request.")
-    return JsonResponse(kept["body"], status=kept["status"])
+        raise ApiError(422, "idempotency_key_reused", "This idempotency key was used for another request.")
+    return kept["status"], kept["body"]
+
+
+def _once(request: HttpRequest, write: Callable[[dict[str, Any], str], dict[str, Any]]) -> JsonResponse:
+    key = request.headers.get("Idempotency-Key", "")
+    body = _body(request)
+    status, answer = write_once(key, request.body or b"", lambda: write(body, key))
+    return JsonResponse(answer, status=status)
 
 
 def order_write(request: HttpRequest, customer_id: str, order_id: str, action: str) -> JsonResponse:

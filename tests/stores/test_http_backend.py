@@ -21,10 +21,11 @@ from django.core.management import call_command
 
 from agents.tools import ToolContext, ToolError, tool_call
 from conversations.models import Customer
+from stores.breaker import BREAKER_FAILURES
 from stores.builtin.backend import BuiltinStore
 from stores.builtin.models import Order as OrderRow
 from stores.builtin.models import PaymentTransaction
-from stores.http import BREAKER_FAILURES, HttpStore
+from stores.http import HttpStore
 from stores.records import StoreError, StoreUnavailable
 from tests.conftest import BASE_DIR, _free_port
 from tests.stores.conftest import STORE_TOKEN, StoreServer
