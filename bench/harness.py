@@ -104,22 +104,22 @@ def worker(database_url: str, *, concurrency: int = 4, **env: str) -> Iterator[s
 
 
 @contextlib.contextmanager
-def store_server(database_url: str, token: str) -> Iterator[str]:
-    """`manage.py store_server` (the store API over the built-in tables) on a free loopback port and
-    `database_url`; yields its URL once it answers."""
+def store_server(database_url: str, token: str, command: str = "store_server") -> Iterator[str]:
+    """`manage.py store_server` (the store API over the built-in tables), or with `command="store_mcp_server"` the
+    store's MCP server, on a free loopback port and `database_url`; yields its URL once it answers."""
     port = free_port()
     server = subprocess.Popen(
-        [sys.executable, str(ROOT / "manage.py"), "store_server", "--port", str(port), "--token", token],
+        [sys.executable, str(ROOT / "manage.py"), command, "--port", str(port), "--token", token],
         env={**os.environ, "DATABASE_URL": database_url},
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         start_new_session=True,
     )
-    url = f"http://127.0.0.1:{port}"
+    url = f"http://127.0.0.1:{port}" + ("/mcp" if command == "store_mcp_server" else "")
     deadline = time.monotonic() + 60
     while True:
         try:
-            urllib.request.urlopen(f"{url}/variants", timeout=5).close()
+            urllib.request.urlopen(url if command == "store_mcp_server" else f"{url}/variants", timeout=5).close()
         except urllib.error.HTTPError:
             break  # it answers (401 without the token)
         except OSError:

@@ -802,10 +802,10 @@ def main() -> None:
     )
     parser.add_argument(
         "--store-backend",
-        choices=("builtin", "http"),
+        choices=("builtin", "http", "mcp"),
         default="builtin",
         help="http: the order tools reach the store through the store API, served by manage.py store_server in "
-        "another process over the same tables",
+        "another process over the same tables; mcp: through the store's MCP server (manage.py store_mcp_server)",
     )
     args = parser.parse_args()
     check_disjoint()
@@ -838,10 +838,13 @@ def main() -> None:
         _, key = api_key_create(name="taubench")
         client = Client(HTTP_AUTHORIZATION=f"Bearer {key}")
         with contextlib.ExitStack() as stack:
-            if args.store_backend == "http":  # the worker, which runs the turns, inherits the environment
-                token = uuid.uuid4().hex
+            token = uuid.uuid4().hex  # the worker, which runs the turns, inherits the environment
+            if args.store_backend == "http":
                 store_url = stack.enter_context(store_server(url, token))
                 os.environ.update(STORE_BACKEND="http", STORE_API_URL=store_url, STORE_API_TOKEN=token)
+            elif args.store_backend == "mcp":
+                store_url = stack.enter_context(store_server(url, token, "store_mcp_server"))
+                os.environ.update(STORE_BACKEND="mcp", STORE_MCP_URL=store_url, STORE_MCP_TOKEN=token)
             stack.enter_context(worker(url, API_REPLY_TIMEOUT_S="30"))
             for name in names:
                 results[name] = run_set(client, db, numbered, SETS[name], args.show_failures)
