@@ -27,6 +27,7 @@ from conversations.services import conversation_verified_customer_set
 from stores.builtin.selectors import product_examples, products_to_compare, store_currency
 from stores.labels import carrier_said, order_status_said
 from stores.money import money
+from stores.records import StoreUnavailable
 
 PRIVATE = {Intent.ORDER_QUERY, Intent.LOGISTICS_QUERY, Intent.RETURN, Intent.EXCHANGE}
 _SUBSIDY_WORDS = re.compile(r"国补|补贴|subsid", re.IGNORECASE)
@@ -201,7 +202,10 @@ class Business(Specialist):
             # The workflow subtask running beside this one asks for verification itself.
             return SpecialistResult(text="")
         if customer is None and Intent(ctx.intent) in PRIVATE:
-            proof = chat_proof(conversation, ctx.entities, ctx.message_text)
+            try:
+                proof = chat_proof(conversation, ctx.entities, ctx.message_text)
+            except StoreUnavailable:  # the account could not be looked up at the store
+                return store_unreachable(ctx.language)
             if proof.status == ProofStatus.VERIFIED and proof.customer is not None:
                 conversation_verified_customer_set(conversation_id=conversation.pk, customer=proof.customer)
                 customer = proof.customer

@@ -110,3 +110,22 @@ def test_a_write_the_store_could_not_take_is_not_reported_done_and_can_be_tried_
     settings.STORE_API_URL, settings.STORE_API_TIMEOUT_S = url, 5
     run_turn(chat, yes)
     assert Order.objects.get(external_id="#D1001").status == "cancelled"
+
+
+@pytest.mark.parametrize(
+    ("language", "question", "said"),
+    [
+        ("zh", "我的订单 #D1002 到哪了？我的邮箱是 li.wei@example.com", "连不上订单系统"),
+        ("en", "Where is my order #D1002? My email is li.wei@example.com", "can't reach the order system"),
+    ],
+)
+def test_an_identity_the_store_cannot_check_now_is_said_plainly(
+    http_store: StoreServer, settings: Any, language: str, question: str, said: str
+) -> None:
+    call_command("seed_demo", verbosity=0)
+    chat = conversation_start(customer=Customer.objects.create(external_id="guest_unverified"), language=language)
+    _store_down(settings)
+
+    turn = run_turn(chat, question)
+
+    assert said in turn.reply["text"]
