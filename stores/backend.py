@@ -1,7 +1,8 @@
 """The one interface the engine's store tools call: `store_backend()` returns the configured implementation.
 
 `STORE_BACKEND` chooses it: `builtin` (the project's own tables: the demo, τ-bench imports, small stores) or
-`http` (the store's own system through the store API, docs/store-api.md) or `mcp` (the store's MCP server). Every
+`http` (the store's own system through the store API, docs/store-api.md), `mcp` (the store's MCP server) or
+`shopify` (a Shopify store's Admin GraphQL API). Every
 implementation answers with the records of `stores.records` and raises `StoreError` (refused by the store's
 rules) or `StoreUnavailable` (the store did not answer).
 
@@ -25,6 +26,7 @@ BACKENDS = {
     "builtin": "stores.builtin.backend.BuiltinStore",
     "http": "stores.http.HttpStore",
     "mcp": "stores.mcp.McpStore",
+    "shopify": "stores.shopify.ShopifyStore",
 }
 
 
@@ -116,6 +118,9 @@ def store_backend() -> StoreBackend:
         settings.STORE_MCP_URL,
         settings.STORE_MCP_TOKEN,
         settings.STORE_MCP_COMMAND,
+        settings.SHOPIFY_SHOP,
+        settings.SHOPIFY_ACCESS_TOKEN,
+        settings.SHOPIFY_ADMIN_URL,
     )
     if configured not in _instances:
         if name not in BACKENDS:

@@ -158,8 +158,8 @@ RETURN_ADDRESS_ZH = os.environ.get("RETURN_ADDRESS_ZH", "") or "深圳市南山�
 STORE_DOMAINS = env_list("STORE_DOMAINS", [])
 # Where the order tools read and write: "builtin" is the project's own store tables (the demo, a τ-bench import,
 # a small store that keeps its orders here), "http" a store's own system through the store API, "mcp" through
-# the store's MCP server. See stores/backend.py.
-STORE_BACKEND = env_choice("STORE_BACKEND", "builtin", ("builtin", "http", "mcp"))
+# the store's MCP server, "shopify" a Shopify store's Admin GraphQL API. See stores/backend.py.
+STORE_BACKEND = env_choice("STORE_BACKEND", "builtin", ("builtin", "http", "mcp", "shopify"))
 # STORE_BACKEND=http: the store's API (docs/store-api.md), its bearer token, and how long one call may take.
 STORE_API_URL = os.environ.get("STORE_API_URL", "")
 STORE_API_TOKEN = os.environ.get("STORE_API_TOKEN", "")
@@ -169,6 +169,13 @@ STORE_API_TIMEOUT_S = env_int("STORE_API_TIMEOUT_S", 5)
 STORE_MCP_URL = os.environ.get("STORE_MCP_URL", "")
 STORE_MCP_TOKEN = os.environ.get("STORE_MCP_TOKEN", "")
 STORE_MCP_COMMAND = os.environ.get("STORE_MCP_COMMAND", "")
+# STORE_BACKEND=shopify: the shop ("my-shop" or "my-shop.myshopify.com"), an Admin API access token of a custom app
+# (read/write orders, customers, returns, order edits; read products), the API version; SHOPIFY_ADMIN_URL replaces
+# the whole GraphQL endpoint (a proxy, or a local server answering as Shopify does).
+SHOPIFY_SHOP = os.environ.get("SHOPIFY_SHOP", "")
+SHOPIFY_ACCESS_TOKEN = os.environ.get("SHOPIFY_ACCESS_TOKEN", "")
+SHOPIFY_API_VERSION = os.environ.get("SHOPIFY_API_VERSION", "") or "2025-10"
+SHOPIFY_ADMIN_URL = os.environ.get("SHOPIFY_ADMIN_URL", "")
 # The secret the store signs POST /api/v1/store/events with (its data changed: cached reads are dropped).
 STORE_WEBHOOK_SECRET = os.environ.get("STORE_WEBHOOK_SECRET", "")
 
