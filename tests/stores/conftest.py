@@ -31,33 +31,39 @@ class StoreServer:
         return HttpStore(base_url=self.url, token=STORE_TOKEN, **options)
 
 
-@pytest.fixture(scope="session")
-def store_server(django_db_setup: None, django_db_blocker: Any) -> Iterator[StoreServer]:
-    """`manage.py store_server` in a process of its own, on the test database and Redis."""
+def _server_start(command: str, path: str, django_db_blocker: Any) -> tuple[str, subprocess.Popen[bytes]]:
+    """`manage.py <command>` on a free port, the test database and Redis; its URL once it answers (401 without
+    the token)."""
     with django_db_blocker.unblock():
         database_url = database_url_for_tests()
     port = _free_port()
-    url = f"http://127.0.0.1:{port}"
     process = subprocess.Popen(
-        [sys.executable, "manage.py", "store_server", "--port", str(port), "--token", STORE_TOKEN],
+        [sys.executable, "manage.py", command, "--port", str(port), "--token", STORE_TOKEN],
         cwd=BASE_DIR,
         env=subprocess_env(DATABASE_URL=database_url, REDIS_URL=settings.REDIS_URL),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         start_new_session=True,
     )
+    url = f"http://127.0.0.1:{port}{path}"
     deadline = time.monotonic() + 60
     while True:
         try:
-            urllib.request.urlopen(f"{url}/customers/nobody", timeout=5).close()
+            urllib.request.urlopen(url, timeout=5).close()
         except urllib.error.HTTPError:
-            break  # it answers (401 without the token): the server is up
+            return url, process
         except OSError:
             if process.poll() is not None or time.monotonic() > deadline:
                 if process.poll() is None:
                     os.killpg(process.pid, signal.SIGKILL)
-                pytest.fail("the store server did not start")
+                pytest.fail(f"manage.py {command} did not start")
             time.sleep(0.2)
+
+
+@pytest.fixture(scope="session")
+def store_server(django_db_setup: None, django_db_blocker: Any) -> Iterator[StoreServer]:
+    """`manage.py store_server` in a process of its own, on the test database and Redis."""
+    url, process = _server_start("store_server", "", django_db_blocker)
     yield StoreServer(url, process)
     process_group_stop(process, timeout=15)
 
@@ -84,30 +90,7 @@ class McpServer:
 @pytest.fixture(scope="session")
 def store_mcp_server(django_db_setup: None, django_db_blocker: Any) -> Iterator[McpServer]:
     """`manage.py store_mcp_server` (streamable HTTP) in a process of its own, on the test database and Redis."""
-    with django_db_blocker.unblock():
-        database_url = database_url_for_tests()
-    port = _free_port()
-    process = subprocess.Popen(
-        [sys.executable, "manage.py", "store_mcp_server", "--port", str(port), "--token", STORE_TOKEN],
-        cwd=BASE_DIR,
-        env=subprocess_env(DATABASE_URL=database_url, REDIS_URL=settings.REDIS_URL),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    url = f"http://127.0.0.1:{port}/mcp"
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            urllib.request.urlopen(url, timeout=5).close()
-        except urllib.error.HTTPError:
-            break  # it answers (401 without the token): the server is up
-        except OSError:
-            if process.poll() is not None or time.monotonic() > deadline:
-                if process.poll() is None:
-                    os.killpg(process.pid, signal.SIGKILL)
-                pytest.fail("the store MCP server did not start")
-            time.sleep(0.2)
+    url, process = _server_start("store_mcp_server", "/mcp", django_db_blocker)
     yield McpServer(url, process)
     process_group_stop(process, timeout=15)
 
