@@ -14,7 +14,7 @@ from django.utils.translation import gettext_noop
 from agents.tools.base import ToolContext, ToolError, tool
 from agents.tools.orders import ORDER_ID, order_for_customer
 from conversations.language import say
-from conversations.models import Language
+from conversations.models import Conversation, Language
 from stores.backend import store_backend
 from stores.records import CANCEL_REASONS, OrderStatus, StoreError, WriteResult
 from tickets.models import Ticket, TicketKind
@@ -43,9 +43,15 @@ _TAX_ID = re.compile(r"^[0-9A-Z]{15,20}$")
 
 
 def write_key(ctx: ToolContext, kind: str, arguments: dict[str, Any]) -> str:
-    """The idempotency key of a write: the same request in the same conversation is one write at the store."""
-    request = json.dumps([ctx.conversation_id, kind, arguments], sort_keys=True, ensure_ascii=False, default=str)
-    return hashlib.sha256(request.encode()).hexdigest()[:40]
+    """The idempotency key of a write: the same request in the same conversation is one write at the store. The
+    conversation is named by its id and the moment it began, so a key is never met again by another chat (ids
+    start again in a new database, and the store keeps keys for a day)."""
+    chat = Conversation.objects.filter(pk=ctx.conversation_id) if ctx.conversation_id is not None else None
+    began = chat.values_list("created_at", flat=True).first() if chat is not None else None
+    request = [ctx.conversation_id, began, kind, arguments]
+    return hashlib.sha256(json.dumps(request, sort_keys=True, ensure_ascii=False, default=str).encode()).hexdigest()[
+        :40
+    ]
 
 
 def _write(
