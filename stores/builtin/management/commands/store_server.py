@@ -1,10 +1,21 @@
+import socket
 from typing import Any
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
-from django.core.servers.basehttp import run
+from django.core.servers.basehttp import WSGIServer, run
 
 from stores.builtin.server import store_api_application
+
+
+class _NoDelayServer(WSGIServer):
+    """Each answer leaves at once: without TCP_NODELAY a small response waits on the client's delayed
+    acknowledgement, about 40 ms a call on Linux."""
+
+    def get_request(self) -> tuple[socket.socket, Any]:
+        connection, address = super().get_request()
+        connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        return connection, address
 
 
 class Command(BaseCommand):
@@ -25,4 +36,4 @@ class Command(BaseCommand):
         self.stdout.write(f"Store API on http://{host}:{port}/ (the built-in store's tables)", ending="\n")
         self.stdout.flush()
         # Any WSGI application serves here, not only Django's own handler.
-        run(host, port, store_api_application(token), threading=True)  # type: ignore[arg-type]
+        run(host, port, store_api_application(token), threading=True, server_cls=_NoDelayServer)  # type: ignore[arg-type]
