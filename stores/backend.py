@@ -20,7 +20,7 @@ from typing import Any, Protocol
 from django.conf import settings
 from django.utils.module_loading import import_string
 
-from stores.records import Order, StoreCustomer, Variant, WriteResult
+from stores.records import ItemsSwap, Order, StoreCustomer, Variant, WriteResult
 
 BACKENDS = {
     "builtin": "stores.builtin.backend.BuiltinStore",
@@ -75,31 +75,13 @@ class StoreBackend(Protocol):
         self, customer_id: str, order_id: str, *, payment_method_id: str, key: str
     ) -> WriteResult: ...
 
-    def order_modify_items(
-        self,
-        customer_id: str,
-        order_id: str,
-        *,
-        item_ids: list[str],
-        new_item_ids: list[str],
-        payment_method_id: str,
-        key: str,
-    ) -> WriteResult: ...
+    def order_modify_items(self, customer_id: str, order_id: str, *, swap: ItemsSwap, key: str) -> WriteResult: ...
 
     def order_return(
         self, customer_id: str, order_id: str, *, item_ids: list[str], payment_method_id: str, key: str
     ) -> WriteResult: ...
 
-    def order_exchange(
-        self,
-        customer_id: str,
-        order_id: str,
-        *,
-        item_ids: list[str],
-        new_item_ids: list[str],
-        payment_method_id: str,
-        key: str,
-    ) -> WriteResult: ...
+    def order_exchange(self, customer_id: str, order_id: str, *, swap: ItemsSwap, key: str) -> WriteResult: ...
 
     def default_address_set(self, customer_id: str, *, address: dict[str, Any], key: str) -> dict[str, str]: ...
 

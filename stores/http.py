@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Sequence
+from dataclasses import asdict
 from typing import Any
 from urllib.parse import quote, urlencode
 
@@ -22,7 +23,7 @@ from django.conf import settings
 
 from stores import wire
 from stores.breaker import breaker_failed, breaker_open, breaker_succeeded
-from stores.records import Order, StoreCustomer, StoreError, StoreUnavailable, Variant, WriteResult
+from stores.records import ItemsSwap, Order, StoreCustomer, StoreError, StoreUnavailable, Variant, WriteResult
 
 READ_BACKOFF_S = (0.2, 0.6)
 _TRANSIENT = {429, 500, 502, 503, 504}
@@ -188,18 +189,8 @@ class HttpStore:
     def order_modify_payment(self, customer_id: str, order_id: str, *, payment_method_id: str, key: str) -> WriteResult:
         return self._order_write(customer_id, order_id, "payment", {"payment_method_id": payment_method_id}, key)
 
-    def order_modify_items(
-        self,
-        customer_id: str,
-        order_id: str,
-        *,
-        item_ids: list[str],
-        new_item_ids: list[str],
-        payment_method_id: str,
-        key: str,
-    ) -> WriteResult:
-        body = {"item_ids": item_ids, "new_item_ids": new_item_ids, "payment_method_id": payment_method_id}
-        return self._order_write(customer_id, order_id, "items", body, key)
+    def order_modify_items(self, customer_id: str, order_id: str, *, swap: ItemsSwap, key: str) -> WriteResult:
+        return self._order_write(customer_id, order_id, "items", asdict(swap), key)
 
     def order_return(
         self, customer_id: str, order_id: str, *, item_ids: list[str], payment_method_id: str, key: str
@@ -207,18 +198,8 @@ class HttpStore:
         body = {"item_ids": item_ids, "payment_method_id": payment_method_id}
         return self._order_write(customer_id, order_id, "return", body, key)
 
-    def order_exchange(
-        self,
-        customer_id: str,
-        order_id: str,
-        *,
-        item_ids: list[str],
-        new_item_ids: list[str],
-        payment_method_id: str,
-        key: str,
-    ) -> WriteResult:
-        body = {"item_ids": item_ids, "new_item_ids": new_item_ids, "payment_method_id": payment_method_id}
-        return self._order_write(customer_id, order_id, "exchange", body, key)
+    def order_exchange(self, customer_id: str, order_id: str, *, swap: ItemsSwap, key: str) -> WriteResult:
+        return self._order_write(customer_id, order_id, "exchange", asdict(swap), key)
 
     def default_address_set(self, customer_id: str, *, address: dict[str, Any], key: str) -> dict[str, str]:
         data = self._write(f"/customers/{_segment(customer_id)}/default-address", {"address": address}, key, "PUT")

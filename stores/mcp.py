@@ -25,6 +25,7 @@ import shlex
 import threading
 from collections.abc import Sequence
 from contextlib import AsyncExitStack
+from dataclasses import asdict
 from typing import Any
 
 import httpx2
@@ -35,7 +36,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from stores import wire
 from stores.breaker import breaker_failed, breaker_open, breaker_succeeded
-from stores.records import Order, StoreCustomer, StoreError, StoreUnavailable, Variant, WriteResult
+from stores.records import ItemsSwap, Order, StoreCustomer, StoreError, StoreUnavailable, Variant, WriteResult
 
 JSON = dict[str, Any]
 # The tools the engine may call, and whether each takes the verified customer (injected, never the caller's).
@@ -239,22 +240,8 @@ class McpStore:
         arguments = {"order_id": order_id, "payment_method_id": payment_method_id}
         return wire.write_from_json(self._write("change_order_payment", customer_id, arguments, key))
 
-    def order_modify_items(
-        self,
-        customer_id: str,
-        order_id: str,
-        *,
-        item_ids: list[str],
-        new_item_ids: list[str],
-        payment_method_id: str,
-        key: str,
-    ) -> WriteResult:
-        arguments = {
-            "order_id": order_id,
-            "item_ids": item_ids,
-            "new_item_ids": new_item_ids,
-            "payment_method_id": payment_method_id,
-        }
+    def order_modify_items(self, customer_id: str, order_id: str, *, swap: ItemsSwap, key: str) -> WriteResult:
+        arguments = {"order_id": order_id, **asdict(swap)}
         return wire.write_from_json(self._write("change_order_items", customer_id, arguments, key))
 
     def order_return(
@@ -263,22 +250,8 @@ class McpStore:
         arguments = {"order_id": order_id, "item_ids": item_ids, "payment_method_id": payment_method_id}
         return wire.write_from_json(self._write("return_order_items", customer_id, arguments, key))
 
-    def order_exchange(
-        self,
-        customer_id: str,
-        order_id: str,
-        *,
-        item_ids: list[str],
-        new_item_ids: list[str],
-        payment_method_id: str,
-        key: str,
-    ) -> WriteResult:
-        arguments = {
-            "order_id": order_id,
-            "item_ids": item_ids,
-            "new_item_ids": new_item_ids,
-            "payment_method_id": payment_method_id,
-        }
+    def order_exchange(self, customer_id: str, order_id: str, *, swap: ItemsSwap, key: str) -> WriteResult:
+        arguments = {"order_id": order_id, **asdict(swap)}
         return wire.write_from_json(self._write("exchange_order_items", customer_id, arguments, key))
 
     def default_address_set(self, customer_id: str, *, address: dict[str, Any], key: str) -> dict[str, str]:

@@ -160,6 +160,16 @@ class StoreCustomer:
 
 
 @dataclass(frozen=True)
+class ItemsSwap:
+    """Items of an order for other versions of the same products: `new_item_ids[i]` replaces `item_ids[i]`
+    (a repeated id is that many units), and the payment method that pays or receives the difference."""
+
+    item_ids: list[str]
+    new_item_ids: list[str]
+    payment_method_id: str
+
+
+@dataclass(frozen=True)
 class WriteResult:
     """What a write did, as the store reports it after the write."""
 

@@ -40,6 +40,7 @@ from django.conf import settings
 
 from stores.breaker import breaker_failed, breaker_open, breaker_succeeded
 from stores.records import (
+    ItemsSwap,
     Order,
     OrderLine,
     OrderStatus,
@@ -453,23 +454,14 @@ class ShopifyStore:
     def order_modify_payment(self, customer_id: str, order_id: str, *, payment_method_id: str, key: str) -> WriteResult:
         raise StoreError("not_supported", "A Shopify order can't be paid with another method through its API.")
 
-    def order_modify_items(
-        self,
-        customer_id: str,
-        order_id: str,
-        *,
-        item_ids: list[str],
-        new_item_ids: list[str],
-        payment_method_id: str,
-        key: str,
-    ) -> WriteResult:
+    def order_modify_items(self, customer_id: str, order_id: str, *, swap: ItemsSwap, key: str) -> WriteResult:
         order, node = self._own_order(customer_id, order_id)
         self._require(order, OrderStatus.PENDING)
         begun = self._call("OrderEditBegin", M_EDIT_BEGIN, {"id": node["id"]}).get("orderEditBegin") or {}
         self._user_errors(begun)
         calculated = begun["calculatedOrder"]
         quantities = {number((n.get("variant") or {}).get("id")): n for n in calculated["lineItems"]["nodes"]}
-        for old, new in zip(item_ids, new_item_ids, strict=True):
+        for old, new in zip(swap.item_ids, swap.new_item_ids, strict=True):
             line = quantities.get(old)
             if line is None or line["quantity"] < 1:
                 raise StoreError("item_not_in_order", f"Item {old} is not in order {order_id}.")
@@ -488,7 +480,7 @@ class ShopifyStore:
             self._user_errors(added.get("orderEditAddVariant"))
         committed = self._call("OrderEditCommit", M_EDIT_COMMIT, {"id": calculated["id"], "staffNote": "Customer"})
         self._user_errors(committed.get("orderEditCommit"))
-        return self._after(customer_id, order.order_id, {"new_item_ids": new_item_ids})
+        return self._after(customer_id, order.order_id, {"new_item_ids": swap.new_item_ids})
 
     def _return_lines(
         self, customer_id: str, order_id: str, item_ids: list[str]
@@ -519,22 +511,13 @@ class ShopifyStore:
         self._user_errors(data.get("returnRequest"))
         return WriteResult(order.order_id, OrderStatus.RETURN_REQUESTED, {"return_items": sorted(item_ids)})
 
-    def order_exchange(
-        self,
-        customer_id: str,
-        order_id: str,
-        *,
-        item_ids: list[str],
-        new_item_ids: list[str],
-        payment_method_id: str,
-        key: str,
-    ) -> WriteResult:
-        order, shopify_id, lines = self._return_lines(customer_id, order_id, item_ids)
-        exchange = [{"variantId": gid("ProductVariant", v), "quantity": 1} for v in new_item_ids]
+    def order_exchange(self, customer_id: str, order_id: str, *, swap: ItemsSwap, key: str) -> WriteResult:
+        order, shopify_id, lines = self._return_lines(customer_id, order_id, swap.item_ids)
+        exchange = [{"variantId": gid("ProductVariant", v), "quantity": 1} for v in swap.new_item_ids]
         returned = {"orderId": shopify_id, "returnLineItems": lines, "exchangeLineItems": exchange}
         data = self._call("ReturnCreate", M_RETURN_CREATE, {"returnInput": returned})
         self._user_errors(data.get("returnCreate"))
-        details = {"exchange_items": sorted(item_ids), "exchange_new_items": sorted(new_item_ids)}
+        details = {"exchange_items": sorted(swap.item_ids), "exchange_new_items": sorted(swap.new_item_ids)}
         return WriteResult(order.order_id, OrderStatus.EXCHANGE_REQUESTED, details)
 
     def default_address_set(self, customer_id: str, *, address: dict[str, Any], key: str) -> dict[str, str]:

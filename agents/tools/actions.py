@@ -16,7 +16,7 @@ from agents.tools.orders import ORDER_ID, order_for_customer
 from conversations.language import say
 from conversations.models import Conversation, Language
 from stores.backend import store_backend
-from stores.records import CANCEL_REASONS, OrderStatus, StoreError, WriteResult
+from stores.records import CANCEL_REASONS, ItemsSwap, OrderStatus, StoreError, WriteResult
 from tickets.models import Ticket, TicketKind
 from tickets.services import ticket_create
 
@@ -40,6 +40,10 @@ RETURN_INSTRUCTIONS = gettext_noop(
     "its way by email."
 )
 _TAX_ID = re.compile(r"^[0-9A-Z]{15,20}$")
+
+
+def _swap(args: dict[str, Any]) -> ItemsSwap:
+    return ItemsSwap(args["item_ids"], args["new_item_ids"], args["payment_method_id"])
 
 
 def write_key(ctx: ToolContext, kind: str, arguments: dict[str, Any]) -> str:
@@ -146,14 +150,7 @@ def modify_pending_order(ctx: ToolContext, args: dict[str, Any]) -> dict[str, An
         "payment": lambda customer_id, key: store.order_modify_payment(
             customer_id, order_id, payment_method_id=args["payment_method_id"], key=key
         ),
-        "items": lambda customer_id, key: store.order_modify_items(
-            customer_id,
-            order_id,
-            item_ids=args["item_ids"],
-            new_item_ids=args["new_item_ids"],
-            payment_method_id=args["payment_method_id"],
-            key=key,
-        ),
+        "items": lambda customer_id, key: store.order_modify_items(customer_id, order_id, swap=_swap(args), key=key),
     }
     result, ticket = _write(
         ctx,
@@ -238,12 +235,7 @@ def create_exchange_order(ctx: ToolContext, args: dict[str, Any]) -> dict[str, A
         order_id=args["order_id"],
         subject=f"Exchange from {args['order_id']}",
         write=lambda customer_id, key: store_backend().order_exchange(
-            customer_id,
-            args["order_id"],
-            item_ids=args["item_ids"],
-            new_item_ids=args["new_item_ids"],
-            payment_method_id=args["payment_method_id"],
-            key=key,
+            customer_id, args["order_id"], swap=_swap(args), key=key
         ),
         payload={},
     )

@@ -15,6 +15,7 @@ from conversations.models import Customer
 from stores.builtin import models, services
 from stores.records import (
     ADDRESS_FIELDS,
+    ItemsSwap,
     Order,
     OrderLine,
     Payment,
@@ -200,23 +201,14 @@ class BuiltinStore:
             customer_id, services.order_modify_payment, order_id=order_id, payment_method_id=payment_method_id
         )
 
-    def order_modify_items(
-        self,
-        customer_id: str,
-        order_id: str,
-        *,
-        item_ids: list[str],
-        new_item_ids: list[str],
-        payment_method_id: str,
-        key: str,
-    ) -> WriteResult:
+    def order_modify_items(self, customer_id: str, order_id: str, *, swap: ItemsSwap, key: str) -> WriteResult:
         return self._write(
             customer_id,
             services.order_modify_items,
             order_id=order_id,
-            item_ids=item_ids,
-            new_item_ids=new_item_ids,
-            payment_method_id=payment_method_id,
+            item_ids=swap.item_ids,
+            new_item_ids=swap.new_item_ids,
+            payment_method_id=swap.payment_method_id,
         )
 
     def order_return(
@@ -230,23 +222,14 @@ class BuiltinStore:
             payment_method_id=payment_method_id,
         )
 
-    def order_exchange(
-        self,
-        customer_id: str,
-        order_id: str,
-        *,
-        item_ids: list[str],
-        new_item_ids: list[str],
-        payment_method_id: str,
-        key: str,
-    ) -> WriteResult:
+    def order_exchange(self, customer_id: str, order_id: str, *, swap: ItemsSwap, key: str) -> WriteResult:
         return self._write(
             customer_id,
             services.order_exchange,
             order_id=order_id,
-            item_ids=item_ids,
-            new_item_ids=new_item_ids,
-            payment_method_id=payment_method_id,
+            item_ids=swap.item_ids,
+            new_item_ids=swap.new_item_ids,
+            payment_method_id=swap.payment_method_id,
         )
 
     def default_address_set(self, customer_id: str, *, address: dict[str, Any], key: str) -> dict[str, str]:

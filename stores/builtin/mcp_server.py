@@ -21,6 +21,7 @@ from mcp.server.mcpserver import MCPServer
 from stores import wire
 from stores.builtin.backend import BuiltinStore
 from stores.builtin.server import ApiError, write_once
+from stores.records import ItemsSwap
 
 _store = BuiltinStore()
 JSON = dict[str, Any]
@@ -145,12 +146,7 @@ def store_mcp_server() -> MCPServer:
             "change_order_items",
             dict(locals()),
             lambda key: _store.order_modify_items(
-                customer_id,
-                order_id,
-                item_ids=item_ids,
-                new_item_ids=new_item_ids,
-                payment_method_id=payment_method_id,
-                key=key,
+                customer_id, order_id, swap=ItemsSwap(item_ids, new_item_ids, payment_method_id), key=key
             ),
         )
 
@@ -179,12 +175,7 @@ def store_mcp_server() -> MCPServer:
             "exchange_order_items",
             dict(locals()),
             lambda key: _store.order_exchange(
-                customer_id,
-                order_id,
-                item_ids=item_ids,
-                new_item_ids=new_item_ids,
-                payment_method_id=payment_method_id,
-                key=key,
+                customer_id, order_id, swap=ItemsSwap(item_ids, new_item_ids, payment_method_id), key=key
             ),
         )
 

@@ -22,7 +22,7 @@ from django.urls import Resolver404, path, resolve
 
 from stores import wire
 from stores.builtin.backend import BuiltinStore
-from stores.records import StoreError
+from stores.records import ItemsSwap, StoreError
 
 IDEMPOTENCY_TTL_S = 24 * 60 * 60
 PAGE_SIZE = 20
@@ -56,6 +56,14 @@ def _field(body: dict[str, Any], name: str, kind: type) -> Any:
     if not isinstance(value, kind) or not strings:
         raise ApiError(422, "bad_request", f"{name!r} must be a {kind.__name__}.")
     return value
+
+
+def _swap(body: dict[str, Any]) -> ItemsSwap:
+    return ItemsSwap(
+        item_ids=_field(body, "item_ids", list),
+        new_item_ids=_field(body, "new_item_ids", list),
+        payment_method_id=_field(body, "payment_method_id", str),
+    )
 
 
 def _found(value: Any, what: str) -> Any:
@@ -121,25 +129,11 @@ _ORDER_WRITES: dict[str, Callable[[str, str, dict[str, Any], str], Any]] = {
     "payment": lambda c, o, b, k: _store.order_modify_payment(
         c, o, payment_method_id=_field(b, "payment_method_id", str), key=k
     ),
-    "items": lambda c, o, b, k: _store.order_modify_items(
-        c,
-        o,
-        item_ids=_field(b, "item_ids", list),
-        new_item_ids=_field(b, "new_item_ids", list),
-        payment_method_id=_field(b, "payment_method_id", str),
-        key=k,
-    ),
+    "items": lambda c, o, b, k: _store.order_modify_items(c, o, swap=_swap(b), key=k),
     "return": lambda c, o, b, k: _store.order_return(
         c, o, item_ids=_field(b, "item_ids", list), payment_method_id=_field(b, "payment_method_id", str), key=k
     ),
-    "exchange": lambda c, o, b, k: _store.order_exchange(
-        c,
-        o,
-        item_ids=_field(b, "item_ids", list),
-        new_item_ids=_field(b, "new_item_ids", list),
-        payment_method_id=_field(b, "payment_method_id", str),
-        key=k,
-    ),
+    "exchange": lambda c, o, b, k: _store.order_exchange(c, o, swap=_swap(b), key=k),
 }
 
 

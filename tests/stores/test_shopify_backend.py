@@ -10,7 +10,7 @@ from django.core.cache import cache
 
 from conversations.models import Conversation, Customer
 from conversations.services import conversation_start
-from stores.records import StoreError, StoreUnavailable
+from stores.records import ItemsSwap, StoreError, StoreUnavailable
 from stores.shopify import ShopifyStore
 from tests.agents.engine import run_turn
 from tests.fake_shopify import TOKEN, FakeShopify, fake_shopify  # noqa: F401 - the fixture
@@ -66,9 +66,7 @@ def test_the_writes_are_shopifys_mutations(shopify: ShopifyStore, fake_shopify: 
     assert moved.status == "pending"
     assert fake_shopify.shop["orders"]["9001"]["shippingAddress"]["countryCode"] == "US"
 
-    swapped = shopify.order_modify_items(
-        "7001", "#S1001", item_ids=["501"], new_item_ids=["502"], payment_method_id="x", key="k2"
-    )
+    swapped = shopify.order_modify_items("7001", "#S1001", swap=ItemsSwap(["501"], ["502"], "x"), key="k2")
     assert swapped.status == "pending"
     assert sorted(line.item_id for line in shopify.order("7001", "#S1001").items) == ["502", "601"]  # type: ignore[union-attr]
 
@@ -82,9 +80,7 @@ def test_the_writes_are_shopifys_mutations(shopify: ShopifyStore, fake_shopify: 
 
 def test_what_shopify_refuses_keeps_its_reason_and_what_it_cannot_do_is_said(shopify: ShopifyStore) -> None:
     with pytest.raises(StoreError) as unavailable:
-        shopify.order_modify_items(
-            "7001", "#S1001", item_ids=["501"], new_item_ids=["503"], payment_method_id="x", key="k"
-        )
+        shopify.order_modify_items("7001", "#S1001", swap=ItemsSwap(["501"], ["503"], "x"), key="k")
     assert unavailable.value.code == "shopify_refused"  # its userErrors carry no code: "Variant is not available"
     with pytest.raises(StoreError) as not_supported:
         shopify.order_modify_payment("7001", "#S1001", payment_method_id="paypal", key="k")
