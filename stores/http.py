@@ -94,10 +94,14 @@ class HttpStore:
         return StoreError(str(error.get("code") or "store_refused"), str(error.get("message") or ""))
 
     def _get(self, path: str) -> Any | None:
-        """The JSON of a read, None when the store answers 404."""
+        """The JSON of a read, None when the store says the record is not there (404). A 404 for the path itself
+        (`not_found`: a wrong STORE_API_URL, a store that lacks the call) is the store being unusable."""
         status, data = self._call("GET", path)
-        if status == 404:
+        error = data.get("error") if isinstance(data, dict) else None
+        if status == 404 and not (isinstance(error, dict) and error.get("code") == "not_found"):
             return None
+        if status == 404:
+            raise StoreUnavailable(f"The store has no call {path.split('?')[0]}: is STORE_API_URL right?")
         if status != 200:
             raise self._refused(status, data)
         return data

@@ -191,3 +191,10 @@ def test_an_order_the_store_gives_for_another_customer_is_never_shown(lying_stor
 
     assert missing.value.code == "order_not_found"
     assert tool_call("list_orders", li)["orders"] == []
+
+
+def test_a_store_url_that_names_no_store_api_is_unavailable_not_an_empty_account(store_server: StoreServer) -> None:
+    wrong = HttpStore(base_url=f"{store_server.url}/v2", token=STORE_TOKEN)
+
+    with pytest.raises(StoreUnavailable, match="STORE_API_URL"):
+        wrong.order("demo_li_wei", "#D1001")
