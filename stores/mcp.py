@@ -163,16 +163,19 @@ class McpStore:
 
     def _read(self, tool: str, arguments: JSON, *, customer_id: str | None = None) -> JSON | None:
         """A read's JSON, None when the store says it is not there."""
-        data = self.call(tool, arguments, customer_id=customer_id)
-        error = data.get("error")
-        if isinstance(error, dict):
-            if str(error.get("code", "")).endswith("_not_found"):
+        try:
+            return self._answer(self.call(tool, arguments, customer_id=customer_id))
+        except StoreError as exc:
+            if exc.code.endswith("_not_found"):
                 return None
-            raise StoreError(str(error.get("code") or "store_refused"), str(error.get("message") or ""))
-        return data
+            raise
 
     def _write(self, tool: str, customer_id: str, arguments: JSON, key: str) -> JSON:
-        data = self.call(tool, {**arguments, "idempotency_key": key}, customer_id=customer_id)
+        return self._answer(self.call(tool, {**arguments, "idempotency_key": key}, customer_id=customer_id))
+
+    @staticmethod
+    def _answer(data: JSON) -> JSON:
+        """The tool's JSON; the error it answers with, raised with its code."""
         error = data.get("error")
         if isinstance(error, dict):
             raise StoreError(str(error.get("code") or "store_refused"), str(error.get("message") or ""))

@@ -14,7 +14,6 @@ from django.db.models import QuerySet
 from conversations.models import Customer
 from stores.builtin import models, services
 from stores.records import (
-    ADDRESS_FIELDS,
     ItemsSwap,
     Order,
     OrderLine,
@@ -124,7 +123,7 @@ def _customer_record(customer: Customer) -> StoreCustomer:
         last_name=customer.last_name,
         email=customer.email,
         phone=customer.phone,
-        default_address=None if default is None else {f: getattr(default, f) for f in ADDRESS_FIELDS},
+        default_address=None if default is None else default.as_dict(),
         payment_methods=tuple(
             _payment_method(m) for m in sorted(customer.payment_methods.all(), key=lambda m: m.external_id)
         ),

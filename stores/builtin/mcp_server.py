@@ -44,15 +44,13 @@ def _found(record: Any, what: str, as_json: Callable[[Any], JSON]) -> JSON:
     return as_json(record)
 
 
-def _write(name: str, arguments: JSON, do: Callable[[str], Any]) -> JSON:
+def _write(
+    name: str, arguments: JSON, do: Callable[[str], Any], as_json: Callable[[Any], JSON] = wire.write_json
+) -> JSON:
     """A write tool's answer: done once per idempotency key (the same call again answers as the first time)."""
     key = str(arguments.pop("idempotency_key"))
     request = json.dumps([name, arguments], sort_keys=True, ensure_ascii=False).encode()
-    return _answer(lambda: write_once(key, request, lambda: _result_json(do(key)))[1])
-
-
-def _result_json(result: Any) -> JSON:
-    return {"address": result} if isinstance(result, dict) else wire.write_json(result)
+    return _answer(lambda: write_once(key, request, lambda: as_json(do(key)))[1])
 
 
 def store_mcp_server() -> MCPServer:
@@ -185,6 +183,7 @@ def store_mcp_server() -> MCPServer:
             "set_default_address",
             dict(locals()),
             lambda key: _store.default_address_set(customer_id, address=address, key=key),
+            lambda address_set: {"address": address_set},
         )
 
     return server

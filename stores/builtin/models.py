@@ -14,6 +14,7 @@ from django.db import models
 from django.db.models import Q
 
 from conversations.models import Customer
+from stores import records
 from stores.records import OrderStatus, PaymentKind, TransactionKind
 
 
@@ -93,11 +94,8 @@ class PaymentMethod(models.Model):
         ]
 
     def __str__(self) -> str:
-        if self.kind == PaymentKind.CREDIT_CARD:
-            return f"{self.brand or 'card'} ending {self.last_four}"
-        if self.kind == PaymentKind.GIFT_CARD:
-            return f"gift card {self.external_id} (balance {self.balance})"
-        return f"PayPal {self.external_id}"
+        as_told = records.PaymentMethod(self.external_id, self.kind, self.brand, self.last_four, self.balance)
+        return as_told.label
 
 
 class Product(models.Model):
