@@ -45,7 +45,8 @@ from conversations.models import Customer
 from knowledge.chunking import sentences
 from knowledge.injection import sentences_withheld, store_domains, text_without
 from knowledge.injection_model import Sentence, addresses
-from stores.builtin.models import Order
+from stores.backend import store_backend
+from stores.records import StoreUnavailable
 
 PASS, REVISE, BLOCK = "pass", "revise", "block"
 
@@ -218,26 +219,19 @@ def _others_orders_masked(
     text: str, customer_of_chat: Callable[[], Customer | None], customer_text: str
 ) -> tuple[str, list[str]]:
     """Order ids of other customers' orders masked ("#D1***"), and those orders' shipping addresses. Only the
-    ids that are real orders count: a price or a tracking number that looks like one is left alone, and so is
-    an id the customer just wrote (repeated while asking them to prove it is theirs)."""
+    ids the store knows as orders count: a price or a tracking number that looks like one is left alone, and so
+    is an id the customer just wrote (repeated while asking them to prove it is theirs). Whose order it is, is
+    asked of the store; an id it cannot answer for now is masked too (the gate fails closed)."""
     candidates = {match.group(1) or match.group(2) for match in _ORDER_ID.finditer(text)} - {
         match.group(1) or match.group(2) for match in _ORDER_ID.finditer(customer_text)
     }
     if not candidates:
         return text, []
-    orders = list(
-        Order.objects.filter(external_id__in=[*candidates, *(f"#{c}" for c in candidates)]).values_list(
-            "external_id", "customer_id", "address"
-        )
-    )
-    customer = customer_of_chat() if orders else None
-    others = [
-        (external_id.lstrip("#"), address)
-        for external_id, owner, address in orders
-        if owner != (customer.pk if customer else None)
-    ]
     found = []
-    for order_id, address in others:
+    for order_id in sorted(candidates)[:_MAX_ORDER_IDS_CHECKED]:
+        other, address = _order_of_another(order_id, customer_of_chat)
+        if not other:
+            continue
         text, masked = re.subn(
             rf"(?<![\w*])({re.escape(order_id)})(?!\d)", order_id[:2] + "*" * (len(order_id) - 2), text
         )
@@ -247,6 +241,26 @@ def _others_orders_masked(
                 text = text.replace(part, "***")
                 found.append("other_address")
     return text, found
+
+
+_MAX_ORDER_IDS_CHECKED = 5  # a reply naming more is masked no further, but each check is a call to the store
+
+
+def _order_of_another(order_id: str, customer_of_chat: Callable[[], Customer | None]) -> tuple[bool, dict[str, str]]:
+    """(whether `order_id`, with or without its "#", is an order of someone other than the chat's customer, that
+    order's shipping address)."""
+    store = store_backend()
+    try:
+        owner = store.order_owner(f"#{order_id}") or store.order_owner(order_id)
+        if owner is None:
+            return False, {}
+        customer = customer_of_chat()
+        if customer is not None and owner.customer_id == customer.external_id:
+            return False, {}
+        order = store.order(owner.customer_id, f"#{order_id}") or store.order(owner.customer_id, order_id)
+    except StoreUnavailable:
+        return True, {}
+    return True, order.address if order is not None else {}
 
 
 # What a shopper may be asked to hand over that the store never asks for: a lookup table of the secrets' names

@@ -3,13 +3,14 @@ left, the open chat in the middle, the customer beside it with their orders, pas
 a search of every knowledge base, internal ones included (the chat quotes only the public ones).
 
 Composed here, above the apps, because one screen shows the console's chats (tickets), the customer's
-store orders (stores.builtin) and their conversations. Pages are server-rendered, so they work before the
-socket connects; `static/console/console.js` keeps them live over `ws/staff` and posts the actions of
+orders (from the store's system, stores.selectors) and their conversations. Pages are server-rendered, so they
+work before the socket connects; `static/console/console.js` keeps them live over `ws/staff` and posts the actions of
 tickets.console.
 """
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib import admin
 from django.http import Http404, HttpResponse
 from django.shortcuts import render
@@ -17,9 +18,9 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET
 
-from conversations.models import ResolutionReason
+from conversations.models import Customer, ResolutionReason
 from knowledge.selectors import chunk_search_hybrid
-from stores.builtin.selectors import customer_orders
+from stores.selectors import StaffOrders, orders_for_staff
 from tickets.console import StaffRequest, console_strings
 from tickets.selectors import (
     INBOX_VIEWS,
@@ -55,6 +56,13 @@ def _knowledge_context(request: StaffRequest) -> dict[str, object]:
     return {"knowledge_query": query, "knowledge": results}
 
 
+def _orders(verified_customer_id: int | None, customer: Customer) -> StaffOrders:
+    """Only a customer who proved who they are, or whom the site signed in, has their store orders shown."""
+    if verified_customer_id is None and not customer.verified:
+        return StaffOrders()
+    return orders_for_staff(customer.external_id)
+
+
 @require_GET
 def inbox_page(request: StaffRequest, conversation_id: int | None = None) -> HttpResponse:
     colleagues = console_colleagues(staff=request.user)  # the list's "also online" and the transfer menu
@@ -78,7 +86,8 @@ def inbox_page(request: StaffRequest, conversation_id: int | None = None) -> Htt
                 "mine": chat.conversation.assigned_staff_id == request.user.pk,
                 "history": history,
                 "colleagues": colleagues,
-                "orders": customer_orders(history.customer.pk),
+                "orders": _orders(chat.conversation.verified_customer_id, history.customer),
+                "orders_in_admin": settings.STORE_BACKEND == "builtin",
             }
         )
     return render(request, "admin/console/inbox.html", context)

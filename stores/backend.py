@@ -20,7 +20,7 @@ from typing import Any, Protocol
 from django.conf import settings
 from django.utils.module_loading import import_string
 
-from stores.records import ItemsSwap, Order, StoreCustomer, Variant, WriteResult
+from stores.records import ItemsSwap, Order, StoreCatalogue, StoreCustomer, Variant, WriteResult
 
 BACKENDS = {
     "builtin": "stores.builtin.backend.BuiltinStore",
@@ -58,6 +58,11 @@ class StoreBackend(Protocol):
         ...
 
     def order_by_tracking(self, customer_id: str, tracking_number: str) -> Order | None: ...
+
+    def catalogue(self) -> StoreCatalogue:
+        """What the store sells: its currency, every product with its variants, the subsidies in force. Read at
+        most once a minute per process (stores.catalogue), and again after the store says it changed."""
+        ...
 
     def product_variants(self, product_ids: Sequence[str]) -> list[Variant]:
         """Every variant of these products, in stock or not."""

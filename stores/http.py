@@ -23,7 +23,16 @@ from django.conf import settings
 
 from stores import wire
 from stores.breaker import breaker_failed, breaker_open, breaker_succeeded
-from stores.records import ItemsSwap, Order, StoreCustomer, StoreError, StoreUnavailable, Variant, WriteResult
+from stores.records import (
+    ItemsSwap,
+    Order,
+    StoreCatalogue,
+    StoreCustomer,
+    StoreError,
+    StoreUnavailable,
+    Variant,
+    WriteResult,
+)
 
 READ_BACKOFF_S = (0.2, 0.6)
 _TRANSIENT = {429, 500, 502, 503, 504}
@@ -163,6 +172,11 @@ class HttpStore:
     def order_by_tracking(self, customer_id: str, tracking_number: str) -> Order | None:
         data = self._get(f"/customers/{_segment(customer_id)}/shipments/{_segment(tracking_number)}")
         return None if data is None else wire.order_from_json(data)
+
+    def catalogue(self) -> StoreCatalogue:
+        return wire.catalogue_read(
+            lambda cursor: self._get("/catalogue" + (f"?{urlencode({'cursor': cursor})}" if cursor else ""))
+        )
 
     def _variants(self, name: str, values: Sequence[str]) -> list[Variant]:
         if not values:

@@ -36,7 +36,16 @@ from mcp.client.streamable_http import streamable_http_client
 
 from stores import wire
 from stores.breaker import breaker_failed, breaker_open, breaker_succeeded
-from stores.records import ItemsSwap, Order, StoreCustomer, StoreError, StoreUnavailable, Variant, WriteResult
+from stores.records import (
+    ItemsSwap,
+    Order,
+    StoreCatalogue,
+    StoreCustomer,
+    StoreError,
+    StoreUnavailable,
+    Variant,
+    WriteResult,
+)
 
 JSON = dict[str, Any]
 # The tools the engine may call, and whether each takes the verified customer (injected, never the caller's).
@@ -48,6 +57,7 @@ READS = {
     "find_shipment": True,
     "order_owner": False,
     "get_variants": False,
+    "get_catalogue": False,
 }
 WRITES = {
     "cancel_order": True,
@@ -218,6 +228,9 @@ class McpStore:
     def order_by_tracking(self, customer_id: str, tracking_number: str) -> Order | None:
         data = self._read("find_shipment", {"tracking_number": tracking_number}, customer_id=customer_id)
         return None if data is None else wire.order_from_json(data)
+
+    def catalogue(self) -> StoreCatalogue:
+        return wire.catalogue_read(lambda cursor: self._read("get_catalogue", {"cursor": cursor}))
 
     def product_variants(self, product_ids: Sequence[str]) -> list[Variant]:
         data = self._read("get_variants", {"product_ids": list(product_ids)}) if product_ids else None

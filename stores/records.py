@@ -148,6 +148,78 @@ class Variant:
 
 
 @dataclass(frozen=True)
+class Product:
+    """A product of the catalogue with every variant, in stock or not (cheapest first)."""
+
+    product_id: str
+    name: str
+    name_zh: str = ""
+    aliases: tuple[str, ...] = ()  # other names customers use: "X9" for "Find X9"
+    category: str = ""
+    tags: tuple[str, ...] = ()
+    specs: dict[str, Any] = field(default_factory=dict)
+    variants: tuple[Variant, ...] = ()
+
+    def called(self, name: str) -> bool:
+        """Whether `name` is this product's name, Chinese name or an alias, in any case and spacing."""
+        wanted = "".join(name.lower().split())
+        return bool(wanted) and any(
+            "".join(n.lower().split()) == wanted for n in (self.name, self.name_zh, *self.aliases) if n
+        )
+
+
+@dataclass(frozen=True)
+class Subsidy:
+    """A trade-in subsidy (国补) in force: a share of the price, capped, for one category's products."""
+
+    name: str
+    category: str
+    rate: Decimal
+    max_amount: Decimal
+    name_zh: str = ""
+    max_price: Decimal | None = None  # items priced above it are not eligible
+
+    def amount_for(self, price: Decimal) -> Decimal:
+        """The subsidy on one item at `price` (0 when the price is above the eligible maximum)."""
+        if self.max_price is not None and price > self.max_price:
+            return Decimal("0.00")
+        return min((price * self.rate).quantize(Decimal("0.01")), self.max_amount)
+
+
+@dataclass(frozen=True)
+class StoreCatalogue:
+    """What the store sells, as one snapshot: the currency of its prices, its products and the subsidies in
+    force. The catalogue tools, entity extraction and the replies' product suggestions all read it."""
+
+    currency: str
+    products: tuple[Product, ...] = ()
+    subsidies: tuple[Subsidy, ...] = ()
+
+    def product(self, name: str) -> Product | None:
+        """The product called `name` (its name, Chinese name or an alias, any case and spacing)."""
+        return next((p for p in self.products if p.called(name)), None)
+
+    def subsidy(self, category: str) -> Subsidy | None:
+        return next((s for s in self.subsidies if s.category == category), None)
+
+    def _most_versions_first(self) -> list[Product]:
+        return sorted(self.products, key=lambda p: (-len(p.variants), p.name))
+
+    def examples(self, limit: int = 3) -> list[str]:
+        """A few product names to suggest, those with the most versions first."""
+        return [p.name for p in self._most_versions_first()[:limit]]
+
+    def pair_to_compare(self) -> tuple[str, str] | None:
+        """Two products of one category to suggest comparing (most versions first), or None."""
+        seen: dict[str, str] = {}
+        for product in self._most_versions_first():
+            if product.category in seen:
+                return seen[product.category], product.name
+            seen[product.category] = product.name
+        return None
+
+
+@dataclass(frozen=True)
 class StoreCustomer:
     customer_id: str
     name: str = ""

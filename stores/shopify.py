@@ -12,7 +12,8 @@ What each operation is at Shopify (docs/store-api.md has the contract; the READM
 - orders: `orders(query: "customer_id:…")`, one by `name:`; a parcel by its tracking number among the customer's
   recent orders; statuses from `cancelledAt`, `returnStatus`, `displayFulfillmentStatus` and the fulfilments'
   `displayStatus` (DELIVERED) or `deliveredAt`;
-- variants: `nodes(ids:)` of variants, or of products with their variants;
+- variants: `nodes(ids:)` of variants, or of products with their variants; the catalogue: `products(query:
+  "status:active")` with their variants, and `shop { currencyCode }`;
 - cancel: `orderCancel` (reason CUSTOMER, restocked, refunded to the original methods); address: `orderUpdate`
   with `shippingAddress`; items: an order edit (`orderEditBegin`, `orderEditSetQuantity` to take one off,
   `orderEditAddVariant`, `orderEditCommit`), where Shopify settles the difference itself; return: `returnRequest`
@@ -47,7 +48,9 @@ from stores.records import (
     Payment,
     PaymentKind,
     PaymentMethod,
+    Product,
     Shipment,
+    StoreCatalogue,
     StoreCustomer,
     StoreError,
     StoreUnavailable,
@@ -85,6 +88,13 @@ Q_ORDERS = f"""query Orders($query: String!, $first: Int!) {{
 Q_VARIANTS = f"query Variants($ids: [ID!]!) {{ nodes(ids: $ids) {{ ... on ProductVariant {{ {_VARIANT} }} }} }}"
 Q_PRODUCT_VARIANTS = f"""query ProductVariants($ids: [ID!]!) {{ nodes(ids: $ids) {{
   ... on Product {{ variants(first: 100) {{ nodes {{ {_VARIANT} }} }} }} }} }}"""
+# Shopify refuses a query costing over 1,000 points: 25 products of up to 30 variants stay under it.
+Q_CATALOGUE = """query Catalogue($after: String) { shop { currencyCode }
+  products(first: 25, after: $after, sortKey: TITLE, query: "status:active") {
+    nodes { id title productType tags variants(first: 30) {
+      nodes { id price inventoryQuantity availableForSale selectedOptions { name value } } } }
+    pageInfo { hasNextPage endCursor } } }"""
+CATALOGUE_PAGES = 40
 M_CANCEL = """mutation OrderCancel($orderId: ID!, $staffNote: String) {
   orderCancel(orderId: $orderId, reason: CUSTOMER, restock: true, notifyCustomer: true, staffNote: $staffNote,
     refundMethod: { originalPaymentMethodsRefund: true }) {
@@ -249,8 +259,8 @@ def _customer(node: dict[str, Any], transactions: Sequence[dict[str, Any]] = ())
     )
 
 
-def _variant(node: dict[str, Any]) -> Variant:
-    product = node.get("product") or {}
+def _variant(node: dict[str, Any], product: dict[str, Any] | None = None) -> Variant:
+    product = product or node.get("product") or {}
     return Variant(
         item_id=number(node["id"]),
         product_id=number(product.get("id")),
@@ -397,6 +407,31 @@ class ShopifyStore:
     def order_by_tracking(self, customer_id: str, tracking_number: str) -> Order | None:
         recent = self._orders(f"customer_id:{customer_id}", RECENT_ORDERS)
         return next((o for o in recent if any(tracking_number in s.tracking_ids for s in o.shipments)), None)
+
+    def catalogue(self) -> StoreCatalogue:
+        """The shop's active products, up to CATALOGUE_PAGES pages of them (1,000 products; a bigger shop would be
+        read with a bulk operation, which this client does not do). Shopify has no subsidies, Chinese names or
+        aliases: a product goes by its title."""
+        products: list[Product] = []
+        after: str | None = None
+        for _ in range(CATALOGUE_PAGES):
+            data = self._call("Catalogue", Q_CATALOGUE, {"after": after})
+            for node in data["products"]["nodes"]:
+                variants = [_variant(v, node) for v in node["variants"]["nodes"]]
+                products.append(
+                    Product(
+                        product_id=number(node["id"]),
+                        name=node["title"],
+                        category=node.get("productType") or "",
+                        tags=tuple(node.get("tags") or ()),
+                        variants=tuple(sorted(variants, key=lambda v: (v.price, v.item_id))),
+                    )
+                )
+            page = data["products"]["pageInfo"]
+            if not page["hasNextPage"]:
+                break
+            after = page["endCursor"]
+        return StoreCatalogue(currency=data["shop"]["currencyCode"], products=tuple(products))
 
     def product_variants(self, product_ids: Sequence[str]) -> list[Variant]:
         if not product_ids:

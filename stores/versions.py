@@ -29,6 +29,11 @@ def store_version(customer_id: int | None) -> str:
     return f"{versions.get(_ALL_KEY, 0)}.{versions.get(customer_key, 0)}"
 
 
+def catalogue_version() -> str:
+    """The version of what everyone reads (the catalogue): bumped by a change with no customer."""
+    return str(cache.get(_ALL_KEY, 0))
+
+
 def store_changed(customer_id: str | None) -> None:
     """The store says a customer's data changed (by the store's id), or, with None, the catalogue or everyone's."""
     known = (

@@ -7,6 +7,7 @@ with what was wrong, since a store answering out of contract is as unusable as o
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import date, datetime
 from decimal import Decimal, InvalidOperation
 from typing import Any
@@ -16,9 +17,12 @@ from stores.records import (
     OrderLine,
     Payment,
     PaymentMethod,
+    Product,
     Shipment,
+    StoreCatalogue,
     StoreCustomer,
     StoreUnavailable,
+    Subsidy,
     TrackingEvent,
     Variant,
     WriteResult,
@@ -115,6 +119,40 @@ def variant_json(variant: Variant) -> JSON:
         "price": _money(variant.price),
         "stock": variant.stock,
         "available": variant.available,
+    }
+
+
+def catalogue_page_json(catalogue: StoreCatalogue, *, start: int, size: int) -> JSON:
+    """One page of the catalogue: its currency and subsidies (on every page) and `size` products from `start`."""
+    products = catalogue.products[start : start + size]
+    more = len(catalogue.products) > start + size
+    return {
+        "currency": catalogue.currency,
+        "subsidies": [
+            {
+                "name": s.name,
+                "name_zh": s.name_zh,
+                "category": s.category,
+                "rate": str(s.rate),
+                "max_amount": _money(s.max_amount),
+                "max_price": _money(s.max_price),
+            }
+            for s in catalogue.subsidies
+        ],
+        "products": [
+            {
+                "product_id": p.product_id,
+                "name": p.name,
+                "name_zh": p.name_zh,
+                "aliases": list(p.aliases),
+                "category": p.category,
+                "tags": list(p.tags),
+                "specs": p.specs,
+                "variants": [variant_json(v) for v in p.variants],
+            }
+            for p in products
+        ],
+        "next": str(start + size) if more else None,
     }
 
 
@@ -293,6 +331,61 @@ def variant_from_json(data: Any) -> Variant:
         price=r.money("price") or Decimal("0"),
         stock=stock,
         available=bool(r.data.get("available", True)),
+    )
+
+
+def _texts(r: _Reader, name: str) -> tuple[str, ...]:
+    values = r.items(name)
+    if not all(isinstance(v, str) for v in values):
+        raise StoreUnavailable(f"The store sent {r.where} whose {name!r} are not all text.")
+    return tuple(values)
+
+
+def _product(data: Any) -> Product:
+    r = _Reader(data, "a product")
+    return Product(
+        product_id=r.required("product_id"),
+        name=r.required("name"),
+        name_zh=r.text("name_zh"),
+        aliases=_texts(r, "aliases"),
+        category=r.text("category"),
+        tags=_texts(r, "tags"),
+        specs=r.obj("specs"),
+        variants=tuple(sorted(map(variant_from_json, r.items("variants")), key=lambda v: (v.price, v.item_id))),
+    )
+
+
+def _subsidy(data: Any) -> Subsidy:
+    r = _Reader(data, "a subsidy")
+    return Subsidy(
+        name=r.required("name"),
+        name_zh=r.text("name_zh"),
+        category=r.text("category"),
+        rate=r.money("rate") or Decimal("0"),
+        max_amount=r.money("max_amount") or Decimal("0"),
+        max_price=r.money("max_price", optional=True),
+    )
+
+
+MAX_CATALOGUE_PAGES = 50  # 5,000 products at the reference page size: a bigger catalogue is read in part
+
+
+def catalogue_read(page: Callable[[str], Any]) -> StoreCatalogue:
+    """The catalogue from its pages, `page(cursor)` reading each (the first with an empty cursor); the currency
+    and subsidies are the first page's."""
+    pages: list[Any] = []
+    cursor = ""
+    while len(pages) < MAX_CATALOGUE_PAGES:
+        pages.append(page(cursor))
+        cursor = str(pages[-1].get("next") or "") if isinstance(pages[-1], dict) else ""
+        if not cursor:
+            break
+    first = _Reader(pages[0], "a catalogue page")
+    products = [_product(p) for page in pages for p in _Reader(page, "a catalogue page").items("products")]
+    return StoreCatalogue(
+        currency=first.required("currency"),
+        products=tuple(sorted(products, key=lambda p: p.name)),
+        subsidies=tuple(_subsidy(s) for s in first.items("subsidies")),
     )
 
 

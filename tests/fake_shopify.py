@@ -59,6 +59,7 @@ def demo_shop() -> JSON:
         "601": {"price": "45.50", "options": {"Capacity": "1L"}, "product": "302", "stock": None},
     }
     products = {"301": "Trail Jacket", "302": "Water Bottle"}
+    kinds = {"301": ("Jackets", ["outdoor", "rain"]), "302": ("Bottles", ["outdoor"])}
 
     def card(amount: str) -> JSON:
         return {
@@ -122,7 +123,14 @@ def demo_shop() -> JSON:
         "7001": {"first": "Ada", "last": "Lovelace", "email": "ada@example.com", "phone": "+12065550101"},
         "7002": {"first": "Bo", "last": "Wang", "email": "bo.wang@example.com", "phone": "+12065550102"},
     }
-    return {"variants": variants, "products": products, "orders": orders, "customers": customers, "edits": {}}
+    return {
+        "variants": variants,
+        "products": products,
+        "kinds": kinds,
+        "orders": orders,
+        "customers": customers,
+        "edits": {},
+    }
 
 
 class FakeShopify:
@@ -320,6 +328,34 @@ class FakeShopify:
         self.shop["customers"][_num(v["customerId"])]["address"] = stored
         return {"customerAddressCreate": {"address": stored, "userErrors": []}}
 
+    def _catalogue(self, v: JSON) -> JSON:
+        """Active products by title, one a page, so that the client has to follow `endCursor`."""
+        listed = sorted(self.shop["products"].items(), key=lambda p: p[1])
+        start = int(v.get("after") or 0)
+        nodes = []
+        for n, title in listed[start : start + 1]:
+            kind, tags = self.shop["kinds"][n]
+            variants = [self._variant(k) for k, x in self.shop["variants"].items() if x["product"] == n]
+            for variant in variants:
+                variant.pop("product")  # asked for from the product, not again inside each variant
+            nodes.append(
+                {
+                    "id": _gid("Product", n),
+                    "title": title,
+                    "productType": kind,
+                    "tags": tags,
+                    "variants": {"nodes": variants},
+                }
+            )
+        more = start + 1 < len(listed)
+        return {
+            "shop": {"currencyCode": "USD"},
+            "products": {
+                "nodes": nodes,
+                "pageInfo": {"hasNextPage": more, "endCursor": str(start + 1) if more else None},
+            },
+        }
+
     def answer(self, body: JSON) -> tuple[int, JSON]:
         self.requests.append(body)
         cost = {"requestedQueryCost": 12, "actualQueryCost": 12}
@@ -346,6 +382,7 @@ class FakeShopify:
                 }
             },
             "Orders": lambda: self._orders(v),
+            "Catalogue": lambda: self._catalogue(v),
             "Variants": lambda: {"nodes": [self._variant(_num(i)) for i in v["ids"]]},
             "ProductVariants": lambda: {
                 "nodes": [

@@ -24,7 +24,7 @@ from agents.workflows.verify import identity_question, workflow_verify_start
 from conversations.language import Language, say
 from conversations.models import Conversation
 from conversations.services import conversation_verified_customer_set
-from stores.builtin.selectors import product_examples, products_to_compare, store_currency
+from stores.catalogue import store_catalogue
 from stores.labels import carrier_said, order_status_said
 from stores.money import money
 from stores.records import StoreUnavailable
@@ -34,7 +34,7 @@ _SUBSIDY_WORDS = re.compile(r"国补|补贴|subsid", re.IGNORECASE)
 
 
 def _money(value: float, currency: str | None) -> str:
-    return money(value, currency or store_currency())
+    return money(value, currency or store_catalogue().currency)
 
 
 def _item_name(item: dict[str, Any], language: str) -> str:
@@ -244,6 +244,8 @@ class Business(Specialist):
             return planner(ctx, tools)
         except _Answer as answer:
             return answer.result
+        except StoreUnavailable:  # the catalogue, read outside a tool, could not be read
+            return store_unreachable(ctx.language)
         except ToolError as exc:
             if exc.code == "store_unavailable":
                 return store_unreachable(ctx.language)
@@ -254,7 +256,7 @@ class Business(Specialist):
     def _need_product(self, ctx: SpecialistContext) -> list[str]:
         names = _product_names(ctx)
         if not names:
-            examples = product_examples()
+            examples = store_catalogue().examples()
             if len(examples) > 1:
                 text = say(
                     ctx.language,
@@ -318,7 +320,7 @@ class Business(Specialist):
     def _compare(self, ctx: SpecialistContext, tools: ToolContext) -> SpecialistResult:
         names = self._need_product(ctx)
         if len(names) < 2:
-            pair = products_to_compare()
+            pair = store_catalogue().pair_to_compare()
             example = f"{pair[0]} vs {pair[1]}" if pair else ""
             return SpecialistResult(
                 text=say(ctx.language, "Which products should I compare? For example %(pair)s.", pair=example)
@@ -352,16 +354,14 @@ class Business(Specialist):
 
     @staticmethod
     def _one(tools: ToolContext, name: str) -> dict[str, Any]:
-        from stores.builtin.selectors import product_resolve
-
-        product = product_resolve(name)
+        product = store_catalogue().product(name)
         if product is None:
             raise ToolError("product_not_found", f"No product called {name!r} is sold here.")
         info = tool_call("get_price_info", tools, {"product": name})
         return {
             "name": product.name,
             "price_from": info["variants"][0]["price"],
-            "currency": product.currency,
+            "currency": info["product"]["currency"],
             "specs": product.specs,
         }
 

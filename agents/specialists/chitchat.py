@@ -9,7 +9,8 @@ from django.utils.translation import gettext_noop
 from agents.answers import SpecialistContext, SpecialistResult
 from agents.specialists import Specialist, register
 from conversations.language import say, say_in_context
-from stores.builtin.selectors import product_examples
+from stores.catalogue import store_catalogue
+from stores.records import StoreUnavailable
 
 _THANKS = re.compile(r"thank|thx|\bty\b|谢|感谢", re.IGNORECASE)
 _BYE = re.compile(r"\bbye\b|goodbye|see you|good ?night|再见|拜拜|晚安", re.IGNORECASE)
@@ -33,9 +34,11 @@ REPLIES = {
 def greeting_quick_replies(language: str) -> tuple[str, ...]:
     """Where a greeting can go next; the price question names one of this store's own products."""
     # Quick replies are sent as the customer's own words, hence their context.
-    price = [
-        say_in_context("customer", language, "Price of %(product)s", product=name) for name in product_examples(limit=1)
-    ]
+    try:
+        examples = store_catalogue().examples(limit=1)
+    except StoreUnavailable:
+        examples = []  # a greeting is still answered; only the price suggestion is left out
+    price = [say_in_context("customer", language, "Price of %(product)s", product=name) for name in examples]
     return (
         say_in_context("customer", language, "Where is my order?"),
         *price,

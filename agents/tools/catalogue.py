@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from decimal import Decimal
 from typing import Any
 
 from agents.tools.base import ToolContext, ToolError, tool
-from stores.builtin.models import Product, Variant
-from stores.builtin.selectors import product_resolve, subsidy_rules_active
+from stores.catalogue import store_catalogue
+from stores.records import Product, StoreCatalogue, Variant
 
 PRODUCT = {
     "type": "string",
@@ -18,8 +17,8 @@ PRODUCT = {
 }
 
 
-def _product(name: str) -> Product:
-    product = product_resolve(name)
+def _product(catalogue: StoreCatalogue, name: str) -> Product:
+    product = catalogue.product(name)
     if product is None:
         raise ToolError("product_not_found", f"No product called {name!r} is sold here.")
     return product
@@ -29,33 +28,28 @@ def _money(value: Decimal | None) -> float | None:
     return None if value is None else float(value)
 
 
-def _in_stock(variant: Variant) -> bool:
-    return variant.available and (variant.stock is None or variant.stock > 0)
-
-
 def _variant_json(variant: Variant) -> dict[str, Any]:
     return {
-        "item_id": variant.external_id,
+        "item_id": variant.item_id,
         "options": variant.options,
         "price": float(variant.price),
-        "available": _in_stock(variant),
+        "available": variant.in_stock,
         "stock": variant.stock,
     }
 
 
-def _summary(product: Product) -> dict[str, Any]:
-    variants = list(product.variants.all())
-    prices = [v.price for v in variants]
+def _summary(product: Product, currency: str) -> dict[str, Any]:
+    prices = [v.price for v in product.variants]
     return {
-        "product_id": product.external_id,
+        "product_id": product.product_id,
         "name": product.name,
         "name_zh": product.name_zh,
         "category": product.category,
-        "tags": product.tags,
-        "currency": product.currency,
+        "tags": list(product.tags),
+        "currency": currency,
         "price_from": _money(min(prices, default=None)),
         "price_to": _money(max(prices, default=None)),
-        "in_stock": any(_in_stock(v) for v in variants),
+        "in_stock": any(v.in_stock for v in product.variants),
     }
 
 
@@ -75,18 +69,18 @@ def _summary(product: Product) -> dict[str, Any]:
     private=False,
 )
 def product_search(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
-    listed = Product.objects.prefetch_related("variants").order_by("name")
-    if args.get("category"):
-        listed = listed.filter(category__iexact=args["category"])
-    if args.get("tags"):
-        listed = listed.filter(tags__overlap=args["tags"])
-    products: Iterable[Product] = listed
-    if args.get("query"):
-        words = args["query"].lower().split()
-        products = [p for p in listed if all(w in f"{p.name} {p.name_zh} {' '.join(p.aliases)}".lower() for w in words)]
+    catalogue = store_catalogue()
+    words = (args.get("query") or "").lower().split()
+    category = (args.get("category") or "").lower()
+    tags = set(args.get("tags") or ())
     found = []
-    for product in products:
-        summary = _summary(product)
+    for product in sorted(catalogue.products, key=lambda p: p.name):
+        names = f"{product.name} {product.name_zh} {' '.join(product.aliases)}".lower()
+        if (category and product.category.lower() != category) or (tags and not tags & set(product.tags)):
+            continue
+        if not all(w in names for w in words):
+            continue
+        summary = _summary(product, catalogue.currency)
         if args.get("price_min") is not None and (summary["price_to"] or 0) < args["price_min"]:
             continue
         if args.get("price_max") is not None and (summary["price_from"] or 0) > args["price_max"]:
@@ -110,8 +104,9 @@ def product_search(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     private=False,
 )
 def get_inventory_info(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
-    product = _product(args["product"])
-    variants = list(product.variants.all().order_by("price", "external_id"))
+    catalogue = store_catalogue()
+    product = _product(catalogue, args["product"])
+    variants = list(product.variants)
     for option in ("color", "storage"):
         wanted = (args.get(option) or "").lower().replace(" ", "")
         if wanted:
@@ -126,7 +121,7 @@ def get_inventory_info(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]
             ]
     if not variants:
         raise ToolError("variant_not_found", f"{product.name} has no variant with those options.")
-    return {"product": _summary(product), "variants": [_variant_json(v) for v in variants]}
+    return {"product": _summary(product, catalogue.currency), "variants": [_variant_json(v) for v in variants]}
 
 
 @tool(
@@ -137,10 +132,11 @@ def get_inventory_info(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]
     private=False,
 )
 def get_price_info(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
-    product = _product(args["product"])
-    rule = next((r for r in subsidy_rules_active() if r.category == product.category), None)
+    catalogue = store_catalogue()
+    product = _product(catalogue, args["product"])
+    rule = catalogue.subsidy(product.category)
     variants = []
-    for variant in product.variants.all().order_by("price", "external_id"):
+    for variant in product.variants:
         subsidy = rule.amount_for(variant.price) if rule and args.get("apply_subsidy", True) else Decimal("0")
         variants.append(
             {
@@ -152,7 +148,7 @@ def get_price_info(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     if not variants:
         raise ToolError("variant_not_found", f"{product.name} has no price yet.")
     return {
-        "product": _summary(product),
+        "product": _summary(product, catalogue.currency),
         "subsidy_rule": (
             {"name": rule.name, "name_zh": rule.name_zh, "rate": float(rule.rate), "max_amount": float(rule.max_amount)}
             if rule
@@ -173,12 +169,13 @@ def get_price_info(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     private=False,
 )
 def product_compare(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
-    products = [_product(name) for name in dict.fromkeys(args["products"])]
+    catalogue = store_catalogue()
+    products = [_product(catalogue, name) for name in dict.fromkeys(args["products"])]
     if len(products) < 2:
         raise ToolError("bad_arguments", "Name two different products to compare.")
     specs = sorted({key for p in products for key in p.specs if not key.endswith("_zh")})
     return {
-        "products": [{**_summary(p), "specs": p.specs} for p in products],
+        "products": [{**_summary(p, catalogue.currency), "specs": p.specs} for p in products],
         "spec_keys": specs,
     }
 
@@ -197,11 +194,12 @@ def product_compare(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     private=False,
 )
 def product_recommend(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    catalogue = store_catalogue()
     candidates = []
-    for product in Product.objects.prefetch_related("variants"):
+    for product in catalogue.products:
         if args.get("category") and product.category.lower() != args["category"].lower():
             continue
-        summary = _summary(product)
+        summary = _summary(product, catalogue.currency)
         if not summary["in_stock"] or summary["price_from"] is None:
             continue
         if args.get("budget_max") is not None and summary["price_from"] > args["budget_max"]:

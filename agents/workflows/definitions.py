@@ -31,7 +31,7 @@ from agents.workflows.variants import (
 from conversations.language import say, say_in_context
 from conversations.models import WorkflowKind
 from stores.backend import store_backend
-from stores.builtin.selectors import store_currency
+from stores.catalogue import store_catalogue
 from stores.labels import order_status_said
 from stores.money import money
 from stores.records import Order, OrderStatus, Payment, PaymentKind, StoreCustomer
@@ -693,7 +693,7 @@ class ModifyOrder(_ItemsWorkflow):
             and paid is not None
             and (method["balance"] or 0) < paid.amount
         ):
-            currency = store_currency()
+            currency = store_catalogue().currency
             raise SlotInvalid(
                 say(
                     ctx.language,
@@ -869,7 +869,7 @@ class Repair(Workflow):
             ctx.language,
             "Repair order %(repair_id)s is open; estimated cost %(cost)s.",
             repair_id=result["repair_order_id"],
-            cost=money(cost, store_currency()) if cost else say_in_context("repair cost", ctx.language, "free"),
+            cost=money(cost, store_catalogue().currency) if cost else say_in_context("repair cost", ctx.language, "free"),
         )
 
 

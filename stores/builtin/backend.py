@@ -13,13 +13,16 @@ from django.db.models import QuerySet
 
 from conversations.models import Customer
 from stores.builtin import models, services
+from stores.builtin.selectors import store_currency, subsidy_rules_active
 from stores.records import (
     ItemsSwap,
     Order,
     OrderLine,
     Payment,
     PaymentMethod,
+    Product,
     Shipment,
+    StoreCatalogue,
     StoreCustomer,
     StoreError,
     TrackingEvent,
@@ -98,15 +101,30 @@ def _payment_method(method: models.PaymentMethod) -> PaymentMethod:
     )
 
 
-def _variant(variant: models.Variant) -> Variant:
+def _variant(variant: models.Variant, product: models.Product | None = None) -> Variant:
+    product = product or variant.product
     return Variant(
         item_id=variant.external_id,
-        product_id=variant.product.external_id,
-        product_name=variant.product.name,
+        product_id=product.external_id,
+        product_name=product.name,
         options=variant.options,
         price=variant.price,
         stock=variant.stock,
         available=variant.available,
+    )
+
+
+def _product(product: models.Product) -> Product:
+    variants = sorted(product.variants.all(), key=lambda v: (v.price, v.external_id))
+    return Product(
+        product_id=product.external_id,
+        name=product.name,
+        name_zh=product.name_zh,
+        aliases=tuple(product.aliases),
+        category=product.category,
+        tags=tuple(product.tags),
+        specs=product.specs,
+        variants=tuple(_variant(v, product) for v in variants),
     )
 
 
@@ -178,6 +196,13 @@ class BuiltinStore:
         )
         found = order.first()
         return None if found is None else order_record(found)
+
+    def catalogue(self) -> StoreCatalogue:
+        return StoreCatalogue(
+            currency=store_currency(),
+            products=tuple(_product(p) for p in models.Product.objects.prefetch_related("variants").order_by("name")),
+            subsidies=tuple(rule.as_record() for rule in subsidy_rules_active()),
+        )
 
     def product_variants(self, product_ids: Sequence[str]) -> list[Variant]:
         listed = models.Variant.objects.filter(product__external_id__in=product_ids).select_related("product")

@@ -20,7 +20,7 @@ from mcp.server.mcpserver import MCPServer
 
 from stores import wire
 from stores.builtin.backend import BuiltinStore
-from stores.builtin.server import ApiError, write_once
+from stores.builtin.server import CATALOGUE_PAGE_SIZE, MAX_PAGE_SIZE, ApiError, write_once
 from stores.records import ItemsSwap
 
 _store = BuiltinStore()
@@ -104,6 +104,17 @@ def store_mcp_server() -> MCPServer:
             return {"variants": [wire.variant_json(v) for v in listed]}
 
         return _answer(found)
+
+    @server.tool(
+        description="A page of the catalogue (currency, subsidies, products with variants); 'next' is the cursor."
+    )
+    def get_catalogue(cursor: str = "", limit: int = CATALOGUE_PAGE_SIZE) -> JSON:
+        def page() -> JSON:
+            if (cursor and not cursor.isdigit()) or not 1 <= limit <= MAX_PAGE_SIZE:
+                raise ApiError(422, "bad_request", f"The cursor is a 'next' of a page; limit is 1 to {MAX_PAGE_SIZE}.")
+            return wire.catalogue_page_json(_store.catalogue(), start=int(cursor or 0), size=limit)
+
+        return _answer(page)
 
     @server.tool(description="Cancel a pending order ('no longer needed' or 'ordered by mistake').")
     def cancel_order(customer_id: str, order_id: str, reason: str, idempotency_key: str) -> JSON:

@@ -272,8 +272,16 @@ class SubsidyRule(models.Model):
     def __str__(self) -> str:
         return self.name
 
+    def as_record(self) -> records.Subsidy:
+        return records.Subsidy(
+            name=self.name,
+            name_zh=self.name_zh,
+            category=self.category,
+            rate=self.rate,
+            max_amount=self.max_amount,
+            max_price=self.max_price,
+        )
+
     def amount_for(self, price: Decimal) -> Decimal:
         """The subsidy on one item at `price` (0 when the price is above the eligible maximum)."""
-        if self.max_price is not None and price > self.max_price:
-            return Decimal("0.00")
-        return min((price * self.rate).quantize(Decimal("0.01")), self.max_amount)
+        return self.as_record().amount_for(price)

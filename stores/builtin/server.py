@@ -3,7 +3,8 @@
 `manage.py store_server --port N` runs it in a process of its own, so `STORE_BACKEND=http` is exercised by a real
 server over a real socket. It is a plain WSGI application with no middleware of the site's: a bearer token,
 JSON in and out, the error shape `{"error": {"code", "message"}}`, idempotency keys on writes (the first answer
-is kept for a day and given again; the same key with another body is refused), cursor pagination of orders.
+is kept for a day and given again; the same key with another body is refused), cursor pagination of orders and
+of the catalogue.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from stores.records import ItemsSwap, StoreError
 
 IDEMPOTENCY_TTL_S = 24 * 60 * 60
 PAGE_SIZE = 20
+CATALOGUE_PAGE_SIZE = 100
 MAX_PAGE_SIZE = 100
 _store = BuiltinStore()
 
@@ -87,14 +89,20 @@ def customer(request: HttpRequest, customer_id: str) -> JsonResponse:
     return JsonResponse(wire.customer_json(_found(_store.customer(customer_id), "customer")))
 
 
-def orders(request: HttpRequest, customer_id: str) -> JsonResponse:
+def _page(request: HttpRequest, *, default: int) -> tuple[int, int]:
+    """(start, size) of a page: the cursor is where the last page ended."""
     try:
-        size = min(int(request.GET.get("limit", PAGE_SIZE)), MAX_PAGE_SIZE)
+        size = min(int(request.GET.get("limit", default)), MAX_PAGE_SIZE)
         start = int(request.GET.get("cursor") or 0)
     except ValueError:
         raise ApiError(422, "bad_request", "'limit' and 'cursor' are whole numbers.") from None
     if size < 1 or start < 0:
         raise ApiError(422, "bad_request", "'limit' is at least 1 and 'cursor' at least 0.")
+    return start, size
+
+
+def orders(request: HttpRequest, customer_id: str) -> JsonResponse:
+    start, size = _page(request, default=PAGE_SIZE)
     listed = _store.orders(customer_id, statuses=request.GET.getlist("status"), limit=start + size + 1)
     page = listed[start : start + size]
     more = len(listed) > start + size
@@ -119,6 +127,11 @@ def variants(request: HttpRequest) -> JsonResponse:
         raise ApiError(422, "bad_request", "Give 'product_id' or 'item_id' (repeated), not both.")
     found = _store.product_variants(product_ids) if product_ids else _store.variants(item_ids)
     return JsonResponse({"variants": [wire.variant_json(v) for v in found]})
+
+
+def catalogue(request: HttpRequest) -> JsonResponse:
+    start, size = _page(request, default=CATALOGUE_PAGE_SIZE)
+    return JsonResponse(wire.catalogue_page_json(_store.catalogue(), start=start, size=size))
 
 
 # --- writes ----------------------------------------------------------------------------------------
@@ -194,6 +207,7 @@ urlpatterns = [
     path("customers/<str:customer_id>/default-address", default_address),
     path("orders/<str:order_id>/owner", order_owner),
     path("variants", variants),
+    path("catalogue", catalogue),
 ]
 _METHODS = {order_write: "POST", default_address: "PUT"}
 

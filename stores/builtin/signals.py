@@ -17,6 +17,7 @@ from stores.builtin.models import (
     PaymentMethod,
     PaymentTransaction,
     Product,
+    StoreProfile,
     SubsidyRule,
     TrackingEvent,
     Variant,
@@ -39,13 +40,13 @@ def _customer_id(instance: Any) -> int | None:
 
 def _changed(sender: type, instance: Any, **kwargs: Any) -> None:
     customer_id = _customer_id(instance)
-    if customer_id is None and sender not in (Product, Variant, SubsidyRule):
+    if customer_id is None and sender not in (Product, Variant, SubsidyRule, StoreProfile):
         return  # a customer's row that no longer leads to them (deleted with its order): nothing cached is theirs
     transaction.on_commit(lambda: store_version_bump(customer_id))
 
 
 def connect() -> None:
     models = (Address, Fulfillment, Order, OrderItem, PaymentMethod, PaymentTransaction, Product, SubsidyRule)
-    for model in (*models, TrackingEvent, Variant):
+    for model in (*models, StoreProfile, TrackingEvent, Variant):
         post_save.connect(_changed, sender=model, dispatch_uid=f"tool-cache-{model.__name__}-save")
         post_delete.connect(_changed, sender=model, dispatch_uid=f"tool-cache-{model.__name__}-delete")

@@ -99,9 +99,10 @@ def test_the_reference_server_answers_as_the_openapi_file_says(demo_store: None,
     check(_get(store_server, "/customers/demo_zhang_min"), "Customer")
     for variant in _get(store_server, "/variants?item_id=V-X9-BLK-256")["variants"]:
         check(variant, "Variant")
+    check(_get(store_server, "/catalogue?limit=2"), "CataloguePage")
     result = store_server.client().order_cancel("demo_li_wei", "#D1001", reason="ordered by mistake", key="k-openapi")
     check({"order_id": result.order_id, "status": result.status, "details": result.details}, "WriteResult")
-    assert set(OPENAPI["paths"]) >= {"/customers", "/customers/{customer_id}/orders/{order_id}/cancel"}
+    assert set(OPENAPI["paths"]) >= {"/customers", "/catalogue", "/customers/{customer_id}/orders/{order_id}/cancel"}
 
 
 def test_a_write_is_done_once_per_idempotency_key(demo_store: None, store_server: StoreServer) -> None:
