@@ -56,6 +56,11 @@ class StoreUnavailable(StoreError):
         super().__init__("store_unavailable", message)
 
 
+class StoreWriteUnconfirmed(StoreUnavailable):
+    """A write got no answer: it may not have reached the store, or been done with its answer lost. Sent again
+    with the same idempotency key, it is done once either way."""
+
+
 @dataclass(frozen=True)
 class OrderLine:
     item_id: str

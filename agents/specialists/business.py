@@ -104,10 +104,17 @@ STORE_UNREACHABLE = gettext_noop(
 )
 
 
-def store_unreachable(language: str) -> SpecialistResult:
-    """The store's system did not answer: said plainly, unresolved (it counts as a failed turn), a person offered."""
+WRITE_UNCONFIRMED = gettext_noop(
+    "I couldn't get an answer from the order system, so I can't confirm that this went through. Please say yes "
+    "again in a few minutes (it won't be done twice), or talk to a person."
+)
+
+
+def store_unreachable(language: str, *, write_unconfirmed: bool = False) -> SpecialistResult:
+    """The store's system did not answer: said plainly, unresolved (it counts as a failed turn), a person offered.
+    A write that got no answer may have been done, so it is not said to be undone."""
     return SpecialistResult(
-        text=say(language, STORE_UNREACHABLE),
+        text=say(language, WRITE_UNCONFIRMED if write_unconfirmed else STORE_UNREACHABLE),
         resolved=False,
         quick_replies=(say(language, "Talk to a person"),),
         data={"tool_error": "store_unavailable"},

@@ -58,7 +58,7 @@ from conversations.services import (
     workflow_save,
     workflows_end,
 )
-from stores.records import StoreUnavailable
+from stores.records import StoreWriteUnconfirmed
 
 # Answers in a row the bot could not use for the slot it asked: after the second, it offers choices
 # instead of a third identical prompt; after the third, a person takes over (seed 000's failed
@@ -438,8 +438,8 @@ def _confirmation_answered(
     try:
         result = workflow.perform(ctx, s)
     except ToolError as exc:
-        if exc.code == "store_unavailable":  # not refused: not done, and the request is kept to try again
-            raise StoreUnavailable(exc.message) from None
+        if exc.code == "store_unavailable":  # not refused: maybe not done, and the request is kept to try again
+            raise StoreWriteUnconfirmed(exc.message) from None
         _save(state, step="", slots=s, progress=ctx.progress, status=WorkflowStatus.CANCELLED)
         failed = SpecialistResult(
             text=say(

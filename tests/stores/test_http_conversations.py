@@ -3,6 +3,11 @@ the same conversations as on the built-in tables, and a polite "can't reach the 
 
 from __future__ import annotations
 
+import threading
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
@@ -11,7 +16,7 @@ from django.core.management import call_command
 from conversations.language import say
 from conversations.models import Conversation, Customer, WorkflowState
 from conversations.services import conversation_start
-from stores.builtin.models import Order
+from stores.builtin.models import Order, PaymentTransaction
 from tests.agents.engine import run_turn
 from tests.conftest import _free_port
 from tests.stores.conftest import StoreServer
@@ -89,8 +94,8 @@ def test_a_store_that_is_down_is_said_plainly_and_a_person_offered(
 @pytest.mark.parametrize(
     ("language", "request_", "yes", "said"),
     [
-        ("zh", "我要取消订单 #D1001，不需要了", "好的", "连不上订单系统"),
-        ("en", "Please cancel order #D1001, I no longer need it", "yes", "can't reach the order system"),
+        ("zh", "我要取消订单 #D1001，不需要了", "好的", "无法确认"),
+        ("en", "Please cancel order #D1001, I no longer need it", "yes", "can't confirm"),
     ],
 )
 def test_a_write_the_store_could_not_take_is_not_reported_done_and_can_be_tried_again(
@@ -129,3 +134,72 @@ def test_an_identity_the_store_cannot_check_now_is_said_plainly(
     turn = run_turn(chat, question)
 
     assert said in turn.reply["text"]
+
+
+class _AnswerDropper(BaseHTTPRequestHandler):
+    """Between the assistant and the store: passes every call on, and while `drop_writes` is set, hangs up on a
+    write after the store has done it, so the answer is lost on the way back."""
+
+    upstream = ""
+    drop_writes = False
+
+    def _relay(self) -> None:
+        body = self.rfile.read(int(self.headers.get("Content-Length") or 0)) or None
+        headers = {
+            k: v for k, v in self.headers.items() if k.lower() in ("authorization", "content-type", "idempotency-key")
+        }
+        request = urllib.request.Request(self.upstream + self.path, data=body, headers=headers, method=self.command)
+        try:
+            with urllib.request.urlopen(request, timeout=10) as response:
+                status, answer = response.status, response.read()
+        except urllib.error.HTTPError as error:
+            status, answer = error.code, error.read()
+        if self.command != "GET" and self.drop_writes:
+            self.close_connection = True
+            return  # done at the store; the answer never comes back
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(answer)))
+        self.end_headers()
+        self.wfile.write(answer)
+
+    do_GET = do_POST = do_PUT = _relay  # noqa: N815 - the names http.server calls
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def answer_dropper(http_store: StoreServer, settings: Any) -> Iterator[type[_AnswerDropper]]:
+    _AnswerDropper.upstream, _AnswerDropper.drop_writes = http_store.url, False
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _AnswerDropper)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    settings.STORE_API_URL = f"http://127.0.0.1:{server.server_address[1]}"
+    yield _AnswerDropper
+    server.shutdown()
+
+
+@pytest.mark.parametrize(
+    ("language", "request_", "yes", "unconfirmed", "done"),
+    [
+        ("zh", "我要取消订单 #D1001，不需要了", "好的", "无法确认", "取消订单 #D1001"),
+        ("en", "Please cancel order #D1001, I no longer need it", "yes", "can't confirm", "cancelled"),
+    ],
+)
+def test_a_write_whose_answer_was_lost_is_not_called_undone_and_the_next_yes_does_it_once(
+    answer_dropper: type[_AnswerDropper], language: str, request_: str, yes: str, unconfirmed: str, done: str
+) -> None:
+    chat = _chat("demo_li_wei", language)
+    run_turn(chat, request_)
+
+    answer_dropper.drop_writes = True
+    lost = run_turn(chat, yes)
+    assert unconfirmed in lost.reply["text"] and "nothing has been changed" not in lost.reply["text"]
+    assert Order.objects.get(external_id="#D1001").status == "cancelled"  # the store did it all the same
+
+    answer_dropper.drop_writes = False
+    again = run_turn(chat, yes)
+
+    assert done in again.reply["text"]
+    refunds = PaymentTransaction.objects.filter(order__external_id="#D1001", kind="refund")
+    assert refunds.count() == Order.objects.get(external_id="#D1001").transactions.filter(kind="payment").count()
