@@ -20,7 +20,8 @@ retried with the same key on 503, 429 and network errors. Then, one scenario at 
 
 The store scenarios run a second system, offline (no LLM: the order tools are the engine's own) with its orders
 in the store's system, and their shoppers are verified demo customers asking where their orders are, in Chinese
-and English; one of them asks, once the fault begins, to cancel a pending order and says yes until it is done.
+and English; one of them asks, once the fault begins, to cancel a pending order, says yes when asked, and
+after "I can't reach the order system" tries again once the fault is over, until it is done or a person has it.
 Besides the figures above they report how many replies told the shopper the order system could not be reached
 (or that a write could not be confirmed), and whether anything was half-written: the store's order against what
 the shopper was told (cancelled exactly when the shopper heard so, its payment refunded exactly once).
@@ -363,7 +364,9 @@ class Load:
     lock: threading.Lock = field(default_factory=threading.Lock)
     stop: threading.Event = field(default_factory=threading.Event)
     fault: threading.Event = field(default_factory=threading.Event)  # set when the fault begins
-    write_done_heard: bool = False  # the write shopper was told the order is cancelled
+    fault_over: threading.Event = field(default_factory=threading.Event)
+    write_outcome: str = "not done"  # "done": told the order is cancelled; "person": handed to a person
+    write_exchange: list[tuple[str, str]] = field(default_factory=list)  # what they said, the reply's start
 
     def auth(self) -> dict[str, str]:
         return {"Authorization": f"Bearer {self.system.key}"}
@@ -422,21 +425,27 @@ class Load:
             self.stop.wait(SEND_EVERY_S)
 
     def writer(self, language: str, tag: str) -> None:
-        """From the fault on: ask to cancel #D1001, say yes when asked (or when a write could not be confirmed),
-        until told it is cancelled."""
+        """From the fault on: ask to cancel #D1001 and say yes when asked (or when a write could not be
+        confirmed), until told it is cancelled or handed to a person. Told that the order system can't be
+        reached, they try again once the fault is over, as the reply asks."""
         conversation_id = self.conversation("demo_li_wei", language, verified=True)
         request, yes = WRITE[language]
         self.fault.wait()
         text, n = request, 0
-        while not self.stop.is_set() and not self.write_done_heard:
+        while not self.stop.is_set() and self.write_outcome == "not done":
             record = Sent(conversation_id, f"{tag}-write-{n}-{uuid.uuid4().hex[:6]}", time.monotonic())
             self.post(record, text)
             while record.turn_id is not None and record.answered_at is None and not self.stop.is_set():
                 self.stop.wait(POLL_S)  # follow() fills in the reply
-            self.write_done_heard = any(phrase in record.reply for phrase in WRITE_DONE)
-            text = (
-                yes if record.awaiting == "confirm" or "confirm" in record.reply or "确认" in record.reply else request
-            )
+            self.write_exchange.append((text, record.reply[:90]))
+            if any(phrase in record.reply for phrase in WRITE_DONE):
+                self.write_outcome = "done"
+            elif record.turn_status == "escalated" or not record.reply:
+                self.write_outcome = "person"
+            if record.told:
+                self.fault_over.wait()
+            confirming = record.awaiting == "confirm" or "confirm" in record.reply or "确认" in record.reply
+            text = yes if confirming else request
             n += 1
             self.stop.wait(SEND_EVERY_S)
 
@@ -517,6 +526,7 @@ def scenario_run(system: System, llm: LLM, name: str, shoppers: int, store: Stor
     fault_started = time.monotonic()
     load.fault.set()
     fault_ended = inject(system, llm, name, store)
+    load.fault_over.set()
     time.sleep(max(0.0, AFTER_S - (time.monotonic() - fault_ended)))
     load.stop.set()
     for thread in threads:
@@ -552,7 +562,8 @@ def scenario_run(system: System, llm: LLM, name: str, shoppers: int, store: Stor
 
 def _store_outcome(load: Load, store: StoreRig, fault_started: float, fault_ended: float) -> dict[str, Any]:
     """What the shoppers were told during the fault, and whether the write is what the shopper heard: the order
-    cancelled exactly when they were told so, and its payment refunded exactly once."""
+    cancelled exactly when they were told so (a shopper handed to a person was told nothing was done), and its
+    payment refunded exactly once."""
     during = [s for s in load.sent if fault_started <= s.sent_at < fault_ended and s.answered_at is not None]
     order = store.process.order("demo_li_wei", "#D1001")
     payments = [p for p in order["payments"] if p["kind"] == "payment"]
@@ -562,9 +573,10 @@ def _store_outcome(load: Load, store: StoreRig, fault_started: float, fault_ende
     return {
         "answered_during": len(during),
         "told_during": sum(1 for s in during if s.told),
-        "write_heard_done": load.write_done_heard,
+        "write": load.write_outcome,
         "write_at_store": order["status"],
-        "half_written": int(not whole or cancelled != load.write_done_heard),
+        "half_written": int(not whole or cancelled != (load.write_outcome == "done")),
+        "write_exchange": load.write_exchange,
     }
 
 
@@ -795,22 +807,22 @@ def _report(rows: list[dict[str, Any]], shoppers: int) -> None:
     if stores:
         print("\nThe store's system down or slow (STORE_BACKEND=http), verified shoppers asking about their orders:")
         print(
-            f"  {'scenario':16s} {'answered during':>16s} {'told':>5s} {'write heard done':>17s} {'at the store':>13s} "
+            f"  {'scenario':16s} {'answered during':>16s} {'told':>5s} {'the write':>10s} {'at the store':>13s} "
             f"{'half-written':>13s}"
         )
         for row in stores:
             print(
                 f"  {row['scenario']:16s} {row['answered_during']:16d} {row['told_during']:5d} "
-                f"{'yes' if row['write_heard_done'] else 'no':>17s} {row['write_at_store']:>13s} "
+                f"{row['write']:>10s} {row['write_at_store']:>13s} "
                 f"{row['half_written']:13d}"
             )
-        ok = ok and all(r["half_written"] == 0 and r["write_heard_done"] for r in stores)
+        ok = ok and all(r["half_written"] == 0 and r["write"] != "not done" for r in stores)
     bomb = [r for r in rows if r["scenario"] == "ingest-bomb"]
     ok = ok and all((r["p95_during_s"] or 0) <= (r["p95_before_s"] or 0) * 1.5 + 0.5 for r in bomb)
     print(
         "target (0 lost, 0 duplicated, 0 other 5xx, recovery <= 30 s, one Redis, replies during the ingest bomb "
         "within 1.5 x the p95 before it; the store's faults: nothing half-written and the write done once the store "
-        f"is back): {'met' if ok else 'NOT met'}"
+        f"is back or handed to a person): {'met' if ok else 'NOT met'}"
     )
 
 

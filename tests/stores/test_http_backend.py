@@ -17,6 +17,7 @@ from typing import Any
 
 import jsonschema
 import pytest
+from django.core.cache import cache
 from django.core.management import call_command
 
 from agents.tools import ToolContext, ToolError, tool_call
@@ -142,16 +143,24 @@ def test_a_wrong_token_or_a_store_that_is_down_is_unavailable(store_server: Stor
         down.customer("demo_li_wei")
 
 
-def test_the_breaker_opens_after_failures_in_a_row_and_fails_fast(store_server: StoreServer) -> None:
+def test_the_breaker_opens_after_failures_in_a_row_fails_fast_and_closes_when_a_probe_finds_the_store_back(
+    demo_store: None, store_server: StoreServer
+) -> None:
     down = HttpStore(base_url=f"http://127.0.0.1:{_free_port()}", token=STORE_TOKEN, timeout_s=1)
     for _ in range(BREAKER_FAILURES):
         with pytest.raises(StoreUnavailable):
             down.order_cancel("demo_li_wei", "#D1001", reason="no longer needed", key="k-breaker")  # writes: 1 try
+    with pytest.raises(StoreUnavailable):
+        down.customer("demo_li_wei")  # while open, one call goes through: to a store still down
 
     started = time.monotonic()
     with pytest.raises(StoreUnavailable, match="left alone"):
         store_server.client().customer("demo_li_wei")  # every client: the breaker is shared
     assert time.monotonic() - started < 0.5
+
+    cache.delete("store:http:breaker:probe")  # BREAKER_PROBE_S later
+    assert store_server.client().customer("demo_li_wei") is not None  # the next probe finds the store back
+    assert store_server.client().customer("demo_li_wei") is not None  # and the breaker is closed for everyone
 
 
 class _LyingStore(BaseHTTPRequestHandler):
