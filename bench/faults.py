@@ -21,7 +21,8 @@ retried with the same key on 503, 429 and network errors. Then, one scenario at 
 The store scenarios run a second system, offline (no LLM: the order tools are the engine's own) with its orders
 in the store's system, and their shoppers are verified demo customers asking where their orders are, in Chinese
 and English; one of them asks, once the fault begins, to cancel a pending order, says yes when asked, and
-after "I can't reach the order system" tries again once the fault is over, until it is done or a person has it.
+after "I can't reach the order system… try again in a few minutes" tries again 10 s after the fault is over, until
+it is done or a person has it.
 Besides the figures above they report how many replies told the shopper the order system could not be reached
 (or that a write could not be confirmed), and whether anything was half-written: the store's order against what
 the shopper was told (cancelled exactly when the shopper heard so, its payment refunded exactly once).
@@ -90,6 +91,7 @@ WRITE = {
 }
 # What the shopper hears once the order is cancelled: done now, or done already (after an answer that was lost).
 WRITE_DONE = ("is cancelled and the refund", "已为您取消订单", "so it can't be cancelled", "无法取消")
+RETRY_AFTER_TOLD_S = 10.0  # longer than the breaker's probe interval (5 s), far less than "a few minutes"
 TOLD = ("can't reach the order system", "can't confirm", "连不上订单系统", "无法确认")
 QUESTIONS = [
     ("en", "What is your return policy?"),
@@ -344,11 +346,13 @@ class Sent:
     turn_status: str = ""
     reply: str = ""
     awaiting: str = ""  # the slot the reply asked for
+    escalation: str = ""  # why the chat went to a person, when it did
 
     def answer(self, body: dict[str, Any]) -> None:
         self.answered_at, self.turn_status = time.monotonic(), body.get("turn_status", "done")
         reply = body.get("reply") or {}
         self.reply, self.awaiting = reply.get("text") or "", (reply.get("awaiting") or {}).get("slot") or ""
+        self.escalation = (body.get("escalation") or {}).get("reason") or ""
 
     @property
     def told(self) -> bool:
@@ -437,13 +441,16 @@ class Load:
             self.post(record, text)
             while record.turn_id is not None and record.answered_at is None and not self.stop.is_set():
                 self.stop.wait(POLL_S)  # follow() fills in the reply
-            self.write_exchange.append((text, record.reply[:90]))
+            self.write_exchange.append(
+                (text, f"{record.reply[:90]}{' → ' + record.escalation if record.escalation else ''}")
+            )
             if any(phrase in record.reply for phrase in WRITE_DONE):
                 self.write_outcome = "done"
             elif record.turn_status == "escalated" or not record.reply:
                 self.write_outcome = "person"
-            if record.told:
+            if record.told:  # "please try again in a few minutes": a while after the store is back
                 self.fault_over.wait()
+                self.stop.wait(RETRY_AFTER_TOLD_S)
             confirming = record.awaiting == "confirm" or "confirm" in record.reply or "确认" in record.reply
             text = yes if confirming else request
             n += 1
