@@ -2,7 +2,7 @@
 
 What a real system needs of its client:
 - every call has a timeout (STORE_API_TIMEOUT_S); a read that fails in transport or with a 5xx is tried again
-  twice, after 0.2 s and 0.6 s;
+  twice, after 0.2 s and 0.6 s, but not one that timed out (a slow store would keep the shopper waiting again);
 - a write is sent once, with an idempotency key: a store that already did it answers as it did the first time.
   A write whose answer is lost is reported as not done ("I can't reach the order system"), never as done;
 - a circuit breaker shared by every process (stores/breaker.py);
@@ -29,6 +29,7 @@ from stores.records import (
     StoreCatalogue,
     StoreCustomer,
     StoreError,
+    StoreTimedOut,
     StoreUnavailable,
     Variant,
     WriteResult,
@@ -68,6 +69,8 @@ class HttpStore:
                 body=None if body is None else json.dumps(body, ensure_ascii=False).encode(),
                 headers=headers,
             )
+        except urllib3.exceptions.ReadTimeoutError:
+            raise StoreTimedOut(f"The store did not answer {method} {path} in time.") from None
         except urllib3.exceptions.HTTPError as exc:
             raise StoreUnavailable(f"The store did not answer {method} {path}: {type(exc).__name__}.") from None
         if response.status in _TRANSIENT:
@@ -85,8 +88,8 @@ class HttpStore:
         for attempt in range(attempts):
             try:
                 answer = self._send(method, path, body, key)
-            except StoreUnavailable:
-                if attempt + 1 < attempts:
+            except StoreUnavailable as exc:
+                if attempt + 1 < attempts and not isinstance(exc, StoreTimedOut):
                     time.sleep(READ_BACKOFF_S[attempt])
                     continue
                 breaker_failed(self.name)

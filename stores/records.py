@@ -56,6 +56,11 @@ class StoreUnavailable(StoreError):
         super().__init__("store_unavailable", message)
 
 
+class StoreTimedOut(StoreUnavailable):
+    """The store took longer than the call's timeout. A read is not asked again: a store that slow would only keep
+    the shopper waiting as long again."""
+
+
 class StoreWriteUnconfirmed(StoreUnavailable):
     """A write got no answer: it may not have reached the store, or been done with its answer lost. Sent again
     with the same idempotency key, it is done once either way."""

@@ -53,6 +53,7 @@ from stores.records import (
     StoreCatalogue,
     StoreCustomer,
     StoreError,
+    StoreTimedOut,
     StoreUnavailable,
     TrackingEvent,
     Variant,
@@ -296,6 +297,8 @@ class ShopifyStore:
         headers = {"Content-Type": "application/json", "X-Shopify-Access-Token": self.token}
         try:
             response = self.pool.request("POST", self.url, body=body, headers=headers)
+        except urllib3.exceptions.ReadTimeoutError:
+            raise StoreTimedOut(f"Shopify did not answer {operation} in time.") from None
         except urllib3.exceptions.HTTPError as exc:
             raise StoreUnavailable(f"Shopify did not answer {operation}: {type(exc).__name__}.") from None
         try:
@@ -317,8 +320,8 @@ class ShopifyStore:
         return min(MAX_THROTTLE_WAIT_S, max(0.05, missing / float(status.get("restoreRate") or 100)))
 
     def _call(self, operation: str, query: str, variables: dict[str, Any]) -> dict[str, Any]:
-        """The `data` of one operation. A query is tried again after a failure in transport or a 5xx; any
-        operation is sent again after Shopify's throttle, which means it did not run."""
+        """The `data` of one operation. A query is tried again after a failure in transport (not a timeout) or a
+        5xx; any operation is sent again after Shopify's throttle, which means it did not run."""
         if breaker_open(self.name):
             raise StoreUnavailable("Shopify failed several times in a row: it is left alone for a while.")
         is_query = query.lstrip().startswith("query")
@@ -326,8 +329,8 @@ class ShopifyStore:
             last = attempt == len(RETRY_BACKOFF_S)
             try:
                 status, answer = self._post(operation, query, variables)
-            except StoreUnavailable:
-                if is_query and not last:
+            except StoreUnavailable as exc:
+                if is_query and not last and not isinstance(exc, StoreTimedOut):
                     time.sleep(RETRY_BACKOFF_S[attempt])
                     continue
                 breaker_failed(self.name)

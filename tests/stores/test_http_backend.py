@@ -7,6 +7,7 @@ tables say (the built-in backend read in this process).
 from __future__ import annotations
 
 import json
+import socket
 import threading
 import time
 import urllib.request
@@ -27,7 +28,7 @@ from stores.builtin.backend import BuiltinStore
 from stores.builtin.models import Order as OrderRow
 from stores.builtin.models import PaymentTransaction
 from stores.http import HttpStore
-from stores.records import StoreError, StoreUnavailable
+from stores.records import StoreError, StoreTimedOut, StoreUnavailable
 from tests.conftest import BASE_DIR, _free_port
 from tests.stores.conftest import STORE_TOKEN, StoreServer
 
@@ -141,6 +142,30 @@ def test_a_wrong_token_or_a_store_that_is_down_is_unavailable(store_server: Stor
     down = HttpStore(base_url=f"http://127.0.0.1:{_free_port()}", token=STORE_TOKEN, timeout_s=1)
     with pytest.raises(StoreUnavailable):
         down.customer("demo_li_wei")
+
+
+def test_a_read_that_timed_out_is_not_asked_again() -> None:
+    silent = socket.create_server(("127.0.0.1", 0))  # takes the call and never answers
+    accepted: list[socket.socket] = []
+
+    def accept() -> None:
+        while True:
+            try:
+                accepted.append(silent.accept()[0])
+            except OSError:
+                return
+
+    threading.Thread(target=accept, daemon=True).start()
+    slow = HttpStore(base_url=f"http://127.0.0.1:{silent.getsockname()[1]}", token=STORE_TOKEN, timeout_s=1)
+    with pytest.raises(StoreTimedOut):
+        slow.customer("demo_li_wei")
+    assert len(accepted) == 1
+    silent.close()
+
+    refused = HttpStore(base_url=f"http://127.0.0.1:{_free_port()}", token=STORE_TOKEN, timeout_s=1)
+    with pytest.raises(StoreUnavailable) as down:
+        refused.customer("demo_li_wei")
+    assert not isinstance(down.value, StoreTimedOut)
 
 
 def test_the_breaker_opens_after_failures_in_a_row_fails_fast_and_closes_when_a_probe_finds_the_store_back(
