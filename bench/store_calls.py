@@ -2,7 +2,7 @@
 process, over a socket) and the store's MCP server (`store_mcp_server`, streamable HTTP), side by side in one run.
 
 Each call is what a turn makes (a customer's account, one order, their orders, a product's variants, an address
-change), on the demo store in a scratch database; the first calls of each backend warm it up and are not counted.
+change) or what a process reads once a minute (the whole catalogue), on the demo store in a scratch database; the first calls of each backend warm it up and are not counted.
 Prints the median and p95 per call and each remote backend's median against the built-in one.
 
     .venv/bin/python bench/store_calls.py --calls 200
@@ -29,6 +29,7 @@ def _calls(store: Any) -> dict[str, Callable[[int], Any]]:
         "order": lambda n: store.order("demo_li_wei", "#D1002"),
         "orders": lambda n: store.orders("demo_li_wei"),
         "variants": lambda n: store.variants(["V-X9-BLK-256", "V-X9-BLK-512"]),
+        "catalogue (whole)": lambda n: store.catalogue(),
         "address change (write)": lambda n: store.order_modify_address(
             "demo_li_wei", "#D1001", address={**address, "zip": f"5180{n % 100:02d}"}, key=uuid.uuid4().hex
         ),

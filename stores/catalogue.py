@@ -16,7 +16,7 @@ import time
 
 from django.core.cache import cache
 
-from stores.backend import store_backend
+from stores.backend import StoreBackend, store_backend
 from stores.records import StoreCatalogue, StoreUnavailable
 from stores.versions import catalogue_version
 
@@ -24,32 +24,30 @@ log = logging.getLogger(__name__)
 
 TTL_S = 60
 _lock = threading.Lock()
-_snapshot: tuple[float, str, StoreCatalogue] | None = None
-
-
-def _last_key() -> str:
-    return f"store:catalogue:last:{store_backend().name}"
+# (the backend it came from, when it was read, the catalogue's version then, the catalogue)
+_snapshot: tuple[StoreBackend, float, str, StoreCatalogue] | None = None
 
 
 def store_catalogue() -> StoreCatalogue:
     global _snapshot
-    version = catalogue_version()
+    store, version = store_backend(), catalogue_version()
     with _lock:
-        snapshot = _snapshot
-    if snapshot is not None and snapshot[1] == version and time.monotonic() - snapshot[0] < TTL_S:
-        return snapshot[2]
+        snapshot = _snapshot if _snapshot is not None and _snapshot[0] is store else None
+    if snapshot is not None and snapshot[2] == version and time.monotonic() - snapshot[1] < TTL_S:
+        return snapshot[3]
+    last_key = f"store:catalogue:last:{store.name}"
     try:
-        catalogue = store_backend().catalogue()
+        catalogue = store.catalogue()
     except StoreUnavailable:
-        last = snapshot[2] if snapshot is not None else cache.get(_last_key())
+        last = snapshot[3] if snapshot is not None else cache.get(last_key)
         if last is None:
             raise
         log.warning("The store did not answer for its catalogue: the last one read stays in use a minute more.")
         catalogue = last
     else:
-        cache.set(_last_key(), catalogue, timeout=None)
+        cache.set(last_key, catalogue, timeout=None)
     with _lock:
-        _snapshot = (time.monotonic(), version, catalogue)
+        _snapshot = (store, time.monotonic(), version, catalogue)
     return catalogue
 
 
