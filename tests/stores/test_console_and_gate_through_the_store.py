@@ -9,6 +9,7 @@ import pytest
 from django.contrib.auth.models import Permission
 from django.core.management import call_command
 from django.test import Client
+from django.utils import translation
 
 from agents.safety import REVISE, safety_check
 from conversations.models import Conversation, Customer
@@ -38,7 +39,8 @@ def console(django_user_model: Any) -> tuple[Client, Conversation]:
 
 
 def _panel(client: Client, chat: Conversation, language: str) -> str:
-    html = client.get(f"/admin/console/{chat.pk}/", HTTP_ACCEPT_LANGUAGE=language).content.decode()
+    with translation.override(None):  # the request's language stays the request's (the test client leaves it on)
+        html = client.get(f"/admin/console/{chat.pk}/", HTTP_ACCEPT_LANGUAGE=language).content.decode()
     return html[html.index('data-testid="customer-panel"') :]
 
 
