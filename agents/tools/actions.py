@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import re
@@ -16,7 +17,7 @@ from agents.tools.orders import ORDER_ID, order_for_customer
 from conversations.language import say
 from conversations.models import Conversation, Language
 from stores.backend import store_backend
-from stores.records import CANCEL_REASONS, ItemsSwap, OrderStatus, StoreError, WriteResult
+from stores.records import CANCEL_REASONS, ItemsSwap, OrderStatus, StoreError, StoreUnavailable, WriteResult
 from tickets.models import Ticket, TicketKind
 from tickets.services import ticket_create
 
@@ -71,7 +72,7 @@ def _write(
     key = write_key(ctx, kind, {"order_id": order_id, **payload, "subject": subject})
     try:
         with transaction.atomic():
-            result = write(customer_id, key)
+            result = _read_back(write(customer_id, key), customer_id)
             ticket = ticket_create(
                 kind=kind,
                 subject=subject,
@@ -83,6 +84,18 @@ def _write(
     except StoreError as exc:
         raise ToolError(exc.code, str(exc)) from None
     return result, ticket
+
+
+def _read_back(result: WriteResult, customer_id: str) -> WriteResult:
+    """The write's result with the order's status as the store holds it now, read again rather than taken from
+    the write's answer alone. When it cannot be read back this moment, the answer stands: the write was done."""
+    try:
+        order = store_backend().order(customer_id, result.order_id)
+    except StoreUnavailable:
+        return result
+    if order is None or order.customer_id != customer_id:
+        return result
+    return dataclasses.replace(result, status=order.status)
 
 
 @tool(

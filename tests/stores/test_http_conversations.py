@@ -3,6 +3,7 @@ the same conversations as on the built-in tables, and a polite "can't reach the 
 
 from __future__ import annotations
 
+import json
 import threading
 import urllib.error
 import urllib.request
@@ -13,6 +14,7 @@ from typing import Any
 import pytest
 from django.core.management import call_command
 
+from agents.tools import ToolContext, tool_call
 from conversations.language import say
 from conversations.models import Conversation, Customer, WorkflowState
 from conversations.services import conversation_start
@@ -142,6 +144,7 @@ class _AnswerDropper(BaseHTTPRequestHandler):
 
     upstream = ""
     drop_writes = False
+    write_status = ""  # set: a write's answer names this status instead of the store's
 
     def _relay(self) -> None:
         body = self.rfile.read(int(self.headers.get("Content-Length") or 0)) or None
@@ -157,6 +160,8 @@ class _AnswerDropper(BaseHTTPRequestHandler):
         if self.command != "GET" and self.drop_writes:
             self.close_connection = True
             return  # done at the store; the answer never comes back
+        if self.command != "GET" and self.write_status:
+            answer = json.dumps({**json.loads(answer), "status": self.write_status}).encode()
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(answer)))
@@ -171,7 +176,7 @@ class _AnswerDropper(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def answer_dropper(http_store: StoreServer, settings: Any) -> Iterator[type[_AnswerDropper]]:
-    _AnswerDropper.upstream, _AnswerDropper.drop_writes = http_store.url, False
+    _AnswerDropper.upstream, _AnswerDropper.drop_writes, _AnswerDropper.write_status = http_store.url, False, ""
     server = ThreadingHTTPServer(("127.0.0.1", 0), _AnswerDropper)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     settings.STORE_API_URL = f"http://127.0.0.1:{server.server_address[1]}"
@@ -203,3 +208,13 @@ def test_a_write_whose_answer_was_lost_is_not_called_undone_and_the_next_yes_doe
     assert done in again.reply["text"]
     refunds = PaymentTransaction.objects.filter(order__external_id="#D1001", kind="refund")
     assert refunds.count() == Order.objects.get(external_id="#D1001").transactions.filter(kind="payment").count()
+
+
+def test_a_writes_result_is_the_order_read_back_from_the_store(answer_dropper: type[_AnswerDropper]) -> None:
+    _chat("demo_li_wei", "en")
+    li = ToolContext(conversation_id=None, customer=Customer.objects.get(external_id="demo_li_wei"))
+    answer_dropper.write_status = "processed"  # what the write's answer says, not what the store holds
+
+    done = tool_call("cancel_pending_order", li, {"order_id": "#D1001", "reason": "no longer needed"})
+
+    assert done["status"] == "cancelled" == Order.objects.get(external_id="#D1001").status
