@@ -771,7 +771,11 @@ def _scenarios(
         system.wait_healthy()
         if store is not None:  # the pending order to cancel, as the demo has it, for each scenario
             subprocess.run(
-                [sys.executable, "manage.py", "seed_demo", "--reset"], cwd=ROOT, env=system.env, check=True, capture_output=True
+                [sys.executable, "manage.py", "seed_demo", "--reset"],
+                cwd=ROOT,
+                env=system.env,
+                check=True,
+                capture_output=True,
             )
         print(f"  {name} …", flush=True)
         rows.append(scenario_run(system, llm, name, shoppers, store))

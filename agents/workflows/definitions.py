@@ -869,7 +869,9 @@ class Repair(Workflow):
             ctx.language,
             "Repair order %(repair_id)s is open; estimated cost %(cost)s.",
             repair_id=result["repair_order_id"],
-            cost=money(cost, store_catalogue().currency) if cost else say_in_context("repair cost", ctx.language, "free"),
+            cost=money(cost, store_catalogue().currency)
+            if cost
+            else say_in_context("repair cost", ctx.language, "free"),
         )
 
 
