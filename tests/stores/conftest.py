@@ -68,6 +68,12 @@ def store_server(django_db_setup: None, django_db_blocker: Any) -> Iterator[Stor
     process_group_stop(process, timeout=15)
 
 
+def store_down(test_settings: Any) -> None:
+    """STORE_API_URL pointed at a port nobody listens on: the store's system is down."""
+    test_settings.STORE_API_URL = f"http://127.0.0.1:{_free_port()}"
+    test_settings.STORE_API_TIMEOUT_S = 1
+
+
 @pytest.fixture
 def http_store(store_server: StoreServer, settings: Any) -> Iterator[StoreServer]:
     """The engine configured for STORE_BACKEND=http against the store server; the breaker starts closed."""

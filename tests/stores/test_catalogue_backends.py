@@ -16,9 +16,8 @@ from stores.catalogue import store_catalogue
 from stores.records import StoreUnavailable
 from stores.shopify import ShopifyStore
 from tests.agents.engine import run_turn
-from tests.conftest import _free_port
 from tests.fake_shopify import TOKEN, FakeShopify, fake_shopify  # noqa: F401 - the fixture
-from tests.stores.conftest import McpServer, StoreServer
+from tests.stores.conftest import McpServer, StoreServer, store_down
 
 pytestmark = [pytest.mark.django_db(transaction=True)]
 
@@ -117,8 +116,7 @@ def test_a_store_that_never_answered_its_catalogue_is_said_plainly(
     http_store: StoreServer, settings: Any, language: str, question: str, said: str
 ) -> None:
     """No catalogue was ever read (a new install whose store is down): a question that needs it is told so."""
-    settings.STORE_API_URL = f"http://127.0.0.1:{_free_port()}"
-    settings.STORE_API_TIMEOUT_S = 1
+    store_down(settings)
 
     turn = run_turn(_visitor(language), question)
 
@@ -134,8 +132,7 @@ def test_a_store_that_stops_answering_leaves_the_last_catalogue_in_use_in_every_
     from stores.versions import store_version_bump
 
     before = store_catalogue()
-    settings.STORE_API_URL = f"http://127.0.0.1:{_free_port()}"
-    settings.STORE_API_TIMEOUT_S = 1
+    store_down(settings)
     store_version_bump()  # the store said its catalogue changed, and then went away
     assert store_catalogue() == before
 

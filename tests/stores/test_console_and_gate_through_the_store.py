@@ -14,15 +14,9 @@ from django.utils import translation
 from agents.safety import REVISE, safety_check
 from conversations.models import Conversation, Customer
 from conversations.services import conversation_start
-from tests.conftest import _free_port
-from tests.stores.conftest import StoreServer
+from tests.stores.conftest import StoreServer, store_down
 
 pytestmark = [pytest.mark.django_db(transaction=True)]
-
-
-def _store_down(settings: Any) -> None:
-    settings.STORE_API_URL = f"http://127.0.0.1:{_free_port()}"
-    settings.STORE_API_TIMEOUT_S = 1
 
 
 @pytest.fixture
@@ -63,7 +57,7 @@ def test_the_console_says_when_the_store_does_not_answer(
     http_store: StoreServer, settings: Any, console: tuple[Client, Conversation], language: str, said: str
 ) -> None:
     client, chat = console
-    _store_down(settings)
+    store_down(settings)
 
     panel = _panel(client, chat, language)
 
@@ -84,7 +78,7 @@ def test_the_gate_asks_the_store_whose_order_an_id_is(
     li_wei = Customer.objects.get(external_id="demo_li_wei")
 
     checked = safety_check(reply, language=language, customer=lambda: li_wei)
-    _store_down(settings)
+    store_down(settings)
     unchecked = safety_check(reply, language=language, customer=lambda: li_wei)
 
     assert checked.decision == REVISE and "#D1001" in checked.text and "D2001" not in checked.text

@@ -20,8 +20,7 @@ from conversations.models import Conversation, Customer, WorkflowState
 from conversations.services import conversation_start
 from stores.builtin.models import Order, PaymentTransaction
 from tests.agents.engine import run_turn
-from tests.conftest import _free_port
-from tests.stores.conftest import StoreServer
+from tests.stores.conftest import StoreServer, store_down
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
@@ -35,11 +34,6 @@ def _chat(customer_id: str, language: str) -> Conversation:
     Conversation.objects.filter(pk=chat.pk).update(verified_customer=Customer.objects.get(external_id=customer_id))
     chat.refresh_from_db()
     return chat
-
-
-def _store_down(settings: Any) -> None:
-    settings.STORE_API_URL = f"http://127.0.0.1:{_free_port()}"
-    settings.STORE_API_TIMEOUT_S = 1
 
 
 @pytest.mark.parametrize(
@@ -85,7 +79,7 @@ def test_a_store_that_is_down_is_said_plainly_and_a_person_offered(
     http_store: StoreServer, settings: Any, language: str, question: str, said: str
 ) -> None:
     chat = _chat("demo_li_wei", language)
-    _store_down(settings)
+    store_down(settings)
 
     turn = run_turn(chat, question)
 
@@ -107,7 +101,7 @@ def test_a_write_the_store_could_not_take_is_not_reported_done_and_can_be_tried_
     run_turn(chat, request_)
     url = settings.STORE_API_URL
 
-    _store_down(settings)
+    store_down(settings)
     refused = run_turn(chat, yes)
 
     assert said in refused.reply["text"]
@@ -131,7 +125,7 @@ def test_an_identity_the_store_cannot_check_now_is_said_plainly(
 ) -> None:
     call_command("seed_demo", verbosity=0)
     chat = conversation_start(customer=Customer.objects.create(external_id="guest_unverified"), language=language)
-    _store_down(settings)
+    store_down(settings)
 
     turn = run_turn(chat, question)
 
