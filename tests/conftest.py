@@ -165,14 +165,17 @@ def _fresh_channel_layer() -> None:
 
 @pytest.fixture(autouse=True)
 def _clean_cache() -> Iterator[None]:
-    """Each test starts with an empty cache: no intent-cache hits, breaker closed, nobody online."""
+    """Each test starts with an empty cache: no intent-cache hits, breaker closed, nobody online; and ends with no
+    language left active (the test client leaves a request's on for the tests after it)."""
     from django.core.cache import cache
+    from django.utils import translation
 
     from agents.intents.catalogue import catalogue_forget
 
     cache.clear()
     catalogue_forget()
     yield
+    translation.deactivate()
 
 
 @pytest.fixture

@@ -9,7 +9,6 @@ import pytest
 from django.contrib.auth.models import Permission
 from django.core.management import call_command
 from django.test import Client
-from django.utils import translation
 
 from agents.safety import REVISE, safety_check
 from conversations.models import Conversation, Customer
@@ -33,8 +32,7 @@ def console(django_user_model: Any) -> tuple[Client, Conversation]:
 
 
 def _panel(client: Client, chat: Conversation, language: str) -> str:
-    with translation.override(None):  # the request's language stays the request's (the test client leaves it on)
-        html = client.get(f"/admin/console/{chat.pk}/", HTTP_ACCEPT_LANGUAGE=language).content.decode()
+    html = client.get(f"/admin/console/{chat.pk}/", HTTP_ACCEPT_LANGUAGE=language).content.decode()
     return html[html.index('data-testid="customer-panel"') :]
 
 
