@@ -251,13 +251,16 @@ def _order_of_another(order_id: str, customer_of_chat: Callable[[], Customer | N
     order's shipping address)."""
     store = store_backend()
     try:
-        owner = store.order_owner(f"#{order_id}") or store.order_owner(order_id)
-        if owner is None:
+        for known_as in (f"#{order_id}", order_id):  # the store's id, with or without its "#"
+            owner = store.order_owner(known_as)
+            if owner is not None:
+                break
+        else:
             return False, {}
         customer = customer_of_chat()
         if customer is not None and owner.customer_id == customer.external_id:
             return False, {}
-        order = store.order(owner.customer_id, f"#{order_id}") or store.order(owner.customer_id, order_id)
+        order = store.order(owner.customer_id, known_as)
     except StoreUnavailable:
         return True, {}
     return True, order.address if order is not None else {}
