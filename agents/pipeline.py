@@ -19,13 +19,14 @@ from __future__ import annotations
 
 import logging
 
-from agents.models import TurnRun
+from agents.models import Subtask, TurnRun
 from agents.nodes.fail import fail
 from agents.nodes.recognize import step_recognize
 from agents.nodes.reply import step_reply
 from agents.nodes.route import step_route
 from agents.selectors import turn_to_advance
-from agents.states import TurnStatus
+from agents.states import SubtaskStatus, TurnStatus
+from agents.subtasks import subtask_execute
 from conversations.outage import service_outage
 
 logger = logging.getLogger(__name__)
@@ -64,3 +65,13 @@ def turn_advance(turn_id: int) -> str:
             return TurnRun.objects.values_list("status", flat=True).get(pk=turn_id)
         if turn.status == status:  # moved by a path that left the turn in hand behind: read it again
             turn = turn_to_advance(turn_id)
+
+
+def turn_run_here(turn_id: int) -> str:
+    """Run the turn to its end in this process, its subtasks too, without the queue: the same steps the worker
+    runs, for a conversation test (conversation_tests) and the engine's own tests. Returns its last status."""
+    turn_advance(turn_id)
+    pending = Subtask.objects.filter(turn_id=turn_id, status=SubtaskStatus.PENDING).values_list("pk", flat=True)
+    for subtask_id in pending:
+        subtask_execute(subtask_id=subtask_id)
+    return turn_advance(turn_id)

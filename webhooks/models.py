@@ -16,6 +16,7 @@ class WebhookEventType(models.TextChoices):
     TICKET_CREATED = "ticket.created"
     TICKET_UPDATED = "ticket.updated"
     MESSAGE_CREATED = "message.created"
+    TESTS_FAILED = "tests.failed"  # a run of the store's conversation tests ended with failures
 
 
 class WebhookSubscription(models.Model):

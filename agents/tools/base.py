@@ -10,9 +10,11 @@ Seed 004's rules live here rather than in each tool:
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -104,12 +106,28 @@ def _cache_key(tool_: Tool, ctx: ToolContext, arguments: dict[str, Any]) -> str:
     return f"tools:{scope}:{version}:{tool_.name}:{digest}"
 
 
+_calls_recorded: ContextVar[list[dict[str, Any]] | None] = ContextVar("tool_calls_recorded", default=None)
+
+
+@contextlib.contextmanager
+def tool_calls_recorded() -> Iterator[list[dict[str, Any]]]:
+    """Every tool called inside the block, in order, as {"tool", "arguments"} (what a conversation test checks)."""
+    calls: list[dict[str, Any]] = []
+    token = _calls_recorded.set(calls)
+    try:
+        yield calls
+    finally:
+        _calls_recorded.reset(token)
+
+
 def tool_call(name: str, ctx: ToolContext, arguments: dict[str, Any] | None = None) -> dict[str, Any]:
     """Validate, authorise and run a tool; raises ToolError with a stable code."""
     tool_ = TOOLS.get(name)
     if tool_ is None:
         raise ToolError("unknown_tool", f"There is no tool called {name!r}.")
     arguments = dict(arguments or {})
+    if (recorded := _calls_recorded.get()) is not None:
+        recorded.append({"tool": name, "arguments": arguments})
     try:
         jsonschema.validate(arguments, tool_.parameters)
     except jsonschema.ValidationError as exc:

@@ -13,6 +13,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import csp.constants
+from celery.schedules import crontab
 
 from cs_project import embedded
 from cs_project.config import (
@@ -202,6 +203,7 @@ INSTALLED_APPS = [
     "tickets",
     "webhooks",
     "analytics",
+    "conversation_tests",
     "axes",
     "csp",
 ]
@@ -363,6 +365,12 @@ CELERY_BEAT_SCHEDULE = {
     "webhooks-sweep": {"task": "webhooks.tasks.webhook_sweep_task", "schedule": 60.0},
     "conversations-close-idle": {"task": "conversations.tasks.conversations_close_idle_task", "schedule": 300.0},
     "analytics-roll-up": {"task": "analytics.tasks.day_figures_roll_task", "schedule": 3600.0},
+    # Every conversation test of the store, each night at this hour (UTC): a failure shows on the admin's
+    # home page and the dashboard, and sends the tests.failed webhook (docs/testing.md).
+    "conversation-tests-nightly": {
+        "task": "conversation_tests.tasks.tests_nightly_task",
+        "schedule": crontab(hour=env_int("CONVERSATION_TESTS_NIGHTLY_HOUR", 3), minute=0),
+    },
 }
 # A chat the assistant answered last and nobody wrote to for this long is closed (resolved: docs/analytics.md).
 CONVERSATION_IDLE_CLOSE_HOURS = env_int("CONVERSATION_IDLE_CLOSE_HOURS", 24)

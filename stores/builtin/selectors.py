@@ -1,6 +1,6 @@
 from django.db.models import Prefetch, QuerySet
 
-from stores.builtin.models import Product, StoreProfile, SubsidyRule, Variant
+from stores.builtin.models import Order, Product, StoreProfile, SubsidyRule, Variant
 
 
 def product_list_for_storefront() -> QuerySet[Product]:
@@ -16,3 +16,8 @@ def subsidy_rules_active() -> QuerySet[SubsidyRule]:
 def store_currency() -> str:
     """The store's currency (StoreProfile), CNY for a store that never set one."""
     return StoreProfile.objects.filter(pk=1).values_list("currency", flat=True).first() or "CNY"
+
+
+def order_status_of(order_id: str) -> str | None:
+    """The status the store's tables hold for an order id, whoever owns it (None: no such order)."""
+    return Order.objects.filter(external_id=order_id).values_list("status", flat=True).first()

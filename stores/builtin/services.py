@@ -8,11 +8,13 @@ fails its status check the second time, so a retried task cannot write twice.
 from __future__ import annotations
 
 from collections import Counter
+from datetime import timedelta
 from decimal import Decimal
 from typing import Any
 
 from django.db import transaction
 from django.db.models import Max
+from django.utils import timezone
 
 from conversations.models import Customer
 from stores.builtin.models import (
@@ -235,3 +237,16 @@ def store_profile_set(*, currency: str, name: str | None = None) -> StoreProfile
         defaults["name"] = name
     profile, _ = StoreProfile.objects.update_or_create(pk=1, defaults=defaults)
     return profile
+
+
+def order_state_put(*, order_id: str, status: str = "", delivered_days_ago: int | None = None) -> None:
+    """Put an order in a state (a conversation test's starting point; the test's transaction is rolled back).
+    Raises StoreError("order_not_found") for an id the store does not have."""
+    order = Order.objects.select_for_update().filter(external_id=order_id).first()
+    if order is None:
+        raise StoreError("order_not_found", f"The store has no order {order_id}.")
+    if status:
+        order.status = status
+    if delivered_days_ago is not None:
+        order.delivered_at = timezone.now() - timedelta(days=delivered_days_ago)
+    order.save(update_fields=["status", "delivered_at", "updated_at"])

@@ -8,20 +8,16 @@ from collections.abc import Iterable
 from typing import Any
 
 from agents.models import Subtask, TurnRun
-from agents.pipeline import turn_advance
+from agents.pipeline import turn_run_here
 from agents.services import customer_message_handle
-from agents.states import SubtaskStatus, TurnStatus
-from agents.subtasks import subtask_execute
+from agents.states import TurnStatus
 from conversations.models import Conversation, Message
 
 
 def run_turn(conversation: Conversation, text: str, *, client_id: str = "") -> TurnRun:
     """Handle a customer message and drive its turn to the end: route, subtasks, reply."""
     turn = customer_message_handle(conversation_id=conversation.pk, text=text, client_id=client_id)
-    turn_advance(turn.pk)
-    for subtask_id in Subtask.objects.filter(turn=turn, status=SubtaskStatus.PENDING).values_list("pk", flat=True):
-        subtask_execute(subtask_id=subtask_id)
-    turn_advance(turn.pk)
+    turn_run_here(turn.pk)
     conversation.refresh_from_db()
     return TurnRun.objects.get(pk=turn.pk)
 
