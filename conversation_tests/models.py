@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.contrib.postgres.fields import ArrayField
 from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
@@ -42,9 +43,10 @@ class RunStatus(models.TextChoices):
     FAILED = "failed", _("Failed")
 
 
-class TestRun(models.Model):
+class ConversationTestRun(models.Model):
     trigger = models.CharField(_("trigger"), max_length=16, choices=RunTrigger.choices)
     status = models.CharField(_("status"), max_length=16, choices=RunStatus.choices, default=RunStatus.QUEUED)
+    only = ArrayField(models.BigIntegerField(), default=list, blank=True)  # these stored tests; empty: every one
     total = models.PositiveIntegerField(_("tests"), default=0)
     passed = models.PositiveIntegerField(_("passed"), default=0)
     failed = models.PositiveIntegerField(_("failed"), default=0)
@@ -72,8 +74,8 @@ class TestRun(models.Model):
         return self.passed + self.failed
 
 
-class TestResult(models.Model):
-    run = models.ForeignKey(TestRun, on_delete=models.CASCADE, related_name="results")
+class ConversationTestResult(models.Model):
+    run = models.ForeignKey(ConversationTestRun, on_delete=models.CASCADE, related_name="results")
     test = models.ForeignKey(
         ConversationTest, null=True, blank=True, on_delete=models.SET_NULL, related_name="results"
     )  # none for a test read from a file

@@ -17,7 +17,7 @@ from agents.states import TurnStatus
 from agents.tools.base import tool_calls_recorded
 from conversation_tests.failures import Failure
 from conversation_tests.sandbox import sandbox
-from conversation_tests.spec import AwaitExpect, Expect, OrderState, Shopper, TestCase
+from conversation_tests.spec import AwaitExpect, Expect, OrderState, Shopper, Spec
 from conversations.language import detect_language
 from conversations.models import Conversation, Customer, OutboxEmail, WorkflowState
 from conversations.services import conversation_start, conversation_verified_customer_set
@@ -47,7 +47,7 @@ class TurnSeen:
 
 
 @dataclass
-class TestOutcome:
+class Outcome:
     suite: str
     name: str
     turns: list[TurnSeen]
@@ -68,7 +68,7 @@ class FixtureError(Exception):
         self.failure = failure
 
 
-def test_case_run(case: TestCase) -> TestOutcome:
+def spec_run(case: Spec) -> Outcome:
     started = time.perf_counter()
     turns: list[TurnSeen] = []
     failures: list[Failure] = []
@@ -86,10 +86,10 @@ def test_case_run(case: TestCase) -> TestOutcome:
                 seen.failures = [failure.at(number) for failure in expectations_check(turn.expect, seen)]
                 turns.append(seen)
                 failures.extend(seen.failures)
-    return TestOutcome(case.suite, case.name, turns, failures, (time.perf_counter() - started) * 1000)
+    return Outcome(case.suite, case.name, turns, failures, (time.perf_counter() - started) * 1000)
 
 
-def _conversation_for(case: TestCase) -> Conversation:
+def _conversation_for(case: Spec) -> Conversation:
     language = case.language or detect_language(case.turns[0].say, default="en")
     shopper: Shopper = case.shopper
     account = None

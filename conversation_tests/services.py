@@ -1,7 +1,7 @@
 """Running the store's conversation tests and keeping their results; drafting a test from a conversation or an
 answered question.
 
-A run is a `TestRun` row: queued from the admin (run in the worker), by the nightly beat, or by
+A run is a `ConversationTestRun` row: queued from the admin (run in the worker), by the nightly beat, or by
 `manage.py test_conversations`. Each test's result is written as soon as the test ends, so the admin shows the
 run's progress; a run that ends with failures sends the `tests.failed` webhook.
 """
@@ -23,18 +23,24 @@ from agents.models import TurnRun
 from agents.queue import task_send
 from conversation_tests.coverage import coverage_of
 from conversation_tests.failures import Failure
-from conversation_tests.models import ConversationTest, RunStatus, RunTrigger, TestResult, TestRun
-from conversation_tests.runner import TestOutcome, TurnSeen, test_case_run
+from conversation_tests.models import (
+    ConversationTest,
+    ConversationTestResult,
+    ConversationTestRun,
+    RunStatus,
+    RunTrigger,
+)
+from conversation_tests.runner import Outcome, TurnSeen, spec_run
 from conversation_tests.spec import (
     AwaitExpect,
     Expect,
     Shopper,
+    Spec,
     SpecError,
-    TestCase,
     Turn,
+    spec_dump,
+    spec_read,
     suite_read,
-    test_dump,
-    test_read,
     yaml_load,
     yaml_text,
 )
@@ -51,7 +57,7 @@ REPLY_QUOTED = 60  # characters of a reply a drafted test expects to see again
 
 @dataclass(frozen=True)
 class LoadedTest:
-    case: TestCase | None  # None: the stored test no longer reads (`unreadable` says why)
+    case: Spec | None  # None: the stored test no longer reads (`unreadable` says why)
     suite: str
     name: str
     test_id: int | None = None
@@ -97,72 +103,76 @@ def tests_stored(ids: Iterable[int] | None = None) -> list[LoadedTest]:
     return loaded
 
 
-def stored_test_read(spec: str, *, suite: str, name: str) -> TestCase:
+def stored_test_read(spec: str, *, suite: str, name: str) -> Spec:
     """A stored test's YAML, its name being the row's (a `name` in the YAML is ignored)."""
     data = yaml_load(spec)
     if not isinstance(data, dict):
         raise SpecError("a test is a mapping with `turns` (docs/testing.md)")
-    return test_read({**data, "name": name}, suite=suite, where="the test")
+    return spec_read({**data, "name": name}, suite=suite, where="the test")
 
 
-def demo_tests_seed() -> int:
+def demo_tests_seed(*, reset: bool = False) -> int:
     """Store the demo's suite (conversation_tests/demo_suite), adding the tests that are missing: an owner's edit
-    of a demo test is kept. Returns how many were added."""
-    added = 0
+    of a demo test is kept, unless `reset` puts the shipped one back. Returns how many were added or reset."""
+    written = 0
     for loaded in tests_from_paths([DEMO_SUITE]):
         assert loaded.case is not None
-        spec = test_dump(loaded.case)
+        spec = spec_dump(loaded.case)
         del spec["name"]
-        _, created = ConversationTest.objects.get_or_create(
-            suite=loaded.suite, name=loaded.name, defaults={"spec": yaml_text(spec), "source": "demo"}
-        )
-        added += created
-    return added
+        fields = {"spec": yaml_text(spec), "source": "demo"}
+        if reset:
+            ConversationTest.objects.update_or_create(suite=loaded.suite, name=loaded.name, defaults=fields)
+            written += 1
+        else:
+            written += ConversationTest.objects.get_or_create(suite=loaded.suite, name=loaded.name, defaults=fields)[1]
+    return written
 
 
 # --- running ------------------------------------------------------------------------------------------------
 
 
-def run_queue(*, started_by: str = "") -> TestRun:
-    """A run of every stored test, for the worker (the admin's "Run all")."""
-    run = TestRun.objects.create(
-        trigger=RunTrigger.ADMIN, started_by=started_by, total=ConversationTest.objects.count()
+def run_queue(*, started_by: str = "", only: Sequence[int] = ()) -> ConversationTestRun:
+    """A run of every stored test (the admin's "Run all"), or of `only` these, for the worker: a test changes the
+    process's settings and cache for its length, which a web process serving others must not do."""
+    tests = ConversationTest.objects.filter(pk__in=only) if only else ConversationTest.objects.all()
+    run = ConversationTestRun.objects.create(
+        trigger=RunTrigger.ADMIN, started_by=started_by, only=list(only), total=tests.count()
     )
     transaction.on_commit(lambda: task_send(RUN_TASK, run.pk))
     return run
 
 
-def run_claim(run_id: int) -> TestRun | None:
+def run_claim(run_id: int) -> ConversationTestRun | None:
     """The queued run, now running; None when another worker took it (a task delivered twice runs it once)."""
-    if not TestRun.objects.filter(pk=run_id, status=RunStatus.QUEUED).update(status=RunStatus.RUNNING):
+    if not ConversationTestRun.objects.filter(pk=run_id, status=RunStatus.QUEUED).update(status=RunStatus.RUNNING):
         return None
-    return TestRun.objects.get(pk=run_id)
+    return ConversationTestRun.objects.get(pk=run_id)
 
 
-def run_nightly() -> TestRun | None:
+def run_nightly() -> ConversationTestRun | None:
     """The nightly run of every stored test (none when the store has no test)."""
     if not ConversationTest.objects.exists():
         return None
-    run = TestRun.objects.create(trigger=RunTrigger.NIGHTLY, status=RunStatus.RUNNING)
+    run = ConversationTestRun.objects.create(trigger=RunTrigger.NIGHTLY, status=RunStatus.RUNNING)
     return run_execute(run)
 
 
 def run_execute(
-    run: TestRun,
+    run: ConversationTestRun,
     tests: list[LoadedTest] | None = None,
     *,
     repeat: int = 1,
-    each: Callable[[LoadedTest, TestResult], None] | None = None,
-) -> TestRun:
+    each: Callable[[LoadedTest, ConversationTestResult], None] | None = None,
+) -> ConversationTestRun:
     """Run `tests` (the stored ones by default) `repeat` times each, writing each test's result as it ends; a
     test passes when every repetition passed. `each` hears of every result (the command prints it)."""
-    tests = tests_stored() if tests is None else tests
-    TestRun.objects.filter(pk=run.pk).update(status=RunStatus.RUNNING, total=len(tests))
+    tests = tests_stored(run.only or None) if tests is None else tests
+    ConversationTestRun.objects.filter(pk=run.pk).update(status=RunStatus.RUNNING, total=len(tests))
     exemplars_ensure()  # once, for good: inside a test it would be done again and rolled back each time
     seen: list[TurnSeen] = []
     try:
         for test in tests:
-            outcomes = [test_case_run(test.case) for _ in range(repeat)] if test.case else []
+            outcomes = [spec_run(test.case) for _ in range(repeat)] if test.case else []
             result = _result_write(run, test, outcomes)
             seen += [turn for outcome in outcomes[:1] for turn in outcome.turns]
             if each is not None:
@@ -173,12 +183,12 @@ def run_execute(
     return _run_finish(run, seen)
 
 
-def _result_write(run: TestRun, test: LoadedTest, outcomes: list[TestOutcome]) -> TestResult:
+def _result_write(run: ConversationTestRun, test: LoadedTest, outcomes: list[Outcome]) -> ConversationTestResult:
     failing = next((outcome for outcome in outcomes if not outcome.passed), None)
     shown = failing or (outcomes[0] if outcomes else None)
     failures = [Failure("unreadable", got=test.unreadable)] if shown is None else shown.failures
     with transaction.atomic():
-        result = TestResult.objects.create(
+        result = ConversationTestResult.objects.create(
             run=run,
             test_id=test.test_id,
             suite=test.suite,
@@ -191,13 +201,13 @@ def _result_write(run: TestRun, test: LoadedTest, outcomes: list[TestOutcome]) -
             duration_ms=sum(outcome.duration_ms for outcome in outcomes) / max(len(outcomes), 1),
         )
         counter = "passed" if result.passed else "failed"
-        TestRun.objects.filter(pk=run.pk).update(**{counter: F(counter) + 1})
+        ConversationTestRun.objects.filter(pk=run.pk).update(**{counter: F(counter) + 1})
     return result
 
 
-def _run_finish(run: TestRun, seen: list[TurnSeen]) -> TestRun:
+def _run_finish(run: ConversationTestRun, seen: list[TurnSeen]) -> ConversationTestRun:
     with transaction.atomic():
-        run = TestRun.objects.select_for_update().get(pk=run.pk)
+        run = ConversationTestRun.objects.select_for_update().get(pk=run.pk)
         run.status = RunStatus.FAILED if run.failed else RunStatus.PASSED
         run.coverage = coverage_of(seen)
         run.finished_at = timezone.now()
@@ -207,12 +217,14 @@ def _run_finish(run: TestRun, seen: list[TurnSeen]) -> TestRun:
     return run
 
 
-def run_abandon(run: TestRun, error: str) -> None:
+def run_abandon(run: ConversationTestRun, error: str) -> None:
     """A run that could not finish (the worker's task raised): said on the run, never left running."""
-    TestRun.objects.filter(pk=run.pk).update(status=RunStatus.FAILED, error=error[:2000], finished_at=timezone.now())
+    ConversationTestRun.objects.filter(pk=run.pk).update(
+        status=RunStatus.FAILED, error=error[:2000], finished_at=timezone.now()
+    )
 
 
-def _failed_event(run: TestRun) -> dict[str, Any]:
+def _failed_event(run: ConversationTestRun) -> dict[str, Any]:
     failing = run.results.filter(passed=False).order_by("suite", "name")
     return {
         "run_id": run.pk,
@@ -230,7 +242,7 @@ def _failed_event(run: TestRun) -> dict[str, Any]:
 # --- drafting a test from what happened ----------------------------------------------------------------------
 
 
-def test_draft_from_conversation(conversation_id: int) -> tuple[str, str]:
+def draft_from_conversation(conversation_id: int) -> tuple[str, str]:
     """(name, YAML) of a test that replays the shopper's turns and expects what the assistant did: its reading of
     each message, the start of each reply, the articles cited, what it waited for, a hand-over. The owner edits
     it before saving (a reply's wording is rarely what matters)."""
@@ -245,8 +257,8 @@ def test_draft_from_conversation(conversation_id: int) -> tuple[str, str]:
     customer = conversation.customer
     shopper = Shopper("signed", customer.external_id) if customer.verified else Shopper()
     name = f"{drafted[0].say[:60]} (#{conversation.pk})"
-    case = TestCase(suite="", name=name, turns=tuple(drafted), shopper=shopper, language=conversation.language)
-    spec = test_dump(case)
+    case = Spec(suite="", name=name, turns=tuple(drafted), shopper=shopper, language=conversation.language)
+    spec = spec_dump(case)
     del spec["name"]
     return name, yaml_text(spec)
 
@@ -275,14 +287,14 @@ def _reply_start(text: str) -> str:
     return cut.rsplit(" ", 1)[0] if " " in cut else cut
 
 
-def test_draft_from_question(question_id: int) -> tuple[str, str]:
+def draft_from_question(question_id: int) -> tuple[str, str]:
     """(name, YAML) of a test that asks a knowledge gap's question again and expects the article that answered it
     to be cited, with no hand-over."""
     question = MissedQuestion.objects.select_related("answered_by").get(pk=question_id)
     if question.answered_by is None:
         raise SpecError("this question has no answer yet: answer it first")
     expect = Expect(cites=(question.answered_by.title,), escalated=False)
-    case = TestCase(suite="", name="", turns=(Turn(say=question.question, expect=expect),), language=question.language)
-    spec = test_dump(case)
+    case = Spec(suite="", name="", turns=(Turn(say=question.question, expect=expect),), language=question.language)
+    spec = spec_dump(case)
     del spec["name"]
     return question.question[:80], yaml_text(spec)

@@ -108,7 +108,7 @@ class Turn:
 
 
 @dataclass(frozen=True)
-class TestCase:
+class Spec:
     suite: str
     name: str
     turns: tuple[Turn, ...]
@@ -117,7 +117,7 @@ class TestCase:
     orders: tuple[OrderState, ...] = ()
 
 
-def suite_read(text: str, *, default_name: str) -> list[TestCase]:
+def suite_read(text: str, *, default_name: str) -> list[Spec]:
     """Every test of one YAML document: a mapping with `tests` (and an optional `suite` name), or one test."""
     data = yaml_load(text)
     if isinstance(data, dict) and "tests" in data:
@@ -130,14 +130,14 @@ def suite_read(text: str, *, default_name: str) -> list[TestCase]:
             raise SpecError(f"unknown key {sorted(unknown)[0]!r} (a file has `suite` and `tests`)")
     else:
         suite, tests = default_name, [data]
-    cases = [test_read(test, suite=suite, where=f"test {i}") for i, test in enumerate(tests, 1)]
+    cases = [spec_read(test, suite=suite, where=f"test {i}") for i, test in enumerate(tests, 1)]
     names = [case.name for case in cases]
     if len(set(names)) != len(names):
         raise SpecError(f"two tests are called {next(n for n in names if names.count(n) > 1)!r}")
     return cases
 
 
-def test_read(data: Any, *, suite: str, where: str = "the test") -> TestCase:
+def spec_read(data: Any, *, suite: str, where: str = "the test") -> Spec:
     """One test (a mapping), as the admin stores it or a file lists it."""
     if not isinstance(data, dict):
         raise SpecError(f"{where}: a test is a mapping with `name` and `turns`")
@@ -149,7 +149,7 @@ def test_read(data: Any, *, suite: str, where: str = "the test") -> TestCase:
     language = data.get("language") or ""
     if language not in ("", "zh", "en"):
         raise SpecError(f"{where}: `language` is zh or en, not {language!r}")
-    return TestCase(
+    return Spec(
         suite=suite,
         name=_text(data.get("name"), f"{where}: name"),
         language=language,
@@ -259,8 +259,8 @@ def _text(data: Any, where: str) -> str:
     return str(data).strip()
 
 
-def test_dump(case: TestCase) -> dict[str, Any]:
-    """The test as the YAML mapping it is stored as (the inverse of `test_read`, for what the admin writes)."""
+def spec_dump(case: Spec) -> dict[str, Any]:
+    """The test as the YAML mapping it is stored as (the inverse of `spec_read`, for what the admin writes)."""
     data: dict[str, Any] = {"name": case.name}
     if case.language:
         data["language"] = case.language

@@ -16,7 +16,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext_lazy as _
 
 from knowledge.embeddings import EmbeddingsUnavailable
-from knowledge.gaps import knowledge_gaps
+from knowledge.gaps import knowledge_gaps, questions_answered_recently
 from knowledge.models import Chunk, Document, IngestFile, IngestJob, KnowledgeBase, Language, MissedQuestion
 from knowledge.readers import SUPPORTED_TYPES
 from knowledge.selectors import ingest_job_json
@@ -344,6 +344,7 @@ class MissedQuestionAdmin(admin.ModelAdmin):
             "title": "Knowledge gaps",
             "opts": self.opts,
             "gaps": gaps,
+            "answered": questions_answered_recently(),
             "can_answer": self.has_change_permission(request) and default_kb is not None,
         }
         return TemplateResponse(request, self.change_list_template, context)

@@ -66,3 +66,17 @@ def knowledge_gaps(*, limit: int = 50) -> list[KnowledgeGap]:
         )
     gaps.sort(key=lambda gap: (-gap.count, -gap.last_asked.timestamp()))
     return gaps[:limit]
+
+
+def questions_answered_recently(*, limit: int = 20) -> list[MissedQuestion]:
+    """The latest answered missed question of each answer (an FAQ entry or article), newest first: the
+    knowledge-gaps page offers to turn each into a conversation test."""
+    latest = (
+        MissedQuestion.objects.filter(answered_by__isnull=False)
+        .order_by("answered_by_id", "-answered_at")
+        .distinct("answered_by_id")
+        .values_list("pk", flat=True)
+    )
+    return list(
+        MissedQuestion.objects.filter(pk__in=latest).select_related("answered_by").order_by("-answered_at")[:limit]
+    )

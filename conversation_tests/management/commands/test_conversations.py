@@ -12,7 +12,7 @@ from django.utils import translation
 
 from conversation_tests.coverage import KINDS
 from conversation_tests.failures import Failure
-from conversation_tests.models import RunTrigger, TestResult, TestRun
+from conversation_tests.models import ConversationTestResult, ConversationTestRun, RunTrigger
 from conversation_tests.services import LoadedTest, run_execute, tests_from_paths, tests_stored
 from conversation_tests.spec import SpecError
 
@@ -39,18 +39,19 @@ class Command(BaseCommand):
         if not tests:
             raise CommandError("no conversation test to run: write one (docs/testing.md) or seed the demo's")
         with translation.override(settings.LANGUAGE_CODE):
-            run = run_execute(TestRun.objects.create(trigger=RunTrigger.COMMAND), tests, repeat=repeat, each=self._line)
+            run = ConversationTestRun.objects.create(trigger=RunTrigger.COMMAND)
+            run = run_execute(run, tests, repeat=repeat, each=self._line)
             self._summary(run, repeat)
         if run.failed:
             raise SystemExit(1)
 
-    def _line(self, test: LoadedTest, result: TestResult) -> None:
+    def _line(self, test: LoadedTest, result: ConversationTestResult) -> None:
         mark = self.style.SUCCESS("PASS") if result.passed else self.style.ERROR("FAIL")
         self.stdout.write(f"{mark} {test.suite} › {test.name} ({result.duration_ms:.0f} ms)")
         for failure in result.failures:
             self.stdout.write(f"     {Failure.from_json(failure)}")
 
-    def _summary(self, run: TestRun, repeat: int) -> None:
+    def _summary(self, run: ConversationTestRun, repeat: int) -> None:
         self.stdout.write(f"{run.passed} passed, {run.failed} failed")
         if repeat > 1:
             results = run.results.all()

@@ -5,11 +5,13 @@ from django.core.management.base import BaseCommand, CommandParser
 
 from agents.demo import demo_seed
 from analytics.demo import demo_history_seed
+from conversation_tests.services import demo_tests_seed
 
 
 class Command(BaseCommand):
     help = (
-        "Create the demo store, canned responses and, with DEMO_MODE, the demo staff login and four weeks of "
+        "Create the demo store, canned responses, the demo's conversation tests and, with DEMO_MODE, the demo "
+        "staff login and four weeks of "
         "past chats for the analytics (idempotent)."
     )
 
@@ -23,6 +25,7 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, reset: bool, history: bool, **options: Any) -> None:
         demo_seed(reset=reset)
+        demo_tests_seed(reset=reset)
         if settings.DEMO_MODE or history:
             written = demo_history_seed(reset=reset)
             if written:
