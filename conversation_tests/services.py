@@ -67,7 +67,7 @@ class LoadedTest:
 # --- where tests come from --------------------------------------------------------------------------------
 
 
-def tests_from_paths(paths: Sequence[Path]) -> list[LoadedTest]:
+def cases_from_paths(paths: Sequence[Path]) -> list[LoadedTest]:
     """Every test of these YAML files, and of the .yaml/.yml files in these folders. SpecError names the file."""
     files: list[Path] = []
     for path in paths:
@@ -87,7 +87,7 @@ def tests_from_paths(paths: Sequence[Path]) -> list[LoadedTest]:
     return loaded
 
 
-def tests_stored(ids: Iterable[int] | None = None) -> list[LoadedTest]:
+def cases_stored(ids: Iterable[int] | None = None) -> list[LoadedTest]:
     """The store's tests (the admin's), each read again now; one that no longer reads is kept, to fail."""
     rows = ConversationTest.objects.order_by("suite", "name")
     if ids is not None:
@@ -115,7 +115,7 @@ def demo_tests_seed(*, reset: bool = False) -> int:
     """Store the demo's suite (conversation_tests/demo_suite), adding the tests that are missing: an owner's edit
     of a demo test is kept, unless `reset` puts the shipped one back. Returns how many were added or reset."""
     written = 0
-    for loaded in tests_from_paths([DEMO_SUITE]):
+    for loaded in cases_from_paths([DEMO_SUITE]):
         assert loaded.case is not None
         spec = spec_dump(loaded.case)
         del spec["name"]
@@ -166,7 +166,7 @@ def run_execute(
 ) -> ConversationTestRun:
     """Run `tests` (the stored ones by default) `repeat` times each, writing each test's result as it ends; a
     test passes when every repetition passed. `each` hears of every result (the command prints it)."""
-    tests = tests_stored(run.only or None) if tests is None else tests
+    tests = cases_stored(run.only or None) if tests is None else tests
     ConversationTestRun.objects.filter(pk=run.pk).update(status=RunStatus.RUNNING, total=len(tests))
     exemplars_ensure()  # once, for good: inside a test it would be done again and rolled back each time
     seen: list[TurnSeen] = []

@@ -265,6 +265,8 @@ def spec_dump(case: Spec) -> dict[str, Any]:
     if case.language:
         data["language"] = case.language
     data["shopper"] = case.shopper.as_yaml()
+    if case.orders:
+        data["orders"] = [_order_dump(state) for state in case.orders]
     data["turns"] = [{"say": turn.say, "expect": _expect_dump(turn.expect)} for turn in case.turns]
     return data
 
@@ -275,6 +277,8 @@ def _expect_dump(expect: Expect) -> dict[str, Any]:
         data["intent"] = expect.intent
     if expect.contains:
         data["contains"] = list(expect.contains)
+    if expect.not_contains:
+        data["not_contains"] = list(expect.not_contains)
     if expect.cites:
         data["cites"] = list(expect.cites)
     if expect.awaits is not None:
@@ -282,6 +286,19 @@ def _expect_dump(expect: Expect) -> dict[str, Any]:
         data["awaits"] = {"slot": awaits.slot, "choices": list(awaits.choices)} if awaits.slot else "nothing"
     if expect.escalated is not None:
         data["escalated"] = {"reason": expect.escalation_reason} if expect.escalation_reason else expect.escalated
+    if expect.tools:
+        data["tool"] = [{"name": tool.name, "arguments": tool.arguments} for tool in expect.tools]
+    if expect.orders:
+        data["order"] = [_order_dump(state) for state in expect.orders]
+    return data
+
+
+def _order_dump(state: OrderState) -> dict[str, Any]:
+    data: dict[str, Any] = {"order": state.order}
+    if state.status:
+        data["status"] = state.status
+    if state.delivered_days_ago is not None:
+        data["delivered_days_ago"] = state.delivered_days_ago
     return data
 
 

@@ -13,7 +13,7 @@ from django.utils import translation
 from conversation_tests.coverage import KINDS
 from conversation_tests.failures import Failure
 from conversation_tests.models import ConversationTestResult, ConversationTestRun, RunTrigger
-from conversation_tests.services import LoadedTest, run_execute, tests_from_paths, tests_stored
+from conversation_tests.services import LoadedTest, cases_from_paths, cases_stored, run_execute
 from conversation_tests.spec import SpecError
 
 
@@ -33,7 +33,7 @@ class Command(BaseCommand):
         if repeat < 1:
             raise CommandError("--repeat is 1 or more")
         try:
-            tests = tests_from_paths(paths) if paths else tests_stored()
+            tests = cases_from_paths(paths) if paths else cases_stored()
         except SpecError as exc:
             raise CommandError(str(exc)) from None
         if not tests:
