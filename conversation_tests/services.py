@@ -50,7 +50,7 @@ from webhooks.models import WebhookEventType
 from webhooks.services import webhook_event_emit
 
 DEMO_SUITE = Path(__file__).resolve().parent / "demo_suite"
-RUN_TASK = "conversation_tests.tasks.test_run_task"
+RUN_TASK = "conversation_tests.tasks.conversation_tests_run_task"
 CODE_TYPED = re.compile(r"^\s*\d{6}\s*$")  # a verification code the shopper typed: {code} when replayed
 REPLY_QUOTED = 60  # characters of a reply a drafted test expects to see again
 

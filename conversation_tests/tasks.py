@@ -8,12 +8,12 @@ from conversation_tests.services import run_claim, run_execute, run_nightly
 
 
 @shared_task(ignore_result=True)
-def test_run_task(run_id: int) -> None:
+def conversation_tests_run_task(run_id: int) -> None:
     run = run_claim(run_id)
     if run is not None:
         run_execute(run)
 
 
 @shared_task(ignore_result=True)
-def tests_nightly_task() -> None:
+def nightly_conversation_tests_task() -> None:
     run_nightly()

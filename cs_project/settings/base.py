@@ -368,7 +368,7 @@ CELERY_BEAT_SCHEDULE = {
     # Every conversation test of the store, each night at this hour (UTC): a failure shows on the admin's
     # home page and the dashboard, and sends the tests.failed webhook (docs/testing.md).
     "conversation-tests-nightly": {
-        "task": "conversation_tests.tasks.tests_nightly_task",
+        "task": "conversation_tests.tasks.nightly_conversation_tests_task",
         "schedule": crontab(hour=env_int("CONVERSATION_TESTS_NIGHTLY_HOUR", 3), minute=0),
     },
 }
