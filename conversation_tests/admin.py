@@ -45,6 +45,9 @@ class ConversationTestForm(forms.ModelForm):
             "source": forms.HiddenInput,  # set by the draft it was made from (DRAFTS)
         }
 
+    def clean_spec(self) -> str:
+        return str(self.cleaned_data["spec"]).replace("\r\n", "\n")  # as the owner saw it: a browser sends CRLF
+
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
         if data.get("spec") and data.get("name"):

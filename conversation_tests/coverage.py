@@ -23,16 +23,16 @@ def coverage_of(turns: Iterable[TurnSeen]) -> dict[str, dict[str, list[str]]]:
         seen["workflows"].update(turn.workflows)
         seen["tools"].update(call["tool"] for call in turn.tools)
         seen["articles"].update(turn.articles)
-    articles = dict(
+    articles = (
         Document.objects.filter(status=DocumentStatus.READY, knowledge_base__audience=Audience.PUBLIC)
-        .order_by("title")
-        .values_list("pk", "title")
+        .order_by("title", "language")
+        .values_list("pk", "title", "language")
     )
     every: dict[str, dict[Any, str]] = {
         "intents": {intent.value: intent.value for intent in Intent},
         "workflows": {kind.value: kind.value for kind in WorkflowKind},
         "tools": {name: name for name in TOOLS},
-        "articles": articles,
+        "articles": {pk: f"{title} ({language})" for pk, title, language in articles},  # a zh and an en faq
     }
     return {
         kind: {

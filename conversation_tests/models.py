@@ -67,7 +67,8 @@ class ConversationTestRun(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"#{self.pk} {self.get_trigger_display()}: {self.passed}/{self.total}"
+        passed = _("%(passed)s of %(total)s passed") % {"passed": self.passed, "total": self.total}
+        return f"#{self.pk} · {self.get_trigger_display()} · {passed}"
 
     @property
     def done(self) -> int:

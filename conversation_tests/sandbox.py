@@ -12,6 +12,9 @@ are kept apart for the test's length:
 - the store: the built-in tables, never the store's own system, which a test could otherwise change for real
   (a `http`, `mcp` or `shopify` store is tested on the orders the test's fixtures put in the tables);
 - mail: a verification code goes to the outbox, never to a real shopper.
+
+The settings are changed for the whole process while a test runs, so tests run where nothing else is served at
+the same time: the command, or a worker process (prefork: one task at a time), never a web process.
 """
 
 from __future__ import annotations

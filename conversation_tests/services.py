@@ -38,11 +38,10 @@ from conversation_tests.spec import (
     Spec,
     SpecError,
     Turn,
-    spec_dump,
     spec_read,
+    stored_text,
     suite_read,
     yaml_load,
-    yaml_text,
 )
 from conversations.models import Conversation, Sender
 from knowledge.models import MissedQuestion
@@ -117,9 +116,7 @@ def demo_tests_seed(*, reset: bool = False) -> int:
     written = 0
     for loaded in cases_from_paths([DEMO_SUITE]):
         assert loaded.case is not None
-        spec = spec_dump(loaded.case)
-        del spec["name"]
-        fields = {"spec": yaml_text(spec), "source": "demo"}
+        fields = {"spec": stored_text(loaded.case), "source": "demo"}
         if reset:
             ConversationTest.objects.update_or_create(suite=loaded.suite, name=loaded.name, defaults=fields)
             written += 1
@@ -143,10 +140,15 @@ def run_queue(*, started_by: str = "", only: Sequence[int] = ()) -> Conversation
 
 
 def run_claim(run_id: int) -> ConversationTestRun | None:
-    """The queued run, now running; None when another worker took it (a task delivered twice runs it once)."""
-    if not ConversationTestRun.objects.filter(pk=run_id, status=RunStatus.QUEUED).update(status=RunStatus.RUNNING):
-        return None
-    return ConversationTestRun.objects.get(pk=run_id)
+    """The queued run, now running; None when it is not queued. A run found running was left by a worker that
+    stopped in it (the task comes back only then: acks late): it is marked failed, to be run again, never left
+    running."""
+    if ConversationTestRun.objects.filter(pk=run_id, status=RunStatus.QUEUED).update(status=RunStatus.RUNNING):
+        return ConversationTestRun.objects.get(pk=run_id)
+    left = ConversationTestRun.objects.filter(pk=run_id, status=RunStatus.RUNNING).first()
+    if left is not None:
+        run_abandon(left, "The worker running these tests stopped before the end; run them again.")
+    return None
 
 
 def run_nightly() -> ConversationTestRun | None:
@@ -258,9 +260,7 @@ def draft_from_conversation(conversation_id: int) -> tuple[str, str]:
     shopper = Shopper("signed", customer.external_id) if customer.verified else Shopper()
     name = f"{drafted[0].say[:60]} (#{conversation.pk})"
     case = Spec(suite="", name=name, turns=tuple(drafted), shopper=shopper, language=conversation.language)
-    spec = spec_dump(case)
-    del spec["name"]
-    return name, yaml_text(spec)
+    return name, stored_text(case)
 
 
 def _expect_of(run: TurnRun) -> Expect:
@@ -295,6 +295,4 @@ def draft_from_question(question_id: int) -> tuple[str, str]:
         raise SpecError("this question has no answer yet: answer it first")
     expect = Expect(cites=(question.answered_by.title,), escalated=False)
     case = Spec(suite="", name="", turns=(Turn(say=question.question, expect=expect),), language=question.language)
-    spec = spec_dump(case)
-    del spec["name"]
-    return question.question[:80], yaml_text(spec)
+    return question.question[:80], stored_text(case)

@@ -302,5 +302,12 @@ def _order_dump(state: OrderState) -> dict[str, Any]:
     return data
 
 
+def stored_text(case: Spec) -> str:
+    """The YAML the admin keeps for a test: all of it but its name, which is the row's."""
+    data = spec_dump(case)
+    del data["name"]
+    return yaml_text(data)
+
+
 def yaml_text(data: Any) -> str:
     return yaml.safe_dump(data, allow_unicode=True, sort_keys=False, width=110)

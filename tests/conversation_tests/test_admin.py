@@ -16,7 +16,7 @@ from django.urls import reverse
 from conversation_tests.models import ConversationTest, ConversationTestRun, RunStatus, RunTrigger
 from conversation_tests.runner import spec_run
 from conversation_tests.services import stored_test_read
-from conversation_tests.tasks import nightly_conversation_tests_task
+from conversation_tests.tasks import conversation_tests_run_task, nightly_conversation_tests_task
 from conversations.models import Conversation, Customer
 from conversations.services import conversation_start
 from knowledge.models import SAMPLE_KB
@@ -184,3 +184,15 @@ def test_the_nightly_run_keeps_its_results_and_a_pass_clears_the_home_page(owner
     assert "Conversation tests:" not in owner.get(reverse("admin:index")).content.decode()
     page = owner.get(reverse("admin:conversation_tests_conversationtest_change", args=[test.pk])).content.decode()
     assert 'data-testid="test-result" data-passed="true"' in page and 'data-testid="test-run-one"' in page
+
+
+@pytest.mark.django_db
+def test_a_run_left_running_by_a_stopped_worker_is_marked_failed_not_left_running() -> None:
+    ConversationTest.objects.create(suite="people", name="hand over", spec=PASSING)
+    left = ConversationTestRun.objects.create(trigger=RunTrigger.ADMIN, status=RunStatus.RUNNING, total=1)
+
+    conversation_tests_run_task(left.pk)  # the task delivered again after its worker died
+
+    left.refresh_from_db()
+    assert left.status == RunStatus.FAILED and "stopped before the end" in left.error
+    assert not left.results.exists() and left.finished_at is not None

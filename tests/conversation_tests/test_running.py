@@ -39,7 +39,8 @@ def test_the_demo_suite_passes_with_its_coverage(command: CommandRun) -> None:
     run = ConversationTestRun.objects.get()
     assert run.trigger == RunTrigger.COMMAND and (run.total, run.passed, run.failed) == (35, 35, 0)
     assert "cancel_pending_order" in run.coverage["tools"]["exercised"]
-    assert "Warranty and repairs" in run.coverage["articles"]["exercised"]
+    assert "Warranty and repairs (en)" in run.coverage["articles"]["exercised"]
+    assert "产品使用指南与故障排查 (zh)" in run.coverage["articles"]["untouched"]
 
 
 def test_a_test_leaves_no_chat_order_ticket_mail_or_cache_key_behind(tmp_path: Path) -> None:
