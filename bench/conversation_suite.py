@@ -5,7 +5,7 @@ own path (`run_execute`: each test a fresh chat on the live engine in a rolled-b
 database with the demo seeded, `--rounds` times after one warm-up round, and prints the median and p95 per test,
 per turn, and a whole run's time.
 
-    .venv/bin/python bench/conversation_tests.py --rounds 3
+    .venv/bin/python bench/conversation_suite.py --rounds 3
 """
 
 from __future__ import annotations
