@@ -33,9 +33,6 @@ except ConfigError as exc:
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
 from cs_project.routing import websocket_urlpatterns  # noqa: E402
-from cs_project.web_server import daphne_adjust  # noqa: E402
-
-daphne_adjust()
 
 application = ProtocolTypeRouter(
     {

@@ -1,24 +1,25 @@
-"""The HTTP and WebSocket server: daphne, with three answers it does not give by itself.
+"""The HTTP and WebSocket server: uvicorn (uvloop, httptools, websockets) on cs_project.asgi, with three answers it
+does not give by itself.
 
-- A request whose URL carries raw UTF-8 (`curl "…/kb/search?q=专票需要什么"` sends it as is;
-  browsers percent-encode it) got a bare 400 from Twisted's request-line parser, which follows
-  RFC 9112 to the letter, before the application saw it. Here those bytes are percent-encoded
-  first, as a browser would have, so the query simply works.
-- A WebSocket message over daphne's limit (1 MiB) made autobahn drop the TCP connection without a
-  close frame; here the client is told why, with close code 1009 (message too big).
-- Twisted parses every POSTed form body for daphne, which never uses the result, and answers a
-  malformed multipart body with a bare 400 before the application sees it. Off, the API answers
-  such a request itself, in its error shape.
-- Behind a proxy (`--proxy-headers`, on with HTTPS_PROXY) daphne took the client's address from the
-  leftmost X-Forwarded-For entry, which the client writes itself. Here it is the entry the trusted
-  proxy appended (conversations.client_address), so REMOTE_ADDR, the WebSocket scope's client and the
-  access log name the address Django's rules (login throttling) count.
+- A request whose URL carries raw UTF-8 (`curl "…/kb/search?q=专票需要什么"` sends it as is; browsers
+  percent-encode it) gets a bare 400 from httptools' parser, which follows RFC 9112 to the letter, before the
+  application sees it. Here the request line's non-ASCII bytes are percent-encoded first, as a browser would have,
+  so the query simply works.
+- A WebSocket message over 1 MiB closes the socket with 1009 (message too big), the client told why
+  (`ws_max_size`). A malformed multipart body reaches the application, which answers it in the API's error shape
+  (uvicorn parses no body).
+- Behind a proxy (`--proxy-headers`, on with HTTPS_PROXY) the client's address is the X-Forwarded-For entry the
+  trusted proxy appended (conversations.client_address), never the leftmost one, which the client writes itself:
+  REMOTE_ADDR, the WebSocket scope's client and the access log name the address Django's rules (login
+  throttling) count. The scheme comes from X-Forwarded-Proto.
 
-`daphne_adjust()` makes these changes; cs_project.asgi calls it, so they hold however daphne is
-started (`manage.py web`, `python -m daphne`, runserver).
+Chosen over daphne and granian by `bench/ws_load.py --burst` on the same system, one run side by side (docs in
+the README's Benchmarks): the three served the burst at the same rate, and uvicorn spent the least CPU per reply.
 
-One daphne process runs on one core. `web_servers_run` starts WEB_PROCESSES of them (one per core serves the
-most) on one listening socket that they all accept from, so one port is served by every core.
+One server process runs on one core. `web_servers_run` starts WEB_PROCESSES of them on one listening socket that
+they all accept from, so one port is served by every core. SIGTERM stops a server gracefully: it stops accepting,
+lets requests in flight finish (WEB_GRACEFUL_SHUTDOWN_S at most) and closes WebSockets with 1012 (service
+restart), which the widget reconnects after.
 """
 
 from __future__ import annotations
@@ -29,22 +30,21 @@ import signal
 import socket
 import subprocess
 import sys
+from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
-import daphne.http_protocol
-import daphne.server
-import daphne.utils
-import daphne.ws_protocol
-import twisted.web.http
-from daphne.cli import CommandLineInterface
-from daphne.http_protocol import WebRequest
-from daphne.ws_protocol import WebSocketFactory
+import uvicorn
 from django.conf import settings
-from twisted.web.http_headers import Headers
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from conversations.client_address import forwarded_client_address
 
 _NON_ASCII = re.compile(rb"[\x80-\xff]")
+WS_MAX_MESSAGE_BYTES = 1024 * 1024
+REQUEST_LINE_MAX_BYTES = 64 * 1024  # a longer line is left for the parser to refuse
+
+Scope = MutableMapping[str, Any]
+AsgiApp = Callable[[Scope, Callable[[], Awaitable[Any]], Callable[[Any], Awaitable[None]]], Awaitable[None]]
 
 
 def request_target_ascii(uri: bytes) -> bytes:
@@ -52,88 +52,95 @@ def request_target_ascii(uri: bytes) -> bytes:
     return _NON_ASCII.sub(lambda match: b"%%%02X" % match.group()[0], uri)
 
 
-_parse_request_line = twisted.web.http._parseRequestLine
+class AsciiRequestLineProtocol(HttpToolsProtocol):
+    """httptools' protocol, fed each request's first line with its non-ASCII bytes percent-encoded. The method and
+    the version are ASCII tokens, so only the target can change. A request pipelined behind another in the same
+    packet is fed as it came (no client sends raw UTF-8 that way)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._line_start: bytes | None = b""  # the next request line's bytes so far; None inside a request
+
+    def data_received(self, data: bytes) -> None:
+        if self._line_start is not None:
+            data, self._line_start = self._line_start + data, None
+            end = data.find(b"\n")
+            if end < 0 and len(data) < REQUEST_LINE_MAX_BYTES:
+                self._line_start = data  # the line is not complete yet
+                return
+            if end >= 0 and not data[:end].isascii():
+                data = request_target_ascii(data[:end]) + data[end:]
+        super().data_received(data)
+
+    def on_message_complete(self) -> None:
+        super().on_message_complete()
+        self._line_start = b""
 
 
-def _parse_request_line_ascii(line: bytes) -> tuple[bytes, bytes, bytes]:
-    # The method and the version are ASCII tokens, so only the target can change.
-    return _parse_request_line(line if line.isascii() else request_target_ascii(line))
+class TrustedProxyHeaders:
+    """The client's address and scheme as the proxy in front says them (only a trusted proxy may set the headers:
+    `--proxy-headers`, on with HTTPS_PROXY)."""
+
+    def __init__(self, app: AsgiApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
+        if scope["type"] in ("http", "websocket"):
+            scope = forwarded_scope(scope)
+        await self.app(scope, receive, send)
 
 
-class _ClosingWebSocketFactory(WebSocketFactory):
-    def resetProtocolOptions(self) -> None:  # noqa: N802 - autobahn's name
-        super().resetProtocolOptions()
-        self.failByDrop = False  # fail with a close frame (1009 for an oversized message)
+def forwarded_scope(scope: Scope) -> Scope:
+    """The scope with `client` taken from X-Forwarded-For as conversations.client_address picks it (from every line
+    of the header joined), and `scheme` from X-Forwarded-Proto; as it came when they are absent."""
+    forwarded_for = ",".join(value.decode("latin-1") for name, value in scope["headers"] if name == b"x-forwarded-for")
+    protos = [
+        value.decode("latin-1").strip().lower() for name, value in scope["headers"] if name == b"x-forwarded-proto"
+    ]
+    changed = dict(scope)
+    if protos and protos[-1] in ("http", "https"):
+        secure = protos[-1] == "https"
+        changed["scheme"] = ("https" if secure else "http") if scope["type"] == "http" else ("wss" if secure else "ws")
+    if forwarded_for.strip():
+        peer = scope["client"][0] if scope.get("client") else None
+        client = forwarded_client_address(forwarded_for, peer=peer, proxy_count=settings.TRUSTED_PROXY_COUNT)
+        if client is not None:
+            changed["client"] = (client, 0)
+    return changed
 
 
-_request_init = WebRequest.__init__
-
-
-def _request_init_without_form_parsing(self: WebRequest, *args: Any, **kwargs: Any) -> None:
-    _request_init(self, *args, **kwargs)
-    self._parsePOSTFormSubmission = False
-
-
-_parse_x_forwarded_for = daphne.utils.parse_x_forwarded_for
-
-
-def _header_values(headers: Headers | dict[bytes, Any], name: str) -> list[str]:
-    """Every value of header `name`: twisted's Headers (HTTP) keep each line, a dict (WebSocket) one value."""
-    key = name.lower().encode()
-    if isinstance(headers, Headers):
-        raw = headers.getRawHeaders(key) or []
-    else:
-        found = {k.lower(): v for k, v in headers.items()}.get(key)
-        raw = found if isinstance(found, list) else [found] if found is not None else []
-    return [value.decode("latin-1") for value in raw]
-
-
-def parse_x_forwarded_for_trusted(
-    headers: Headers | dict[bytes, Any],
-    address_header_name: str | None = "X-Forwarded-For",
-    port_header_name: str | None = "X-Forwarded-Port",
-    proto_header_name: str | None = "X-Forwarded-Proto",
-    original_addr: list[Any] | None = None,
-    original_scheme: str | None = None,
-) -> tuple[list[Any] | None, str | None]:
-    """daphne's parse_x_forwarded_for (the scheme and port it reads are kept), with the client's address
-    picked as conversations.client_address picks it, from every line of the header joined."""
-    addr, scheme = _parse_x_forwarded_for(
-        headers, address_header_name, port_header_name, proto_header_name, original_addr, original_scheme
-    )
-    if not address_header_name:
-        return addr, scheme
-    forwarded_for = ",".join(_header_values(headers, address_header_name))
-    if not forwarded_for.strip():
-        return addr, scheme
-    peer = str(original_addr[0]) if original_addr else None
-    client = forwarded_client_address(forwarded_for, peer=peer, proxy_count=settings.TRUSTED_PROXY_COUNT)
-    if client is None:
-        return original_addr, scheme
-    return [client, addr[1] if addr else 0], scheme
-
-
-def daphne_adjust() -> None:
-    twisted.web.http._parseRequestLine = _parse_request_line_ascii
-    daphne.server.WebSocketFactory = _ClosingWebSocketFactory  # type: ignore[misc]
-    WebRequest.__init__ = _request_init_without_form_parsing  # type: ignore[method-assign]
-    # The protocols imported the function by name, so it is replaced where they call it.
-    daphne.http_protocol.parse_x_forwarded_for = parse_x_forwarded_for_trusted  # type: ignore[assignment]
-    daphne.ws_protocol.parse_x_forwarded_for = parse_x_forwarded_for_trusted  # type: ignore[assignment]
+def _header_values(scope: Scope, name: bytes) -> list[str]:
+    return [value.decode("latin-1") for header, value in scope["headers"] if header == name]
 
 
 def web_server_run(*, host: str, port: int, proxy_headers: bool = False, fd: int | None = None) -> None:
     """Serve cs_project.asgi until stopped (blocks), on host:port or on the listening socket `fd` shared with
     other processes. `proxy_headers`: take the client's address and scheme from X-Forwarded-For /
     X-Forwarded-Proto, which only a trusted proxy in front may set."""
-    argv = ["--fd", str(fd)] if fd is not None else ["-b", host, "-p", str(port)]
-    if proxy_headers:
-        argv.append("--proxy-headers")
-    CommandLineInterface().run([*argv, "cs_project.asgi:application"])
+    from cs_project.asgi import application
+
+    config = uvicorn.Config(
+        TrustedProxyHeaders(application) if proxy_headers else application,
+        host=host,
+        port=port,
+        fd=fd,
+        loop="uvloop",
+        http=AsciiRequestLineProtocol,
+        ws="websockets",
+        ws_max_size=WS_MAX_MESSAGE_BYTES,
+        ws_ping_interval=20.0,  # a quiet widget stays open through proxies that drop idle connections
+        ws_ping_timeout=20.0,
+        lifespan="off",
+        proxy_headers=False,  # TrustedProxyHeaders reads them, as the rest of the project picks the address
+        server_header=False,
+        log_config=None,  # Django's LOGGING: the access log goes to the root handler like every other line
+        timeout_graceful_shutdown=settings.WEB_GRACEFUL_SHUTDOWN_S,
+    )
+    uvicorn.Server(config).run()
 
 
 def web_servers_run(*, host: str, port: int, processes: int, proxy_headers: bool = False) -> int:
-    """`processes` daphne processes accepting on one socket bound here; the kernel hands each connection to
+    """`processes` server processes accepting on one socket bound here; the kernel hands each connection to
     one of them. Blocks until one of them ends (then the others are stopped too, so a supervisor restarts
     them together) or SIGTERM/SIGINT arrives; returns the exit status."""
     if processes <= 1:

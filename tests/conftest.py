@@ -119,7 +119,7 @@ def _free_port() -> int:
 
 @pytest.fixture(scope="session")
 def asgi_server(django_db_setup: None, django_db_blocker: Any) -> Iterator[AsgiServer]:
-    """daphne serving cs_project.asgi (HTTP, static files, WebSockets, event streams) on the test
+    """The web server (uvicorn) serving cs_project.asgi (HTTP, static files, WebSockets, event streams) on the test
     database and Redis: the server `make run` starts, in demo mode as `make run` is (the store page
     signs in demo shoppers). pytest-django's live_server is WSGI."""
     with django_db_blocker.unblock():
@@ -143,7 +143,7 @@ def asgi_server(django_db_setup: None, django_db_blocker: Any) -> Iterator[AsgiS
             if process.poll() is not None or time.monotonic() > deadline:
                 if process.poll() is None:
                     os.killpg(process.pid, signal.SIGKILL)
-                pytest.fail("the ASGI server (daphne) did not start")
+                pytest.fail("the ASGI server did not start")
             time.sleep(0.2)
     yield AsgiServer(url, process)
     process_group_stop(process, timeout=15)
@@ -157,7 +157,7 @@ def sample_store_path() -> Path:
 @pytest.fixture(autouse=True)
 def _fresh_channel_layer() -> None:
     """A new channel-layer object per test: each async test runs on its own event loop, and the
-    Redis layer's receive lock belongs to the loop that first used it (daphne has one loop for life)."""
+    Redis layer's receive lock belongs to the loop that first used it (a server has one loop for life)."""
     from channels.layers import channel_layers
 
     channel_layers.backends = {}

@@ -1,5 +1,5 @@
 """The OpenAPI schema against the running API: schemathesis makes requests from the schema (valid
-and invalid ones) to daphne with a real worker, and no answer may be a server error or differ from
+and invalid ones) to the real web server with a real worker, and no answer may be a server error or differ from
 what the schema says (status code, media type, body)."""
 
 from __future__ import annotations

@@ -62,6 +62,8 @@ if TRUSTED_PROXY_COUNT < 1:
 # by default until a process that dies is restarted on its own: today one dying stops them all (and the
 # supervisor of `serve` restarts them together).
 WEB_PROCESSES = env_int("WEB_PROCESSES", 1)
+# How long a stopping web server lets requests in flight finish before it closes what is left.
+WEB_GRACEFUL_SHUTDOWN_S = env_int("WEB_GRACEFUL_SHUTDOWN_S", 10)
 if HTTPS_PROXY:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = True
@@ -183,7 +185,6 @@ STORE_WEBHOOK_SECRET = os.environ.get("STORE_WEBHOOK_SECRET", "")
 # --- Django ----------------------------------------------------------------------------------
 
 INSTALLED_APPS = [
-    "daphne",
     "django.contrib.admin",
     "django.contrib.auth",
     "django.contrib.contenttypes",

@@ -1,4 +1,4 @@
-"""POST …/messages?stream=1 over real HTTP: daphne, the channel layer on Redis and a real worker."""
+"""POST …/messages?stream=1 over real HTTP: the web server, the channel layer on Redis and a real worker."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The customer's chat widget in a real browser, against the real ASGI server (daphne) and a real Celery worker:
+"""The customer's chat widget in a real browser, against the real ASGI server and a real Celery worker:
 the demo store page carries it, answers stream in with citations, history survives a reload, message text
 is never HTML, quick replies send themselves, and the panel fits a phone."""
 

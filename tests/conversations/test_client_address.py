@@ -1,6 +1,6 @@
 """The client's address (conversations.client_address): behind the proxy, only the entry the trusted proxy wrote
 into X-Forwarded-For counts, so a client forging the header cannot escape the login lockout; the web server
-(daphne) picks the same address."""
+picks the same address."""
 
 from __future__ import annotations
 
@@ -13,16 +13,13 @@ import urllib.request
 from collections.abc import Iterator
 from typing import Any
 
-import daphne.http_protocol
-import daphne.ws_protocol
 import pytest
 from django.contrib.auth.models import User
 from django.test import Client, RequestFactory
 from django.urls import reverse
-from twisted.web.http_headers import Headers
 
 from conversations.client_address import address_normalised, client_address, forwarded_client_address
-from cs_project.web_server import daphne_adjust
+from cs_project.web_server import forwarded_scope
 from tests.conftest import (
     BASE_DIR,
     _free_port,
@@ -126,32 +123,36 @@ def test_trusted_proxy_count_must_be_one_or_more() -> None:
     assert done.returncode != 0 and "TRUSTED_PROXY_COUNT must be 1 or more (got 0)" in done.stderr
 
 
-# --- the web server (daphne) picks the same address ----------------------------------------------------
+# --- the web server picks the same address ------------------------------------------------------------
 
 
-def test_daphne_takes_the_trusted_proxys_entry_over_http_and_websocket(settings: Any) -> None:
+def test_the_web_server_takes_the_trusted_proxys_entry_over_http_and_websocket(settings: Any) -> None:
     settings.TRUSTED_PROXY_COUNT = 1
-    daphne_adjust()
-    headers = Headers({b"X-Forwarded-For": [b"6.6.6.6", b"198.51.100.7"], b"X-Forwarded-Proto": [b"https"]})
+    headers = [
+        (b"x-forwarded-for", b"6.6.6.6"),
+        (b"x-forwarded-for", b"198.51.100.7"),
+        (b"x-forwarded-proto", b"https"),
+    ]
 
-    http_addr, http_scheme = daphne.http_protocol.parse_x_forwarded_for(
-        headers, "X-Forwarded-For", "X-Forwarded-Port", "X-Forwarded-Proto", [PROXY, 40000], "http"
+    http = forwarded_scope({"type": "http", "scheme": "http", "client": (PROXY, 40000), "headers": headers})
+    ws = forwarded_scope(
+        {
+            "type": "websocket",
+            "scheme": "ws",
+            "client": (PROXY, 40000),
+            "headers": [(b"x-forwarded-for", b"6.6.6.6, 198.51.100.7")],
+        }
     )
-    ws_addr, _ = daphne.ws_protocol.parse_x_forwarded_for(
-        {b"x-forwarded-for": b"6.6.6.6, 198.51.100.7"}, "X-Forwarded-For", None, None, [PROXY, 40000]
-    )
-    bare_addr, _ = daphne.http_protocol.parse_x_forwarded_for(
-        Headers({}), "X-Forwarded-For", "X-Forwarded-Port", "X-Forwarded-Proto", [PROXY, 40000], "http"
-    )
+    bare = forwarded_scope({"type": "http", "scheme": "http", "client": (PROXY, 40000), "headers": []})
 
-    assert (http_addr, http_scheme) == (["198.51.100.7", 0], "https")
-    assert ws_addr == ["198.51.100.7", 0]
-    assert bare_addr == [PROXY, 40000]
+    assert (http["client"], http["scheme"]) == (("198.51.100.7", 0), "https")
+    assert (ws["client"], ws["scheme"]) == (("198.51.100.7", 0), "ws")
+    assert (bare["client"], bare["scheme"]) == ((PROXY, 40000), "http")
 
 
 @pytest.fixture
 def proxied_web_server(django_db_setup: None, django_db_blocker: Any) -> Iterator[str]:
-    """`manage.py web` with HTTPS_PROXY=1, as behind nginx: daphne reads the proxy's headers."""
+    """`manage.py web` with HTTPS_PROXY=1, as behind nginx: the server reads the proxy's headers."""
     with django_db_blocker.unblock():
         database_url = database_url_for_tests()
     from django.conf import settings

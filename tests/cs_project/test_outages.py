@@ -14,6 +14,7 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from email.message import Message as Headers
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -40,16 +41,17 @@ class Web:
     def __init__(self, url: str, postgres: TcpGate, redis: TcpGate) -> None:
         self.url, self.postgres, self.redis = url, postgres, redis
 
-    def call(self, method: str, path: str, body: Any = None, **headers: str) -> tuple[int, dict[str, str], bytes]:
+    def call(self, method: str, path: str, body: Any = None, **headers: str) -> tuple[int, Headers, bytes]:
+        """(status, headers read in any case, body)."""
         data = None if body is None else json.dumps(body).encode()
         request = urllib.request.Request(f"{self.url}{path}", data=data, headers=headers, method=method)
         if data is not None:
             request.add_header("Content-Type", "application/json")
         try:
             with urllib.request.urlopen(request, timeout=60) as response:
-                return response.status, dict(response.headers), response.read()
+                return response.status, response.headers, response.read()
         except urllib.error.HTTPError as error:
-            return error.code, dict(error.headers), error.read()
+            return error.code, error.headers, error.read()
 
 
 @pytest.fixture
@@ -100,7 +102,7 @@ def _turns_settled(timeout: float = 30, still_for: float = 3) -> None:
         time.sleep(0.2)
 
 
-def assert_unavailable(status: int, headers: dict[str, str], body: bytes) -> None:
+def assert_unavailable(status: int, headers: Headers, body: bytes) -> None:
     assert status == 503, body[:300]
     assert headers["Content-Type"] == "application/json" and int(headers["Retry-After"]) > 0
     assert json.loads(body)["error"]["code"] == "service_unavailable"

@@ -1,4 +1,4 @@
-"""The web server `make run` starts (cs_project.web_server): what it answers that daphne alone did not."""
+"""The web server `make run` starts (cs_project.web_server): what it answers that uvicorn alone does not."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from tests.conftest import AsgiServer
 
 @pytest.mark.django_db(transaction=True)
 def test_raw_utf8_in_a_query_string_is_read_as_a_browser_would_have_sent_it(asgi_server: AsgiServer) -> None:
-    """curl sends "?q=专票需要什么" unencoded, which the HTTP parser alone refused with a bare 400."""
+    """curl sends "?q=专票需要什么" unencoded, which the HTTP parser alone refuses with a bare 400."""
     _, key = api_key_create(name="search", scopes=["kb"])
     address = urlsplit(asgi_server.url)
     with socket.create_connection((address.hostname, address.port), timeout=30) as connection:

@@ -9,7 +9,7 @@ from cs_project.web_server import web_server_run, web_servers_run
 
 
 class Command(BaseCommand):
-    help = "Run the HTTP and WebSocket server (daphne on cs_project.asgi), one process per core on one port."
+    help = "Run the HTTP and WebSocket server (uvicorn on cs_project.asgi), one process per core on one port."
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--host", default="127.0.0.1")
