@@ -6,6 +6,7 @@ pop (it is pushed back), so a waiter that arrives late, or a second one for the 
 from __future__ import annotations
 
 import logging
+import time
 
 from django.db import connection
 from django_redis import get_redis_connection
@@ -17,6 +18,7 @@ from agents.states import TERMINAL
 logger = logging.getLogger(__name__)
 
 ENDED_TTL_S = 120  # longer than any wait for a reply (API_REPLY_TIMEOUT_S)
+BLOCK_SLICE_S = 1.0
 
 
 def turn_ended_announce(turn_id: int) -> None:
@@ -36,9 +38,15 @@ def turn_wait(*, turn_id: int, timeout: float) -> TurnRun | None:
         return turn
     if not connection.in_atomic_block:
         connection.close()  # back to the pool while this request waits, not held for the whole wait
+    deadline = time.monotonic() + timeout
     try:
-        if get_redis_connection("default").blpop([_ended_key(turn_id)], timeout=timeout) is not None:
-            _ended_mark(turn_id)  # for whoever else waits
+        redis = get_redis_connection("default")
+        # In slices shorter than the cache's socket timeout (SOCKET_TIMEOUT, 2 s): one blocking pop for the whole
+        # wait was cut by it, and a reply slower than 2 s was answered 202 instead of waited for.
+        while (left := deadline - time.monotonic()) > 0:
+            if redis.blpop([_ended_key(turn_id)], timeout=min(left, BLOCK_SLICE_S)) is not None:
+                _ended_mark(turn_id)  # for whoever else waits
+                break
     except RedisError:
         pass  # no waiting without Redis (nor any progress: the queue is there too); the turn is as it is
     turn = _turn_with_conversation(turn_id)

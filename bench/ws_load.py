@@ -14,6 +14,10 @@ answers (greetings, policy questions, zh and en), so every one of them must get 
 
 --burst: every client starts at once, session and socket included in the clock, and sends its messages
 back to back (each once the one before is answered); replies/s is over the whole burst.
+
+--api-key KEY: the same clients through the REST API instead (`manage.py create_api_key load --scopes chat`):
+each starts a conversation (`POST /api/v1/conversations`) and sends its messages with `POST …/messages`, which
+answers with the reply (sync); each message is timed from the POST to its answer.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ import time
 import urllib.error
 import urllib.request
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from harness import percentile
@@ -99,11 +104,54 @@ async def _client(number: int, args: argparse.Namespace, tally: Tally, ready: li
         tally.lost += args.messages - settled
 
 
+def _api_call(base: str, key: str, path: str, body: dict[str, object], idempotency_key: str = "") -> dict[str, object]:
+    headers = {"Content-Type": "application/json", "Authorization": f"Bearer {key}"}
+    if idempotency_key:
+        headers["Idempotency-Key"] = idempotency_key
+    request = urllib.request.Request(f"{base}/api/v1{path}", data=json.dumps(body).encode(), headers=headers)
+    with urllib.request.urlopen(request, timeout=60) as response:
+        if response.status not in (200, 201):
+            raise RuntimeError(f"{path} answered {response.status}")
+        return dict(json.loads(response.read()))
+
+
+async def _api_client(number: int, args: argparse.Namespace, tally: Tally, ready: list[int], go: asyncio.Event) -> None:
+    """One integrator's customer through the REST API: start a conversation, then send and time --messages."""
+    locale = "zh" if number % 2 else "en"
+    rng = random.Random(number)
+    settled = 0
+    try:
+        customer = {"external_id": f"load-{number}-{uuid.uuid4().hex[:8]}"}
+        started = await asyncio.to_thread(
+            _api_call, args.url, args.api_key, "/conversations", {"customer": customer, "language": locale}
+        )
+        ready.append(number)
+        await go.wait()
+        for _ in range(args.messages):
+            await asyncio.sleep(rng.uniform(0, 2 * args.think))
+            sent = time.perf_counter()
+            path = f"/conversations/{started['id']}/messages"
+            body = {"text": rng.choice(MESSAGES[locale])}
+            answer = await asyncio.to_thread(_api_call, args.url, args.api_key, path, body, uuid.uuid4().hex)
+            if answer.get("reply"):
+                tally.latencies_ms.append((time.perf_counter() - sent) * 1000)
+            else:
+                tally.lost += 1
+            settled += 1
+    except (OSError, urllib.error.URLError, RuntimeError) as exc:
+        tally.errors.append(f"client {number}: {type(exc).__name__}: {exc}")
+        tally.lost += args.messages - settled
+
+
 async def _run(args: argparse.Namespace) -> None:
     tally = Tally()
     ready: list[int] = []
     go = asyncio.Event()
-    clients = [asyncio.create_task(_client(n, args, tally, ready, go)) for n in range(args.clients)]
+    client = _api_client if args.api_key else _client
+    # Every client's HTTP call in flight at once, as from as many browsers (or integrator threads): the default
+    # pool of min(32, cores + 4) threads would queue a burst's sessions behind each other.
+    asyncio.get_running_loop().set_default_executor(ThreadPoolExecutor(max_workers=args.clients))
+    clients = [asyncio.create_task(client(n, args, tally, ready, go)) for n in range(args.clients)]
     connecting = time.perf_counter()
     if args.burst:
         go.set()  # no waiting for the others: sessions and sockets are part of the burst
@@ -118,7 +166,8 @@ async def _run(args: argparse.Namespace) -> None:
     sent = args.clients * args.messages
     delivered = len(tally.latencies_ms)
     pace = "a burst, sessions included" if args.burst else f"think {args.think} s on average"
-    print(f"{args.clients} clients × {args.messages} messages against {args.url}, {pace}:")
+    way = "the REST API" if args.api_key else "the widget's WebSocket"
+    print(f"{args.clients} clients × {args.messages} messages through {way} against {args.url}, {pace}:")
     print(f"  {len(ready)} clients connected in {connected_s:.1f} s")
     print(f"  sent {sent}, replies delivered {delivered}, lost {tally.lost}, second replies {tally.extra_replies}")
     if tally.latencies_ms:
@@ -142,6 +191,7 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=30.0, help="seconds after which a reply counts as lost")
     parser.add_argument("--messages", type=int, default=5, help="messages each client sends")
     parser.add_argument("--burst", action="store_true", help="all at once, no thinking, sessions in the clock")
+    parser.add_argument("--api-key", default="", help="through the REST API with this key (scope chat)")
     args = parser.parse_args()
     if args.burst:
         args.think = 0.0
