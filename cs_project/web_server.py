@@ -13,8 +13,9 @@ does not give by itself.
   REMOTE_ADDR, the WebSocket scope's client and the access log name the address Django's rules (login
   throttling) count. The scheme comes from X-Forwarded-Proto.
 
-Chosen over daphne and granian by `bench/ws_load.py --burst` on the same system, one run side by side (docs in
-the README's Benchmarks): the three served the burst at the same rate, and uvicorn spent the least CPU per reply.
+Chosen over daphne and granian by `bench/ws_load.py --burst` against one system, side by side: the three served
+the burst at the same rate and CPU per reply (what a reply costs is the application's work, not the server's).
+uvicorn is maintained, runs on uvloop, and its HTTP protocol is a Python class the request-line fix can extend.
 
 One server process runs on one core. `web_servers_run` starts WEB_PROCESSES of them on one listening socket that
 they all accept from, so one port is served by every core. SIGTERM stops a server gracefully: it stops accepting,
