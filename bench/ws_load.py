@@ -131,7 +131,7 @@ async def _api_client(number: int, args: argparse.Namespace, tally: Tally, ready
             await asyncio.sleep(rng.uniform(0, 2 * args.think))
             sent = time.perf_counter()
             path = f"/conversations/{started['id']}/messages"
-            body = {"text": rng.choice(MESSAGES[locale])}
+            body: dict[str, object] = {"text": rng.choice(MESSAGES[locale])}
             answer = await asyncio.to_thread(_api_call, args.url, args.api_key, path, body, uuid.uuid4().hex)
             if answer.get("reply"):
                 tally.latencies_ms.append((time.perf_counter() - sent) * 1000)
