@@ -20,7 +20,7 @@ from conversation_tests.sandbox import sandbox
 from conversation_tests.spec import AwaitExpect, Expect, OrderState, Shopper, Spec
 from conversations.language import detect_language
 from conversations.models import Conversation, Customer, OutboxEmail, WorkflowState
-from conversations.services import conversation_start, conversation_verified_customer_set
+from conversations.services import conversation_start, conversation_verified_customer_set, customer_upsert
 from knowledge.models import Chunk
 from stores.builtin.selectors import order_status_of
 from stores.builtin.services import order_state_put
@@ -69,6 +69,7 @@ class FixtureError(Exception):
 
 
 def spec_run(case: Spec) -> Outcome:
+    """Play the test's turns in a fresh chat, in a sandbox, and check each turn as it ends."""
     started = time.perf_counter()
     turns: list[TurnSeen] = []
     failures: list[Failure] = []
@@ -100,7 +101,7 @@ def _conversation_for(case: Spec) -> Conversation:
     if shopper.kind == "signed" and account is not None:
         person = account
     else:
-        person = Customer.objects.create(external_id=f"conversation-test-{uuid.uuid4().hex[:12]}", locale=language)
+        person = customer_upsert(external_id=f"conversation-test-{uuid.uuid4().hex[:12]}", locale=language)
     # A visitor of its own, as each shopper is: no rate or guess limit is shared with another chat.
     conversation = conversation_start(
         customer=person, language=language, client_key=f"conversation-test:{uuid.uuid4()}"
