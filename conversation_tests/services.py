@@ -21,6 +21,7 @@ from django.utils import timezone
 from agents.intents.exemplar_index import exemplars_ensure
 from agents.models import TurnRun
 from agents.queue import task_send
+from agents.states import TurnStatus
 from conversation_tests.coverage import coverage_of
 from conversation_tests.failures import Failure
 from conversation_tests.models import (
@@ -267,7 +268,7 @@ def _expect_of(run: TurnRun) -> Expect:
     reply = run.reply or {}
     text = " ".join(str(reply.get("text") or "").split())
     awaiting = reply.get("awaiting") or {}
-    escalated = run.escalation_reason != "" or run.status == "escalated"
+    escalated = run.escalation_reason != "" or run.status == TurnStatus.ESCALATED
     return Expect(
         contains=(_reply_start(text),) if text and not escalated else (),
         cites=tuple(dict.fromkeys(str(s.get("title", "")).split(" › ")[0] for s in reply.get("sources") or [])),
