@@ -33,6 +33,7 @@ import urllib.request
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import Any
 
 from harness import percentile
 
@@ -50,14 +51,17 @@ class Tally:
     errors: list[str] = field(default_factory=list)
 
 
-def _session(base: str, locale: str) -> dict[str, str]:
+def _post_json(url: str, body: dict[str, object], headers: dict[str, str], timeout: float = 60) -> tuple[int, Any]:
+    """(status, the JSON answer) of a POST of `body`."""
     request = urllib.request.Request(
-        f"{base}/widget/session",
-        data=json.dumps({"locale": locale}).encode(),
-        headers={"Content-Type": "application/json"},
+        url, data=json.dumps(body).encode(), headers={"Content-Type": "application/json", **headers}
     )
-    with urllib.request.urlopen(request, timeout=30) as response:
-        return json.loads(response.read())
+    with urllib.request.urlopen(request, timeout=timeout) as response:
+        return response.status, json.loads(response.read())
+
+
+def _session(base: str, locale: str) -> dict[str, str]:
+    return dict(_post_json(f"{base}/widget/session", {"locale": locale}, {}, timeout=30)[1])
 
 
 async def _client(number: int, args: argparse.Namespace, tally: Tally, ready: list[int], go: asyncio.Event) -> None:
@@ -105,14 +109,13 @@ async def _client(number: int, args: argparse.Namespace, tally: Tally, ready: li
 
 
 def _api_call(base: str, key: str, path: str, body: dict[str, object], idempotency_key: str = "") -> dict[str, object]:
-    headers = {"Content-Type": "application/json", "Authorization": f"Bearer {key}"}
+    headers = {"Authorization": f"Bearer {key}"}
     if idempotency_key:
         headers["Idempotency-Key"] = idempotency_key
-    request = urllib.request.Request(f"{base}/api/v1{path}", data=json.dumps(body).encode(), headers=headers)
-    with urllib.request.urlopen(request, timeout=60) as response:
-        if response.status not in (200, 201):
-            raise RuntimeError(f"{path} answered {response.status}")
-        return dict(json.loads(response.read()))
+    status, answer = _post_json(f"{base}/api/v1{path}", body, headers)
+    if status not in (200, 201):
+        raise RuntimeError(f"{path} answered {status}")
+    return dict(answer)
 
 
 async def _api_client(number: int, args: argparse.Namespace, tally: Tally, ready: list[int], go: asyncio.Event) -> None:

@@ -20,7 +20,7 @@ from django.utils.translation import gettext_lazy as _
 
 from conversation_tests.failures import Failure
 from conversation_tests.models import ConversationTest, ConversationTestRun, RunStatus
-from conversation_tests.selectors import latest_full_run, latest_results, result_shown, with_latest_result
+from conversation_tests.selectors import latest_full_run, latest_result, result_shown, with_latest_result
 from conversation_tests.services import (
     draft_from_conversation,
     draft_from_question,
@@ -113,7 +113,7 @@ class ConversationTestAdmin(admin.ModelAdmin):
     ) -> HttpResponse:
         context = dict(extra_context or {})
         if object_id and object_id.isdigit():
-            result = latest_results([int(object_id)]).get(int(object_id))
+            result = latest_result(int(object_id))
             context["last"] = result_shown(result) if result is not None else None
         return super().changeform_view(request, object_id, form_url, context)
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any
 
 from django.db.models import OuterRef, QuerySet, Subquery
@@ -11,14 +10,9 @@ from conversation_tests.failures import Failure
 from conversation_tests.models import ConversationTest, ConversationTestResult, ConversationTestRun, RunStatus
 
 
-def latest_results(test_ids: Iterable[int]) -> dict[int, ConversationTestResult]:
-    """Each test's latest result, by test id (a test never run has none)."""
-    results = (
-        ConversationTestResult.objects.filter(test_id__in=list(test_ids))
-        .order_by("test_id", "-created_at", "-pk")
-        .distinct("test_id")
-    )
-    return {result.test_id: result for result in results if result.test_id is not None}
+def latest_result(test_id: int) -> ConversationTestResult | None:
+    """The test's latest result (None: never run)."""
+    return ConversationTestResult.objects.filter(test_id=test_id).order_by("-created_at", "-pk").first()
 
 
 def with_latest_result(tests: QuerySet[ConversationTest]) -> QuerySet[ConversationTest]:

@@ -154,7 +154,7 @@ def spec_read(data: Any, *, suite: str, where: str = "the test") -> Spec:
         name=_text(data.get("name"), f"{where}: name"),
         language=language,
         shopper=_shopper(data.get("shopper"), where),
-        orders=tuple(_order(o, f"{where}, orders") for o in _list(data.get("orders"), f"{where}: orders")),
+        orders=tuple(_order(o, f"{where}, orders") for o in _list(data.get("orders"))),
         turns=tuple(_turn(turn, f"{where}, turn {i}") for i, turn in enumerate(turns, 1)),
     )
 
@@ -178,8 +178,8 @@ def _turn(data: Any, where: str) -> Turn:
             awaits=_awaits(expect["awaits"], where) if "awaits" in expect else None,
             escalated=escalated,
             escalation_reason=reason,
-            tools=tuple(_tool(t, where) for t in _list(expect.get("tool"), f"{where}: tool")),
-            orders=tuple(_order(o, f"{where}, order") for o in _list(expect.get("order"), f"{where}: order")),
+            tools=tuple(_tool(t, where) for t in _list(expect.get("tool"))),
+            orders=tuple(_order(o, f"{where}, order") for o in _list(expect.get("order"))),
         ),
     )
 
@@ -243,14 +243,14 @@ def _known(data: dict[str, Any], keys: tuple[str, ...], where: str) -> None:
         raise SpecError(f"{where}: unknown key {unknown[0]!r} (known: {', '.join(keys)})")
 
 
-def _list(data: Any, where: str) -> list[Any]:
+def _list(data: Any) -> list[Any]:
     if data is None:
         return []
     return data if isinstance(data, list) else [data]
 
 
 def _texts(data: Any, where: str) -> tuple[str, ...]:
-    return tuple(_text(item, where) for item in _list(data, where))
+    return tuple(_text(item, where) for item in _list(data))
 
 
 def _text(data: Any, where: str) -> str:

@@ -64,7 +64,7 @@ class AsciiRequestLineProtocol(HttpToolsProtocol):
 
     def data_received(self, data: bytes) -> None:
         if self._line_start is not None:
-            data, self._line_start = self._line_start + data, None
+            data, self._line_start = (self._line_start + data if self._line_start else data), None
             end = data.find(b"\n")
             if end < 0 and len(data) < REQUEST_LINE_MAX_BYTES:
                 self._line_start = data  # the line is not complete yet
