@@ -70,7 +70,9 @@ def turn_advance(turn_id: int) -> str:
 def turn_run_here(turn_id: int) -> str:
     """Run the turn to its end in this process, its subtasks too, without the queue: the same steps the worker
     runs, for a conversation test (conversation_tests) and the engine's own tests. Returns its last status."""
-    turn_advance(turn_id)
+    status = turn_advance(turn_id)
+    if status != TurnStatus.FANNED_OUT:
+        return status
     pending = Subtask.objects.filter(turn_id=turn_id, status=SubtaskStatus.PENDING).values_list("pk", flat=True)
     for subtask_id in pending:
         subtask_execute(subtask_id=subtask_id)

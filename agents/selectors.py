@@ -11,6 +11,7 @@ from django.db.models.functions import Now
 from agents.models import TurnRun
 from agents.states import TERMINAL, TurnStatus
 from conversations.models import WorkflowKind, WorkflowState, WorkflowStatus
+from conversations.prepared import PreparedRead
 
 if TYPE_CHECKING:
     from django_stubs_ext import WithAnnotations
@@ -35,39 +36,53 @@ def turn_to_advance(turn_id: int) -> WithAnnotations[TurnRun, _TurnContext]:
 
     A conversation's turns run one at a time, in message order: each reads and moves the state the
     one before left (a workflow, its slots), and its reply is stored after the earlier reply."""
-    return _TURNS_TO_ADVANCE.get(pk=turn_id)
+    return _TURN_TO_ADVANCE.one(turn_id=turn_id)  # type: ignore[return-value]
 
 
-# Built once (every turn reads it, and building it cost as much as running it); the patience is counted
+# Compiled once (every turn reads it, and compiling it cost more than running it); the patience is counted
 # from the database's clock.
-_TURNS_TO_ADVANCE = TurnRun.objects.select_related("message", "conversation__customer").annotate(
-    earlier_unfinished=Exists(
-        TurnRun.objects.filter(conversation_id=OuterRef("conversation_id"), pk__lt=OuterRef("pk"))
-        .exclude(status__in=TERMINAL)
-        .filter(created_at__gt=Now() - EARLIER_TURN_PATIENCE)
-    ),
-    previous_route=Subquery(
-        TurnRun.objects.filter(conversation_id=OuterRef("conversation_id"), pk__lt=OuterRef("pk"))
-        .order_by("-pk")
-        .values("route")[:1]
-    ),
-    workflow_open=Exists(
-        WorkflowState.objects.filter(conversation_id=OuterRef("conversation_id"), status=WorkflowStatus.ACTIVE).exclude(
-            kind=WorkflowKind.CALLBACK
+_TURN_TO_ADVANCE = PreparedRead(
+    lambda turn_id: (
+        TurnRun.objects.select_related("message", "conversation__customer")
+        .filter(pk=turn_id)
+        .annotate(
+            earlier_unfinished=Exists(
+                TurnRun.objects.filter(conversation_id=OuterRef("conversation_id"), pk__lt=OuterRef("pk"))
+                .exclude(status__in=TERMINAL)
+                .filter(created_at__gt=Now() - EARLIER_TURN_PATIENCE)
+            ),
+            previous_route=Subquery(
+                TurnRun.objects.filter(conversation_id=OuterRef("conversation_id"), pk__lt=OuterRef("pk"))
+                .order_by("-pk")
+                .values("route")[:1]
+            ),
+            workflow_open=Exists(
+                WorkflowState.objects.filter(
+                    conversation_id=OuterRef("conversation_id"), status=WorkflowStatus.ACTIVE
+                ).exclude(kind=WorkflowKind.CALLBACK)
+            ),
         )
-    ),
+    )
 )
 
 
 def turn_next_waiting(turn_id: int) -> int | None:
     """The conversation's next turn still waiting to start after this one, if any."""
-    conversation = TurnRun.objects.filter(pk=turn_id).values("conversation_id")
-    return (
-        TurnRun.objects.filter(conversation_id=Subquery(conversation), pk__gt=turn_id, status=TurnStatus.RECEIVED)
+    found = _NEXT_WAITING.rows(turn_id=turn_id)
+    return found[0][0] if found else None
+
+
+_NEXT_WAITING = PreparedRead(
+    lambda turn_id: (
+        TurnRun.objects.filter(
+            conversation_id=Subquery(TurnRun.objects.filter(pk=turn_id).values("conversation_id")),
+            pk__gt=turn_id,
+            status=TurnStatus.RECEIVED,
+        )
         .order_by("pk")
-        .values_list("pk", flat=True)
-        .first()
+        .values_list("pk")[:1]
     )
+)
 
 
 def turn_json(turn: TurnRun) -> dict[str, Any]:

@@ -18,6 +18,8 @@ back to back (each once the one before is answered); replies/s is over the whole
 --api-key KEY: the same clients through the REST API instead (`manage.py create_api_key load --scopes chat`):
 each starts a conversation (`POST /api/v1/conversations`) and sends its messages with `POST …/messages`, which
 answers with the reply (sync); each message is timed from the POST to its answer.
+
+Run on the machine that serves, it also prints the CPU each part of the system spent per reply (bench/process_cpu.py).
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness import percentile
+from process_cpu import PARTS, cpu_seconds, cpu_spent
 
 MESSAGES = {
     "en": ["Hello!", "What payment methods do you accept?", "what is your return policy", "thanks a lot"],
@@ -146,7 +149,8 @@ async def _api_client(number: int, args: argparse.Namespace, tally: Tally, ready
         tally.lost += args.messages - settled
 
 
-async def _run(args: argparse.Namespace) -> None:
+async def _run(args: argparse.Namespace) -> dict[str, float]:
+    """One run of the clients; prints it and returns its figures."""
     tally = Tally()
     ready: list[int] = []
     go = asyncio.Event()
@@ -154,6 +158,7 @@ async def _run(args: argparse.Namespace) -> None:
     # Every client's HTTP call in flight at once, as from as many browsers (or integrator threads): the default
     # pool of min(32, cores + 4) threads would queue a burst's sessions behind each other.
     asyncio.get_running_loop().set_default_executor(ThreadPoolExecutor(max_workers=args.clients))
+    cpu_before = cpu_seconds()
     clients = [asyncio.create_task(client(n, args, tally, ready, go)) for n in range(args.clients)]
     connecting = time.perf_counter()
     if args.burst:
@@ -166,6 +171,7 @@ async def _run(args: argparse.Namespace) -> None:
     began = connecting if args.burst else time.perf_counter()
     await asyncio.gather(*clients)
     wall = time.perf_counter() - began
+    cpu = cpu_spent(cpu_before, cpu_seconds())
     sent = args.clients * args.messages
     delivered = len(tally.latencies_ms)
     pace = "a burst, sessions included" if args.burst else f"think {args.think} s on average"
@@ -180,8 +186,27 @@ async def _run(args: argparse.Namespace) -> None:
             f"max {max(values):.0f} ms"
         )
     print(f"  {delivered / wall:.1f} replies/s over {wall:.1f} s")
+    if delivered:
+        # Whatever else this machine ran meanwhile is not counted; a system served from elsewhere counts nothing.
+        shares = ", ".join(f"{part} {cpu[part] * 1000 / delivered:.1f}" for part in PARTS)
+        print(f"  CPU per reply (ms), sessions included: {shares}; total {sum(cpu.values()) * 1000 / delivered:.1f}")
     for error in tally.errors[:10]:
         print(f"  error: {error}")
+    figures = {"replies/s": delivered / wall, "lost": float(tally.lost)}
+    if tally.latencies_ms:
+        figures["p95 ms"] = percentile(tally.latencies_ms, 95)
+    if delivered:
+        figures.update({f"{part} ms": cpu[part] * 1000 / delivered for part in PARTS})
+    return figures
+
+
+def _medians(runs: list[dict[str, float]]) -> None:
+    """The median of each figure over the measured runs: one run on a noisy 2-core machine says little."""
+    names = [name for name in runs[0] if all(name in run for run in runs)]
+    medians = {name: statistics.median(run[name] for run in runs) for name in names}
+    cpu = sum(value for name, value in medians.items() if name.removesuffix(" ms") in PARTS)
+    print(f"medians of {len(runs)} runs: " + ", ".join(f"{name} {value:.1f}" for name, value in medians.items()))
+    print(f"  CPU per reply, the parts' medians added: {cpu:.1f} ms")
 
 
 def main() -> None:
@@ -195,6 +220,7 @@ def main() -> None:
     parser.add_argument("--messages", type=int, default=5, help="messages each client sends")
     parser.add_argument("--burst", action="store_true", help="all at once, no thinking, sessions in the clock")
     parser.add_argument("--api-key", default="", help="through the REST API with this key (scope chat)")
+    parser.add_argument("--runs", type=int, default=1, help="measured runs, after one unmeasured warm-up when > 1")
     args = parser.parse_args()
     if args.burst:
         args.think = 0.0
@@ -202,7 +228,12 @@ def main() -> None:
         urllib.request.urlopen(f"{args.url}/healthz", timeout=5).close()
     except (OSError, urllib.error.URLError) as exc:
         raise SystemExit(f"nothing answers at {args.url} ({exc}); start the system with `make run` first") from None
+    if args.runs == 1:
+        asyncio.run(_run(args))
+        return
+    print("warm-up (every worker process loads its models once; not counted):")
     asyncio.run(_run(args))
+    _medians([asyncio.run(_run(args)) for _ in range(args.runs)])
 
 
 if __name__ == "__main__":

@@ -118,6 +118,11 @@ def send_conversation_event_on_commit(conversation_id: int, event: Event | dict[
     _send_on_commit(conversation_group(conversation_id), event)
 
 
+def send_conversation_events_on_commit(conversation_id: int, events: Sequence[Event | dict[str, Any]]) -> None:
+    for event in events:
+        _send_on_commit(conversation_group(conversation_id), event)
+
+
 def send_staff_event_on_commit(event: Event | dict[str, Any]) -> None:
     _send_on_commit(STAFF_GROUP, event)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from conversations.models import Conversation, ConversationStatus, Message
+from conversations.prepared import PreparedRead
 
 
 def conversation_json(conversation: Conversation) -> dict[str, Any]:
@@ -27,4 +28,9 @@ def conversation_is_human(conversation_id: int) -> bool:
 
 def conversation_internal_notes(conversation_id: int) -> list[str]:
     """The staff's notes on a chat, which the customer never sees."""
-    return list(Message.objects.filter(conversation_id=conversation_id, internal=True).values_list("text", flat=True))
+    return [text for (text,) in _INTERNAL_NOTES.rows(conversation_id=conversation_id)]
+
+
+_INTERNAL_NOTES = PreparedRead(
+    lambda conversation_id: Message.objects.filter(conversation_id=conversation_id, internal=True).values_list("text")
+)

@@ -20,6 +20,8 @@ from django.db import connection, models
 from django.db.models import sql
 from django.db.models.expressions import RawSQL
 
+from conversations.prepared import statement_cursor
+
 
 @dataclass(frozen=True)
 class Write:
@@ -80,7 +82,7 @@ def writes_run(**parts: Write) -> dict[str, list[int]]:
     names = list(parts)
     with_clause = ", ".join(f"{quote(name)} AS ({parts[name].sql})" for name in names)
     ids = ", ".join(f"ARRAY(SELECT id FROM {quote(name)})" for name in names)
-    with connection.cursor() as cursor:
+    with statement_cursor() as cursor:
         # RECURSIVE lets a part name one listed after it (Postgres orders them by what they reference)
         cursor.execute(f"WITH RECURSIVE {with_clause} SELECT {ids}", [p for name in names for p in parts[name].params])
         row = cursor.fetchone()

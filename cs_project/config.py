@@ -149,14 +149,14 @@ def redis_services(
         },
         "CHANNEL_LAYERS": {
             "default": {
-                "BACKEND": "channels_redis.core.RedisChannelLayer",
-                # An idle consumer blocks in Redis for 5 s at a time (channels_redis' BZPOPMIN); redis-py's
-                # own 5 s socket timeout would cut that wait and crash every quiet WebSocket.
-                "CONFIG": {
-                    "hosts": [{"address": redis_db_url(redis_url, channels_db), "socket_timeout": 30}],
-                    "capacity": 1000,
-                    "expiry": 60,
-                },
+                # Redis pub/sub: a group's event is one PUBLISH, pushed to the processes whose sockets joined the
+                # group. The list-based layer (channels_redis.core) kept a list per socket, written by a script per
+                # event and read by a blocking pop with a backup per read: a third of the web process's CPU per
+                # reply went there. What pub/sub gives up: an event published while a process reconnects to Redis
+                # is not kept for its sockets (the lists kept it a minute). The message itself is stored, and the
+                # widget shows it with the history it reads when it reconnects.
+                "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
+                "CONFIG": {"hosts": [{"address": redis_db_url(redis_url, channels_db)}]},
             }
         },
         "CELERY_BROKER_URL": celery_broker_url(redis_db_url(redis_url, broker_db)),

@@ -191,36 +191,61 @@ def llm_settings(fake_openai: FakeOpenAI, settings: Any) -> FakeOpenAI:
 
 
 class EventListener:
-    """Reads what arrives on the real Redis channel layer for one group."""
+    """Reads what arrives on the real Redis channel layer for one group, from the moment it is made: the
+    pub/sub layer keeps a subscription per event loop, so the listener keeps one loop, reading all along."""
 
     def __init__(self, group: str) -> None:
-        from asgiref.sync import async_to_sync
+        import asyncio
+        import queue
+        import threading
+
         from channels.layers import get_channel_layer
 
         self._layer = get_channel_layer()
-        self._sync = async_to_sync
+        self._loop = asyncio.new_event_loop()
+        threading.Thread(target=self._loop.run_forever, name="event-listener", daemon=True).start()
+        self._arrived: queue.Queue[list[dict[str, Any]]] = queue.Queue()
         self.group = group
-        self.channel = self._sync(self._layer.new_channel)()
-        self._sync(self._layer.group_add)(group, self.channel)
+        self.channel = self._call(self._join())
 
-    def events(self, *, timeout: float = 1.0, until: str | None = None) -> list[dict[str, Any]]:
+    def _call(self, work: Any) -> Any:
         import asyncio
 
-        async def collect() -> list[dict[str, Any]]:
-            found: list[dict[str, Any]] = []
-            while True:
-                try:
-                    message = await asyncio.wait_for(self._layer.receive(self.channel), timeout)
-                except TimeoutError:
-                    return found
-                found.extend(message["events"])
-                if until is not None and any(event.get("type") == until for event in message["events"]):
-                    return found
+        return asyncio.run_coroutine_threadsafe(work, self._loop).result(timeout=10)
 
-        return self._sync(collect)()
+    async def _join(self) -> str:
+        import asyncio
+
+        channel = await self._layer.new_channel()
+        await self._layer.group_add(self.group, channel)
+        self._reader = asyncio.ensure_future(self._read(channel))
+        return str(channel)
+
+    async def _read(self, channel: str) -> None:
+        while True:
+            self._arrived.put((await self._layer.receive(channel))["events"])
+
+    def events(self, *, timeout: float = 1.0, until: str | None = None) -> list[dict[str, Any]]:
+        import queue
+
+        found: list[dict[str, Any]] = []
+        while True:
+            try:
+                events = self._arrived.get(timeout=timeout)
+            except queue.Empty:
+                return found
+            found.extend(events)
+            if until is not None and any(event.get("type") == until for event in events):
+                return found
 
     def close(self) -> None:
-        self._sync(self._layer.group_discard)(self.group, self.channel)
+        async def leave() -> None:
+            self._reader.cancel()
+            await self._layer.group_discard(self.group, self.channel)
+            await self._layer.flush()  # this loop's connection to Redis, closed
+
+        self._call(leave())
+        self._loop.call_soon_threadsafe(self._loop.stop)
 
 
 @pytest.fixture

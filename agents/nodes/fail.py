@@ -6,12 +6,10 @@ from django.db import transaction
 
 from agents import dialog
 from agents.models import TurnRun
-from agents.nodes.say import apology, reply_done, stream_reply
+from agents.nodes.say import apology, reply_deltas, reply_done
 from agents.services import turn_transition
 from agents.states import TurnStatus
-from conversations.realtime import (
-    send_conversation_event_on_commit,
-)
+from conversations.realtime import send_conversation_event_on_commit, send_conversation_events_now
 from conversations.services import bot_message_create
 
 
@@ -26,7 +24,7 @@ def fail(turn: TurnRun, exc: Exception) -> None:
             conversation_id=turn.conversation_id, text=reply.text, metadata={"turn_id": turn.pk, "error": True}
         )
         if message is not None:
-            stream_reply(turn, reply)
+            send_conversation_events_now(turn.conversation_id, reply_deltas(turn, reply))
         if turn_transition(
             turn_id=turn.pk,
             from_=status,

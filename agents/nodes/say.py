@@ -20,7 +20,7 @@ from conversations.language import say
 from conversations.realtime import (
     send_conversation_event_now,
     send_conversation_event_on_commit,
-    send_conversation_events_now,
+    send_conversation_events_on_commit,
 )
 from conversations.selectors import conversation_is_human
 from conversations.services import bot_message_writes, message_announce
@@ -76,8 +76,10 @@ def reply_send(
         transaction.set_rollback(True)  # lost the race: the message above must not stay
         return None
     turn.reply_message = message
+    # Its pieces go out with the message and its end, in one publish once committed: a reply made whole
+    # gains nothing from reaching the customer a few milliseconds before its commit.
+    send_conversation_events_on_commit(turn.conversation_id, reply_deltas(turn, reply))
     message_announce(message)
-    stream_reply(turn, reply)
     if announce:
         reply_announce(turn, reply)
     return to
@@ -138,14 +140,12 @@ def delta_sender(turn: TurnRun, *, evidence: str, internal_notes: list[str]) -> 
     return send
 
 
-def stream_reply(turn: TurnRun, reply: dialog.Reply) -> None:
-    """Send a reply the LLM did not stream as reply.delta events. Called once the bot message is
-    written under the conversation lock, so nothing streams into a chat a human has taken."""
-    if not reply.streamed:
-        send_conversation_events_now(
-            turn.conversation_id,
-            [{"type": "reply.delta", "turn_id": turn.pk, "delta": piece} for piece in dialog.reply_pieces(reply.text)],
-        )
+def reply_deltas(turn: TurnRun, reply: dialog.Reply) -> list[dict[str, Any]]:
+    """The reply.delta events of a reply the LLM did not stream (none for one it did). Sent once the bot
+    message is written under the conversation lock, so nothing streams into a chat a human has taken."""
+    if reply.streamed:
+        return []
+    return [{"type": "reply.delta", "turn_id": turn.pk, "delta": piece} for piece in dialog.reply_pieces(reply.text)]
 
 
 def reply_done(turn_id: int, message_id: int | None, reply: dialog.Reply) -> dict[str, Any]:

@@ -100,6 +100,9 @@ async def test_a_question_is_echoed_streamed_and_answered_once(
     deltas = [e["delta"] for e in events if e["type"] == "reply.delta"]
     done = events[-1]
     assert len(deltas) >= 2 and "".join(deltas) == done["text"]  # offline replies stream too
+    # in the order the widget draws them: the pieces, then the stored message they make, then its end
+    kinds = [e["type"] if e["type"] != "message.created" else e["message"]["sender"] for e in events]
+    assert kinds[kinds.index("reply.delta") :] == ["reply.delta"] * len(deltas) + ["bot", "reply.done"]
     assert expected in done["text"] and done["sources"]
     after = await reply_to_next(socket, "thanks")
     assert [e["type"] for e in after].count("reply.done") == 1  # the question was answered once

@@ -1,0 +1,134 @@
+"""Hot statements compiled once and planned once (conversations.prepared), on the real Postgres: every read
+prepared this way answers as its queryset does."""
+
+import threading
+from datetime import timedelta
+
+import pytest
+from django.db import IntegrityError, connection, transaction
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+
+from agents.models import TurnRun
+from agents.selectors import _TURN_TO_ADVANCE, turn_next_waiting, turn_to_advance
+from agents.states import TurnStatus
+from conversations.models import Conversation, Message, Sender, WorkflowKind, WorkflowState, WorkflowStatus
+from conversations.prepared import PREPARE_AFTER, PreparedRead, statement_cursor
+from conversations.selectors import conversation_internal_notes
+from tests.factories import ConversationFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def _turn(conversation: Conversation, text: str, **fields: object) -> TurnRun:
+    message = Message.objects.create(conversation=conversation, sender=Sender.CUSTOMER, text=text)
+    return TurnRun.objects.create(conversation=conversation, message=message, **fields)
+
+
+def _as_read(turn: TurnRun) -> dict[str, object]:
+    return {
+        **{field.attname: getattr(turn, field.attname) for field in TurnRun._meta.concrete_fields},
+        "message": (turn.message.pk, turn.message.text, turn.message.created_at),
+        "conversation": (turn.conversation.pk, turn.conversation.status, turn.conversation.language),
+        "customer": (turn.conversation.customer.pk, turn.conversation.customer.external_id),
+        "earlier_unfinished": turn.earlier_unfinished,  # type: ignore[attr-defined]
+        "previous_route": turn.previous_route,  # type: ignore[attr-defined]
+        "workflow_open": turn.workflow_open,  # type: ignore[attr-defined]
+    }
+
+
+def test_the_turns_read_answers_as_its_queryset_with_related_rows_and_annotations() -> None:
+    conversation = ConversationFactory.create()
+    first = _turn(conversation, "where is my order", status=TurnStatus.DONE, route="clarify", intents=[{"x": 1}])
+    second = _turn(conversation, "the blue one")
+    third = _turn(conversation, "and the red one")
+    WorkflowState.objects.create(
+        conversation=conversation,
+        kind=WorkflowKind.RETURN,
+        status=WorkflowStatus.ACTIVE,
+        expires_at=timezone.now() + timedelta(hours=1),
+    )
+
+    for turn in (first, second, third):
+        expected = _TURN_TO_ADVANCE._build(turn_id=turn.pk).get()
+        assert _as_read(turn_to_advance(turn.pk)) == _as_read(expected)
+    assert _as_read(turn_to_advance(second.pk))["previous_route"] == "clarify"
+    assert _as_read(turn_to_advance(third.pk))["earlier_unfinished"] is True
+    assert _as_read(turn_to_advance(first.pk))["workflow_open"] is True
+    assert turn_to_advance(first.pk).intents == [{"x": 1}]  # a JSON column read back as Python
+    assert timezone.is_aware(turn_to_advance(first.pk).created_at)
+
+
+def test_a_missing_row_raises_the_models_does_not_exist() -> None:
+    with pytest.raises(TurnRun.DoesNotExist):
+        turn_to_advance(987_654_321)
+
+
+def test_value_reads_give_rows_and_each_call_its_own_ids() -> None:
+    conversation, other = ConversationFactory.create(), ConversationFactory.create()
+    ended = _turn(conversation, "hi", status=TurnStatus.DONE)
+    waiting = _turn(conversation, "hello?")
+    _turn(other, "not this conversation's")
+    Message.objects.create(conversation=conversation, sender=Sender.SYSTEM, text="VIP, be kind", internal=True)
+
+    assert turn_next_waiting(ended.pk) == waiting.pk
+    assert turn_next_waiting(waiting.pk) is None
+    assert conversation_internal_notes(conversation.pk) == ["VIP, be kind"]
+    assert conversation_internal_notes(other.pk) == []
+
+
+def test_a_read_whose_values_are_not_ids_of_the_statement_is_refused() -> None:
+    by_text = PreparedRead(lambda text: Message.objects.filter(text=text).values_list("pk"))
+    with pytest.raises(ValueError, match="not every id"):
+        by_text.rows(text=1)
+    by_id = PreparedRead(lambda turn_id: TurnRun.objects.filter(pk=turn_id))
+    assert by_id.objects(turn_id=1) == []
+    with pytest.raises(TypeError, match="takes"):
+        by_id.objects(turn_id=1, other=2)
+    with pytest.raises(TypeError, match="rows"):
+        PreparedRead(lambda turn_id: TurnRun.objects.filter(pk=turn_id).values_list("pk")).objects(turn_id=1)
+
+
+def test_each_thread_compiles_for_its_own_connection() -> None:
+    conversation = ConversationFactory.create()
+    notes = [Message.objects.create(conversation=conversation, sender=Sender.SYSTEM, text="note", internal=True)]
+    read = PreparedRead(
+        lambda conversation_id: Message.objects.filter(conversation_id=conversation_id).values_list("pk")
+    )
+    answers: list[object] = []
+
+    def elsewhere() -> None:
+        try:
+            answers.append(read.rows(conversation_id=conversation.pk))
+        finally:
+            connection.close()
+
+    assert read.rows(conversation_id=conversation.pk) == [(notes[0].pk,)]
+    worker = threading.Thread(target=elsewhere)
+    worker.start()
+    worker.join()
+    assert answers == [[]]  # another connection: the test's transaction is not committed, so it sees nothing
+
+
+def test_a_repeated_statement_is_prepared_and_still_logged_with_djangos_errors() -> None:
+    conversation = ConversationFactory.create()
+    with CaptureQueriesContext(connection) as queries:
+        for _ in range(PREPARE_AFTER + 1):
+            conversation_internal_notes(conversation.pk)
+    assert len(queries.captured_queries) == PREPARE_AFTER + 1
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT statement FROM pg_prepared_statements")
+        prepared = [row[0] for row in cursor.fetchall()]
+    assert any('"conversations_message"."internal"' in statement for statement in prepared)
+
+    with pytest.raises(IntegrityError), transaction.atomic(), statement_cursor() as cursor:
+        cursor.execute("INSERT INTO conversations_message (conversation_id) VALUES (%s)", [conversation.pk])
+
+
+def test_datetimes_come_back_in_the_connections_time_zone() -> None:
+    conversation = ConversationFactory.create()
+    turn = _turn(conversation, "hi")
+    with statement_cursor() as cursor:
+        cursor.execute("SELECT created_at FROM agents_turnrun WHERE id = %s", [turn.pk])
+        (created_at,) = cursor.fetchone()
+    assert abs(created_at - timezone.now()) < timedelta(minutes=1)
