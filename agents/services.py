@@ -245,8 +245,8 @@ def subtask_record_result(
 
     Locks the turn row, so two subtasks finishing together agree on who was last. Returns False
     (writing nothing) when the subtask already has a result or the turn moved on. `alone`: the turn's
-    only subtask, run in the transaction that fanned the turn out, which holds the turn's row lock and
-    knows there is no other subtask to wait for.
+    only subtask, run by the node that fanned the turn out: with no other subtask to wait for, its outcome
+    and the turn's move are one statement, and a second run of it finds the subtask no longer pending.
     """
     if turn_id is None:
         turn_id = Subtask.objects.values_list("turn_id", flat=True).get(pk=subtask_id)

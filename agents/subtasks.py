@@ -39,12 +39,12 @@ def subtask_execute(*, subtask_id: int, advance: bool = True) -> bool:
     return _execute(subtask, advance=advance)
 
 
-def subtask_run_inline(turn: TurnRun, subtask: Subtask, *, in_fan_out: bool = False) -> None:
+def subtask_run_inline(turn: TurnRun, subtask: Subtask) -> None:
     """The turn's lone subtask, run by the agent node itself (no queue hop); the turn in hand is MERGING after
-    it, unless another run of the node got there first (then it is as that one left it). `in_fan_out`: run in
-    the transaction that fanned the turn out (it holds the turn's lock). The subtask in hand gets its outcome."""
+    it, unless another run of the node got there first (then it is as that one left it). The subtask in hand
+    gets its outcome, recorded with the turn's move in one statement (there is no other subtask to wait for)."""
     subtask.turn = turn
-    if _execute(subtask, advance=False, alone=in_fan_out):
+    if _execute(subtask, advance=False, alone=True):
         turn.status = TurnStatus.MERGING
     else:
         turn.status = TurnRun.objects.values_list("status", flat=True).get(pk=turn.pk)

@@ -1,6 +1,7 @@
 """CPU time spent by each part of a running system on this machine (Linux /proc), for a benchmark to
 divide by what it served: the web processes, the worker's main process and its children, Postgres,
-Redis, and the benchmark itself.
+Redis, and the benchmark itself. And what bounds them: each part's largest process (resident memory) and
+Postgres' client connections.
 
 A process that ends (a Postgres backend whose connection closed, a recycled worker child) is counted
 through its parent's reaped-children time, so nothing spent in between is lost.
@@ -13,6 +14,7 @@ import resource
 from pathlib import Path
 
 _TICK_S = 1 / os.sysconf("SC_CLK_TCK")
+_PAGE_MIB = os.sysconf("SC_PAGE_SIZE") / 2**20
 PARTS = ("web", "worker children", "worker main", "postgres", "redis", "benchmark")
 
 
@@ -67,3 +69,22 @@ def cpu_seconds() -> dict[str, float]:
 
 def cpu_spent(before: dict[str, float], after: dict[str, float]) -> dict[str, float]:
     return {part: after[part] - before[part] for part in PARTS}
+
+
+def memory_and_connections() -> tuple[dict[str, float], int]:
+    """Each part's largest resident memory of one process (MiB), and how many clients Postgres serves now."""
+    processes = _processes()
+    largest = dict.fromkeys(PARTS[:-1], 0.0)
+    clients = 0
+    for pid, (_, command, _, _) in processes.items():
+        part = _part(pid, processes)
+        if not part:
+            continue
+        if part == "postgres" and command.startswith("postgres:") and ("[local]" in command or "(" in command):
+            clients += 1  # a backend serving a client ("postgres: user db [local] idle"), not a server process
+        try:
+            resident = int(Path(f"/proc/{pid}/statm").read_text().split()[1]) * _PAGE_MIB
+        except (OSError, IndexError):
+            continue
+        largest[part] = max(largest[part], resident)
+    return largest, clients

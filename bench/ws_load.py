@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness import percentile
-from process_cpu import PARTS, cpu_seconds, cpu_spent
+from process_cpu import PARTS, cpu_seconds, cpu_spent, memory_and_connections
 
 MESSAGES = {
     "en": ["Hello!", "What payment methods do you accept?", "what is your return policy", "thanks a lot"],
@@ -159,6 +159,8 @@ async def _run(args: argparse.Namespace) -> dict[str, float]:
     # pool of min(32, cores + 4) threads would queue a burst's sessions behind each other.
     asyncio.get_running_loop().set_default_executor(ThreadPoolExecutor(max_workers=args.clients))
     cpu_before = cpu_seconds()
+    peaks: dict[str, float] = {}
+    sampling = asyncio.create_task(_sample_peaks(peaks))
     clients = [asyncio.create_task(client(n, args, tally, ready, go)) for n in range(args.clients)]
     connecting = time.perf_counter()
     if args.burst:
@@ -172,6 +174,7 @@ async def _run(args: argparse.Namespace) -> dict[str, float]:
     await asyncio.gather(*clients)
     wall = time.perf_counter() - began
     cpu = cpu_spent(cpu_before, cpu_seconds())
+    sampling.cancel()
     sent = args.clients * args.messages
     delivered = len(tally.latencies_ms)
     pace = "a burst, sessions included" if args.burst else f"think {args.think} s on average"
@@ -190,6 +193,9 @@ async def _run(args: argparse.Namespace) -> dict[str, float]:
         # Whatever else this machine ran meanwhile is not counted; a system served from elsewhere counts nothing.
         shares = ", ".join(f"{part} {cpu[part] * 1000 / delivered:.1f}" for part in PARTS)
         print(f"  CPU per reply (ms), sessions included: {shares}; total {sum(cpu.values()) * 1000 / delivered:.1f}")
+    if peaks:
+        memory = ", ".join(f"{part} {peaks[part]:.0f}" for part in PARTS[:-1])
+        print(f"  at most: MiB of one process: {memory}; Postgres clients {peaks['postgres clients']:.0f}")
     for error in tally.errors[:10]:
         print(f"  error: {error}")
     figures = {"replies/s": delivered / wall, "lost": float(tally.lost)}
@@ -197,7 +203,17 @@ async def _run(args: argparse.Namespace) -> dict[str, float]:
         figures["p95 ms"] = percentile(tally.latencies_ms, 95)
     if delivered:
         figures.update({f"{part} ms": cpu[part] * 1000 / delivered for part in PARTS})
+    figures.update({f"{part} MiB" if part != "postgres clients" else part: value for part, value in peaks.items()})
     return figures
+
+
+async def _sample_peaks(peaks: dict[str, float]) -> None:
+    """The largest of each part's processes' memory, and of Postgres' client connections, every 0.3 s."""
+    while True:
+        memory, clients = memory_and_connections()
+        for name, value in [*memory.items(), ("postgres clients", float(clients))]:
+            peaks[name] = max(peaks.get(name, 0.0), value)
+        await asyncio.sleep(0.3)
 
 
 def _medians(runs: list[dict[str, float]]) -> None:

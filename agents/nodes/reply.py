@@ -19,7 +19,7 @@ from tickets.models import EscalationReason
 
 
 def step_reply(turn: TurnRun, *, subtasks: list[Subtask] | None = None) -> bool:
-    """`subtasks`: the turn's, in hand with their outcomes (a lone subtask answered in the fan-out's transaction)."""
+    """`subtasks`: the turn's, in hand with their outcomes (a lone subtask the fan-out answered itself)."""
     if subtasks is None:
         subtasks = list(turn.subtasks.order_by("position"))
     results = [s.result if s.status == SubtaskStatus.DONE else {} for s in subtasks]

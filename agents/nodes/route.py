@@ -232,10 +232,12 @@ def fan_out(
         if _answers_in_transaction(created[0]):
             # One transaction from the route to the stored reply: nothing of the turn is seen half done,
             # and a worker dying midway leaves it RECOGNIZED for the sweep to run again.
-            subtask_run_inline(turn, created[0], in_fan_out=True)
+            subtask_run_inline(turn, created[0])
             return step_reply(turn, subtasks=created)
     subtask_run_inline(turn, created[0])
-    return turn.status == TurnStatus.MERGING  # carry on to the reply in this same run
+    if turn.status != TurnStatus.MERGING:
+        return False  # another run got there first
+    return step_reply(turn, subtasks=created)  # the reply in this same run, from the subtask in hand
 
 
 # Queued requests wait for the ones before them, each of which may take several messages.
