@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
@@ -49,10 +50,16 @@ def api_keys_revoke(*, key_ids: list[int]) -> int:
     return ApiKey.objects.filter(pk__in=key_ids, revoked_at__isnull=True).update(revoked_at=timezone.now())
 
 
+# When a key was last used is kept to this precision: an integrator's every call writing its key's row made
+# concurrent calls with one key wait for each other's row lock.
+LAST_USED_PRECISION = timedelta(minutes=1)
+
+
 def api_key_authenticate(raw: str) -> ApiKey | None:
     key = ApiKey.objects.filter(key_hash=_hash(raw), revoked_at__isnull=True).first()
-    if key is not None:
-        ApiKey.objects.filter(pk=key.pk).update(last_used_at=timezone.now())
+    now = timezone.now()
+    if key is not None and (key.last_used_at is None or now - key.last_used_at >= LAST_USED_PRECISION):
+        ApiKey.objects.filter(pk=key.pk).update(last_used_at=now)
     return key
 
 

@@ -85,3 +85,26 @@ def test_a_key_revoked_in_the_admin_stops_working(client: Client) -> None:
     assert before.status_code == 200
     assert after.status_code in (401, 403) and after.json()["error"]["message"] == "Unknown or revoked API key."
     assert ApiKey.objects.get(pk=key.pk).revoked_at is not None
+
+
+def test_when_a_key_was_last_used_is_kept_to_the_minute_without_a_write_per_call(client: Client) -> None:
+    from datetime import timedelta
+
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from conversations.api_keys import LAST_USED_PRECISION
+
+    key, raw = api_key_create(name="shop", scopes=["chat"])
+    assert key.last_used_at is None
+
+    call(client, raw, "post", "/api/v1/nlu/parse", {"text": "hello"})
+    first = ApiKey.objects.get(pk=key.pk).last_used_at
+    with CaptureQueriesContext(connection) as queries:
+        call(client, raw, "post", "/api/v1/nlu/parse", {"text": "hello again"})
+    assert first is not None and ApiKey.objects.get(pk=key.pk).last_used_at == first
+    assert not [q for q in queries.captured_queries if q["sql"].startswith('UPDATE "conversations_apikey"')]
+
+    ApiKey.objects.filter(pk=key.pk).update(last_used_at=first - LAST_USED_PRECISION - timedelta(seconds=1))
+    call(client, raw, "post", "/api/v1/nlu/parse", {"text": "a minute later"})
+    assert ApiKey.objects.get(pk=key.pk).last_used_at > first  # type: ignore[operator]
