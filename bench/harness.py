@@ -73,6 +73,26 @@ def scratch_database() -> Iterator[str]:
 
 
 @contextlib.contextmanager
+def demo_turns_here() -> Iterator[None]:
+    """A scratch database with the demo store and the shipped intent exemplars, and the Celery queue pointed at
+    one no worker reads (deleted afterwards): every statement of a turn driven in this process runs here."""
+    from django.conf import settings
+    from django.core.management import call_command
+
+    with scratch_database():
+        call_command("seed_demo", verbosity=0)
+        call_command("sync_exemplars", verbosity=0)
+        settings.CELERY_TASK_DEFAULT_QUEUE = f"bench-unread-{uuid.uuid4().hex[:8]}"
+        try:
+            yield
+        finally:
+            from cs_project.celery import app
+
+            with app.connection_for_write() as connection:
+                connection.default_channel.queue_delete(settings.CELERY_TASK_DEFAULT_QUEUE)
+
+
+@contextlib.contextmanager
 def worker(database_url: str, *, concurrency: int = 4, **env: str) -> Iterator[subprocess.Popen[bytes]]:
     """A real Celery worker process on `database_url`, started and stopped around the block."""
     from cs_project.celery import app

@@ -16,7 +16,7 @@ import statistics
 import time
 import uuid
 
-from harness import django_setup, scratch_database
+from harness import demo_turns_here, django_setup
 
 MESSAGES = ["Hello!", "What payment methods do you accept?", "what is your return policy", "thanks a lot"]
 MESSAGES += ["你好", "你们支持哪些支付方式？", "退货政策是怎样的", "谢谢"]
@@ -28,20 +28,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=30, help="times each message is sent, after a warm-up")
     args = parser.parse_args()
     django_setup()
-    from django.conf import settings
-    from django.core.management import call_command
-
-    with scratch_database():
-        call_command("seed_demo", verbosity=0)
-        call_command("sync_exemplars", verbosity=0)
-        settings.CELERY_TASK_DEFAULT_QUEUE = f"bench-turn-cpu-{uuid.uuid4().hex[:8]}"  # read by no worker
-        try:
-            _measure(args.rounds)
-        finally:
-            from cs_project.celery import app
-
-            with app.connection_for_write() as connection:
-                connection.default_channel.queue_delete(settings.CELERY_TASK_DEFAULT_QUEUE)
+    with demo_turns_here():
+        _measure(args.rounds)
 
 
 def _measure(rounds: int) -> None:

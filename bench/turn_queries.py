@@ -16,7 +16,7 @@ import re
 import uuid
 from collections import Counter
 
-from harness import django_setup, scratch_database
+from harness import demo_turns_here, django_setup
 
 MESSAGES = {
     "greeting (rule)": ["Hello!", "你好"],
@@ -30,20 +30,8 @@ def main() -> None:
     parser.add_argument("--show", action="store_true", help="print each step's statements")
     args = parser.parse_args()
     django_setup()
-    from django.conf import settings
-    from django.core.management import call_command
-
-    with scratch_database():
-        call_command("seed_demo", verbosity=0)
-        call_command("sync_exemplars", verbosity=0)
-        settings.CELERY_TASK_DEFAULT_QUEUE = "bench-turn-queries"  # read by no worker
-        try:
-            _measure(args.show)
-        finally:
-            from cs_project.celery import app
-
-            with app.connection_for_write() as connection:
-                connection.default_channel.queue_delete(settings.CELERY_TASK_DEFAULT_QUEUE)
+    with demo_turns_here():
+        _measure(args.show)
 
 
 def _measure(show: bool) -> None:
