@@ -189,10 +189,11 @@ async def _run(args: argparse.Namespace) -> dict[str, float]:
             f"max {max(values):.0f} ms"
         )
     print(f"  {delivered / wall:.1f} replies/s over {wall:.1f} s")
-    if delivered:
-        # Whatever else this machine ran meanwhile is not counted; a system served from elsewhere counts nothing.
-        shares = ", ".join(f"{part} {cpu[part] * 1000 / delivered:.1f}" for part in PARTS)
-        print(f"  CPU per reply (ms), sessions included: {shares}; total {sum(cpu.values()) * 1000 / delivered:.1f}")
+    # Whatever else this machine ran meanwhile is not counted; a system served from elsewhere counts nothing.
+    per_reply = {part: cpu[part] * 1000 / delivered for part in PARTS} if delivered else {}
+    if per_reply:
+        shares = ", ".join(f"{part} {value:.1f}" for part, value in per_reply.items())
+        print(f"  CPU per reply (ms), sessions included: {shares}; total {sum(per_reply.values()):.1f}")
     if peaks:
         memory = ", ".join(f"{part} {peaks[part]:.0f}" for part in PARTS[:-1])
         print(f"  at most: MiB of one process: {memory}; Postgres clients {peaks['postgres clients']:.0f}")
@@ -201,8 +202,7 @@ async def _run(args: argparse.Namespace) -> dict[str, float]:
     figures = {"replies/s": delivered / wall, "lost": float(tally.lost)}
     if tally.latencies_ms:
         figures["p95 ms"] = percentile(tally.latencies_ms, 95)
-    if delivered:
-        figures.update({f"{part} ms": cpu[part] * 1000 / delivered for part in PARTS})
+    figures.update({f"{part} ms": value for part, value in per_reply.items()})
     figures.update({f"{part} MiB" if part != "postgres clients" else part: value for part, value in peaks.items()})
     return figures
 
