@@ -175,10 +175,7 @@ def expectations_check(expect: Expect, seen: TurnSeen) -> list[Failure]:
         made = [call for call in seen.tools if call["tool"] == wanted.name]
         if not any(_arguments_match(wanted.arguments, call["arguments"]) for call in made):
             calls = "; ".join(f"{c['tool']} {json.dumps(c['arguments'], ensure_ascii=False)}" for c in seen.tools)
-            called = (
-                f"{wanted.name} {json.dumps(wanted.arguments, ensure_ascii=False)}" if wanted.arguments else wanted.name
-            )
-            failures.append(Failure("tool", wanted=called, got=calls))
+            failures.append(Failure("tool", wanted=_call_said(wanted.name, wanted.arguments), got=calls))
     for state in expect.orders:
         status = order_status_of(state.order)
         if status is None or (state.status and status != state.status):

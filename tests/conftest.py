@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
 import os
+import queue
 import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -195,10 +198,6 @@ class EventListener:
     pub/sub layer keeps a subscription per event loop, so the listener keeps one loop, reading all along."""
 
     def __init__(self, group: str) -> None:
-        import asyncio
-        import queue
-        import threading
-
         from channels.layers import get_channel_layer
 
         self._layer = get_channel_layer()
@@ -209,13 +208,9 @@ class EventListener:
         self.channel = self._call(self._join())
 
     def _call(self, work: Any) -> Any:
-        import asyncio
-
         return asyncio.run_coroutine_threadsafe(work, self._loop).result(timeout=10)
 
     async def _join(self) -> str:
-        import asyncio
-
         channel = await self._layer.new_channel()
         await self._layer.group_add(self.group, channel)
         self._reader = asyncio.ensure_future(self._read(channel))
@@ -226,8 +221,6 @@ class EventListener:
             self._arrived.put((await self._layer.receive(channel))["events"])
 
     def events(self, *, timeout: float = 1.0, until: str | None = None) -> list[dict[str, Any]]:
-        import queue
-
         found: list[dict[str, Any]] = []
         while True:
             try:

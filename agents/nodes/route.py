@@ -232,12 +232,14 @@ def fan_out(
         if _answers_in_transaction(created[0]):
             # One transaction from the route to the stored reply: nothing of the turn is seen half done,
             # and a worker dying midway leaves it RECOGNIZED for the sweep to run again.
-            subtask_run_inline(turn, created[0])
-            return step_reply(turn, subtasks=created)
+            return _lone_subtask_answered(turn, created)
+    return _lone_subtask_answered(turn, created)
+
+
+def _lone_subtask_answered(turn: TurnRun, created: list[Subtask]) -> bool:
+    """Run the turn's one subtask here, then its reply in this same run, from the subtask in hand."""
     subtask_run_inline(turn, created[0])
-    if turn.status != TurnStatus.MERGING:
-        return False  # another run got there first
-    return step_reply(turn, subtasks=created)  # the reply in this same run, from the subtask in hand
+    return turn.status == TurnStatus.MERGING and step_reply(turn, subtasks=created)  # else another run got there
 
 
 # Queued requests wait for the ones before them, each of which may take several messages.
