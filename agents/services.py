@@ -79,7 +79,7 @@ def turn_transition(
     event = TurnEvent(turn_id=turn_id, from_status=from_, to_status=to, reason=reason[:200])
     wrote = writes_run(
         **{
-            TURN_MOVED: update(TurnRun.objects.filter(id=turn_id, status=from_), only_if=only_if, status=to, **fields),
+            TURN_MOVED: update(TurnRun, where={"id": turn_id, "status": from_}, only_if=only_if, status=to, **fields),
             "turn_event": insert(event, only_if=TURN_MOVED),
         },
         **(along or {}),
@@ -265,14 +265,14 @@ def subtask_record_result(
             tool_lookups=cache.lookups["tools"],
             tool_hits=cache.hits["tools"],
         )
-    pending = Subtask.objects.filter(pk=subtask_id, status=SubtaskStatus.PENDING)
+    pending = {"pk": subtask_id, "status": SubtaskStatus.PENDING}
     if alone:  # the outcome and the move in one statement, the move only if the outcome was written
         moved = turn_transition(
             turn_id=turn_id,
             from_=TurnStatus.FANNED_OUT,
             to=TurnStatus.MERGING,
             reason="all subtasks finished",
-            along={"subtask": update(pending, **outcome)},
+            along={"subtask": update(Subtask, where=pending, **outcome)},
             only_if="subtask",
         )
         if moved and advance:
@@ -282,7 +282,7 @@ def subtask_record_result(
         turn = TurnRun.objects.select_for_update(no_key=True).only("status").get(pk=turn_id)
         if turn.status != TurnStatus.FANNED_OUT:
             return False
-        if pending.update(**outcome) != 1:
+        if Subtask.objects.filter(**pending).update(**outcome) != 1:
             return False
         if not Subtask.objects.filter(turn_id=turn_id, status=SubtaskStatus.PENDING).exists():
             if (

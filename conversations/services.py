@@ -142,7 +142,8 @@ def message_create(
     writes_run(
         message=stored,
         conversation=update(
-            Conversation.objects.filter(pk=conversation.pk),
+            Conversation,
+            where={"pk": conversation.pk},
             only_if="message",
             last_message_at=message.created_at,
             **counted,
@@ -171,9 +172,14 @@ def bot_message_writes(
         conversation_id=conversation_id, sender=Sender.BOT, text=text, sources=sources or [], metadata=metadata or {}
     )
     stored = insert(message, only_if="conversation")  # sets created_at
-    bots = Conversation.objects.filter(pk=conversation_id).exclude(status=ConversationStatus.HUMAN)
     return message, {
-        "conversation": update(bots, last_message_at=message.created_at, **(conversation_changes or {})),
+        "conversation": update(
+            Conversation,
+            where={"pk": conversation_id},
+            unless={"status": ConversationStatus.HUMAN},
+            last_message_at=message.created_at,
+            **(conversation_changes or {}),
+        ),
         "message": stored,
     }
 
@@ -549,7 +555,7 @@ def intents_record_writes(
     }
     if intents:
         writes["current_intent"] = update(
-            Conversation.objects.filter(pk=conversation_id), only_if=only_if, current_intent=intents[0].name
+            Conversation, where={"pk": conversation_id}, only_if=only_if, current_intent=intents[0].name
         )
     return writes
 

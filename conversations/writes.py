@@ -13,6 +13,7 @@ updated). Two parts must not update the same row.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -41,18 +42,49 @@ def _wrote(name: str) -> str:
     return f"EXISTS (SELECT 1 FROM {connection.ops.quote_name(name)})"
 
 
-def update(queryset: models.QuerySet[Any], *, only_if: str = "", **values: Any) -> Write:
-    """`queryset.update(**values)` as a part; `only_if`: a part that must have written a row."""
+def update(
+    model: type[models.Model],
+    *,
+    where: Mapping[str, Any],
+    unless: Mapping[str, Any] | None = None,
+    only_if: str = "",
+    **values: Any,
+) -> Write:
+    """`UPDATE model SET values` as a part, on the rows whose `where` columns equal their values and whose
+    `unless` columns do not (`IS DISTINCT FROM`: NULL counts as another value); `only_if`: a part that must
+    have written a row. As QuerySet.update(): values as the fields save them, expressions (F(), written())
+    compiled, auto_now fields not touched. Written out here rather than by Django's UPDATE compiler, which cost
+    a turn ten times as much, for the plain column comparisons a part's rows are found by."""
+    if not where:
+        raise ValueError("an UPDATE part names the rows it writes")
+    meta = model._meta
+    quote = connection.ops.quote_name
+    assignments, params = [], []
+    expressions = None
+    for name, value in values.items():
+        field = _field(model, name)
+        if hasattr(value, "resolve_expression"):
+            expressions = expressions or sql.UpdateQuery(model).get_compiler(connection=connection)
+            value_sql, value_params = expressions.compile(
+                value.resolve_expression(expressions.query, allow_joins=False, for_save=True)
+            )
+            assignments.append(f"{quote(field.column)} = {value_sql}")
+            params.extend(value_params)
+        elif value is None:
+            assignments.append(f"{quote(field.column)} = NULL")
+        else:
+            if isinstance(value, models.Model):  # a related row, by its key
+                value = value.prepare_database_save(field)
+            assignments.append(f"{quote(field.column)} = %s")
+            params.append(field.get_db_prep_save(value, connection=connection))
+    conditions = [f"{_column(model, name)} = %s" for name in where]
+    conditions += [f"{_column(model, name)} IS DISTINCT FROM %s" for name in unless or {}]
+    params += [_lookup_value(model, name, value) for name, value in (*where.items(), *(unless or {}).items())]
     if only_if:
-        queryset = queryset.filter(RawSQL(_wrote(only_if), (), output_field=models.BooleanField()))
-    query = queryset.query.chain(sql.UpdateQuery)
-    assert isinstance(query, sql.UpdateQuery)
-    query.add_update_values(values)
-    compiler = query.get_compiler(connection=connection)
-    compiler.pre_sql_setup()
-    statement, params = compiler.as_sql()
-    pk = connection.ops.quote_name(queryset.model._meta.pk.column)  # type: ignore[union-attr]
-    return Write(f"{statement} RETURNING {_table(queryset.model)}.{pk}", tuple(params))
+        conditions.append(_wrote(only_if))
+    pk = quote(meta.pk.column)  # type: ignore[union-attr]
+    statement = f"UPDATE {_table(model)} SET {', '.join(assignments)} WHERE {' AND '.join(conditions)} RETURNING {pk}"
+    return Write(statement, tuple(params))
 
 
 def insert(instance: models.Model, *, only_if: str = "", unless_duplicate: bool = False) -> Write:
@@ -97,3 +129,22 @@ def writes_run(**parts: Write) -> dict[str, list[int]]:
 
 def _table(model: type[models.Model]) -> str:
     return connection.ops.quote_name(model._meta.db_table)
+
+
+def _field(model: type[models.Model], name: str) -> models.Field[Any, Any]:
+    field = model._meta.pk if name == "pk" else model._meta.get_field(name)
+    if not (isinstance(field, models.Field) and field.concrete):
+        raise ValueError(f"{name}: not a column of {model._meta.label}")
+    return field
+
+
+def _column(model: type[models.Model], name: str) -> str:
+    return f"{_table(model)}.{connection.ops.quote_name(_field(model, name).column)}"
+
+
+def _lookup_value(model: type[models.Model], name: str, value: Any) -> Any:
+    """`value` as an exact lookup on the column sends it; None is refused: `= NULL` matches no row."""
+    if value is None:
+        raise ValueError(f"{name}: compared with None")
+    field = _field(model, name)
+    return field.get_db_prep_value(field.get_prep_value(value), connection, prepared=True)

@@ -11,9 +11,7 @@ import json
 import time
 from typing import Any
 
-from channels.generic.websocket import AsyncWebsocketConsumer
-
-from conversations.consumers import database_call
+from conversations.consumers import DatabaseCallsConsumer, database_call
 from conversations.models import Conversation, ConversationStatus
 from conversations.realtime import STAFF_GROUP, conversation_group
 from conversations.services import staff_typing
@@ -23,7 +21,7 @@ CLOSE_FORBIDDEN = 4403
 TYPING_EVERY_S = 2.0
 
 
-class StaffConsumer(AsyncWebsocketConsumer):
+class StaffConsumer(DatabaseCallsConsumer):
     watched: set[int]
     _typing_at = 0.0
 

@@ -24,7 +24,7 @@ def test_the_parts_run_as_one_statement_and_inserted_rows_get_their_ids() -> Non
     with CaptureQueriesContext(connection) as queries:
         ids = writes_run(
             message=insert(message),
-            counted=update(Conversation.objects.filter(pk=conversation.pk), turn_count=F("turn_count") + 1),
+            counted=update(Conversation, where={"pk": conversation.pk}, turn_count=F("turn_count") + 1),
         )
 
     assert len(_statements(queries)) == 1
@@ -40,9 +40,9 @@ def test_a_part_only_if_another_wrote_is_skipped_when_that_one_matched_nothing()
     message = Message(conversation=human, sender=Sender.BOT, text="not while a person has the chat")
 
     ids = writes_run(
-        bots=update(Conversation.objects.filter(pk=human.pk).exclude(status=ConversationStatus.HUMAN), turn_count=9),
+        bots=update(Conversation, where={"pk": human.pk}, unless={"status": ConversationStatus.HUMAN}, turn_count=9),
         message=insert(message, only_if="bots"),
-        counted=update(Conversation.objects.filter(pk=human.pk), only_if="message", failed_attempts=1),
+        counted=update(Conversation, where={"pk": human.pk}, only_if="message", failed_attempts=1),
     )
 
     assert ids == {"bots": [], "message": [], "counted": []}
@@ -59,7 +59,7 @@ def test_a_part_names_the_id_another_wrote_listed_before_or_after_it() -> None:
 
     writes_run(
         # listed first, it names a part listed after it (a text column holds the id as well as a foreign key)
-        pointer=update(Conversation.objects.filter(pk=conversation.pk), current_intent=written("first")),
+        pointer=update(Conversation, where={"pk": conversation.pk}, current_intent=written("first")),
         first=insert(first),
         reply=insert(reply, only_if="first"),
     )
@@ -76,8 +76,59 @@ def test_nothing_is_written_when_one_part_fails() -> None:
     with pytest.raises(IntegrityError), transaction.atomic():
         writes_run(
             message=insert(message),
-            counted=update(Conversation.objects.filter(pk=conversation.pk), turn_count=F("turn_count") - 5),
+            counted=update(Conversation, where={"pk": conversation.pk}, turn_count=F("turn_count") - 5),
         )
 
     assert Conversation.objects.get(pk=conversation.pk).turn_count == 1
     assert not Message.objects.filter(conversation=conversation).exists()
+
+
+def test_an_update_part_writes_what_querysets_update_writes() -> None:
+    """Each kind of value (plain, enum, None, a related row, JSON, an expression) is written as Django's own
+    QuerySet.update() writes it, and the rows are found as filter()/exclude() find them."""
+    staff = User.objects.create_user("agent")
+    by_part, by_django = ConversationFactory.create(turn_count=4), ConversationFactory.create(turn_count=4)
+    for conversation in (by_part, by_django):
+        Message.objects.create(conversation=conversation, sender=Sender.CUSTOMER, text="hi", metadata={"a": 1})
+    when = by_part.created_at
+    values = {
+        "status": ConversationStatus.HUMAN,
+        "assigned_staff": staff,
+        "last_message_at": when,
+        "closed_at": None,
+        "turn_count": F("turn_count") * 2,
+        "current_intent": "order_query",
+    }
+
+    wrote = writes_run(changed=update(Conversation, where={"pk": by_part.pk}, unless={"status": "closed"}, **values))
+    Conversation.objects.filter(pk=by_django.pk).exclude(status="closed").update(**values)
+    metadata = {"said": ["你好", 1.5], "none": None}
+    writes_run(noted=update(Message, where={"conversation": by_part.pk}, metadata=metadata))
+    Message.objects.filter(conversation=by_django.pk).update(metadata=metadata)
+
+    assert wrote == {"changed": [by_part.pk]}
+    fields = ("status", "assigned_staff_id", "last_message_at", "closed_at", "turn_count", "current_intent")
+    assert Conversation.objects.values(*fields).get(pk=by_part.pk) == Conversation.objects.values(*fields).get(
+        pk=by_django.pk
+    )
+    assert Conversation.objects.get(pk=by_part.pk).turn_count == 8
+    assert (
+        Message.objects.get(conversation=by_part).metadata
+        == metadata
+        == Message.objects.get(conversation=by_django).metadata
+    )
+
+
+def test_an_update_part_names_its_rows_by_columns_only() -> None:
+    conversation = ConversationFactory.create(status=ConversationStatus.BOT)
+
+    assert writes_run(
+        kept=update(Conversation, where={"pk": conversation.pk}, unless={"status": "bot"}, turn_count=3)
+    ) == {"kept": []}
+    with pytest.raises(ValueError):
+        update(Conversation, where={}, turn_count=3)  # every row: never meant
+    with pytest.raises(ValueError):
+        update(Conversation, where={"pk": None}, turn_count=3)  # `= NULL` would match nothing, silently
+    with pytest.raises(ValueError):
+        update(Conversation, where={"pk": conversation.pk}, messages=[])  # not a column
+    assert Conversation.objects.get(pk=conversation.pk).turn_count == 0
