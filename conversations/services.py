@@ -34,6 +34,7 @@ from conversations.models import (
     WorkflowState,
     WorkflowStatus,
 )
+from conversations.prepared import PreparedRead
 from conversations.realtime import (
     message_payload,
     send_conversation_event_now,
@@ -223,8 +224,16 @@ def _status_change(
 
 
 def conversation_lock(conversation_id: int) -> Conversation:
-    """The conversation row, locked until the surrounding transaction ends."""
-    return Conversation.objects.select_for_update().get(pk=conversation_id)
+    """The conversation row, locked until the surrounding transaction ends (which must be open)."""
+    if not transaction.get_connection().in_atomic_block:
+        raise transaction.TransactionManagementError("conversation_lock outside a transaction locks nothing")
+    return _CONVERSATION_LOCKED.one(conversation_id=conversation_id)
+
+
+# Compiled once: every customer message and most turns take this lock.
+_CONVERSATION_LOCKED = PreparedRead(
+    lambda conversation_id: Conversation.objects.select_for_update().filter(pk=conversation_id)
+)
 
 
 def conversation_wait_for_human(*, conversation: Conversation, staff_online: bool = True) -> None:

@@ -13,11 +13,13 @@ updated). Two parts must not update the same row.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db import connection, models
+from django.db import DEFAULT_DB_ALIAS, connections, models
+from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.models import sql
 from django.db.models.expressions import RawSQL
 
@@ -35,11 +37,11 @@ class Write:
 
 def written(name: str) -> RawSQL:
     """The id the part `name` wrote, as a value (an INSERT's column or an UPDATE's new value) of another part."""
-    return RawSQL(f"(SELECT id FROM {connection.ops.quote_name(name)} LIMIT 1)", ())
+    return RawSQL(f"(SELECT id FROM {_quoted(name)} LIMIT 1)", ())
 
 
 def _wrote(name: str) -> str:
-    return f"EXISTS (SELECT 1 FROM {connection.ops.quote_name(name)})"
+    return f"EXISTS (SELECT 1 FROM {_quoted(name)})"
 
 
 def update(
@@ -57,33 +59,33 @@ def update(
     a turn ten times as much, for the plain column comparisons a part's rows are found by."""
     if not where:
         raise ValueError("an UPDATE part names the rows it writes")
-    meta = model._meta
-    quote = connection.ops.quote_name
+    db = connections[DEFAULT_DB_ALIAS]
     assignments, params = [], []
     expressions = None
     for name, value in values.items():
         field = _field(model, name)
+        column = _quoted(field.column)
         if hasattr(value, "resolve_expression"):
-            expressions = expressions or sql.UpdateQuery(model).get_compiler(connection=connection)
+            expressions = expressions or sql.UpdateQuery(model).get_compiler(connection=db)
             value_sql, value_params = expressions.compile(
                 value.resolve_expression(expressions.query, allow_joins=False, for_save=True)
             )
-            assignments.append(f"{quote(field.column)} = {value_sql}")
+            assignments.append(f"{column} = {value_sql}")
             params.extend(value_params)
         elif value is None:
-            assignments.append(f"{quote(field.column)} = NULL")
+            assignments.append(f"{column} = NULL")
         else:
             if isinstance(value, models.Model):  # a related row, by its key
                 value = value.prepare_database_save(field)
-            assignments.append(f"{quote(field.column)} = %s")
-            params.append(field.get_db_prep_save(value, connection=connection))
+            assignments.append(f"{column} = %s")
+            params.append(field.get_db_prep_save(value, connection=db))
     conditions = [f"{_column(model, name)} = %s" for name in where]
     conditions += [f"{_column(model, name)} IS DISTINCT FROM %s" for name in unless or {}]
-    params += [_lookup_value(model, name, value) for name, value in (*where.items(), *(unless or {}).items())]
+    params += [_lookup_value(db, model, name, value) for name, value in (*where.items(), *(unless or {}).items())]
     if only_if:
         conditions.append(_wrote(only_if))
-    pk = quote(meta.pk.column)  # type: ignore[union-attr]
-    statement = f"UPDATE {_table(model)} SET {', '.join(assignments)} WHERE {' AND '.join(conditions)} RETURNING {pk}"
+    table, pk = _quoted(model._meta.db_table), _quoted(model._meta.pk.column)  # type: ignore[union-attr]
+    statement = f"UPDATE {table} SET {', '.join(assignments)} WHERE {' AND '.join(conditions)} RETURNING {pk}"
     return Write(statement, tuple(params))
 
 
@@ -92,28 +94,26 @@ def insert(instance: models.Model, *, only_if: str = "", unless_duplicate: bool 
     have written a row, else nothing is inserted; `unless_duplicate`: a row that would break a unique
     constraint is not inserted either (ON CONFLICT DO NOTHING). The row gets its id when it was inserted."""
     model = type(instance)
-    fields = [f for f in model._meta.concrete_fields if not (f.primary_key and getattr(instance, f.attname) is None)]
+    db = connections[DEFAULT_DB_ALIAS]
+    fields, head = _insert_head(model, with_pk=getattr(instance, model._meta.pk.attname) is not None)  # type: ignore[union-attr]
     query = sql.InsertQuery(model)
     query.insert_values(fields, [instance])
-    compiler = query.get_compiler(connection=connection)
+    compiler = query.get_compiler(connection=db)
     values = [[compiler.prepare_value(f, compiler.pre_save_val(f, instance)) for f in fields]]
     (placeholders,), (params,) = compiler.assemble_as_sql(fields, values)
-    columns = ", ".join(connection.ops.quote_name(f.column) for f in fields)
-    pk = connection.ops.quote_name(model._meta.pk.column)  # type: ignore[union-attr]
     # INSERT … SELECT, not VALUES: the SELECT's NULLs and strings take the columns' types.
     guard = f" WHERE {_wrote(only_if)}" if only_if else ""
     skip = " ON CONFLICT DO NOTHING" if unless_duplicate else ""
-    statement = f"INSERT INTO {_table(model)} ({columns}) SELECT {', '.join(placeholders)}{guard}{skip} RETURNING {pk}"
-    return Write(statement, tuple(params), instance)
+    pk = _quoted(model._meta.pk.column)  # type: ignore[union-attr]
+    return Write(f"{head} SELECT {', '.join(placeholders)}{guard}{skip} RETURNING {pk}", tuple(params), instance)
 
 
 def writes_run(**parts: Write) -> dict[str, list[int]]:
     """Run the parts as one statement; returns the ids each part wrote (none: it matched or inserted nothing).
     Inserted rows get their ids and count as saved."""
-    quote = connection.ops.quote_name
     names = list(parts)
-    with_clause = ", ".join(f"{quote(name)} AS ({parts[name].sql})" for name in names)
-    ids = ", ".join(f"ARRAY(SELECT id FROM {quote(name)})" for name in names)
+    with_clause = ", ".join(f"{_quoted(name)} AS ({parts[name].sql})" for name in names)
+    ids = ", ".join(f"ARRAY(SELECT id FROM {_quoted(name)})" for name in names)
     with statement_cursor() as cursor:
         # RECURSIVE lets a part name one listed after it (Postgres orders them by what they reference)
         cursor.execute(f"WITH RECURSIVE {with_clause} SELECT {ids}", [p for name in names for p in parts[name].params])
@@ -123,14 +123,19 @@ def writes_run(**parts: Write) -> dict[str, list[int]]:
         if part.instance is not None and result[name]:
             part.instance.pk = result[name][0]
             part.instance._state.adding = False
-            part.instance._state.db = connection.alias
+            part.instance._state.db = DEFAULT_DB_ALIAS
     return result
 
 
-def _table(model: type[models.Model]) -> str:
-    return connection.ops.quote_name(model._meta.db_table)
+# A turn writes a dozen parts: their names are quoted and looked up once per process, not once per part.
 
 
+@functools.cache
+def _quoted(name: str) -> str:
+    return connections[DEFAULT_DB_ALIAS].ops.quote_name(name)
+
+
+@functools.cache
 def _field(model: type[models.Model], name: str) -> models.Field[Any, Any]:
     field = model._meta.pk if name == "pk" else model._meta.get_field(name)
     if not (isinstance(field, models.Field) and field.concrete):
@@ -138,13 +143,21 @@ def _field(model: type[models.Model], name: str) -> models.Field[Any, Any]:
     return field
 
 
+@functools.cache
 def _column(model: type[models.Model], name: str) -> str:
-    return f"{_table(model)}.{connection.ops.quote_name(_field(model, name).column)}"
+    return f"{_quoted(model._meta.db_table)}.{_quoted(_field(model, name).column)}"
 
 
-def _lookup_value(model: type[models.Model], name: str, value: Any) -> Any:
+@functools.cache
+def _insert_head(model: type[models.Model], *, with_pk: bool) -> tuple[list[models.Field[Any, Any]], str]:
+    """The columns an INSERT of a `model` row writes (its id only when it has one), and `INSERT INTO t (…)`."""
+    fields = [f for f in model._meta.concrete_fields if with_pk or not f.primary_key]
+    return fields, f"INSERT INTO {_quoted(model._meta.db_table)} ({', '.join(_quoted(f.column) for f in fields)})"
+
+
+def _lookup_value(db: BaseDatabaseWrapper, model: type[models.Model], name: str, value: Any) -> Any:
     """`value` as an exact lookup on the column sends it; None is refused: `= NULL` matches no row."""
     if value is None:
         raise ValueError(f"{name}: compared with None")
     field = _field(model, name)
-    return field.get_db_prep_value(field.get_prep_value(value), connection, prepared=True)
+    return field.get_db_prep_value(field.get_prep_value(value), db, prepared=True)

@@ -5,7 +5,7 @@ import threading
 from datetime import timedelta
 
 import pytest
-from django.db import IntegrityError, connection, transaction
+from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
@@ -15,6 +15,7 @@ from agents.states import TurnStatus
 from conversations.models import Conversation, Message, Sender, WorkflowKind, WorkflowState, WorkflowStatus
 from conversations.prepared import PREPARE_AFTER, PreparedRead, statement_cursor
 from conversations.selectors import conversation_internal_notes
+from conversations.services import conversation_lock
 from tests.factories import ConversationFactory
 
 pytestmark = pytest.mark.django_db
@@ -132,3 +133,30 @@ def test_datetimes_come_back_in_the_connections_time_zone() -> None:
         cursor.execute("SELECT created_at FROM agents_turnrun WHERE id = %s", [turn.pk])
         (created_at,) = cursor.fetchone()
     assert abs(created_at - timezone.now()) < timedelta(minutes=1)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_conversation_lock_reads_the_row_holds_it_and_needs_a_transaction() -> None:
+    conversation = ConversationFactory.create(turn_count=3)
+    tried: list[str] = []
+
+    def elsewhere() -> None:
+        try:
+            with transaction.atomic():
+                Conversation.objects.select_for_update(nowait=True).get(pk=conversation.pk)
+            tried.append("locked it too")
+        except DatabaseError:
+            tried.append("held")
+        finally:
+            connection.close()
+
+    for _ in range(PREPARE_AFTER + 1):  # compiled once, then prepared: the lock holds each time
+        with transaction.atomic():
+            locked = conversation_lock(conversation.pk)
+            worker = threading.Thread(target=elsewhere)
+            worker.start()
+            worker.join()
+        assert (locked.pk, locked.turn_count, locked.customer_id) == (conversation.pk, 3, conversation.customer_id)
+    assert tried == ["held"] * (PREPARE_AFTER + 1)
+    with pytest.raises(transaction.TransactionManagementError):
+        conversation_lock(conversation.pk)
