@@ -16,6 +16,9 @@ does not give by itself.
 Chosen over daphne and granian by `bench/ws_load.py --burst` against one system, side by side: the three served
 the burst at the same rate and CPU per reply (what a reply costs is the application's work, not the server's).
 uvicorn is maintained, runs on uvloop, and its HTTP protocol is a Python class the request-line fix can extend.
+Its WebSockets run on websockets' sans-I/O protocol (`websockets-sansio`), not the legacy asyncio one, which
+websockets deprecates: side by side, the same burst at the same rate with 0.3–0.9 ms less web CPU per reply and
+207 MiB instead of 226 for the web process.
 
 One server process runs on one core. `web_servers_run` starts WEB_PROCESSES of them on one listening socket that
 they all accept from, so one port is served by every core. SIGTERM stops a server gracefully: it stops accepting,
@@ -127,7 +130,7 @@ def web_server_run(*, host: str, port: int, proxy_headers: bool = False, fd: int
         fd=fd,
         loop="uvloop",
         http=AsciiRequestLineProtocol,
-        ws="websockets",
+        ws="websockets-sansio",
         ws_max_size=WS_MAX_MESSAGE_BYTES,
         ws_ping_interval=20.0,  # a quiet widget stays open through proxies that drop idle connections
         ws_ping_timeout=20.0,
