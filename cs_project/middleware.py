@@ -1,9 +1,11 @@
-"""Refuse an oversized body before anything reads it, in the error shape of the API it was sent to."""
+"""Refuse an oversized body before anything reads it, in the error shape of the API it was sent to; and
+django-axes' lockout page served in the middleware chain's own thread."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
+from axes.middleware import AxesMiddleware
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 
@@ -43,3 +45,12 @@ class BodySizeLimitMiddleware:
                 body = error_body("too_large", f"The body is over {limit} bytes.")
                 return JsonResponse(body, status=413, headers=headers)
         return self.get_response(request)
+
+
+class LockoutMiddleware(AxesMiddleware):
+    """django-axes' middleware (a locked-out login answered with its lockout page), sync only like the
+    middlewares above it. Axes can run async, and did, last in a chain whose others run in a thread: so
+    every request went from that thread back to the event loop for it, and to a thread again for the view.
+    Sync, the whole chain and the view run in one thread, entered once per request."""
+
+    async_capable = False
