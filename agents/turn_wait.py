@@ -14,6 +14,7 @@ from redis.exceptions import RedisError
 
 from agents.models import TurnRun
 from agents.states import TERMINAL
+from conversations.prepared import PreparedRead
 
 logger = logging.getLogger(__name__)
 
@@ -63,4 +64,10 @@ def _ended_mark(turn_id: int) -> None:
 
 
 def _turn_with_conversation(turn_id: int) -> TurnRun:
-    return TurnRun.objects.select_related("conversation").get(pk=turn_id)
+    return _TURN_WITH_CONVERSATION.one(turn_id=turn_id)
+
+
+# Compiled once: a request waiting for its reply reads it twice.
+_TURN_WITH_CONVERSATION = PreparedRead(
+    lambda turn_id: TurnRun.objects.select_related("conversation").filter(pk=turn_id)
+)

@@ -33,6 +33,7 @@ from django.db.backends.postgresql.psycopg_any import register_tzloader
 from django.db.backends.utils import CursorWrapper
 from django.db.models.query import ModelIterable, get_related_populators  # type: ignore[attr-defined]
 from django.db.models.sql.compiler import SQLCompiler
+from psycopg._queries import PostgresQuery
 from psycopg.postgres import types
 from psycopg.pq import Format
 
@@ -40,6 +41,15 @@ M = TypeVar("M", bound=models.Model)
 
 PREPARE_AFTER = 2  # runs of one statement on a connection before it is prepared (psycopg's default is 5)
 _TIMESTAMPTZ = types["timestamptz"].oid
+
+
+class _PreparingCursor(ServerBindingCursor):  # type: ignore[misc]
+    """psycopg leaves the cursor's last query unset when it runs a statement it has prepared, and Django's query
+    log (DEBUG, CaptureQueriesContext) reads it from there: kept here, the log names every statement it ran."""
+
+    def _send_query_prepared(self, name: bytes, pgq: PostgresQuery, **options: Any) -> None:
+        self._query = pgq
+        super()._send_query_prepared(name, pgq, **options)
 
 
 def statement_cursor() -> CursorWrapper:
@@ -51,7 +61,7 @@ def statement_cursor() -> CursorWrapper:
     raw = connection.connection
     raw.prepare_threshold = PREPARE_AFTER  # client-bound cursors never prepare, whatever it says
     with connection.wrap_database_errors:
-        cursor = ServerBindingCursor(raw)
+        cursor = _PreparingCursor(raw)
         # As Django's own cursors: datetimes read in the connection's time zone.
         if connection.timezone != raw.adapters.get_loader(_TIMESTAMPTZ, Format.TEXT).timezone:
             register_tzloader(connection.timezone, cursor)

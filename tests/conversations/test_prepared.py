@@ -12,7 +12,16 @@ from django.utils import timezone
 from agents.models import TurnRun
 from agents.selectors import _TURN_TO_ADVANCE, turn_next_waiting, turn_to_advance
 from agents.states import TurnStatus
-from conversations.models import Conversation, Message, Sender, WorkflowKind, WorkflowState, WorkflowStatus
+from agents.turn_wait import _turn_with_conversation
+from conversations.models import (
+    Conversation,
+    ConversationStatus,
+    Message,
+    Sender,
+    WorkflowKind,
+    WorkflowState,
+    WorkflowStatus,
+)
 from conversations.prepared import PREPARE_AFTER, PreparedRead, statement_cursor
 from conversations.selectors import conversation_internal_notes
 from conversations.services import conversation_lock
@@ -117,6 +126,7 @@ def test_a_repeated_statement_is_prepared_and_still_logged_with_djangos_errors()
         for _ in range(PREPARE_AFTER + 1):
             conversation_internal_notes(conversation.pk)
     assert len(queries.captured_queries) == PREPARE_AFTER + 1
+    assert all('"conversations_message"' in (query["sql"] or "") for query in queries.captured_queries)
     with connection.cursor() as cursor:
         cursor.execute("SELECT statement FROM pg_prepared_statements")
         prepared = [row[0] for row in cursor.fetchall()]
@@ -160,3 +170,15 @@ def test_the_conversation_lock_reads_the_row_holds_it_and_needs_a_transaction() 
     assert tried == ["held"] * (PREPARE_AFTER + 1)
     with pytest.raises(transaction.TransactionManagementError):
         conversation_lock(conversation.pk)
+
+
+def test_the_waited_for_turn_is_read_with_its_conversation() -> None:
+    conversation = ConversationFactory.create(status=ConversationStatus.WAITING_HUMAN)
+    turn = _turn(conversation, "hello", status=TurnStatus.DONE, reply={"text": "hi"})
+
+    read = _turn_with_conversation(turn.pk)
+
+    assert (read.pk, read.status, read.reply) == (turn.pk, TurnStatus.DONE, {"text": "hi"})
+    assert (read.conversation.pk, read.conversation.status) == (conversation.pk, ConversationStatus.WAITING_HUMAN)
+    with pytest.raises(TurnRun.DoesNotExist):
+        _turn_with_conversation(turn.pk + 1000)
