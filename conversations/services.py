@@ -4,6 +4,7 @@ event on commit."""
 
 from __future__ import annotations
 
+import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -84,6 +85,12 @@ def customer_upsert(*, external_id: str, locale: str = Language.EN, **fields: An
             Customer.objects.filter(pk=customer.pk).update(**fields)
             customer.refresh_from_db()
     return customer
+
+
+def customer_visitor_create(*, locale: str = Language.EN) -> Customer:
+    """A new anonymous visitor: an id nobody has (so nothing to look up first, unlike customer_upsert), and the
+    language of their first contact."""
+    return Customer.objects.create(external_id=f"visitor-{uuid.uuid4().hex}", locale=locale)
 
 
 def customer_details_change(*, customer_id: int, **fields: Any) -> None:

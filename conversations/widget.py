@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import ipaddress
 import time
-import uuid
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -25,9 +24,15 @@ from django.db import transaction
 
 from conversations.language import say
 from conversations.models import Channel, Conversation, ConversationStatus, Customer, Language, Message, Sender
+from conversations.prepared import PreparedRead
 from conversations.rate import customer_rate_allow, rate_allow
 from conversations.realtime import message_payload, staff_display_name
-from conversations.services import conversation_start, conversation_verified_customer_set, customer_upsert
+from conversations.services import (
+    conversation_start,
+    conversation_verified_customer_set,
+    customer_upsert,
+    customer_visitor_create,
+)
 
 _TOKEN_SALT = "conversations.widget.token"
 HISTORY_LIMIT = 100
@@ -203,7 +208,7 @@ def widget_session_open(
             customer = resumed.customer
         else:
             _new_visitor_allow(client)
-            customer = customer_upsert(external_id=f"visitor-{uuid.uuid4().hex}", locale=language)
+            customer = customer_visitor_create(locale=language)
         if resumed is None:
             resumed = conversation_start(
                 customer=customer, channel=Channel.WIDGET, language=language, client_key=client
@@ -234,14 +239,11 @@ def widget_history(ticket: WidgetTicket) -> dict[str, Any] | None:
 
     `awaiting_reply` is true while the customer's last message has no answer yet: its turn is in
     flight, and its deltas and `reply.done` will arrive on the socket like any other."""
-    conversation = Conversation.objects.select_related("assigned_staff").filter(pk=ticket.conversation_id).first()
+    found = _HISTORY_CONVERSATION.objects(conversation_id=ticket.conversation_id)
+    conversation = found[0] if found else None
     if conversation is None or conversation.customer_id != ticket.customer_id:
         return None
-    messages = list(
-        Message.objects.filter(conversation=conversation, internal=False)
-        .select_related("author")
-        .order_by("-created_at", "-pk")[:HISTORY_LIMIT]
-    )[::-1]
+    messages = _HISTORY_MESSAGES.objects(conversation_id=conversation.pk)[::-1]
     spoken = [m for m in messages if m.sender != Sender.SYSTEM]
     return {
         "type": "history",
@@ -256,6 +258,19 @@ def widget_history(ticket: WidgetTicket) -> dict[str, Any] | None:
         "rating_wanted": conversation.closed_at is not None
         and not conversation.ratings.filter(closed_at=conversation.closed_at).exists(),
     }
+
+
+# Compiled once: every widget that connects reads them.
+_HISTORY_CONVERSATION = PreparedRead(
+    lambda conversation_id: Conversation.objects.select_related("assigned_staff").filter(pk=conversation_id)
+)
+_HISTORY_MESSAGES = PreparedRead(
+    lambda conversation_id: (
+        Message.objects.filter(conversation_id=conversation_id, internal=False)
+        .select_related("author")
+        .order_by("-created_at", "-pk")[:HISTORY_LIMIT]
+    )
+)
 
 
 # --- inbound messages -------------------------------------------------------------------------

@@ -5,6 +5,7 @@ import threading
 from datetime import timedelta
 
 import pytest
+from django.contrib.auth.models import User
 from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
@@ -25,6 +26,7 @@ from conversations.models import (
 from conversations.prepared import PREPARE_AFTER, PreparedRead, statement_cursor
 from conversations.selectors import conversation_internal_notes
 from conversations.services import conversation_lock
+from conversations.widget import HISTORY_LIMIT, WidgetTicket, widget_history
 from tests.factories import ConversationFactory
 
 pytestmark = pytest.mark.django_db
@@ -182,3 +184,22 @@ def test_the_waited_for_turn_is_read_with_its_conversation() -> None:
     assert (read.conversation.pk, read.conversation.status) == (conversation.pk, ConversationStatus.WAITING_HUMAN)
     with pytest.raises(TurnRun.DoesNotExist):
         _turn_with_conversation(turn.pk + 1000)
+
+
+def test_the_widgets_history_reads_its_latest_messages_in_order_without_the_staffs_notes() -> None:
+    staff = User.objects.create_user("ana", first_name="Ana")
+    conversation = ConversationFactory.create(status=ConversationStatus.HUMAN, assigned_staff=staff)
+    said = [
+        Message.objects.create(conversation=conversation, sender=Sender.CUSTOMER, text=f"message {n}")
+        for n in range(HISTORY_LIMIT + 2)
+    ]
+    Message.objects.create(conversation=conversation, sender=Sender.SYSTEM, text="note", internal=True)
+    said.append(Message.objects.create(conversation=conversation, sender=Sender.AGENT, text="hi", author=staff))
+
+    for _ in range(PREPARE_AFTER + 1):
+        history = widget_history(WidgetTicket(conversation.pk, conversation.customer_id))
+        assert history is not None
+        assert [m["id"] for m in history["messages"]] == [m.pk for m in said[-HISTORY_LIMIT:]]
+        assert history["agent_name"] == "Ana" and history["status"] == ConversationStatus.HUMAN
+    assert widget_history(WidgetTicket(conversation.pk, conversation.customer_id + 1)) is None
+    assert widget_history(WidgetTicket(conversation.pk + 1000, conversation.customer_id)) is None
