@@ -1,5 +1,7 @@
 """Several writes in one statement (conversations.writes), on the real Postgres."""
 
+from typing import Any
+
 import pytest
 from django.contrib.auth.models import User
 from django.db import IntegrityError, connection, transaction
@@ -91,7 +93,7 @@ def test_an_update_part_writes_what_querysets_update_writes() -> None:
     for conversation in (by_part, by_django):
         Message.objects.create(conversation=conversation, sender=Sender.CUSTOMER, text="hi", metadata={"a": 1})
     when = by_part.created_at
-    values = {
+    values: dict[str, Any] = {
         "status": ConversationStatus.HUMAN,
         "assigned_staff": staff,
         "last_message_at": when,
