@@ -33,7 +33,6 @@ from django.db.backends.postgresql.psycopg_any import register_tzloader
 from django.db.backends.utils import CursorWrapper
 from django.db.models.query import ModelIterable, get_related_populators  # type: ignore[attr-defined]
 from django.db.models.sql.compiler import SQLCompiler
-from psycopg._queries import PostgresQuery
 from psycopg.postgres import types
 from psycopg.pq import Format
 
@@ -47,7 +46,7 @@ class _PreparingCursor(ServerBindingCursor):  # type: ignore[misc]
     """psycopg leaves the cursor's last query unset when it runs a statement it has prepared, and Django's query
     log (DEBUG, CaptureQueriesContext) reads it from there: kept here, the log names every statement it ran."""
 
-    def _send_query_prepared(self, name: bytes, pgq: PostgresQuery, **options: Any) -> None:
+    def _send_query_prepared(self, name: bytes, pgq: Any, **options: Any) -> None:
         self._query = pgq
         super()._send_query_prepared(name, pgq, **options)
 

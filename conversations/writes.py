@@ -55,8 +55,8 @@ def update(
     """`UPDATE model SET values` as a part, on the rows whose `where` columns equal their values and whose
     `unless` columns do not (`IS DISTINCT FROM`: NULL counts as another value); `only_if`: a part that must
     have written a row. As QuerySet.update(): values as the fields save them, expressions (F(), written())
-    compiled, auto_now fields not touched. Written out here rather than by Django's UPDATE compiler, which cost
-    a turn ten times as much, for the plain column comparisons a part's rows are found by."""
+    compiled, auto_now fields not touched. Written out here rather than by Django's UPDATE compiler, which took
+    ten times as long for each part, for the plain column comparisons a part's rows are found by."""
     if not where:
         raise ValueError("an UPDATE part names the rows it writes")
     db = connections[DEFAULT_DB_ALIAS]
