@@ -120,13 +120,8 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-@pytest.fixture(scope="session")
-def asgi_server(django_db_setup: None, django_db_blocker: Any) -> Iterator[AsgiServer]:
-    """The web server (uvicorn) serving cs_project.asgi (HTTP, static files, WebSockets, event streams) on the test
-    database and Redis: the server `make run` starts, in demo mode as `make run` is (the store page
-    signs in demo shoppers). pytest-django's live_server is WSGI."""
-    with django_db_blocker.unblock():
-        database_url = database_url_for_tests()
+def asgi_server_start(database_url: str) -> AsgiServer:
+    """`manage.py web` on a free port, on `database_url` and the tests' Redis, once it answers."""
     port = _free_port()
     url = f"http://127.0.0.1:{port}"
     process = subprocess.Popen(
@@ -139,17 +134,28 @@ def asgi_server(django_db_setup: None, django_db_blocker: Any) -> Iterator[AsgiS
     while True:
         try:
             urllib.request.urlopen(f"{url}/healthz", timeout=5).close()
-            break
         except urllib.error.HTTPError:
-            break  # it answers (503 until a worker replies to its ping): the server is up
+            pass  # it answers (503 until a worker replies to its ping): the server is up
         except OSError:
             if process.poll() is not None or time.monotonic() > deadline:
                 if process.poll() is None:
                     os.killpg(process.pid, signal.SIGKILL)
                 pytest.fail("the ASGI server did not start")
             time.sleep(0.2)
-    yield AsgiServer(url, process)
-    process_group_stop(process, timeout=15)
+            continue
+        return AsgiServer(url, process)
+
+
+@pytest.fixture(scope="session")
+def asgi_server(django_db_setup: None, django_db_blocker: Any) -> Iterator[AsgiServer]:
+    """The web server (uvicorn) serving cs_project.asgi (HTTP, static files, WebSockets, event streams) on the test
+    database and Redis: the server `make run` starts, in demo mode as `make run` is (the store page
+    signs in demo shoppers). pytest-django's live_server is WSGI."""
+    with django_db_blocker.unblock():
+        database_url = database_url_for_tests()
+    server = asgi_server_start(database_url)
+    yield server
+    process_group_stop(server.process, timeout=15)
 
 
 @pytest.fixture

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import signal
 import socket
 from urllib.parse import urlsplit
 
@@ -13,7 +15,7 @@ import websockets
 from conversations.api_keys import api_key_create
 from conversations.widget import widget_session_open
 from cs_project.web_server import request_target_ascii
-from tests.conftest import AsgiServer
+from tests.conftest import AsgiServer, asgi_server_start, database_url_for_tests, process_group_stop
 
 
 @pytest.mark.django_db(transaction=True)
@@ -61,3 +63,26 @@ def test_a_socket_message_over_the_servers_limit_is_closed_with_1009(asgi_server
 
     assert too_large["code"] == "too_large"
     assert code == 1009
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_graceful_stop_closes_open_sockets_with_1012_service_restart() -> None:
+    """A deploy stops the server (SIGTERM): an open widget is told 1012 (service restart) and reconnects with its
+    backoff, instead of seeing its connection drop without a word."""
+    server = asgi_server_start(database_url_for_tests())
+    token = widget_session_open(locale="en").token
+    url = server.url.replace("http://", "ws://") + f"/ws/widget?token={token}"
+
+    async def stopped_while_open() -> int | None:
+        async with websockets.connect(url) as ws:
+            await ws.recv()  # history
+            os.killpg(server.process.pid, signal.SIGTERM)
+            with pytest.raises(websockets.ConnectionClosed) as closed:
+                await asyncio.wait_for(ws.recv(), 20)
+            return closed.value.rcvd.code if closed.value.rcvd else None
+
+    try:
+        code = asyncio.run(stopped_while_open())
+    finally:
+        process_group_stop(server.process, timeout=15)
+    assert code == 1012
