@@ -12,6 +12,7 @@ from typing import Any
 
 import psutil
 import pytest
+from django.conf import settings
 from django.core.files.uploadedfile import SimpleUploadedFile, TemporaryUploadedFile
 from django.test import Client
 
@@ -21,6 +22,7 @@ from knowledge.models import Document, IngestJob
 from knowledge.readers import IngestError
 from knowledge.selectors import chunk_search_hybrid
 from knowledge.services import ingest_job_create
+from knowledge.tasks import ingest_job_run_task
 from tests.conftest import AsgiServer, ParkedQueue
 from tests.knowledge.documents import pdf_drawing
 
@@ -343,6 +345,22 @@ def test_a_chat_is_answered_while_uploads_keep_the_ingest_worker_busy(
     while _reader_processes(ingest_worker):
         assert time.monotonic() - started < 30, "the cancelled upload is still being read"
         time.sleep(0.05)
+    _ingest_tasks_finished()
+
+
+def _ingest_tasks_finished(timeout: float = 60) -> None:
+    """Every upload task consumed and ended. The cancelled jobs' tasks still queued run after a test that ends
+    first (each returns at once), and their reads deadlocked with the next test's flush of the database."""
+    deadline = time.monotonic() + timeout
+    while True:
+        with celery_app.connection_for_write() as connection:
+            queued = connection.default_channel.queue_declare(settings.CELERY_INGEST_QUEUE).message_count
+        inspector = celery_app.control.inspect(timeout=0.5)
+        taken = [*(inspector.active() or {}).values(), *(inspector.reserved() or {}).values()]
+        if not queued and not any(task["name"] == ingest_job_run_task.name for tasks in taken for task in tasks):
+            return
+        assert time.monotonic() < deadline, "the ingest worker still has upload tasks"
+        time.sleep(0.2)
 
 
 def _reader_processes(worker: subprocess.Popen[bytes]) -> list[psutil.Process]:
