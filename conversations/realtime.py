@@ -11,15 +11,16 @@ trip and one wake-up of each listening consumer, not one per event).
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import logging
-import os
-import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
+import redis
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
+from django.conf import settings
 from django.db import transaction
 
 from conversations.events import Event
@@ -40,34 +41,37 @@ def layer_message(events: list[dict[str, Any]]) -> dict[str, Any]:
     return {"type": "conversation.events", "events": events}
 
 
-class _LayerLoop:
-    """One event loop per process, in a daemon thread, that every publish runs on.
+class _Publisher:
+    """The pub/sub channel layer's PUBLISH, made from the calling thread with a client of its own.
 
-    `async_to_sync` would start a fresh loop per call, and channels_redis keeps its connection
-    pool per loop, so each event would open a new Redis connection. Created lazily and again
-    after a fork (Celery's prefork children must not use the parent's thread).
+    The layer itself is asynchronous: from a request's or a task's thread, each publish went into an event loop
+    in a thread of its own and back, and that hop cost three times the PUBLISH (0.27 ms of CPU against 0.07).
+    What a consumer receives is unchanged: the layer's channel for the group (channels_redis' pub/sub names it
+    `<prefix>__group__<group>`) and a message serialized by the layer. One per process (redis-py gives a forked
+    child connections of its own), shared by its threads.
     """
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._pid = 0
-        self._loop: asyncio.AbstractEventLoop | None = None
+        config = settings.CHANNEL_LAYERS["default"].get("CONFIG", {})
+        self._prefix = config.get("prefix", "asgi")
+        self._client = redis.Redis.from_url(
+            config["hosts"][0]["address"], socket_connect_timeout=2, socket_timeout=PUBLISH_TIMEOUT_S
+        )
 
-    def get(self) -> asyncio.AbstractEventLoop:
-        with self._lock:
-            if self._loop is None or self._pid != os.getpid():
-                loop = asyncio.new_event_loop()
-                threading.Thread(target=loop.run_forever, name="channel-layer", daemon=True).start()
-                self._loop, self._pid = loop, os.getpid()
-            return self._loop
+    def publish(self, group: str, message: bytes) -> None:
+        self._client.publish(f"{self._prefix}__group__{group}", message)
 
 
-_layer_loop = _LayerLoop()
 PUBLISH_TIMEOUT_S = 5
 
 
+@functools.cache
+def _publisher() -> _Publisher:
+    return _Publisher()
+
+
 def _publish(batch: list[tuple[str, dict[str, Any]]]) -> None:
-    """Send (group, event) pairs in order, in one trip into the channel layer's event loop."""
+    """Send (group, event) pairs in order: one PUBLISH for each group's events."""
     layer = get_channel_layer()
     if layer is None or not batch:
         return
@@ -76,14 +80,9 @@ def _publish(batch: list[tuple[str, dict[str, Any]]]) -> None:
     by_group: dict[str, list[dict[str, Any]]] = {}
     for group, event in batch:
         by_group.setdefault(group, []).append(json.loads(json.dumps(event, ensure_ascii=False)))
-
-    async def send_all() -> None:
-        for group, events in by_group.items():
-            await layer.group_send(group, layer_message(events))
-
     try:
-        # Waiting for the result keeps events in order and lets a failure be logged here.
-        asyncio.run_coroutine_threadsafe(send_all(), _layer_loop.get()).result(timeout=PUBLISH_TIMEOUT_S)
+        for group, events in by_group.items():
+            _publisher().publish(group, layer.serialize(layer_message(events)))
     except Exception:  # noqa: BLE001 - a lost live event must never fail the turn; clients reload history
         logger.exception("could not publish %d event(s)", len(batch))
 
@@ -112,6 +111,18 @@ def _send_on_commit(group: str, event: Event | dict[str, Any]) -> None:
 
     flush.event_batch = batch  # type: ignore[attr-defined]
     transaction.on_commit(flush)
+    if connection.in_atomic_block:
+        _ahead_of_other_work(connection.run_on_commit)
+
+
+def _ahead_of_other_work(hooks: list[tuple[set[str], Callable[[], None], bool]]) -> None:
+    """Move the batch just registered (the last hook) ahead of the transaction's other after-commit work, behind
+    the batches opened before it (ahead already). A customer watching the chat waits for the events; the rest
+    can wait one publish: starting the conversation's next turn, waking a request waiting for the turn,
+    queueing a task."""
+    entry = hooks.pop()
+    batches = next((i for i, (_, hook, _) in enumerate(hooks) if not hasattr(hook, "event_batch")), len(hooks))
+    hooks.insert(batches, entry)
 
 
 def send_conversation_event_on_commit(conversation_id: int, event: Event | dict[str, Any]) -> None:

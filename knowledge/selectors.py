@@ -573,24 +573,36 @@ def _without_overlap(text: str, following: str) -> str:
     return following
 
 
+# Every chunk under the heading of a cited chunk, in its document, in order. Written out rather than compiled from a
+# queryset: Django took longer to compile it (about 0.8 ms) than Postgres to answer it, on every knowledge reply.
+_SECTIONS_SQL = """SELECT s.id, s.document_id, s.position, s.heading, s.text FROM knowledge_chunk s
+WHERE (s.document_id, s.heading) IN (SELECT c.document_id, c.heading FROM knowledge_chunk c WHERE c.id = ANY(%s))
+ORDER BY s.document_id, s.position"""
+
+
+class _Sibling(NamedTuple):
+    id: int
+    document_id: int
+    position: int
+    heading: str
+    text: str
+
+
 def chunk_sections(chunk_ids: list[int]) -> dict[int, str]:
     """The whole section each chunk was cut from: the run of chunks next to it under the same heading,
     joined without their overlap. A reply quotes from the section, not from wherever the chunker cut it:
     the sentence that answers is often the one just across a cut."""
-    # One query: every chunk under a heading of a cited chunk's document (the cited chunks among them).
     wanted = set(chunk_ids)
-    cited = Chunk.objects.filter(pk__in=wanted)
-    siblings = Chunk.objects.filter(
-        document_id__in=cited.values("document_id"), heading__in=cited.values("heading")
-    ).order_by("document_id", "position")
-    by_heading: dict[tuple[int, str], list[Chunk]] = {}
-    chunks: dict[int, Chunk] = {}
-    for sibling in siblings.only("document_id", "position", "heading", "text"):
+    with connection.cursor() as cursor:
+        cursor.execute(_SECTIONS_SQL, [list(wanted)])
+        siblings = [_Sibling(*row) for row in cursor.fetchall()]
+    by_heading: dict[tuple[int, str], list[_Sibling]] = {}
+    for sibling in siblings:
         by_heading.setdefault((sibling.document_id, sibling.heading), []).append(sibling)
-        if sibling.pk in wanted:
-            chunks[sibling.pk] = sibling
     sections = {}
-    for chunk_id, chunk in chunks.items():
+    for chunk in siblings:
+        if chunk.id not in wanted:
+            continue
         run = by_heading[chunk.document_id, chunk.heading]
         at = next(i for i, c in enumerate(run) if c.position == chunk.position)
         start, end = at, at
@@ -601,7 +613,7 @@ def chunk_sections(chunk_ids: list[int]) -> dict[int, str]:
         text = run[start].text
         for following in run[start + 1 : end + 1]:
             text = joined(text, _without_overlap(text, following.text))
-        sections[chunk_id] = text
+        sections[chunk.id] = text
     return sections
 
 

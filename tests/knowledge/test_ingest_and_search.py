@@ -15,8 +15,9 @@ from django.db import connection
 from knowledge.chunking import TextChunk, chunk_markdown, search_text, sentences
 from knowledge.embeddings import EmbeddingsUnavailable
 from knowledge.models import Chunk, Document
-from knowledge.selectors import _chunk_stats, chunk_search_hybrid
+from knowledge.selectors import _chunk_stats, chunk_search_hybrid, chunk_sections
 from knowledge.services import IngestError, chunks_store, file_ingest, knowledge_version
+from tests.factories import DocumentFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -376,3 +377,26 @@ def test_a_selective_filter_still_finds_its_passages_through_the_hnsw_index() ->
     results, _ = chunk_search_hybrid(query="how long is the warranty", kb="help", mode="vector")
 
     assert [r.text for r in results] == ["Phones have a one-year warranty."]
+
+
+def test_a_cited_chunk_is_read_with_its_whole_section_and_no_other() -> None:
+    """The run of chunks next to it under its heading, in its own document, joined without the overlap."""
+    manual, other = DocumentFactory.create(), DocumentFactory.create()
+
+    def chunk(document: Document, position: int, heading: str, text: str) -> Chunk:
+        return Chunk.objects.create(document=document, position=position, heading=heading, text=text, search_text=text)
+
+    chunk(manual, 0, "Returns", "Send it back within 30 days. Keep the box.")
+    cited = chunk(manual, 1, "Returns", "Keep the box. Refunds take 5 days.")
+    chunk(manual, 2, "Shipping", "We ship in 2 days.")
+    chunk(manual, 4, "Returns", "A later part under the same heading, after a gap.")
+    chunk(other, 1, "Returns", "Another document's returns.")
+    alone = chunk(other, 7, "退货", "七天无理由退货。")
+
+    sections = chunk_sections([cited.pk, alone.pk])
+
+    assert sections == {
+        cited.pk: "Send it back within 30 days. Keep the box. Refunds take 5 days.",
+        alone.pk: "七天无理由退货。",
+    }
+    assert chunk_sections([]) == {}
