@@ -93,15 +93,18 @@ def demo_turns_here() -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def worker(database_url: str, *, concurrency: int = 4, **env: str) -> Iterator[subprocess.Popen[bytes]]:
-    """A real Celery worker process on `database_url`, started and stopped around the block."""
+def worker(
+    database_url: str, *, concurrency: int = 4, root: Path = ROOT, **env: str
+) -> Iterator[subprocess.Popen[bytes]]:
+    """A real Celery worker process on `database_url` (of the checkout at `root`), started and stopped around the
+    block."""
     from cs_project.celery import app
 
     node = f"bench-{uuid.uuid4().hex[:6]}@{socket.gethostname()}"
     process = subprocess.Popen(
         [
             sys.executable,
-            str(ROOT / "manage.py"),
+            str(root / "manage.py"),
             "worker",
             f"--concurrency={concurrency}",
             "--loglevel=WARNING",
@@ -214,6 +217,16 @@ def free_port() -> int:
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))]
+
+
+def side_line(process: subprocess.Popen[str], *, starting: str) -> str:
+    """The next line a side of an --against comparison printed that starts so (what else it prints is passed
+    over); a side that ended is an error."""
+    assert process.stdout is not None
+    while line := process.stdout.readline():
+        if line.startswith(starting):
+            return line
+    sys.exit(f"a side ended early (exit code {process.wait()}); run it alone to see why")
 
 
 def summary(values_ms: list[float]) -> str:

@@ -26,7 +26,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from harness import ROOT, demo_turns_here, django_setup
+from harness import ROOT, demo_turns_here, django_setup, side_line
 
 MESSAGES = ["Hello!", "What payment methods do you accept?", "what is your return policy", "thanks a lot"]
 MESSAGES += ["你好", "你们支持哪些支付方式？", "退货政策是怎样的", "谢谢"]
@@ -118,7 +118,7 @@ def _compare(rounds: int, against: Path) -> None:
     measured: dict[str, list[tuple[list[float], list[float]]]] = {name: [] for name in sides}
     try:
         for process in processes.values():
-            _read_line(process, starting="ready")
+            side_line(process, starting="ready")
         for round_number in range(WARM_UP_ROUNDS + rounds):
             order = list(sides) if round_number % 2 == 0 else list(sides)[::-1]  # neither always goes first
             for name in order:
@@ -126,7 +126,7 @@ def _compare(rounds: int, against: Path) -> None:
                 assert process.stdin is not None
                 process.stdin.write("round\n")
                 process.stdin.flush()
-                result = json.loads(_read_line(process, starting="round ").removeprefix("round "))
+                result = json.loads(side_line(process, starting="round ").removeprefix("round "))
                 if round_number >= WARM_UP_ROUNDS:
                     measured[name].append(result)
     finally:
@@ -142,15 +142,6 @@ def _compare(rounds: int, against: Path) -> None:
     for part, this, other in zip(PARTS, joined["this"], joined["against"], strict=True):
         ratio = statistics.median(this) / statistics.median(other)
         print(f"  {part}: this / against = {ratio:.2f}")
-
-
-def _read_line(process: subprocess.Popen[str], *, starting: str) -> str:
-    """The side's next line that starts so (what else it prints is passed over); a side that ended is an error."""
-    assert process.stdout is not None
-    while line := process.stdout.readline():
-        if line.startswith(starting):
-            return line
-    sys.exit(f"a side ended early (exit code {process.wait()}); run it alone to see why")
 
 
 if __name__ == "__main__":
