@@ -21,19 +21,21 @@ websockets deprecates: side by side, the same burst at the same rate with 0.3–
 207 MiB instead of 226 for the web process.
 
 One server process runs on one core. `web_servers_run` starts WEB_PROCESSES of them on one listening socket that
-they all accept from, so one port is served by every core. SIGTERM stops a server gracefully: it stops accepting,
-lets requests in flight finish (WEB_GRACEFUL_SHUTDOWN_S at most) and closes WebSockets with 1012 (service
-restart), which the widget reconnects after.
+they all accept from, so one port is served by every core; one that ends is started again alone. SIGTERM stops a
+server gracefully: it stops accepting, lets requests in flight finish (WEB_GRACEFUL_SHUTDOWN_S at most) and closes
+WebSockets with 1012 (service restart), which the widget reconnects after.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import signal
 import socket
 import subprocess
 import sys
+import time
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
@@ -42,6 +44,8 @@ from django.conf import settings
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from conversations.client_address import forwarded_client_address
+
+logger = logging.getLogger(__name__)
 
 _NON_ASCII = re.compile(rb"[\x80-\xff]")
 WS_MAX_MESSAGE_BYTES = 1024 * 1024
@@ -143,33 +147,53 @@ def web_server_run(*, host: str, port: int, proxy_headers: bool = False, fd: int
     uvicorn.Server(config).run()
 
 
+# Server processes that end more often than this many times each in a minute are not going to serve (a port taken, a
+# setting): they are all stopped and the exit status goes to whoever supervises.
+ENDS_PER_PROCESS_A_MINUTE = 1
+
+
 def web_servers_run(*, host: str, port: int, processes: int, proxy_headers: bool = False) -> int:
     """`processes` server processes accepting on one socket bound here; the kernel hands each connection to
-    one of them. Blocks until one of them ends (then the others are stopped too, so a supervisor restarts
-    them together) or SIGTERM/SIGINT arrives; returns the exit status."""
+    one of them. One that ends is started again on its own while the others go on serving, unless more than
+    ENDS_PER_PROCESS_A_MINUTE × `processes` ended in the last minute: then all stop. Blocks until then or
+    SIGTERM/SIGINT (a graceful stop of every server); returns the exit status."""
     if processes <= 1:
         web_server_run(host=host, port=port, proxy_headers=proxy_headers)
         return 0
-    listener = socket.create_server((host, port), backlog=1024)
+    listener = socket.create_server((host, port), backlog=1024)  # kept open here to hand to a replacement
     fd = listener.fileno()
     command = [sys.executable, str(settings.BASE_DIR / "manage.py"), "web", "--fd", str(fd)]
     if proxy_headers:
         command.append("--proxy-headers")
-    children = [subprocess.Popen(command, pass_fds=[fd]) for _ in range(processes)]
-    listener.close()  # the children hold it open
+    children: dict[int, subprocess.Popen[bytes]] = {}
+    ended: list[float] = []
+
+    def start() -> None:
+        child = subprocess.Popen(command, pass_fds=[fd])
+        children[child.pid] = child
 
     def stop(signum: int, frame: Any) -> None:
         raise SystemExit(128 + signum)
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
-    status = 0
     try:
-        _, status = os.wait()
+        for _ in range(processes):
+            start()
+        while True:
+            pid, status = os.wait()
+            if (child := children.pop(pid, None)) is None:
+                continue
+            child.returncode = code = os.waitstatus_to_exitcode(status)
+            ended[:] = [at for at in ended if at > time.monotonic() - 60] + [time.monotonic()]
+            if len(ended) > ENDS_PER_PROCESS_A_MINUTE * processes:
+                logger.error("web server processes keep ending (the last: exit status %s): stopping them all", code)
+                return code or 1
+            logger.warning("web server process %s ended (exit status %s): starting another", pid, code)
+            start()
     finally:
-        for child in children:
-            if child.poll() is None:
-                child.terminate()
-        for child in children:
+        for child in children.values():
+            child.terminate()
+        for child in children.values():
             child.wait()
-    return os.waitstatus_to_exitcode(status) if status else 0
+        listener.close()

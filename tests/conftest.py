@@ -120,12 +120,12 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def asgi_server_start(database_url: str) -> AsgiServer:
+def asgi_server_start(database_url: str, *, processes: int = 1) -> AsgiServer:
     """`manage.py web` on a free port, on `database_url` and the tests' Redis, once it answers."""
     port = _free_port()
     url = f"http://127.0.0.1:{port}"
     process = subprocess.Popen(
-        [sys.executable, "manage.py", "web", "--port", str(port)],
+        [sys.executable, "manage.py", "web", "--port", str(port), "--processes", str(processes)],
         cwd=BASE_DIR,
         env=subprocess_env(DATABASE_URL=database_url, REDIS_URL=settings.REDIS_URL, DEMO_MODE="1"),
         start_new_session=True,

@@ -7,8 +7,11 @@ import json
 import os
 import signal
 import socket
+import time
+import urllib.request
 from urllib.parse import urlsplit
 
+import psutil
 import pytest
 import websockets
 
@@ -66,10 +69,11 @@ def test_a_socket_message_over_the_servers_limit_is_closed_with_1009(asgi_server
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_graceful_stop_closes_open_sockets_with_1012_service_restart() -> None:
+@pytest.mark.parametrize("processes", [1, 2])
+def test_a_graceful_stop_closes_open_sockets_with_1012_service_restart(processes: int) -> None:
     """A deploy stops the server (SIGTERM): an open widget is told 1012 (service restart) and reconnects with its
     backoff, instead of seeing its connection drop without a word."""
-    server = asgi_server_start(database_url_for_tests())
+    server = asgi_server_start(database_url_for_tests(), processes=processes)
     token = widget_session_open(locale="en").token
     url = server.url.replace("http://", "ws://") + f"/ws/widget?token={token}"
 
@@ -86,3 +90,35 @@ def test_a_graceful_stop_closes_open_sockets_with_1012_service_restart() -> None
     finally:
         process_group_stop(server.process, timeout=15)
     assert code == 1012
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_server_process_that_dies_is_replaced_alone_while_the_others_serve() -> None:
+    # given: the web server on two processes, as on a two-core machine
+    server = asgi_server_start(database_url_for_tests(), processes=2)
+    try:
+        first, second = psutil.Process(server.process.pid).children()
+
+        # when: one of them is killed
+        first.kill()
+
+        # then: the port never stops answering, a new process takes the dead one's place, the other goes on
+        deadline = time.monotonic() + 30
+        while len(children := psutil.Process(server.process.pid).children()) < 2 or first.pid in {
+            child.pid for child in children
+        }:
+            assert urllib.request.urlopen(f"{server.url}/static/admin/css/base.css", timeout=5).status == 200
+            assert time.monotonic() < deadline, "no process took the dead one's place"
+            time.sleep(0.1)
+        assert second.pid in {child.pid for child in children} and server.process.poll() is None
+
+        # when: they keep dying, more often than once each within the minute
+        for child in children:
+            child.kill()
+
+        # then: all stop, and the exit status tells whoever supervises the server
+        assert server.process.wait(timeout=30) != 0
+        assert not any(child.is_running() and child.status() != psutil.STATUS_ZOMBIE for child in children)
+    finally:
+        if server.process.poll() is None:
+            process_group_stop(server.process, timeout=15)
