@@ -152,6 +152,17 @@ def shared_buffers_mb() -> int:
     return min(1024, max(128, psutil.virtual_memory().total // 4 // 2**20))
 
 
+# Room for the pools of `make run`'s processes at their fullest: four web processes (WEB_PROCESSES' most by default)
+# holding DB_POOL_MAX_SIZE (40) each, as a burst of API requests can, and the workers, beat and the tools beside them.
+# Postgres' default of 100 was reached by two web processes and the workers under one burst (79 at once).
+MAX_CONNECTIONS = 200
+
+
+def _postgres_settings() -> dict[str, int]:
+    """The settings that only take effect at start, as pg_settings shows them (shared_buffers in 8 kB pages)."""
+    return {"shared_buffers": shared_buffers_mb() * 1048576 // 8192, "max_connections": MAX_CONNECTIONS}
+
+
 def _postgres_configure(pgdata: Path) -> bool:
     """Store the settings that only take effect at start; True when a restart is needed for them."""
     import psycopg
@@ -159,14 +170,13 @@ def _postgres_configure(pgdata: Path) -> bool:
     running = _postgres_running(pgdata)
     assert running is not None
     admin = DatabaseConfig(name="postgres", user="postgres", password="", host=str(running[1]), port="", options={})
+    wanted = _postgres_settings()
     with psycopg.connect(admin.url(), autocommit=True, connect_timeout=5) as conn:
-        row = conn.execute(
-            "SELECT setting::bigint * 8192 / 1048576 FROM pg_settings WHERE name = 'shared_buffers'"
-        ).fetchone()
-        if row is not None and row[0] == shared_buffers_mb():
-            return False
-        conn.execute(f"ALTER SYSTEM SET shared_buffers = '{shared_buffers_mb()}MB'")
-    return True
+        rows = conn.execute("SELECT name, setting::bigint FROM pg_settings WHERE name = ANY(%s)", [list(wanted)])
+        changed = {name: value for name, value in wanted.items() if (name, value) not in set(rows.fetchall())}
+        for name, value in changed.items():
+            conn.execute(f"ALTER SYSTEM SET {name} = {value}")
+    return bool(changed)
 
 
 def _postgres_create_database(config: DatabaseConfig) -> None:

@@ -104,7 +104,7 @@ def test_postgres_ensure_starts_once_then_reuses(private_var: Path) -> None:
         assert conn.execute("SELECT current_database()").fetchone() == ("cs",)
 
 
-def test_postgres_keeps_a_page_cache_sized_for_the_knowledge_base(private_var: Path) -> None:
+def test_postgres_keeps_a_page_cache_sized_for_the_knowledge_base_and_room_for_the_pools(private_var: Path) -> None:
     # given: a new data directory, which initdb sizes at Postgres' default 128 MB
     config = embedded.postgres_ensure(private_var)
 
@@ -112,6 +112,8 @@ def test_postgres_keeps_a_page_cache_sized_for_the_knowledge_base(private_var: P
     with psycopg.connect(config.url()) as conn:
         setting = conn.execute("SELECT setting::bigint * 8192 / 1048576 FROM pg_settings WHERE name = 'shared_buffers'")
         assert setting.fetchone() == (embedded.shared_buffers_mb(),)
+        # and: connections for four web processes' pools and the workers
+        assert conn.execute("SHOW max_connections").fetchone() == ("200",)
     assert embedded.shared_buffers_mb() > 128 or psutil.virtual_memory().total < 2**30
 
     # and: a restart keeps it without restarting twice
