@@ -94,7 +94,7 @@ def demo_turns_here() -> Iterator[None]:
 
 @contextlib.contextmanager
 def worker(
-    database_url: str, *, concurrency: int = 4, root: Path = ROOT, **env: str
+    database_url: str, *, concurrency: int = 4, root: Path | str = ROOT, **env: str
 ) -> Iterator[subprocess.Popen[bytes]]:
     """A real Celery worker process on `database_url` (of the checkout at `root`), started and stopped around the
     block."""
@@ -104,7 +104,7 @@ def worker(
     process = subprocess.Popen(
         [
             sys.executable,
-            str(root / "manage.py"),
+            str(Path(root) / "manage.py"),
             "worker",
             f"--concurrency={concurrency}",
             "--loglevel=WARNING",
