@@ -112,17 +112,19 @@ def _send_on_commit(group: str, event: Event | dict[str, Any]) -> None:
     flush.event_batch = batch  # type: ignore[attr-defined]
     transaction.on_commit(flush)
     if connection.in_atomic_block:
-        _ahead_of_other_work(connection.run_on_commit)
+        _ahead_of_other_work(connection.run_on_commit, set(connection.savepoint_ids))
 
 
-def _ahead_of_other_work(hooks: list[tuple[set[str], Callable[[], None], bool]]) -> None:
-    """Move the batch just registered (the last hook) ahead of the transaction's other after-commit work, behind
-    the batches opened before it (ahead already). A customer watching the chat waits for the events; the rest
-    can wait one publish: starting the conversation's next turn, waking a request waiting for the turn,
-    queueing a task."""
+def _ahead_of_other_work(hooks: list[tuple[set[str], Callable[[], None], bool]], block: set[str]) -> None:
+    """Move the batch just registered (the last hook) ahead of the other after-commit work its own block
+    registered before it (not ahead of an earlier batch, nor of an enclosing block's work). A customer watching
+    the chat waits for the events; the rest can wait one publish: starting the conversation's next turn, waking
+    a request waiting for the turn, queueing a task."""
     entry = hooks.pop()
-    batches = next((i for i, (_, hook, _) in enumerate(hooks) if not hasattr(hook, "event_batch")), len(hooks))
-    hooks.insert(batches, entry)
+    at = len(hooks)
+    while at and hooks[at - 1][0] >= block and not hasattr(hooks[at - 1][1], "event_batch"):
+        at -= 1
+    hooks.insert(at, entry)
 
 
 def send_conversation_event_on_commit(conversation_id: int, event: Event | dict[str, Any]) -> None:
