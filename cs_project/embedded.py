@@ -154,7 +154,7 @@ def shared_buffers_mb() -> int:
 
 # Room for the pools of `make run`'s processes at their fullest: four web processes (WEB_PROCESSES' most by default)
 # holding DB_POOL_MAX_SIZE (40) each, as a burst of API requests can, and the workers, beat and the tools beside them.
-# Postgres' default of 100 was reached by two web processes and the workers under one burst (79 at once).
+# Postgres' default of 100 is too few: two web processes and the workers held 79 at once under one burst.
 MAX_CONNECTIONS = 200
 
 

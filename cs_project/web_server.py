@@ -184,7 +184,7 @@ def web_servers_run(*, host: str, port: int, processes: int, proxy_headers: bool
             pid, status = os.wait()
             if (child := children.pop(pid, None)) is None:
                 continue
-            child.returncode = code = os.waitstatus_to_exitcode(status)
+            child.returncode = code = os.waitstatus_to_exitcode(status)  # reaped here, not by Popen
             ended[:] = [at for at in ended if at > time.monotonic() - 60] + [time.monotonic()]
             if len(ended) > ENDS_PER_PROCESS_A_MINUTE * processes:
                 logger.error("web server processes keep ending (the last: exit status %s): stopping them all", code)

@@ -160,7 +160,7 @@ def proxied_web_server(django_db_setup: None, django_db_blocker: Any) -> Iterato
     port = _free_port()
     url = f"http://127.0.0.1:{port}"
     process = subprocess.Popen(
-        [sys.executable, "manage.py", "web", "--port", str(port)],
+        [sys.executable, "manage.py", "web", "--port", str(port), "--processes", "1"],
         cwd=BASE_DIR,
         env=subprocess_env(DATABASE_URL=database_url, REDIS_URL=settings.REDIS_URL, HTTPS_PROXY="1"),
         start_new_session=True,

@@ -67,7 +67,10 @@ def web() -> Iterator[Web]:
         API_REPLY_TIMEOUT_S="1",
     )
     process = subprocess.Popen(
-        [sys.executable, "manage.py", "web", "--port", str(port)], cwd=BASE_DIR, env=env, start_new_session=True
+        [sys.executable, "manage.py", "web", "--port", str(port), "--processes", "1"],
+        cwd=BASE_DIR,
+        env=env,
+        start_new_session=True,
     )
     server = Web(f"http://127.0.0.1:{port}", postgres, redis)
     deadline = time.monotonic() + 60

@@ -88,7 +88,10 @@ def cluster(django_db_setup: None, django_db_blocker: Any) -> Iterator[Cluster]:
         ports = list(dict.fromkeys([*ports, _free_port()]))
     processes: list[subprocess.Popen[bytes]] = []
     try:
-        web = {f"http://127.0.0.1:{port}": _started(["web", "--port", str(port)], env) for port in ports}
+        web = {
+            f"http://127.0.0.1:{port}": _started(["web", "--port", str(port), "--processes", "1"], env)
+            for port in ports
+        }
         processes.extend(web.values())
         workers = {
             host_format(name): _started(["worker", "--concurrency=2", f"--hostname={name}", "--loglevel=WARNING"], env)
