@@ -219,6 +219,42 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))]
 
 
+@contextlib.contextmanager
+def sides_started(script: str, option: str, against: Path) -> Iterator[dict[str, subprocess.Popen[str]]]:
+    """The two sides of an --against comparison: `script` run with `option CHECKOUT` for this checkout and for
+    `against`, each in its checkout, once both said they are ready; their input closed and awaited after."""
+    if not (against / "manage.py").exists():
+        sys.exit(f"{against} is not a checkout of the project (no manage.py)")
+    sides = {"this": ROOT, "against": against}
+    processes = {
+        name: subprocess.Popen(
+            [sys.executable, script, option, str(checkout)],
+            cwd=checkout,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for name, checkout in sides.items()
+    }
+    try:
+        for process in processes.values():
+            side_line(process, starting="ready")
+        yield processes
+    finally:
+        for process in processes.values():
+            if process.stdin is not None:
+                process.stdin.close()
+            process.wait(timeout=120)
+
+
+def side_ask(process: subprocess.Popen[str], request: str, *, answer: str) -> str:
+    """Send a side one request line; its answer line, without the word `answer` it starts with."""
+    assert process.stdin is not None
+    process.stdin.write(request + "\n")
+    process.stdin.flush()
+    return side_line(process, starting=answer + " ").removeprefix(answer + " ")
+
+
 def side_line(process: subprocess.Popen[str], *, starting: str) -> str:
     """The next line a side of an --against comparison printed that starts so (what else it prints is passed
     over); a side that ended is an error."""

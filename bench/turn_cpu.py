@@ -19,14 +19,13 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import subprocess
 import sys
 import time
 import uuid
 from pathlib import Path
 from typing import Any
 
-from harness import ROOT, demo_turns_here, django_setup, side_line
+from harness import ROOT, demo_turns_here, django_setup, side_ask, sides_started
 
 MESSAGES = ["Hello!", "What payment methods do you accept?", "what is your return policy", "thanks a lot"]
 MESSAGES += ["你好", "你们支持哪些支付方式？", "退货政策是怎样的", "谢谢"]
@@ -102,41 +101,17 @@ def _rounds_on_request(checkout: str) -> None:
 
 
 def _compare(rounds: int, against: Path) -> None:
-    if not (against / "manage.py").exists():
-        sys.exit(f"{against} is not a checkout of the project (no manage.py)")
-    sides = {"this": ROOT, "against": against}
-    processes = {
-        name: subprocess.Popen(
-            [sys.executable, __file__, "--rounds-on-request", str(checkout)],
-            cwd=checkout,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        for name, checkout in sides.items()
-    }
-    measured: dict[str, list[tuple[list[float], list[float]]]] = {name: [] for name in sides}
-    try:
-        for process in processes.values():
-            side_line(process, starting="ready")
+    measured: dict[str, list[tuple[list[float], list[float]]]] = {"this": [], "against": []}
+    with sides_started(__file__, "--rounds-on-request", against) as sides:
         for round_number in range(WARM_UP_ROUNDS + rounds):
             order = list(sides) if round_number % 2 == 0 else list(sides)[::-1]  # neither always goes first
             for name in order:
-                process = processes[name]
-                assert process.stdin is not None
-                process.stdin.write("round\n")
-                process.stdin.flush()
-                result = json.loads(side_line(process, starting="round ").removeprefix("round "))
+                result = json.loads(side_ask(sides[name], "round", answer="round"))
                 if round_number >= WARM_UP_ROUNDS:
                     measured[name].append(result)
-    finally:
-        for process in processes.values():
-            if process.stdin is not None:
-                process.stdin.close()
-            process.wait(timeout=120)
     print(f"CPU per offline turn, {rounds} rounds of {len(MESSAGES)} messages each side, alternately:")
     joined = {name: _joined(rounds_measured) for name, rounds_measured in measured.items()}
-    for name, checkout in sides.items():
+    for name, checkout in {"this": ROOT, "against": against}.items():
         print(f"  {name} ({checkout}):")
         _print_medians("  ", joined[name])
     for part, this, other in zip(PARTS, joined["this"], joined["against"], strict=True):

@@ -20,14 +20,12 @@ import argparse
 import asyncio
 import contextlib
 import statistics
-import subprocess
 import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
-from harness import ROOT, django_setup, scratch_database, side_line, summary, worker
+from harness import ROOT, django_setup, scratch_database, side_ask, sides_started, summary, worker
 
 WARM_UP = 8  # turns per kind not measured: every worker process loads its models once
 FAQ = [
@@ -148,35 +146,15 @@ def _turns_on_request(checkout: Path) -> None:
 
 
 def _compare(turns: int, against: Path) -> None:
-    if not (against / "manage.py").exists():
-        sys.exit(f"{against} is not a checkout of the project (no manage.py)")
-    sides = {"this": ROOT, "against": against}
-    processes = {
-        name: subprocess.Popen(
-            [sys.executable, __file__, "--turns-on-request", str(checkout)],
-            cwd=checkout,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        for name, checkout in sides.items()
-    }
-    timed: dict[str, dict[str, list[float]]] = {name: {kind: [] for kind in MESSAGES} for name in sides}
-    try:
-        for process in processes.values():
-            side_line(process, starting="ready")
+    timed: dict[str, dict[str, list[float]]] = {name: {kind: [] for kind in MESSAGES} for name in ("this", "against")}
+    with sides_started(__file__, "--turns-on-request", against) as sides:
         for kind_number, kind in enumerate(MESSAGES):
             for number in range(WARM_UP + turns):
                 order = list(sides) if number % 2 == 0 else list(sides)[::-1]  # neither always goes first
                 for name in order:
-                    ms = _side_turn(processes[name], f"{kind_number} {number}")
+                    ms = float(side_ask(sides[name], f"{kind_number} {number}", answer="turn"))
                     if number >= WARM_UP:
                         timed[name][kind].append(ms)
-    finally:
-        for process in processes.values():
-            if process.stdin is not None:
-                process.stdin.close()
-            process.wait(timeout=120)
     print(f"offline turn, message in → reply.done out, {turns} turns per kind each side, alternately:")
     print(f"  this: {ROOT}; against: {against}")
     every = {name: [ms for values in by_kind.values() for ms in values] for name, by_kind in timed.items()}
@@ -187,13 +165,6 @@ def _compare(turns: int, against: Path) -> None:
         print(
             f"  {kind:26s} p50 this {this_p50:6.1f} ms, against {other_p50:6.1f} ms, ratio {this_p50 / other_p50:.2f}"
         )
-
-
-def _side_turn(process: subprocess.Popen[Any], request: str) -> float:
-    assert process.stdin is not None
-    process.stdin.write(request + "\n")
-    process.stdin.flush()
-    return float(side_line(process, starting="turn ").removeprefix("turn "))
 
 
 if __name__ == "__main__":
