@@ -185,7 +185,8 @@ def web_servers_run(*, host: str, port: int, processes: int, proxy_headers: bool
             if (child := children.pop(pid, None)) is None:
                 continue
             child.returncode = code = os.waitstatus_to_exitcode(status)  # reaped here, not by Popen
-            ended[:] = [at for at in ended if at > time.monotonic() - 60] + [time.monotonic()]
+            now = time.monotonic()
+            ended = [at for at in ended if at > now - 60] + [now]
             if len(ended) > ENDS_PER_PROCESS_A_MINUTE * processes:
                 logger.error("web server processes keep ending (the last: exit status %s): stopping them all", code)
                 return code or 1
