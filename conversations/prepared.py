@@ -4,10 +4,12 @@ A `PreparedRead` is a hot read compiled to SQL once, then run with each call's i
 
 Django compiles a queryset into SQL every time it is evaluated, and for a read with joins and subqueries
 that costs more CPU than Postgres spends answering it (the turn's own read: about 0.9 ms of compiling for
-0.7 ms of running). A `PreparedRead` builds its queryset once per thread with stand-in ids, finds where
+0.7 ms of running). A `PreparedRead` builds its queryset once per process with stand-in ids, finds where
 they sit among the statement's parameters, and from then on sends the same SQL with the call's ids. The rows
 become model instances (related rows and annotations included) or value tuples as the queryset would make
-them, through the compiler kept from that one compilation.
+them, through the compiler kept from that one compilation. A compiler holds the connection it compiled for,
+and connections are per thread: each thread reads rows through a copy of it bound to the thread's own
+connection. (Once per thread was not enough: Django runs each HTTP request in a thread of its own.)
 
 Only ids vary: a queryset whose shape depends on the values (`pk__in` of a list, an optional filter) is not
 one statement and cannot be prepared. tests/conversations/test_prepared.py holds every read prepared this way
@@ -22,6 +24,8 @@ expression once bound on the server), and psycopg never prepares those.
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -108,8 +112,8 @@ class PreparedRead(Generic[M]):
 
     def __init__(self, build: Callable[..., models.QuerySet[M, Any]]) -> None:
         self._build = build
-        # The compiler holds the connection it compiled for, and connections are per thread.
-        self._local = threading.local()
+        self._shared: _Compiled | None = None
+        self._local = threading.local()  # the shared compilation, bound to this thread's connection
 
     def objects(self, **ids: int) -> list[M]:
         compiled, rows = self._run(ids)
@@ -141,11 +145,18 @@ class PreparedRead(Generic[M]):
         return compiled, compiled.compiler.results_iter(results=[fetched])
 
     def _compiled(self, ids: dict[str, int]) -> _Compiled:
+        connection = connections[DEFAULT_DB_ALIAS]
         compiled: _Compiled | None = getattr(self._local, "compiled", None)
-        if compiled is not None and compiled.compiler.connection is connections[DEFAULT_DB_ALIAS]:
-            if set(ids) != set(compiled.slots):
-                raise TypeError(f"this read takes {sorted(compiled.slots)}, not {sorted(ids)}")
-            return compiled
+        if compiled is None or compiled.compiler.connection is not connection:
+            shared = self._shared or self._compile(ids)
+            compiler = copy.copy(shared.compiler)
+            compiler.connection = connection
+            compiled = self._local.compiled = dataclasses.replace(shared, compiler=compiler)
+        if set(ids) != set(compiled.slots):
+            raise TypeError(f"this read takes {sorted(compiled.slots)}, not {sorted(ids)}")
+        return compiled
+
+    def _compile(self, ids: dict[str, int]) -> _Compiled:
         stand_ins = {name: _STAND_IN - number for number, name in enumerate(sorted(ids))}
         queryset = self._build(**stand_ins)
         compiler = queryset.query.get_compiler(using=DEFAULT_DB_ALIAS)
@@ -154,6 +165,5 @@ class PreparedRead(Generic[M]):
         if not all(slots.values()):
             raise ValueError(f"not every id is a parameter of the statement: {slots}")
         instances = _Instances(compiler) if queryset._iterable_class is ModelIterable else None
-        compiled = _Compiled(sql, list(params), slots, compiler, instances)
-        self._local.compiled = compiled
-        return compiled
+        self._shared = _Compiled(sql, list(params), slots, compiler, instances)  # threads racing here agree
+        return self._shared
