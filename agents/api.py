@@ -6,7 +6,7 @@ from typing import Any
 
 from asgiref.sync import async_to_sync
 from django.conf import settings
-from django.http import StreamingHttpResponse
+from django.http import Http404, StreamingHttpResponse
 from django.http.response import HttpResponseBase
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
@@ -31,7 +31,7 @@ from conversations.api_errors import error_response
 from conversations.api_keys import ApiKeyRateThrottle, CustomerMessageThrottle
 from conversations.models import Conversation, Message, ResolutionReason
 from conversations.realtime import ConversationListener, message_payload
-from conversations.selectors import conversation_json
+from conversations.selectors import conversation_customer_id, conversation_json
 from conversations.services import RATING_COMMENT_MAX_CHARS, ConversationStateError, conversation_resolve
 
 # --- what the endpoints answer (the OpenAPI schema; the bodies come from the selectors) -------
@@ -257,10 +257,10 @@ class MessageCreateApi(APIView):
         client_id = serializers.CharField(max_length=64, required=False, allow_blank=True, default="")
 
     @staticmethod
-    def _handle(conversation: Conversation, text: str, key: str) -> TurnRun | Response:
+    def _handle(conversation_id: int, text: str, key: str) -> TurnRun | Response:
         """The turn of this message, or the error response if the message is refused."""
         try:
-            turn = customer_message_handle(conversation_id=conversation.pk, text=text, client_id=key)
+            turn = customer_message_handle(conversation_id=conversation_id, text=text, client_id=key)
         except MessageRejected as rejected:
             return error_response(rejected.code, rejected.reply, field="text")
         if key and turn.message.text != text.strip():
@@ -300,7 +300,8 @@ class MessageCreateApi(APIView):
     def post(self, request: Request, conversation_id: int) -> HttpResponseBase:
         data = self.MessageInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        conversation = get_object_or_404(Conversation, pk=conversation_id)
+        if conversation_customer_id(conversation_id) is None:
+            raise Http404
         # The key travels as the message's client_id: the engine returns the first turn for a seen one,
         # under the conversation's row lock, so concurrent retries make one turn.
         key = request.headers.get("Idempotency-Key", "").strip() or data.validated_data["client_id"]
@@ -310,12 +311,12 @@ class MessageCreateApi(APIView):
         streamed = request.query_params.get("stream") in STREAM_ON or isinstance(
             request.accepted_renderer, EventStreamRenderer
         )
-        listener = ConversationListener(conversation.pk) if streamed else None
+        listener = ConversationListener(conversation_id) if streamed else None
         if listener is not None:
             listener.join()  # before the message is handled: not one event of its turn is missed
         outcome: TurnRun | Response | None = None
         try:
-            outcome = self._handle(conversation, text, key)
+            outcome = self._handle(conversation_id, text, key)
         finally:
             if listener is not None and not isinstance(outcome, TurnRun):
                 async_to_sync(listener.leave)()

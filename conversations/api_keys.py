@@ -17,8 +17,10 @@ from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
 from rest_framework.throttling import BaseThrottle
 
-from conversations.models import ApiKey, ApiScope, Conversation
+from conversations.models import ApiKey, ApiScope
+from conversations.prepared import PreparedRead
 from conversations.rate import RateDecision, customer_rate_allow, rate_allow
+from conversations.selectors import conversation_customer_id
 
 KEY_PREFIX = "cs_"
 
@@ -56,11 +58,16 @@ LAST_USED_PRECISION = timedelta(minutes=1)
 
 
 def api_key_authenticate(raw: str) -> ApiKey | None:
-    key = ApiKey.objects.filter(key_hash=_hash(raw), revoked_at__isnull=True).first()
+    found = _KEY_BY_HASH.objects(key_hash=_hash(raw))
+    key = found[0] if found else None
     now = timezone.now()
     if key is not None and (key.last_used_at is None or now - key.last_used_at >= LAST_USED_PRECISION):
         ApiKey.objects.filter(pk=key.pk).update(last_used_at=now)
     return key
+
+
+# Compiled once: every API request is authenticated by it.
+_KEY_BY_HASH = PreparedRead(lambda key_hash: ApiKey.objects.filter(key_hash=key_hash, revoked_at__isnull=True))
 
 
 class Integrator:
@@ -136,7 +143,7 @@ class CustomerMessageThrottle(_SlidingWindowThrottle):
         conversation_id = getattr(view, "kwargs", {}).get("conversation_id")
         if conversation_id is None:
             return True
-        customer_id = Conversation.objects.filter(pk=conversation_id).values_list("customer_id", flat=True).first()
+        customer_id = conversation_customer_id(conversation_id)
         if customer_id is None:
             return True
         self.decision = customer_rate_allow(customer_id)

@@ -11,9 +11,9 @@ them, through the compiler kept from that one compilation. A compiler holds the 
 and connections are per thread: each thread reads rows through a copy of it bound to the thread's own
 connection. (Once per thread was not enough: Django runs each HTTP request in a thread of its own.)
 
-Only ids vary: a queryset whose shape depends on the values (`pk__in` of a list, an optional filter) is not
-one statement and cannot be prepared. tests/conversations/test_prepared.py holds every read prepared this way
-to its queryset's own answer.
+Only ids vary, or a string compared as a whole (an API key's hash): a queryset whose shape depends on the
+values (`pk__in` of a list, an optional filter) is not one statement and cannot be prepared.
+tests/conversations/test_prepared.py holds every read prepared this way to its queryset's own answer.
 
 `statement_cursor()` runs a statement the way Postgres plans once per connection: bound on the server and
 prepared once it has run PREPARE_AFTER times on the connection. Planning was half of Postgres' time for a turn's
@@ -115,13 +115,13 @@ class PreparedRead(Generic[M]):
         self._shared: _Compiled | None = None
         self._local = threading.local()  # the shared compilation, bound to this thread's connection
 
-    def objects(self, **ids: int) -> list[M]:
+    def objects(self, **ids: int | str) -> list[M]:
         compiled, rows = self._run(ids)
         if compiled.instances is None:
             raise TypeError("a values() read gives rows(), not objects()")
         return [compiled.instances(row) for row in rows]
 
-    def one(self, **ids: int) -> M:
+    def one(self, **ids: int | str) -> M:
         """The one row, or the model's DoesNotExist."""
         found = self.objects(**ids)
         if not found:
@@ -130,10 +130,10 @@ class PreparedRead(Generic[M]):
             raise model.DoesNotExist(f"{model.__name__} matching {ids} does not exist.")  # type: ignore[attr-defined]
         return found[0]
 
-    def rows(self, **ids: int) -> list[tuple[Any, ...]]:
+    def rows(self, **ids: int | str) -> list[tuple[Any, ...]]:
         return [tuple(row) for row in self._run(ids)[1]]
 
-    def _run(self, ids: dict[str, int]) -> tuple[_Compiled, Any]:
+    def _run(self, ids: dict[str, int | str]) -> tuple[_Compiled, Any]:
         compiled = self._compiled(ids)
         params = list(compiled.params)
         for name, positions in compiled.slots.items():
@@ -144,7 +144,7 @@ class PreparedRead(Generic[M]):
             fetched = cursor.fetchall()
         return compiled, compiled.compiler.results_iter(results=[fetched])
 
-    def _compiled(self, ids: dict[str, int]) -> _Compiled:
+    def _compiled(self, ids: dict[str, int | str]) -> _Compiled:
         connection = connections[DEFAULT_DB_ALIAS]
         compiled: _Compiled | None = getattr(self._local, "compiled", None)
         if compiled is None or compiled.compiler.connection is not connection:
@@ -156,12 +156,13 @@ class PreparedRead(Generic[M]):
             raise TypeError(f"this read takes {sorted(compiled.slots)}, not {sorted(ids)}")
         return compiled
 
-    def _compile(self, ids: dict[str, int]) -> _Compiled:
+    def _compile(self, ids: dict[str, int | str]) -> _Compiled:
         stand_ins = {name: _STAND_IN - number for number, name in enumerate(sorted(ids))}
         queryset = self._build(**stand_ins)
         compiler = queryset.query.get_compiler(using=DEFAULT_DB_ALIAS)
         sql, params = compiler.as_sql()
-        slots = {name: [i for i, p in enumerate(params) if p == value] for name, value in stand_ins.items()}
+        # A text column holds its stand-in as a string.
+        slots = {name: [i for i, p in enumerate(params) if p in (v, str(v))] for name, v in stand_ins.items()}
         if not all(slots.values()):
             raise ValueError(f"not every id is a parameter of the statement: {slots}")
         instances = _Instances(compiler) if queryset._iterable_class is ModelIterable else None

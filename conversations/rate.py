@@ -8,6 +8,7 @@ instead of each getting a fresh minute, and every process agrees because Redis k
 
 from __future__ import annotations
 
+import functools
 import logging
 import math
 import uuid
@@ -16,6 +17,7 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.core.cache import cache
 from django_redis import get_redis_connection
+from redis.commands.core import Script
 from redis.exceptions import RedisError
 
 logger = logging.getLogger(__name__)
@@ -37,6 +39,13 @@ return tonumber(oldest[2]) + window - now
 """
 
 
+@functools.cache
+def _sliding_window() -> Script:
+    """The script, sent by its SHA1 (EVALSHA) and loaded again when Redis does not know it (a restarted or
+    flushed Redis). Each call names the client it runs on."""
+    return get_redis_connection("default").register_script(_SLIDING_WINDOW)
+
+
 @dataclass(frozen=True)
 class RateDecision:
     allowed: bool
@@ -49,8 +58,11 @@ def rate_allow(bucket: str, limit: int, *, window_s: float = WINDOW_S) -> RateDe
     While Redis is out the request is let through: a customer's message is stored and answered
     once it is back, which beats refusing every customer for a limit nobody can count."""
     try:
-        wait_us = get_redis_connection("default").eval(
-            _SLIDING_WINDOW, 1, cache.make_key(f"rate:{bucket}"), limit, int(window_s * 1_000_000), uuid.uuid4().hex
+        client = get_redis_connection("default")
+        wait_us = _sliding_window()(
+            keys=[cache.make_key(f"rate:{bucket}")],
+            args=[limit, int(window_s * 1_000_000), uuid.uuid4().hex],
+            client=client,
         )
     except RedisError as exc:
         logger.warning("rate limit %s not counted, Redis is unavailable: %s", bucket, exc)

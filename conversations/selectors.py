@@ -26,6 +26,18 @@ def conversation_is_human(conversation_id: int) -> bool:
     return Conversation.objects.filter(pk=conversation_id, status=ConversationStatus.HUMAN).exists()
 
 
+def conversation_customer_id(conversation_id: int) -> int | None:
+    """Whose conversation it is; None: there is no such conversation."""
+    found = _CUSTOMER_OF.rows(conversation_id=conversation_id)
+    return found[0][0] if found else None
+
+
+# Compiled once: an API message is throttled by its customer and refused when its conversation does not exist.
+_CUSTOMER_OF = PreparedRead(
+    lambda conversation_id: Conversation.objects.filter(pk=conversation_id).values_list("customer_id")
+)
+
+
 def conversation_internal_notes(conversation_id: int) -> list[str]:
     """The staff's notes on a chat, which the customer never sees."""
     return [text for (text,) in _INTERNAL_NOTES.rows(conversation_id=conversation_id)]

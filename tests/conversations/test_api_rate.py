@@ -87,3 +87,15 @@ def test_the_window_slides_so_no_minute_boundary_hands_out_a_fresh_budget() -> N
     assert refusals and not any(decision.allowed for decision in refusals)
     assert all(decision.retry_after_s in (1, 2) for decision in refusals)
     assert after.allowed
+
+
+def test_the_count_goes_on_when_redis_has_forgotten_the_script() -> None:
+    """The script is sent by its SHA1; a restarted or flushed Redis knows none, and the script is loaded again."""
+    from django_redis import get_redis_connection
+
+    from conversations.rate import rate_allow
+
+    assert rate_allow("flush-test", 2).allowed
+    get_redis_connection("default").script_flush()
+    assert rate_allow("flush-test", 2).allowed
+    assert not rate_allow("flush-test", 2).allowed

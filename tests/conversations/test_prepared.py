@@ -14,6 +14,7 @@ from agents.models import TurnRun
 from agents.selectors import _TURN_TO_ADVANCE, turn_next_waiting, turn_to_advance
 from agents.states import TurnStatus
 from agents.turn_wait import _turn_with_conversation
+from conversations.api_keys import api_key_authenticate, api_key_create, api_keys_revoke
 from conversations.models import (
     Conversation,
     ConversationStatus,
@@ -24,7 +25,7 @@ from conversations.models import (
     WorkflowStatus,
 )
 from conversations.prepared import PREPARE_AFTER, PreparedRead, statement_cursor
-from conversations.selectors import conversation_internal_notes
+from conversations.selectors import conversation_customer_id, conversation_internal_notes
 from conversations.services import conversation_lock
 from conversations.widget import HISTORY_LIMIT, WidgetTicket, widget_history
 from tests.factories import ConversationFactory
@@ -89,10 +90,10 @@ def test_value_reads_give_rows_and_each_call_its_own_ids() -> None:
     assert conversation_internal_notes(other.pk) == []
 
 
-def test_a_read_whose_values_are_not_ids_of_the_statement_is_refused() -> None:
-    by_text = PreparedRead(lambda text: Message.objects.filter(text=text).values_list("pk"))
+def test_a_read_whose_values_are_not_parameters_of_the_statement_is_refused() -> None:
+    fixed = PreparedRead(lambda text: Message.objects.filter(text="always this").values_list("pk"))
     with pytest.raises(ValueError, match="not every id"):
-        by_text.rows(text=1)
+        fixed.rows(text="hello")
     by_id = PreparedRead(lambda turn_id: TurnRun.objects.filter(pk=turn_id))
     assert by_id.objects(turn_id=1) == []
     with pytest.raises(TypeError, match="takes"):
@@ -209,3 +210,29 @@ def test_the_widgets_history_reads_its_latest_messages_in_order_without_the_staf
         assert history["agent_name"] == "Ana" and history["status"] == ConversationStatus.HUMAN
     assert widget_history(WidgetTicket(conversation.pk, conversation.customer_id + 1)) is None
     assert widget_history(WidgetTicket(conversation.pk + 1000, conversation.customer_id)) is None
+
+
+def test_a_string_value_is_compared_as_a_whole() -> None:
+    conversation = ConversationFactory.create()
+    said = Message.objects.create(conversation=conversation, sender=Sender.CUSTOMER, text="-7306000001")
+    Message.objects.create(conversation=conversation, sender=Sender.CUSTOMER, text="hello")
+    by_text = PreparedRead(lambda text: Message.objects.filter(text=text).values_list("pk"))
+
+    assert by_text.rows(text="-7306000001") == [(said.pk,)]
+    assert by_text.rows(text="hello' OR '1'='1") == []
+
+
+def test_an_api_key_is_found_by_its_hash_until_it_is_revoked() -> None:
+    key, raw = api_key_create(name="shop", scopes=["chat"])
+
+    assert api_key_authenticate(raw) == key
+    assert api_key_authenticate(raw + "x") is None
+    api_keys_revoke(key_ids=[key.pk])
+    assert api_key_authenticate(raw) is None
+
+
+def test_a_conversations_customer_or_none_when_there_is_no_such_conversation() -> None:
+    conversation = ConversationFactory.create()
+
+    assert conversation_customer_id(conversation.pk) == conversation.customer_id
+    assert conversation_customer_id(987_654_321) is None
