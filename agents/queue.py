@@ -23,11 +23,21 @@ SUBTASK_EXECUTE = "agents.tasks.subtask_execute_task"
 DECISION_REFIT = "agents.tasks.decision_refit_task"
 
 
+class _Sent:
+    """What send_task returns for a task whose result nobody reads (the engine's tasks keep theirs on their
+    rows): Celery's AsyncResult would make the thread's result backend, which under ASGI is once per request."""
+
+    def __init__(self, task_id: str) -> None:
+        self.id = task_id
+
+
 def task_send(name: str, *args: object) -> None:
     """Queue task `name` now on the project's queue; an unreachable broker is logged, not raised (the sweep
     recovers)."""
     try:
-        current_app.send_task(name, args=args, queue=settings.CELERY_TASK_DEFAULT_QUEUE)
+        current_app.send_task(
+            name, args=args, queue=settings.CELERY_TASK_DEFAULT_QUEUE, ignore_result=True, result_cls=_Sent
+        )
     except Exception as exc:
         if not service_outage(exc):
             raise
