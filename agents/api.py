@@ -335,7 +335,7 @@ class MessageCreateApi(APIView):
             response["Cache-Control"] = "no-cache"
             response["X-Accel-Buffering"] = "no"  # nginx: pass each event on as it comes
             return response
-        finished = turn_wait(turn_id=turn.pk, timeout=settings.API_REPLY_TIMEOUT_S)
+        finished = turn_wait(turn=turn, timeout=settings.API_REPLY_TIMEOUT_S)
         if finished is None:
             return Response({"turn_id": turn.pk}, status=202)
         return Response(sources_absolute(request, turn_json(finished)))

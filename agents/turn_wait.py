@@ -31,12 +31,14 @@ def turn_ended_announce(turn_id: int) -> None:
         logger.warning("turn %s ended unannounced (Redis unavailable)", turn_id)
 
 
-def turn_wait(*, turn_id: int, timeout: float) -> TurnRun | None:
-    """The turn once it has finished, or None if it is still running after `timeout` seconds. With Redis out
-    it does not wait: the turn is answered once the queue is back, and the caller says so (202)."""
-    turn = _turn_with_conversation(turn_id)
+def turn_wait(*, turn: TurnRun, timeout: float) -> TurnRun | None:
+    """The turn, read again with its conversation once it has finished, or None if it is still running after
+    `timeout` seconds. `turn`: the caller's row (a turn that ends meanwhile has left its mark in Redis, so it
+    is not read before the wait). With Redis out it does not wait: the turn is answered once the queue is back,
+    and the caller says so (202)."""
+    turn_id = turn.pk
     if turn.status in TERMINAL:
-        return turn
+        return _turn_with_conversation(turn_id)
     if not connection.in_atomic_block:
         connection.close()  # back to the pool while this request waits, not held for the whole wait
     deadline = time.monotonic() + timeout
@@ -67,7 +69,7 @@ def _turn_with_conversation(turn_id: int) -> TurnRun:
     return _TURN_WITH_CONVERSATION.one(turn_id=turn_id)
 
 
-# Compiled once: a request waiting for its reply reads it twice.
+# Compiled once: a request waiting for its reply reads it.
 _TURN_WITH_CONVERSATION = PreparedRead(
     lambda turn_id: TurnRun.objects.select_related("conversation").filter(pk=turn_id)
 )

@@ -110,11 +110,33 @@ def test_a_request_waiting_for_a_reply_is_woken_by_the_turns_end_without_polling
     ender.start()
     started = time.monotonic()
     with CaptureQueriesContext(connection) as queries:
-        finished = turn_wait(turn_id=turn_id, timeout=30)
+        finished = turn_wait(turn=turn, timeout=30)
     waited = time.monotonic() - started
     ender.join()
 
     assert finished is not None and finished.status == TurnStatus.SKIPPED
     assert ends_after_s <= waited < ends_after_s + 5  # woken at the end, not timed out nor given up early
     reads = [q for q in queries if "agents_turnrun" in q["sql"]]
-    assert len(reads) == 2  # the turn read before and after the wait: nothing in between
+    assert len(reads) == 1  # the turn read after the wait: nothing before it nor in between
+
+
+def test_a_turn_that_ended_before_the_wait_is_answered_at_once() -> None:
+    """The caller's row still says the turn runs; its end left a mark in Redis, which the wait finds first."""
+    from django.db import transaction
+
+    from agents.services import turn_transition
+    from agents.turn_wait import turn_wait
+    from conversations.services import message_create
+
+    conversation = conversation_start(customer=customer_upsert(external_id="late-waiter"), channel="api")
+    turn = TurnRun.objects.create(
+        conversation=conversation, message=message_create(conversation=conversation, sender="customer", text="hi")
+    )
+    with transaction.atomic():
+        turn_transition(turn_id=turn.pk, from_=TurnStatus.RECEIVED, to=TurnStatus.SKIPPED, reason="test")
+    started = time.monotonic()
+    finished = turn_wait(turn=turn, timeout=30)
+
+    assert turn.status == TurnStatus.RECEIVED  # the row in hand
+    assert finished is not None and finished.status == TurnStatus.SKIPPED
+    assert time.monotonic() - started < 1
