@@ -58,8 +58,19 @@ class _Publisher:
             config["hosts"][0]["address"], socket_connect_timeout=2, socket_timeout=PUBLISH_TIMEOUT_S
         )
 
-    def publish(self, group: str, message: bytes) -> None:
-        self._client.publish(f"{self._prefix}__group__{group}", message)
+    def publish(self, messages: Sequence[tuple[str, bytes]]) -> None:
+        """PUBLISH each (group, message), in order and in one round trip (a reply's events go to its conversation
+        and to the staff's inbox)."""
+        if len(messages) == 1:
+            self._client.publish(self._channel(messages[0][0]), messages[0][1])
+            return
+        with self._client.pipeline(transaction=False) as pipe:
+            for group, message in messages:
+                pipe.publish(self._channel(group), message)
+            pipe.execute()
+
+    def _channel(self, group: str) -> str:
+        return f"{self._prefix}__group__{group}"
 
 
 PUBLISH_TIMEOUT_S = 5
@@ -81,8 +92,7 @@ def _publish(batch: list[tuple[str, dict[str, Any]]]) -> None:
     for group, event in batch:
         by_group.setdefault(group, []).append(json.loads(json.dumps(event, ensure_ascii=False)))
     try:
-        for group, events in by_group.items():
-            _publisher().publish(group, layer.serialize(layer_message(events)))
+        _publisher().publish([(group, layer.serialize(layer_message(events))) for group, events in by_group.items()])
     except Exception:  # noqa: BLE001 - a lost live event must never fail the turn; clients reload history
         logger.exception("could not publish %d event(s)", len(batch))
 

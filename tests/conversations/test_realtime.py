@@ -9,7 +9,12 @@ import pytest
 from channels.layers import get_channel_layer
 from django.db import transaction
 
-from conversations.realtime import conversation_group, send_conversation_event_on_commit
+from conversations.realtime import (
+    STAFF_GROUP,
+    conversation_group,
+    send_conversation_event_on_commit,
+    send_staff_event_on_commit,
+)
 
 
 @pytest.mark.asyncio
@@ -42,3 +47,21 @@ def test_a_transactions_events_go_out_before_the_rest_of_its_after_commit_work(
 
     # then: once committed, both reached the group, in order, before the other work ran
     assert [event["n"] for event in heard_before_the_work] == [1, 2]
+
+
+@pytest.mark.django_db
+def test_a_transactions_events_for_two_groups_reach_each_in_order(
+    listen: Any, django_capture_on_commit_callbacks: Any
+) -> None:
+    # given: listeners on a conversation and on the staff's inbox
+    chat, staff = listen(conversation_group(4343)), listen(STAFF_GROUP)
+
+    # when: one transaction has events for both, interleaved (one publish of the two groups' messages)
+    with django_capture_on_commit_callbacks(execute=True), transaction.atomic():
+        send_conversation_event_on_commit(4343, {"type": "typing", "n": 1})
+        send_staff_event_on_commit({"type": "inbox", "n": 2})
+        send_conversation_event_on_commit(4343, {"type": "typing", "n": 3})
+
+    # then: each group hears its own, in order, and nothing of the other's
+    assert [event["n"] for event in chat.events(timeout=1)] == [1, 3]
+    assert [event["n"] for event in staff.events(timeout=1)] == [2]
