@@ -3,10 +3,12 @@ prepared this way answers as its queryset does."""
 
 import threading
 from datetime import timedelta
+from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
 from django.db import DatabaseError, IntegrityError, connection, transaction
+from django.db.models import QuerySet
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
@@ -107,11 +109,11 @@ def test_compiled_once_per_process_and_each_thread_reads_through_its_own_connect
     notes = [Message.objects.create(conversation=conversation, sender=Sender.SYSTEM, text="note", internal=True)]
     builds: list[int] = []
 
-    def build(conversation_id: int) -> object:
+    def build(conversation_id: int) -> QuerySet[Message, Any]:
         builds.append(conversation_id)
-        return Message.objects.filter(conversation_id=conversation_id).values_list("pk")
+        return Message.objects.filter(conversation_id=conversation_id).values_list("pk")  # type: ignore[return-value]
 
-    read = PreparedRead(build)  # type: ignore[arg-type]
+    read = PreparedRead(build)
     answers: list[object] = []
 
     def elsewhere() -> None:
