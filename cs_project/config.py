@@ -141,7 +141,7 @@ def redis_services(
     return {
         "CACHES": {
             "default": {
-                "BACKEND": "django_redis.cache.RedisCache",
+                "BACKEND": "cs_project.cache.RedisCache",
                 "LOCATION": redis_db_url(redis_url, cache_db),
                 "OPTIONS": {"SOCKET_CONNECT_TIMEOUT": 2, "SOCKET_TIMEOUT": 2},
                 "KEY_PREFIX": key_prefix,
