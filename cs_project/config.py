@@ -141,7 +141,7 @@ def redis_services(
     return {
         "CACHES": {
             "default": {
-                "BACKEND": "cs_project.cache.RedisCache",
+                "BACKEND": "django_redis.cache.RedisCache",
                 "LOCATION": redis_db_url(redis_url, cache_db),
                 "OPTIONS": {"SOCKET_CONNECT_TIMEOUT": 2, "SOCKET_TIMEOUT": 2},
                 "KEY_PREFIX": key_prefix,
