@@ -92,8 +92,10 @@ def _postgres_running(pgdata: Path) -> tuple[int, Path] | None:
     return pid, Path(socket_dir)
 
 
-def postgres_running(var_dir: Path) -> bool:
-    return _postgres_running(_postgres_dir(var_dir)) is not None
+def postgres_pid(var_dir: Path) -> int | None:
+    """The pid of the postmaster serving the embedded data, or None when none does."""
+    running = _postgres_running(_postgres_dir(var_dir))
+    return None if running is None else running[0]
 
 
 def postgres_ensure(var_dir: Path) -> DatabaseConfig:
@@ -325,9 +327,13 @@ def redis_url(var_dir: Path) -> str | None:
     return _redis_url(_redis_dir(var_dir))
 
 
-def redis_running(var_dir: Path) -> bool:
-    """Whether a server holds the embedded Redis's data (it may be paused: that is not down)."""
-    return _redis_running(_redis_dir(var_dir)) is not None
+def redis_pid(var_dir: Path) -> int | None:
+    """The pid of the server holding the embedded Redis's data, or None when none does.
+
+    A paused server still holds it: that is not down. 0 while a killed one lets go of it.
+    """
+    running = _redis_running(_redis_dir(var_dir))
+    return None if running is None else running.pid
 
 
 def redis_ensure(var_dir: Path) -> str:

@@ -59,9 +59,10 @@ class Child:
 @dataclass
 class EmbeddedService:
     name: str
-    running: Callable[[Path], bool]
+    pid: Callable[[Path], int | None]  # of the server holding the data; None when none does
     ensure: Callable[[Path], object]
     restarts: int = 0
+    server_pid: int | None = None  # the last one seen
     ok: bool = True
     next_try_at: float = 0.0
     backoff_s: float = BACKOFF_FIRST_S
@@ -83,8 +84,8 @@ class Supervisor:
     def __post_init__(self) -> None:
         self.children = {name: Child(name, argv) for name, argv in self.argvs.items()}
         known = {
-            "postgres": EmbeddedService("postgres", embedded.postgres_running, embedded.postgres_ensure),
-            "redis": EmbeddedService("redis", embedded.redis_running, embedded.redis_ensure),
+            "postgres": EmbeddedService("postgres", embedded.postgres_pid, embedded.postgres_ensure),
+            "redis": EmbeddedService("redis", embedded.redis_pid, embedded.redis_ensure),
         }
         self.services = [known[name] for name in self.embedded_services]
 
@@ -94,6 +95,8 @@ class Supervisor:
         signal.signal(signal.SIGTERM, self._request_stop)
         if "redis" in self.embedded_services:
             self._redis_url = embedded.redis_url(self.var_dir)
+        for service in self.services:
+            service.server_pid = service.pid(self.var_dir)
         for child in self.children.values():
             self._start(child)
         services_checked = time.monotonic()
@@ -142,10 +145,16 @@ class Supervisor:
         self._write_status()
 
     def _watch_service(self, service: EmbeddedService, now: float) -> None:
-        if service.running(self.var_dir):
+        pid = service.pid(self.var_dir)
+        if pid is not None:
             if not service.ok:
                 self.say(f"embedded {service.name} is back")
             service.ok, service.backoff_s = True, BACKOFF_FIRST_S
+            if pid and service.server_pid and pid != service.server_pid:
+                # Any process of the project that loads the settings starts a dead embedded service itself
+                # (a child starting again at that moment), so it can be back before this loop saw it gone.
+                self._count_restart(service, f"embedded {service.name} was started again by another process")
+            service.server_pid = pid or service.server_pid
             return
         if service.ok:
             self.say(f"embedded {service.name} is down; starting it again")
@@ -159,9 +168,12 @@ class Supervisor:
             service.backoff_s = min(service.backoff_s * 2, BACKOFF_MAX_S)
             self.say(f"embedded {service.name} did not start ({exc}); trying again in {service.backoff_s:.0f} s")
             return
+        service.ok, service.server_pid = True, service.pid(self.var_dir)
+        self._count_restart(service, f"embedded {service.name} started again")
+
+    def _count_restart(self, service: EmbeddedService, message: str) -> None:
         service.restarts += 1
-        service.ok = True
-        self.say(f"embedded {service.name} started again")
+        self.say(message)
         if service.name == "redis":
             self._follow_redis()
 

@@ -80,7 +80,7 @@ def test_services_reports_and_leaves_stopped_services_stopped(private_var: Path)
 
     assert result.returncode == 0, result.stderr
     assert "postgres (embedded)" in result.stdout and "was not running: left stopped" in result.stdout
-    assert not embedded.postgres_running(private_var) and not embedded.redis_running(private_var)
+    assert embedded.postgres_pid(private_var) is None and embedded.redis_pid(private_var) is None
 
 
 @pytest.mark.skipif(settings.DATABASE_SOURCE != "embedded", reason="the suite runs on configured services")
@@ -261,15 +261,15 @@ def test_a_paused_redis_is_waited_for_never_doubled(private_var: Path, monkeypat
     pid = _redis_pid(private_var)
     os.kill(pid, signal.SIGSTOP)
     try:
-        # when: the supervisor looks, and another process starting up asks for Redis
-        running = embedded.redis_running(private_var)
+        # when: serve looks, and another process starting up asks for Redis
+        found = embedded.redis_pid(private_var)
         url_meanwhile = embedded.redis_ensure(private_var)
         servers_meanwhile = _servers_on(private_var)
     finally:
         os.kill(pid, signal.SIGCONT)
 
     # then: it counts as running, everyone keeps its one address, and it answers once continued
-    assert running is True
+    assert found == pid
     assert url_meanwhile == url and servers_meanwhile == [pid]
     assert redis.Redis.from_url(url).ping()
 

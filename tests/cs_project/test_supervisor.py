@@ -101,6 +101,7 @@ def _redis_supervisor(var_dir: Path, said: list[str]) -> Supervisor:
         argvs={"web": SLEEPER}, cwd=var_dir, var_dir=var_dir, embedded_services=["redis"], say=said.append
     )
     supervisor._redis_url = embedded.redis_url(var_dir)
+    supervisor.services[0].server_pid = embedded.redis_pid(var_dir)
     supervisor._start(supervisor.children["web"])
     return supervisor
 
@@ -161,6 +162,29 @@ def test_a_redis_back_on_another_port_restarts_every_process(redis_var: Path, sa
     assert new_url != old_url and len(servers) == 1
     assert supervisor.children["web"].process is not web and web.poll() is not None
     assert "embedded redis is on a new port; starting every process again" in said
+
+
+def test_a_redis_another_process_started_again_between_two_checks_counts_as_a_restart(
+    redis_var: Path, said: list[str]
+) -> None:
+    # given: the embedded Redis dies, and a process loading the settings starts it again before serve looks
+    supervisor = _redis_supervisor(redis_var, said)
+    [server] = _redis_servers(redis_var)
+    server.kill()
+    server.wait(5)
+    embedded.redis_ensure(redis_var)
+    try:
+        # when: serve checks its services, twice
+        for _ in range(2):
+            supervisor._watch_service(supervisor.services[0], time.monotonic())
+        servers = [process.pid for process in _redis_servers(redis_var)]
+    finally:
+        supervisor.stop()
+
+    # then: one restart is counted, of the one new server, and no further one is started
+    assert supervisor.services[0].restarts == 1 and supervisor.services[0].ok
+    assert len(servers) == 1 and servers != [server.pid]
+    assert said.count("embedded redis was started again by another process") == 1
 
 
 class _Health(BaseHTTPRequestHandler):
