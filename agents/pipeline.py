@@ -28,6 +28,8 @@ from agents.selectors import turn_to_advance
 from agents.states import SubtaskStatus, TurnStatus
 from agents.subtasks import subtask_execute
 from conversations.outage import service_outage
+from knowledge.pinned import knowledge_pinned
+from stores.versions import catalogue_version_pinned
 
 logger = logging.getLogger(__name__)
 
@@ -43,7 +45,13 @@ STEPS = {
 
 
 def turn_advance(turn_id: int) -> str:
-    """Run steps until the turn waits for subtasks or ends; return the status it stopped in."""
+    """Run steps until the turn waits for subtasks or ends; return the status it stopped in. The knowledge's
+    and the catalogue's versions are read once for the run (knowledge.pinned, stores.versions)."""
+    with knowledge_pinned(), catalogue_version_pinned():
+        return _steps_run(turn_id)
+
+
+def _steps_run(turn_id: int) -> str:
     turn = turn_to_advance(turn_id)
     if turn.status == TurnStatus.RECEIVED and turn.earlier_unfinished:
         return turn.status  # the earlier turn starts this one when it ends (services.turn_transition)

@@ -21,6 +21,8 @@ from agents.services import as_read_back, subtask_record_result
 from agents.specialists import Specialist, specialist_get
 from agents.states import SubtaskStatus, TurnStatus
 from knowledge.cache_tally import cache_tally
+from knowledge.pinned import knowledge_pinned
+from stores.versions import catalogue_version_pinned
 
 logger = logging.getLogger(__name__)
 
@@ -36,7 +38,8 @@ def subtask_execute(*, subtask_id: int, advance: bool = True) -> bool:
     queueing the reply step to the caller (the agent node running a lone subtask itself).
     """
     subtask = Subtask.objects.select_related("turn__message", "turn__conversation").get(pk=subtask_id)
-    return _execute(subtask, advance=advance)
+    with knowledge_pinned(), catalogue_version_pinned():
+        return _execute(subtask, advance=advance)
 
 
 def subtask_run_inline(turn: TurnRun, subtask: Subtask) -> None:

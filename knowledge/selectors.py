@@ -20,6 +20,7 @@ from knowledge.cache_tally import cache_lookup_count
 from knowledge.chunking import joined, query_words, search_text
 from knowledge.embeddings import english_query_vector, has_cjk, query_vectors
 from knowledge.models import SAMPLE_KB, Audience, Chunk, Document, DocumentStatus, IngestJob
+from knowledge.pinned import knowledge_pin
 from knowledge.places import region_words, regions_held
 from knowledge.ranking import common_rarity, names_nothing
 from knowledge.ranking import fitted as ranking_fitted
@@ -457,9 +458,14 @@ def chunk_search_hybrid(
     only knowledge bases of that audience (None: all, as staff search)."""
     version = knowledge_version()
     key = "kbsearch:" + hashlib.sha256(f"{version}|{kb}|{lang}|{mode}|{k}|{audience}|{query}".encode()).hexdigest()
-    cached = cache.get(key)
+    pin = knowledge_pin()
+    cached = pin.searches.get(key) if pin is not None else None
+    if cached is None:
+        cached = cache.get(key)
     cache_lookup_count("retrieval", hit=cached is not None)
     if cached is not None:
+        if pin is not None:
+            pin.searches[key] = cached
         return [ScoredChunk(**c) for c in cached["results"]], cached["miss"]
     vector = query_vectors([query])[0] if mode in ("hybrid", "vector") else None
     english = english_query_vector(query) if vector is not None else None
@@ -535,7 +541,10 @@ def chunk_search_hybrid(
         miss = not keyword_ranked
     else:
         miss = not results or _unknown(query, results, mode)
-    cache.set(key, {"results": [asdict(r) for r in results], "miss": miss}, timeout=CACHE_TTL_S)
+    found = {"results": [asdict(r) for r in results], "miss": miss}
+    cache.set(key, found, timeout=CACHE_TTL_S)
+    if pin is not None:
+        pin.searches[key] = found
     return results, miss
 
 

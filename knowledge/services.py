@@ -43,6 +43,7 @@ from knowledge.models import (
     Language,
     MissedQuestion,
 )
+from knowledge.pinned import knowledge_pin
 from knowledge.readers import (
     IngestError,
     document_check_unread,
@@ -73,11 +74,17 @@ KNOWLEDGE_VERSION_KEY = "kb:version"
 def knowledge_version() -> str:
     """The version of all knowledge bases together: part of the retrieval cache key and of each
     process's list of searchable documents, so any change is seen at once everywhere. A random token
-    rather than a counter, so an emptied cache cannot bring back a value that meant other contents."""
+    rather than a counter, so an emptied cache cannot bring back a value that meant other contents.
+    Read once inside `knowledge_pinned()`."""
+    pin = knowledge_pin()
+    if pin is not None and pin.version is not None:
+        return pin.version
     version = cache.get(KNOWLEDGE_VERSION_KEY)
     if version is None:
         cache.add(KNOWLEDGE_VERSION_KEY, uuid.uuid4().hex, timeout=None)
         version = cache.get(KNOWLEDGE_VERSION_KEY)
+    if pin is not None:
+        pin.version = version
     return version
 
 

@@ -3,11 +3,16 @@ cached under an older version (the tools cache theirs: agents.tools.base) is nev
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+
 from django.core.cache import cache
 
 from conversations.models import Customer
 
 _ALL_KEY = "store:version:all"
+_catalogue_pinned: ContextVar[list[str] | None] = ContextVar("catalogue_version_pinned", default=None)
 
 
 def _customer_key(customer_id: int | None) -> str:
@@ -30,8 +35,26 @@ def store_version(customer_id: int | None) -> str:
 
 
 def catalogue_version() -> str:
-    """The version of what everyone reads (the catalogue): bumped by a change with no customer."""
-    return str(cache.get(_ALL_KEY, 0))
+    """The version of what everyone reads (the catalogue): bumped by a change with no customer. Read once inside
+    `catalogue_version_pinned()`."""
+    pinned = _catalogue_pinned.get()
+    if pinned:
+        return pinned[0]
+    version = str(cache.get(_ALL_KEY, 0))
+    if pinned is not None:
+        pinned.append(version)
+    return version
+
+
+@contextmanager
+def catalogue_version_pinned() -> Iterator[None]:
+    """Within the block (a turn's run), the catalogue's version is read once: the turn reads the catalogue when it
+    recognises the message and again when it routes it, and each read asked Redis for the version."""
+    token = _catalogue_pinned.set([])
+    try:
+        yield
+    finally:
+        _catalogue_pinned.reset(token)
 
 
 def store_changed(customer_id: str | None) -> None:

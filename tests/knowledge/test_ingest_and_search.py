@@ -15,6 +15,7 @@ from django.db import connection
 from knowledge.chunking import TextChunk, chunk_markdown, search_text, sentences
 from knowledge.embeddings import EmbeddingsUnavailable
 from knowledge.models import Chunk, Document
+from knowledge.pinned import knowledge_pinned
 from knowledge.selectors import _chunk_stats, chunk_search_hybrid, chunk_sections
 from knowledge.services import IngestError, chunks_store, file_ingest, knowledge_version
 from tests.factories import DocumentFactory
@@ -215,6 +216,28 @@ def test_the_search_cache_is_invalidated_by_an_ingest(
     after, _ = chunk_search_hybrid(query="warranty period for phones", kb="help")
 
     assert [r.title for r in after][0] == "Warranty" and before[0].title != "Warranty"
+
+
+def test_a_pinned_block_reads_the_knowledge_once_and_searches_one_set_of_contents(
+    tmp_path: Path, django_capture_on_commit_callbacks: object
+) -> None:
+    # given: a knowledge base, and a block (a turn's run) that has searched it
+    with django_capture_on_commit_callbacks(execute=True):  # type: ignore[operator]
+        file_ingest(kb_name="help", path=_write(tmp_path, "en.md", RETURNS_EN))
+    with knowledge_pinned() as pin:
+        before, _ = chunk_search_hybrid(query="warranty period for phones", kb="help")
+        # when: an article is added meanwhile, and the block searches again
+        with django_capture_on_commit_callbacks(execute=True):  # type: ignore[operator]
+            file_ingest(
+                kb_name="help", path=_write(tmp_path, "w.md", "# Warranty\nPhones have a warranty period of one year.")
+            )
+        again, _ = chunk_search_hybrid(query="warranty period for phones", kb="help")
+        version_within = knowledge_version()
+    after, _ = chunk_search_hybrid(query="warranty period for phones", kb="help")
+
+    # then: the block read one version and one answer; the next block finds the new article
+    assert again == before and before[0].title != "Warranty" and version_within == pin.version
+    assert after[0].title == "Warranty" and knowledge_version() != pin.version
 
 
 def test_kb_search_api_returns_results_and_refuses_bad_input(tmp_path: Path, client: object) -> None:

@@ -138,3 +138,16 @@ def test_a_store_that_stops_answering_leaves_the_last_catalogue_in_use_in_every_
 
     store_catalogue_forget()  # another process, or this one restarted: the shared cache still has it
     assert store_catalogue() == before
+
+
+def test_a_pinned_block_reads_the_catalogue_version_once() -> None:
+    from stores.versions import catalogue_version, catalogue_version_pinned, store_version_bump
+
+    # given: a block (a turn's run) that has read the catalogue's version
+    with catalogue_version_pinned():
+        within = catalogue_version()
+        # when: the catalogue changes meanwhile
+        store_version_bump()
+        # then: the block keeps the version it read, and the next block reads the new one
+        assert catalogue_version() == within
+    assert catalogue_version() != within
