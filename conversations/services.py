@@ -44,7 +44,7 @@ from conversations.realtime import (
     staff_display_name,
 )
 from conversations.selectors import conversation_json
-from conversations.writes import Write, insert, update, writes_run
+from conversations.writes import Write, insert, update, writes_run, written
 from webhooks.models import WebhookEventType
 from webhooks.services import webhook_event_emit
 
@@ -87,10 +87,17 @@ def customer_upsert(*, external_id: str, locale: str = Language.EN, **fields: An
     return customer
 
 
-def customer_visitor_create(*, locale: str = Language.EN) -> Customer:
-    """A new anonymous visitor: an id nobody has (so nothing to look up first, unlike customer_upsert), and the
-    language of their first contact."""
-    return Customer.objects.create(external_id=f"visitor-{uuid.uuid4().hex}", locale=locale)
+def conversation_start_for_visitor(*, locale: str = Language.EN, client_key: str = "") -> Conversation:
+    """A new anonymous visitor and their first widget conversation, in one statement: the visitor's id is one
+    nobody has (so nothing to look up first, unlike customer_upsert), their language the one of this first
+    contact."""
+    customer = Customer(external_id=f"visitor-{uuid.uuid4().hex}", locale=locale)
+    conversation = Conversation(
+        customer_id=written("customer"), channel=Channel.WIDGET, language=locale, client_key=client_key
+    )
+    writes_run(customer=insert(customer), conversation=insert(conversation))
+    conversation.customer = customer
+    return conversation
 
 
 def customer_details_change(*, customer_id: int, **fields: Any) -> None:

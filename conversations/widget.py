@@ -29,9 +29,9 @@ from conversations.rate import customer_rate_allow, rate_allow
 from conversations.realtime import message_payload, staff_display_name
 from conversations.services import (
     conversation_start,
+    conversation_start_for_visitor,
     conversation_verified_customer_set,
     customer_upsert,
-    customer_visitor_create,
 )
 
 _TOKEN_SALT = "conversations.widget.token"
@@ -208,7 +208,8 @@ def widget_session_open(
             customer = resumed.customer
         else:
             _new_visitor_allow(client)
-            customer = customer_visitor_create(locale=language)
+            resumed = conversation_start_for_visitor(locale=language, client_key=client)
+            customer = resumed.customer
         if resumed is None:
             resumed = conversation_start(
                 customer=customer, channel=Channel.WIDGET, language=language, client_key=client

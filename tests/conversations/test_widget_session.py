@@ -30,6 +30,7 @@ def test_an_anonymous_visitor_gets_a_conversation_token_and_socket_url(client: C
     conversation = Conversation.objects.get(pk=body["conversation_id"])
     assert conversation.language == "zh" and conversation.channel == "widget" and body["locale"] == "zh"
     assert conversation.customer.external_id.startswith("visitor-") and not conversation.customer.verified
+    assert conversation.customer.locale == "zh" and conversation.customer.conversations.get() == conversation
     assert body["ws_url"] == f"ws://testserver/ws/widget?token={body['token']}"
     assert widget_token_read(body["token"]).conversation_id == conversation.pk
     assert body["customer"] == {"name": None, "verified": False}
