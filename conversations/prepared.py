@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import select
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -38,7 +39,7 @@ from django.db.backends.utils import CursorWrapper
 from django.db.models.query import ModelIterable, get_related_populators  # type: ignore[attr-defined]
 from django.db.models.sql.compiler import SQLCompiler
 from psycopg.postgres import types
-from psycopg.pq import Format
+from psycopg.pq import Format, TransactionStatus
 
 M = TypeVar("M", bound=models.Model)
 
@@ -69,6 +70,27 @@ def statement_cursor() -> CursorWrapper:
         if connection.timezone != raw.adapters.get_loader(_TIMESTAMPTZ, Format.TEXT).timezone:
             register_tzloader(connection.timezone, cursor)
         return connection._prepare_cursor(cursor)  # type: ignore[attr-defined]  # wrapped as Django wraps its own
+
+
+def connection_kept() -> None:
+    """Keep this thread's connection for its next unit of work (a worker's next task): a connection per worker
+    process, its statements still prepared, with no health check's round trip. Handing it back to the pool and
+    taking it again, as a request does, cost that round trip every task.
+
+    It goes back to the pool (which hands out a checked one) when its last use failed, when it was left in a
+    transaction, or when the server has written to it while it sat idle: a server that ends a connection (a
+    restart, a terminated backend) says so or closes it, and only then is there anything to read."""
+    connection = connections[DEFAULT_DB_ALIAS]
+    raw = connection.connection
+    if raw is None:
+        return
+    if (
+        connection.errors_occurred
+        or raw.closed
+        or raw.info.transaction_status != TransactionStatus.IDLE
+        or select.select([raw.fileno()], [], [], 0)[0]
+    ):
+        connection.close_if_unusable_or_obsolete()
 
 
 # A stand-in id no row has and no statement holds as a constant, one per named value.

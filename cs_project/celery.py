@@ -22,9 +22,9 @@ def _database_pool_not_inherited(**_: object) -> None:
 
 
 @task_prerun.connect
-def _database_connection_checked(**_: object) -> None:
-    """Each task starts with a connection from the process's pool, checked on the way out of it (one the
-    server dropped, in an outage, is replaced), as each web request does."""
-    from django.db import close_old_connections
+def _database_connection_kept(**_: object) -> None:
+    """Each task goes on with the connection of the task before it, unless that one is unusable: then it
+    starts with a checked one from the process's pool (conversations.prepared.connection_kept)."""
+    from conversations.prepared import connection_kept
 
-    close_old_connections()
+    connection_kept()

@@ -10,7 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 from decimal import Decimal
 from typing import Any
 
-from django.db import close_old_connections, connection, transaction
+from django.db import connection, transaction
 from django.db.models import F
 
 from agents.intents.catalogue import catalogue_get
@@ -35,6 +35,7 @@ from conversations.models import (
     WorkflowState,
     WorkflowStatus,
 )
+from conversations.prepared import connection_kept
 from conversations.services import RecognisedIntent, intents_record_writes, workflow_save
 from knowledge.cache_tally import cache_tally
 from knowledge.embeddings import EmbeddingsUnavailable, query_vectors
@@ -57,7 +58,7 @@ _lookup_pool: tuple[int, ThreadPoolExecutor] | None = None
 
 
 def _knowledge_in_thread(texts: list[str], language: str) -> list[KnowledgeHit]:
-    close_old_connections()  # this thread keeps its own connection between turns
+    connection_kept()  # this thread keeps its own connection between turns
     return knowledge_hits(texts, language=language)
 
 

@@ -1,16 +1,20 @@
 """Hot statements compiled once and planned once (conversations.prepared), on the real Postgres: every read
 prepared this way answers as its queryset does."""
 
+import select
 import threading
+import time
 from datetime import timedelta
 from typing import Any
 
+import psycopg
 import pytest
 from django.contrib.auth.models import User
 from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.db.models import QuerySet
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
+from psycopg.pq import TransactionStatus
 
 from agents.models import TurnRun
 from agents.selectors import _TURN_TO_ADVANCE, turn_next_waiting, turn_to_advance
@@ -26,7 +30,7 @@ from conversations.models import (
     WorkflowState,
     WorkflowStatus,
 )
-from conversations.prepared import PREPARE_AFTER, PreparedRead, statement_cursor
+from conversations.prepared import PREPARE_AFTER, PreparedRead, connection_kept, statement_cursor
 from conversations.selectors import conversation_customer_id, conversation_internal_notes
 from conversations.services import conversation_lock
 from conversations.widget import HISTORY_LIMIT, WidgetTicket, widget_history
@@ -238,3 +242,42 @@ def test_a_conversations_customer_or_none_when_there_is_no_such_conversation() -
 
     assert conversation_customer_id(conversation.pk) == conversation.customer_id
     assert conversation_customer_id(987_654_321) is None
+
+
+def _backend_pid() -> int:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        return int(cursor.fetchone()[0])
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_worker_keeps_its_connection_between_tasks_until_the_server_ends_it() -> None:
+    # given: a task has used the connection, and the next one starts
+    first = _backend_pid()
+    connection_kept()
+    kept = _backend_pid()
+    # when: the server ends that connection while it sits idle, and another task starts
+    params = {k: v for k, v in connection.get_connection_params().items() if k not in ("cursor_factory", "context")}
+    with psycopg.connect(**params, autocommit=True) as admin:
+        admin.execute("SELECT pg_terminate_backend(%s)", [first])
+    deadline = time.monotonic() + 5
+    while not select.select([connection.connection.fileno()], [], [], 0.05)[0] and time.monotonic() < deadline:
+        pass
+    connection_kept()
+
+    # then: the same connection served both tasks, and the third has another one that works
+    assert kept == first
+    assert _backend_pid() != first
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_connection_left_in_a_transaction_is_not_kept() -> None:
+    # given: a task that ended with a transaction open (Django's atomic() never leaves one so)
+    _backend_pid()
+    connection.connection.execute("BEGIN")
+    # when: the next task starts and reads
+    connection_kept()
+    _backend_pid()
+
+    # then: it read outside that transaction
+    assert connection.connection.info.transaction_status == TransactionStatus.IDLE
