@@ -364,12 +364,16 @@ def _ingest_tasks_finished(timeout: float = 60) -> None:
 
 
 def _reader_processes(worker: subprocess.Popen[bytes]) -> list[psutil.Process]:
-    """The child processes reading a file (knowledge.extract) under a worker."""
-    return [
-        process
-        for process in psutil.Process(worker.pid).children(recursive=True)
-        if "knowledge.extract" in " ".join(process.cmdline())
-    ]
+    """The child processes reading a file (knowledge.extract) under a worker. A killed reader its parent has
+    not reaped yet (a zombie) reads nothing, and has no command line to ask."""
+    return [process for process in psutil.Process(worker.pid).children(recursive=True) if _reads_a_file(process)]
+
+
+def _reads_a_file(process: psutil.Process) -> bool:
+    try:
+        return "knowledge.extract" in " ".join(process.cmdline())
+    except psutil.NoSuchProcess:  # gone, or a zombie (ZombieProcess is one)
+        return False
 
 
 def test_cancelling_a_job_kills_the_process_reading_its_file(
