@@ -1,4 +1,5 @@
-"""PDF and DOCX files built for the tests: ordinary ones, and ones that unpack to far more than they weigh."""
+"""PDF and DOCX files built for the tests: ordinary ones, and ones that unpack to far more than they weigh; and
+how a test tells the processes that read them."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import zipfile
 import zlib
 
 import docx
+import psutil
 
 MB = 1024 * 1024
 WARRANTY_OPS = b"BT /F1 12 Tf 72 720 Td (Phones have a one-year warranty.) Tj ET\n"
@@ -95,3 +97,12 @@ def pdf_drawing(pages: int, drawn_bytes: int) -> bytes:
     out.writelines(b"%010d 00000 n \n" % offsets[number] for number in range(1, size))
     out.write(b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (size, xref))
     return out.getvalue()
+
+
+def reads_a_file(process: psutil.Process) -> bool:
+    """Whether `process` is a reader of knowledge.extract. One gone, or a zombie its parent has not reaped yet (a
+    killed reader), reads nothing and has no command line to ask."""
+    try:
+        return "knowledge.extract" in " ".join(process.cmdline())
+    except psutil.NoSuchProcess:  # ZombieProcess is one
+        return False

@@ -19,6 +19,7 @@ from tests.knowledge.documents import (
     docx_bomb,
     docx_of_paragraphs,
     pdf_drawing,
+    reads_a_file,
 )
 
 LIMITS = ExtractLimits(
@@ -152,9 +153,7 @@ def test_what_waiting_raises_kills_the_child_at_once() -> None:
     children: list[psutil.Process] = []
 
     def cancelled() -> None:
-        children.extend(
-            child for child in psutil.Process().children() if "knowledge.extract" in " ".join(child.cmdline())
-        )
+        children.extend(child for child in psutil.Process().children() if reads_a_file(child))
         raise Cancelled
 
     with pytest.raises(Cancelled):

@@ -24,7 +24,7 @@ from knowledge.selectors import chunk_search_hybrid
 from knowledge.services import ingest_job_create
 from knowledge.tasks import ingest_job_run_task
 from tests.conftest import AsgiServer, ParkedQueue
-from tests.knowledge.documents import pdf_drawing
+from tests.knowledge.documents import pdf_drawing, reads_a_file
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("celery_worker")]
 
@@ -364,16 +364,8 @@ def _ingest_tasks_finished(timeout: float = 60) -> None:
 
 
 def _reader_processes(worker: subprocess.Popen[bytes]) -> list[psutil.Process]:
-    """The child processes reading a file (knowledge.extract) under a worker. A killed reader its parent has
-    not reaped yet (a zombie) reads nothing, and has no command line to ask."""
-    return [process for process in psutil.Process(worker.pid).children(recursive=True) if _reads_a_file(process)]
-
-
-def _reads_a_file(process: psutil.Process) -> bool:
-    try:
-        return "knowledge.extract" in " ".join(process.cmdline())
-    except psutil.NoSuchProcess:  # gone, or a zombie (ZombieProcess is one)
-        return False
+    """The child processes reading a file (knowledge.extract) under a worker."""
+    return [process for process in psutil.Process(worker.pid).children(recursive=True) if reads_a_file(process)]
 
 
 def test_cancelling_a_job_kills_the_process_reading_its_file(
