@@ -109,8 +109,8 @@ CELERY_INGEST_QUEUE = os.environ.get("CELERY_INGEST_QUEUE", "") or "ingest"
 # on a small machine while a file is read and embedded.
 INGEST_WORKER_NICE = env_int("INGEST_WORKER_NICE", 10)
 # Celery's Django fixup otherwise closes the database connections around every task, and in a prefork
-# child the whole pool with them: a new pool and a new connection per task. Reused instead, and checked
-# at each task's start as a request's are (cs_project.celery).
+# child the whole pool with them: a new pool and a new connection per task. Kept instead from one task to
+# the next, and handed back to the pool only when unusable (cs_project.celery).
 CELERY_DB_REUSE_MAX = 1_000_000
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 CELERY_TIMEZONE = "UTC"
